@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Regenerates every media fixture in this directory from ffmpeg's synthetic
+# lavfi sources (testsrc2 for video, sine for audio). See README.md.
+#
+# Usage: Fixtures/make-fixtures.sh        (works from any cwd)
+#
+# - Uses only the ffmpeg CLI (tested with Debian 12's FFmpeg 5.1.x).
+# - Idempotent: every output is overwritten, and the encodes are bit-exact, so
+#   re-running on the same ffmpeg/x264/libvpx/libopus build gives byte-identical
+#   files. A different build may produce different bytes; the tests compare
+#   against ffmpeg's own decoding of the committed file, so that is fine.
+# - Runs verify-fixtures.sh at the end and fails if any property is wrong.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$HERE"
+
+command -v ffmpeg >/dev/null || { echo "ffmpeg not found in PATH" >&2; exit 1; }
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/previewloop-fixtures.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+
+FF=(ffmpeg -hide_banner -nostdin -loglevel error -y)
+
+# Reproducibility flags, applied to every output.
+BITEXACT=(-fflags +bitexact -flags:v +bitexact -flags:a +bitexact -map_metadata -1 -map_chapters -1)
+
+# H.264: 1 thread (x264 output depends on thread count), fixed CRF,
+# GOP of exactly 25 frames, x264 default B-frames (so pts != dts).
+X264=(-c:v libx264 -threads 1 -preset medium -crf 30
+      -g 25 -keyint_min 25 -sc_threshold 0)
+
+# AAC: ffmpeg's native encoder, 48 kHz stereo, low bitrate (size budget).
+AAC=(-c:a aac -b:a 64k -ar 48000 -ac 2)
+
+# Audio source: two lavfi `sine` inputs (440 Hz -> left, 660 Hz -> right, so
+# a channel swap is detectable), joined to stereo by sine_graph into the
+# -filter_complex label [a].
+#   sine_inputs SECONDS    -> the two -f lavfi -i ... inputs
+#   sine_graph  L R        -> filtergraph; L/R are the two inputs' indexes
+sine_graph() {
+  # $1 = input index of left sine, $2 = input index of right sine
+  echo "[$1:a][$2:a]join=inputs=2:channel_layout=stereo[a]"
+}
+sine_inputs() {
+  local d="$1"
+  echo "-f lavfi -i sine=frequency=440:sample_rate=48000:duration=$d" \
+       "-f lavfi -i sine=frequency=660:sample_rate=48000:duration=$d"
+}
+
+# testsrc2 video source, 25 fps. Args: WxH FRAMES.
+# The source itself is bounded (duration = FRAMES/25 s, exact for these
+# values); do NOT rely on -frames:v alone: in FFmpeg 5.1, hitting -frames:v on
+# an unbounded lavfi video input ends the whole output early and truncates
+# the audio track.
+testsrc() {
+  echo "-f lavfi -i testsrc2=size=$1:rate=25:duration=$(secs "$2")"
+}
+secs() { awk "BEGIN{printf \"%g\", $1/25}"; }
+
+echo "== generating fixtures in $HERE"
+
+# 1. landscape.mp4: 400x300, 25 fps, 100 frames (4.0 s), H.264 + AAC stereo.
+#    No colour tags.
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 400x300 100) $(sine_inputs 4) \
+  -filter_complex "$(sine_graph 1 2)" \
+  -map 0:v -map '[a]' \
+  "${X264[@]}" -pix_fmt yuv420p "${AAC[@]}" \
+  "${BITEXACT[@]}" -movflags +faststart landscape.mp4
+
+# 2./3. rotated{90,180,270}.mp4: coded 320x240, display matrix rotation.
+#
+# FFmpeg 5.1 notes (see README): the CLI's `-metadata:s:v:0 rotate=N` is only
+# turned into a display matrix on the *stream-copy* path (when encoding it is
+# silently dropped), and it is interpreted as a COUNTER-clockwise angle. So we
+# encode first, then remux with -c copy and rotate=-N to get a display that is
+# rotated N degrees clockwise (ffprobe: "rotation=-N", QuickTime tkhd matrix of
+# an iPhone-style portrait clip for N=90). There is no -display_rotation in 5.1.
+make_rotated() {
+  local deg="$1" frames="$2" with_audio="$3" out="rotated$1.mp4"
+  local tmp="$TMP/unrotated-$deg.mp4"
+  if [[ "$with_audio" == yes ]]; then
+    # shellcheck disable=SC2046
+    "${FF[@]}" $(testsrc 320x240 "$frames") $(sine_inputs "$(secs "$frames")") \
+      -filter_complex "$(sine_graph 1 2)" \
+      -map 0:v -map '[a]' \
+      "${X264[@]}" -pix_fmt yuv420p "${AAC[@]}" \
+      "${BITEXACT[@]}" "$tmp"
+  else
+    # shellcheck disable=SC2046
+    "${FF[@]}" $(testsrc 320x240 "$frames") -frames:v "$frames" \
+      "${X264[@]}" -pix_fmt yuv420p -an \
+      "${BITEXACT[@]}" "$tmp"
+  fi
+  "${FF[@]}" -i "$tmp" -map 0 -c copy -metadata:s:v:0 rotate="-$deg" \
+    "${BITEXACT[@]}" -movflags +faststart "$out"
+}
+make_rotated 90 50 yes
+make_rotated 180 25 no
+make_rotated 270 25 no
+
+# 4. anamorphic.mp4: coded 360x240, SAR 3:2 -> DAR 9:4, 2.0 s, no audio.
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 360x240 50) -frames:v 50 -vf setsar=3/2 \
+  "${X264[@]}" -pix_fmt yuv420p -an \
+  "${BITEXACT[@]}" -movflags +faststart anamorphic.mp4
+
+# 5. short.mp4: 320x240, exactly 10 frames (0.4 s), H.264 + AAC.
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 320x240 10) $(sine_inputs 0.4) \
+  -filter_complex "$(sine_graph 1 2)" \
+  -map 0:v -map '[a]' \
+  "${X264[@]}" -pix_fmt yuv420p "${AAC[@]}" \
+  "${BITEXACT[@]}" -movflags +faststart short.mp4
+
+# 6. offset.ts: MPEG-TS, 320x240, 3.0 s, H.264 + AAC, start_time ~11.4 s
+#    (10 s offset + the mpegts muxer's default 1.4 s initial delay).
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 320x240 75) $(sine_inputs 3) \
+  -filter_complex "$(sine_graph 1 2)" \
+  -map 0:v -map '[a]' \
+  "${X264[@]}" -pix_fmt yuv420p "${AAC[@]}" \
+  "${BITEXACT[@]}" -output_ts_offset 10 -f mpegts offset.ts
+
+# 7. audio-only.m4a: 1.0 s AAC stereo sine, no video stream.
+# shellcheck disable=SC2046
+"${FF[@]}" $(sine_inputs 1) \
+  -filter_complex "$(sine_graph 0 1)" -map '[a]' \
+  "${AAC[@]}" -vn \
+  "${BITEXACT[@]}" -movflags +faststart audio-only.m4a
+
+# 8. not-video.txt: plain text that must be rejected as media.
+cat > not-video.txt <<'EOF'
+This is not a media file.
+It is a plain-text fixture used to check that PreviewLoop rejects
+inputs that FFmpeg cannot open as audio or video.
+EOF
+
+# 9. fullrange.mp4: 320x240, 1.0 s, H.264 full (pc/JPEG) range, no audio.
+#    Converted from RGB so the full-range quantisation is real, not just a tag.
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 320x240 25) -frames:v 25 \
+  -vf "format=rgb24,scale=out_range=pc,format=yuv420p" \
+  "${X264[@]}" -pix_fmt yuv420p -color_range pc -an \
+  "${BITEXACT[@]}" -movflags +faststart fullrange.mp4
+
+# 10. bt709.mp4: 640x360, 1.0 s, limited range, BT.709 matrix/primaries/trc.
+#     Generated as RGB and converted with the BT.709 matrix (testsrc2 would
+#     otherwise draw straight into YUV with BT.601 coefficients).
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 640x360 25) -frames:v 25 \
+  -vf "format=rgb24,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p" \
+  "${X264[@]}" -pix_fmt yuv420p -color_range tv \
+  -colorspace bt709 -color_primaries bt709 -color_trc bt709 -an \
+  "${BITEXACT[@]}" -movflags +faststart bt709.mp4
+
+# 11. vp9.webm: 320x240, 1.0 s, VP9 + Opus.
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 320x240 25) $(sine_inputs 1) \
+  -filter_complex "$(sine_graph 1 2)" \
+  -map 0:v -map '[a]' \
+  -c:v libvpx-vp9 -threads 1 -deadline realtime -cpu-used 8 -b:v 200k \
+  -g 25 -keyint_min 25 -pix_fmt yuv420p \
+  -c:a libopus -b:a 48k -ar 48000 -ac 2 \
+  "${BITEXACT[@]}" vp9.webm
+
+echo "== verifying"
+"$HERE/verify-fixtures.sh"

@@ -1,0 +1,41 @@
+# PreviewLoop: `make demo` and `make test` do all set-up on a fresh Debian 12 machine.
+SWIFT ?= swift
+DEMO_OUT ?= demo-output
+FIXTURE ?= Fixtures/landscape.mp4
+BIN_DEBUG = .build/debug/preview-loop
+BIN_RELEASE = .build/release/preview-loop
+
+.PHONY: deps build release test demo fixtures bench clean
+
+# Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
+# apt-get, only when something is missing.
+deps:
+	@./Scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) build
+	$(SWIFT) test
+
+demo: release
+	@rm -rf $(DEMO_OUT) && mkdir -p $(DEMO_OUT)
+	$(BIN_RELEASE) probe $(FIXTURE)
+	$(BIN_RELEASE) thumb $(FIXTURE) -o $(DEMO_OUT)/thumb.ppm --at 50% --size 320x180
+	$(BIN_RELEASE) strip $(FIXTURE) -o $(DEMO_OUT)/strip.ppm --count 8 --columns 4
+	$(BIN_RELEASE) loop $(FIXTURE) --loops 2 --size 320x180 --log $(DEMO_OUT)/timing.csv --frames $(DEMO_OUT)/frames
+	@echo
+	@echo "Demo outputs in $(DEMO_OUT)/: thumb.ppm, strip.ppm, timing.csv, frames/ ($$(ls $(DEMO_OUT)/frames | wc -l) frames)"
+
+fixtures:
+	./Fixtures/make-fixtures.sh
+
+bench: deps
+	./Benchmarks/run.sh
+
+clean:
+	rm -rf .build $(DEMO_OUT)

@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "PreviewLoop",
+    products: [
+        .library(name: "PreviewLoop", targets: ["PreviewLoop"]),
+        .executable(name: "preview-loop", targets: ["preview-loop"]),
+    ],
+    targets: [
+        // FFmpeg 5.1 from Debian's -dev packages, found through pkg-config.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libswscale libavutil",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+        ),
+        .target(
+            name: "PreviewLoop",
+            dependencies: ["CFFmpeg"]
+        ),
+        .executableTarget(
+            name: "preview-loop",
+            dependencies: ["PreviewLoop"]
+        ),
+        .testTarget(
+            name: "PreviewLoopTests",
+            dependencies: ["PreviewLoop", "preview-loop"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

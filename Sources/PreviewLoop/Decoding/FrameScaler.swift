@@ -1,0 +1,108 @@
+import CFFmpeg
+
+/// Turns decoded frames into upright RGB24 images of a fixed size: crop (aspect-fill), scale, apply the
+/// display orientation, place (letterbox for aspect-fit). Reuses its scaler and scratch memory.
+final class FrameScaler {
+    let outputSize: Size
+    let mode: ContentMode
+    let orientation: Orientation
+    private let scaleContext = ScaleContext()
+    private var scratch: [UInt8] = []
+    private var cachedLayout: (source: Size, sar: Rational, layout: FrameLayout)?
+
+    init(outputSize: Size, mode: ContentMode, orientation: Orientation) {
+        self.outputSize = outputSize
+        self.mode = mode
+        self.orientation = orientation
+    }
+
+    /// The layout for a decoded picture of `source` size (cached: sizes rarely change mid-stream).
+    func layout(source: Size, sampleAspectRatio: Rational) -> FrameLayout {
+        if let cachedLayout, cachedLayout.source == source, cachedLayout.sar == sampleAspectRatio {
+            return cachedLayout.layout
+        }
+        let layout = FrameLayout(source: source, sampleAspectRatio: sampleAspectRatio, orientation: orientation,
+                                 output: outputSize, mode: mode)
+        cachedLayout = (source, sampleAspectRatio, layout)
+        return layout
+    }
+
+    /// Converts one decoded frame into a new image.
+    func image(from frame: UnsafeMutablePointer<AVFrame>, sampleAspectRatio streamSAR: Rational) throws(PreviewLoopError) -> RGBImage {
+        var image = RGBImage(width: outputSize.width, height: outputSize.height)
+        try convert(frame, sampleAspectRatio: streamSAR, into: &image)
+        return image
+    }
+
+    /// Converts one decoded frame into `image` (which must have the output size).
+    func convert(_ frame: UnsafeMutablePointer<AVFrame>, sampleAspectRatio streamSAR: Rational, into image: inout RGBImage) throws(PreviewLoopError) {
+        let source = Size(width: Int(frame.pointee.width), height: Int(frame.pointee.height))
+        guard source.width > 0, source.height > 0 else {
+            throw PreviewLoopError(.decodingFailed, "decoded frame has no picture")
+        }
+        let frameSAR = Rational(Int(frame.pointee.sample_aspect_ratio.num), Int(frame.pointee.sample_aspect_ratio.den))
+        let layout = layout(source: source, sampleAspectRatio: frameSAR.isDefined ? frameSAR : streamSAR)
+        let rowBytes = image.bytesPerRow
+        if layout.orientation == .up {
+            // Scale straight into the output at the placement.
+            let offset = layout.placement.y * rowBytes + layout.placement.x * 3
+            var failure: PreviewLoopError?
+            image.pixels.withUnsafeMutableBufferPointer { pixels in
+                do throws(PreviewLoopError) {
+                    try scaleContext.scale(frame, crop: layout.sourceCrop, to: layout.scaledSize,
+                                           destination: pixels.baseAddress! + offset, stride: rowBytes)
+                } catch { failure = error }
+            }
+            if let failure { throw failure }
+            return
+        }
+        let scaled = layout.scaledSize
+        let scratchBytes = scaled.width * scaled.height * 3
+        if scratch.count < scratchBytes { scratch = [UInt8](repeating: 0, count: scratchBytes) }
+        var failure: PreviewLoopError?
+        scratch.withUnsafeMutableBufferPointer { buffer in
+            do throws(PreviewLoopError) {
+                try scaleContext.scale(frame, crop: layout.sourceCrop, to: scaled, destination: buffer.baseAddress!, stride: scaled.width * 3)
+            } catch { failure = error }
+        }
+        if let failure { throw failure }
+        scratch.withUnsafeBufferPointer { source in
+            image.pixels.withUnsafeMutableBufferPointer { destination in
+                Self.orient(source.baseAddress!, size: scaled, orientation: layout.orientation,
+                            into: destination.baseAddress!, rowBytes: rowBytes, at: layout.placement)
+            }
+        }
+    }
+
+    /// Copies an RGB24 picture of `size` into `destination` at `placement`, turned by `orientation`.
+    static func orient(_ source: UnsafePointer<UInt8>, size: Size, orientation: Orientation,
+                       into destination: UnsafeMutablePointer<UInt8>, rowBytes: Int, at placement: Rect) {
+        let sw = size.width, sh = size.height
+        let sourceRow = sw * 3
+        for dy in 0..<placement.height {
+            let row = destination + (placement.y + dy) * rowBytes + placement.x * 3
+            switch orientation {
+            case .up:
+                row.update(from: source + dy * sourceRow, count: sourceRow)
+            case .flipped:
+                row.update(from: source + (sh - 1 - dy) * sourceRow, count: sourceRow)
+            default:
+                for dx in 0..<placement.width {
+                    let sx: Int, sy: Int
+                    switch orientation {
+                    case .rotatedClockwise: (sx, sy) = (dy, sh - 1 - dx)
+                    case .rotatedCounterClockwise: (sx, sy) = (sw - 1 - dy, dx)
+                    case .upsideDown: (sx, sy) = (sw - 1 - dx, sh - 1 - dy)
+                    case .mirrored: (sx, sy) = (sw - 1 - dx, dy)
+                    case .transposed: (sx, sy) = (dy, dx)
+                    case .transverse: (sx, sy) = (sw - 1 - dy, sh - 1 - dx)
+                    case .up, .flipped: (sx, sy) = (dx, dy)
+                    }
+                    let from = source + sy * sourceRow + sx * 3
+                    let to = row + dx * 3
+                    to[0] = from[0]; to[1] = from[1]; to[2] = from[2]
+                }
+            }
+        }
+    }
+}

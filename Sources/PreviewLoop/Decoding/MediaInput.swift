@@ -1,0 +1,160 @@
+import CFFmpeg
+
+/// An opened input reduced to its best video stream: every other stream is discarded at the demuxer
+/// (`AVDISCARD_ALL`), so audio and subtitles are never read into packets for decoding, let alone decoded.
+final class MediaInput {
+    let source: Source
+    let options: SourceOptions
+    private(set) var format: FormatContext
+    let streamIndex: Int32
+    /// The stream's time base, in seconds per tick.
+    let timeBase: Double
+    /// The stream's start, in its own ticks (`nil` when the container gives none).
+    let startTimestamp: Int64?
+    let info: VideoInfo
+
+    /// Opens `source` and selects its best video stream.
+    init(source: Source, options: SourceOptions = .init(), interrupter: Interrupter = Interrupter()) throws(PreviewLoopError) {
+        FFmpegLog.applyDefault
+        self.source = source
+        self.options = options
+        let name = source.description
+        let input = try options.ffmpegInput(for: source)
+        interrupter.setDeadline(after: options.openTimeout)
+        format = try FormatContext(url: input.url, displayName: name, options: input.options, interrupter: interrupter)
+        interrupter.setDeadline(after: nil)
+
+        let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let streams = format.streams
+        let counts = Self.countStreams(streams)
+        guard best >= 0, let stream = streams[safe: Int(best)] else {
+            let what = counts.audio > 0 ? "has no video stream (audio only)" : "has no video stream"
+            throw PreviewLoopError(best == cffmpeg_averror_decoder_not_found() ? .unsupportedCodec : .noVideoStream,
+                                   "\(name): \(what)", operation: "av_find_best_stream",
+                                   ffmpegCode: best, ffmpegMessage: FFmpegError.text(best))
+        }
+        streamIndex = best
+        for (index, other) in streams.enumerated() where index != Int(best) {
+            other.pointee.discard = AVDISCARD_ALL
+        }
+        let tb = stream.pointee.time_base
+        timeBase = tb.den > 0 && tb.num > 0 ? Double(tb.num) / Double(tb.den) : 1.0 / 90_000
+        let nopts = cffmpeg_nopts_value()
+        startTimestamp = stream.pointee.start_time == nopts ? nil : stream.pointee.start_time
+        info = Self.describe(format: format.pointer, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp, counts: counts)
+        let parameters = stream.pointee.codecpar.pointee
+        if parameters.width <= 0 || parameters.height <= 0 {
+            throw PreviewLoopError(.corruptData, "\(name): the video stream has no picture size")
+        }
+    }
+
+    /// The borrowed stream (valid while the input lives).
+    var stream: UnsafeMutablePointer<AVStream> { format.pointer.pointee.streams[Int(streamIndex)]! }
+
+    /// The start time in seconds used as "zero" for presentation times.
+    var startSeconds: Double { info.startTime }
+
+    /// Seconds from the stream's start for a timestamp in stream ticks.
+    func seconds(fromTimestamp timestamp: Int64) -> Double {
+        Double(timestamp - (startTimestamp ?? 0)) * timeBase
+    }
+
+    /// The timestamp in stream ticks for seconds from the stream's start.
+    func timestamp(fromSeconds seconds: Double) -> Int64 {
+        (startTimestamp ?? 0) + Int64((seconds / timeBase).rounded(.down))
+    }
+
+    /// Times (seconds from the start) of the keyframes the demuxer's index knows, sorted; empty when
+    /// the container has no index (MPEG-TS, raw streams).
+    func indexedKeyframeTimes() -> [Double] {
+        let count = avformat_index_get_entries_count(stream)
+        guard count > 0 else { return [] }
+        var times: [Double] = []
+        times.reserveCapacity(Int(count))
+        for index in 0..<count {
+            guard let entry = avformat_index_get_entry(stream, index) else { continue }
+            if entry.pointee.flags & AVINDEX_KEYFRAME != 0 { times.append(seconds(fromTimestamp: entry.pointee.timestamp)) }
+        }
+        return times.sorted()
+    }
+
+    private static func countStreams(_ streams: [UnsafeMutablePointer<AVStream>]) -> (video: Int, audio: Int, subtitle: Int) {
+        var counts = (video: 0, audio: 0, subtitle: 0)
+        for stream in streams {
+            switch stream.pointee.codecpar.pointee.codec_type {
+            case AVMEDIA_TYPE_VIDEO: counts.video += 1
+            case AVMEDIA_TYPE_AUDIO: counts.audio += 1
+            case AVMEDIA_TYPE_SUBTITLE: counts.subtitle += 1
+            default: break
+            }
+        }
+        return counts
+    }
+
+    private static func describe(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
+                                 timeBase: Double, startTimestamp: Int64?,
+                                 counts: (video: Int, audio: Int, subtitle: Int)) -> VideoInfo {
+        let parameters = stream.pointee.codecpar.pointee
+        let nopts = cffmpeg_nopts_value()
+        let formatStart = format.pointee.start_time == nopts ? 0 : Double(format.pointee.start_time) / Double(AV_TIME_BASE)
+        let startTime = startTimestamp.map { Double($0) * timeBase } ?? formatStart
+        var duration: Double?
+        if format.pointee.duration != nopts && format.pointee.duration > 0 {
+            // The container's duration runs from its own start; measure from the video stream's start.
+            duration = Double(format.pointee.duration) / Double(AV_TIME_BASE) - max(0, startTime - formatStart)
+        } else if stream.pointee.duration != nopts && stream.pointee.duration > 0 {
+            duration = Double(stream.pointee.duration) * timeBase
+        }
+        var sar = Rational(Int(parameters.sample_aspect_ratio.num), Int(parameters.sample_aspect_ratio.den))
+        if !sar.isDefined {
+            sar = Rational(Int(stream.pointee.sample_aspect_ratio.num), Int(stream.pointee.sample_aspect_ratio.den))
+        }
+        if !sar.isDefined { sar = Rational(1, 1) }
+        let orientation = Self.orientation(of: stream)
+        let rate = stream.pointee.avg_frame_rate.num > 0 && stream.pointee.avg_frame_rate.den > 0
+            ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+        let frameRate = rate.num > 0 && rate.den > 0 ? Rational(Int(rate.num), Int(rate.den)) : nil
+        let pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } ?? "unknown"
+        let range: String = switch parameters.color_range {
+        case AVCOL_RANGE_MPEG: "tv"
+        case AVCOL_RANGE_JPEG: "pc"
+        default: pixelFormat.hasPrefix("yuvj") ? "pc" : "unknown"
+        }
+        let space = av_color_space_name(parameters.color_space).map { String(cString: $0) } ?? "unknown"
+        return VideoInfo(
+            duration: duration,
+            startTime: startTime,
+            codecName: String(cString: avcodec_get_name(parameters.codec_id)),
+            width: Int(parameters.width),
+            height: Int(parameters.height),
+            sampleAspectRatio: sar,
+            orientation: orientation,
+            rotation: orientation.clockwiseDegrees,
+            displaySize: VideoInfo.displaySize(width: Int(parameters.width), height: Int(parameters.height),
+                                               sampleAspectRatio: sar, orientation: orientation),
+            frameRate: frameRate,
+            pixelFormat: pixelFormat,
+            colorRange: range,
+            colorSpace: space == "unknown" || space == "reserved" ? "unknown" : space,
+            formatName: String(cString: format.pointee.iformat.pointee.name),
+            bitRate: format.pointee.bit_rate > 0 ? Int(format.pointee.bit_rate) : nil,
+            videoStreamCount: counts.video,
+            audioStreamCount: counts.audio,
+            subtitleStreamCount: counts.subtitle,
+            isStillPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        )
+    }
+
+    /// The orientation from the stream's display matrix side data (FFmpeg 5.1 API).
+    private static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 9 * 4 else { return .up }
+        let matrix = data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+        let degrees = matrix.withUnsafeBufferPointer { av_display_rotation_get($0.baseAddress!) }
+        return Orientation(displayMatrix: matrix, counterClockwiseDegrees: degrees) ?? .up
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -1,0 +1,274 @@
+import CFFmpeg
+
+/// A decoded picture with its time: seconds from the stream's start and how long it is shown.
+struct TimedFrame {
+    let frame: DecodedFrame
+    /// Seconds from the stream's start (presentation time).
+    let time: Double
+    /// How long the frame is displayed, in seconds (from the packet, or one frame interval).
+    let duration: Double
+    let isKeyframe: Bool
+    /// Time spent reading and decoding to produce this frame.
+    let decodeTime: Duration
+}
+
+/// Packets in, frames out, for one input's best video stream: decodes forward, seeks, positions on
+/// the frame displayed at a time, and samples keyframes without decoding anything else.
+///
+/// Owns its input and codec; use from one thread at a time.
+final class VideoDecoder {
+    private(set) var input: MediaInput
+    private let codec: CodecContext
+    private let packet: Packet
+    private let interrupter: Interrupter
+    private var isDraining = false
+    private var pushedBack: [TimedFrame] = []
+    private var lastTime: Double?
+    /// Whether any packet was read since opening (a pipe can only be rewound before that).
+    private(set) var hasRead = false
+    /// Packets the decoder rejected as damaged (concealed, not fatal).
+    private(set) var concealedErrors = 0
+    /// Packets of other streams the demuxer still returned (none: they are discarded at the demuxer).
+    private(set) var packetsOfOtherStreams = 0
+    private let frameInterval: Double
+    private let clock = ContinuousClock()
+    /// The time of the first frame decoded from the start of the input, once seen.
+    private var firstFrameTime: Double?
+    private var reopenedForStart = false
+    private lazy var keyframeIndex: [Double] = input.indexedKeyframeTimes()
+
+    /// Opens `source` and its video decoder with `threads` threads.
+    init(source: Source, options: SourceOptions = .init(), threads: Int, interrupter: Interrupter = Interrupter()) throws(PreviewLoopError) {
+        self.interrupter = interrupter
+        input = try MediaInput(source: source, options: options, interrupter: interrupter)
+        codec = try CodecContext(parameters: input.stream.pointee.codecpar, threads: threads, displayName: source.description)
+        packet = try Packet()
+        frameInterval = input.info.frameRate.flatMap { $0.doubleValue.map { 1 / $0 } } ?? 1.0 / 25
+    }
+
+    var info: VideoInfo { input.info }
+
+    /// The next frame in presentation order, or `nil` at the end of the stream.
+    func nextFrame() throws(PreviewLoopError) -> TimedFrame? {
+        if !pushedBack.isEmpty { return pushedBack.removeLast() }
+        let started = clock.now
+        let frame = try DecodedFrame()
+        while true {
+            if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "\(input.source): cancelled") }
+            let outcome: DecodeOutcome
+            do {
+                outcome = try codec.receive(into: frame)
+            } catch where error.ffmpegCode == FFmpegError.invalidData {
+                concealedErrors += 1
+                continue
+            }
+            switch outcome {
+            case .frame:
+                return timed(frame, decodeTime: clock.now - started)
+            case .endOfStream:
+                return nil
+            case .needsInput:
+                try feedPacket()
+            }
+        }
+    }
+
+    /// Hands a frame back so the next ``nextFrame()`` returns it again.
+    func pushBack(_ frame: TimedFrame) { pushedBack.append(frame) }
+
+    /// Reads packets until one of the video stream is sent to the decoder (or the input ends).
+    private func feedPacket() throws(PreviewLoopError) {
+        guard !isDraining else { return }
+        while true {
+            interrupter.setDeadline(after: input.options.readTimeout)
+            let hasPacket = try input.format.readPacket(into: packet)
+            interrupter.setDeadline(after: nil)
+            hasRead = true
+            guard hasPacket else {
+                isDraining = true
+                _ = try codec.send(nil)
+                return
+            }
+            guard packet.pointer.pointee.stream_index == input.streamIndex else {
+                packetsOfOtherStreams += 1
+                continue
+            }
+            if codec.keyframesOnly && packet.pointer.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
+            do {
+                if try codec.send(packet) { return }
+            } catch where error.ffmpegCode != nil && !interrupter.isCancelled {
+                concealedErrors += 1          // a damaged packet: skip it, keep the stream
+                continue
+            }
+            return
+        }
+    }
+
+    private func timed(_ frame: DecodedFrame, decodeTime: Duration) -> TimedFrame {
+        let raw = frame.pointer.pointee
+        let nopts = cffmpeg_nopts_value()
+        var time: Double
+        if raw.best_effort_timestamp != nopts {
+            time = input.seconds(fromTimestamp: raw.best_effort_timestamp)
+        } else if let lastTime {
+            time = lastTime + frameInterval
+        } else {
+            time = 0
+        }
+        if let lastTime, time <= lastTime - 1e-9, raw.best_effort_timestamp == nopts { time = lastTime + frameInterval }
+        lastTime = time
+        let duration = raw.pkt_duration > 0 ? Double(raw.pkt_duration) * input.timeBase : frameInterval
+        return TimedFrame(frame: frame, time: time, duration: duration, isKeyframe: raw.key_frame != 0, decodeTime: decodeTime)
+    }
+
+    /// Seeks so that decoding resumes at the keyframe at or before `seconds`; flushes the decoder.
+    ///
+    /// When the input cannot seek (a pipe, some raw streams) it is reopened and read from the start.
+    func seek(to seconds: Double) throws(PreviewLoopError) {
+        pushedBack.removeAll()
+        lastTime = nil
+        isDraining = false
+        codec.flush()
+        if seconds <= 0 && !hasRead { return }
+        do {
+            if seconds <= 0 && input.format.canSeekToFirstByte {
+                // Back to the very start: byte 0 is exact where timestamp seeks on formats without an
+                // index (MPEG-TS) may land a keyframe or more late.
+                try input.format.seekToFirstByte()
+            } else {
+                try input.format.seek(streamIndex: input.streamIndex, to: input.timestamp(fromSeconds: seconds))
+            }
+        } catch where error.code != .cancelled {
+            try reopen()
+        }
+    }
+
+    /// Reopens the input from the start (for inputs that cannot seek).
+    private func reopen() throws(PreviewLoopError) {
+        input = try MediaInput(source: input.source, options: input.options, interrupter: interrupter)
+        hasRead = false
+    }
+
+    /// Positions the decoder on the frame displayed at `seconds`: returns the last frame whose time is
+    /// at or before it (or the first frame, when the stream starts later); decoding continues after it.
+    ///
+    /// - Parameter allowForward: continue decoding from the current position instead of seeking when
+    ///   no keyframe lies between it and `seconds` (sampling several times in one pass).
+    func frameDisplayed(at seconds: Double, current: TimedFrame? = nil) throws(PreviewLoopError) -> TimedFrame? {
+        codec.keyframesOnly = false
+        var held: TimedFrame?
+        if let current, current.time <= seconds, !keyframeExists(after: current.time, upTo: seconds) {
+            held = current
+        } else {
+            var backoff = 0.0
+            while true {
+                let target = max(0, seconds - backoff)
+                try seek(to: target)
+                guard let first = try nextFrame() else {
+                    if target <= 0 { return nil }
+                    backoff = backoff == 0 ? 1 : backoff * 2       // seeked past the end: back off
+                    continue
+                }
+                if first.time > seconds + 1e-6 && target > 0 {
+                    // The demuxer landed after the wanted time (inexact seek): go back further.
+                    backoff = backoff == 0 ? 1 : backoff * 2
+                    continue
+                }
+                if target <= 0, let firstFrameTime, first.time > firstFrameTime + 1e-6, !reopenedForStart {
+                    // Even a seek to the start landed late: read from a freshly opened input.
+                    reopenedForStart = true
+                    try reopen()
+                    continue
+                }
+                if target <= 0 && firstFrameTime == nil { firstFrameTime = first.time }
+                held = first
+                break
+            }
+        }
+        while let next = try nextFrame() {
+            if next.time > seconds + 1e-6 {
+                pushBack(next)
+                break
+            }
+            held = next
+        }
+        return held
+    }
+
+    /// Whether the container's index lists a keyframe in (`start`, `end`]; without an index, whether
+    /// the gap is more than a second (then a seek is likely cheaper than decoding through).
+    private func keyframeExists(after start: Double, upTo end: Double) -> Bool {
+        guard !keyframeIndex.isEmpty else { return end - start > 1.0 }
+        return keyframeIndex.contains { $0 > start + 1e-6 && $0 <= end + 1e-6 }
+    }
+
+    /// The time of the nearest indexed keyframe at or before `seconds`, if the container has an index.
+    func indexedKeyframe(atOrBefore seconds: Double) -> Double? {
+        keyframeIndex.last { $0 <= seconds + 1e-6 }
+    }
+
+    /// Decodes only the nearest keyframe at or before `seconds` (no other frame is decoded).
+    func keyframe(atOrBefore seconds: Double) throws(PreviewLoopError) -> TimedFrame? {
+        codec.keyframesOnly = true
+        defer { codec.keyframesOnly = false }
+        var backoff = 0.0
+        while true {
+            let target = max(0, seconds - backoff)
+            try seek(to: target)
+            // Demux (without decoding) to the last key packet at or before the time.
+            var chosen: Packet?
+            var chosenTime = 0.0
+            while true {
+                interrupter.setDeadline(after: input.options.readTimeout)
+                let hasPacket = try input.format.readPacket(into: packet)
+                interrupter.setDeadline(after: nil)
+                hasRead = true
+                guard hasPacket else { break }
+                let raw = packet.pointer.pointee
+                guard raw.stream_index == input.streamIndex, raw.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                let nopts = cffmpeg_nopts_value()
+                let stamp = raw.pts != nopts ? raw.pts : raw.dts
+                let time = stamp == nopts ? 0 : input.seconds(fromTimestamp: stamp)
+                if time > seconds + 1e-6 && chosen != nil { break }
+                if time > seconds + 1e-6 { chosenTime = time; break }
+                let copy = try Packet()
+                try check(av_packet_ref(copy.pointer, packet.pointer), "av_packet_ref", code: .tooLarge, "cannot keep a packet")
+                chosen = copy
+                chosenTime = time
+                // With an index the seek already landed on the right keyframe.
+                if !keyframeIndex.isEmpty { break }
+            }
+            guard let chosen else {
+                if target <= 0 {
+                    // Nothing at or before the time: the stream's first keyframe is what is displayed.
+                    if chosenTime > 0 { codec.keyframesOnly = false; return try frameDisplayed(at: 0) }
+                    return nil
+                }
+                backoff = backoff == 0 ? 1 : backoff * 2
+                continue
+            }
+            // Decode that packet alone: send it, drain, flush.
+            codec.flush()
+            isDraining = false
+            let started = clock.now
+            _ = try codec.send(chosen)
+            _ = try codec.send(nil)
+            let frame = try DecodedFrame()
+            var result: TimedFrame?
+            while true {
+                let outcome: DecodeOutcome
+                do { outcome = try codec.receive(into: frame) } catch where error.ffmpegCode == FFmpegError.invalidData {
+                    concealedErrors += 1
+                    break
+                }
+                if outcome != .frame { break }
+                lastTime = nil
+                result = timed(frame, decodeTime: clock.now - started)
+                break
+            }
+            codec.flush()
+            if result == nil && target > 0 { backoff = backoff == 0 ? 1 : backoff * 2; continue }
+            return result
+        }
+    }
+}

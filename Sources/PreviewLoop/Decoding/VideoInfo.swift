@@ -1,0 +1,49 @@
+/// What a clip's best video stream is, as probed: sizes, timing, orientation and colour.
+public struct VideoInfo: Sendable, Hashable {
+    /// Duration in seconds (of the container, or the stream when the container has none); `nil` if unknown.
+    public var duration: Double?
+    /// The video stream's start time in the container, in seconds (an MPEG-TS often starts near 1.4 s).
+    public var startTime: Double
+    /// The codec's short name, for example `h264`.
+    public var codecName: String
+    /// The decoded picture's width in pixels.
+    public var width: Int
+    /// The decoded picture's height in pixels.
+    public var height: Int
+    /// The width of one pixel relative to its height (1:1 when the stream does not say).
+    public var sampleAspectRatio: Rational
+    /// The turn that makes the picture upright, from the display matrix.
+    public var orientation: Orientation
+    /// Clockwise rotation in degrees a viewer sees: 0, 90, 180 or 270.
+    public var rotation: Int
+    /// The upright picture's size in square pixels: the width scaled by the sample aspect ratio,
+    /// then exchanged with the height for quarter turns.
+    public var displaySize: Size
+    /// The average frame rate, if known.
+    public var frameRate: Rational?
+    /// The decoded pixel format's name, for example `yuv420p`.
+    public var pixelFormat: String
+    /// `tv` (limited), `pc` (full) or `unknown`.
+    public var colorRange: String
+    /// The YCbCr matrix name, for example `bt709`, or `unknown`.
+    public var colorSpace: String
+    /// The container format's short name(s), for example `mov,mp4,m4a,3gp,3g2,mj2`.
+    public var formatName: String
+    /// The container's overall bit rate in bits per second, if known.
+    public var bitRate: Int?
+    /// The number of video streams (cover-art pictures included).
+    public var videoStreamCount: Int
+    /// The number of audio streams (never decoded).
+    public var audioStreamCount: Int
+    /// The number of subtitle streams (never decoded).
+    public var subtitleStreamCount: Int
+    /// Whether the chosen video stream is a single attached picture (cover art) rather than a video.
+    public var isStillPicture: Bool
+
+    /// The display size for a coded size, sample aspect ratio and orientation.
+    static func displaySize(width: Int, height: Int, sampleAspectRatio: Rational, orientation: Orientation) -> Size {
+        let sar = sampleAspectRatio.doubleValue ?? 1
+        let upright = Size(width: max(1, Int((Double(width) * sar).rounded())), height: height)
+        return orientation.swapsAxes ? upright.transposed : upright
+    }
+}

@@ -1,0 +1,87 @@
+import CFFmpeg
+import Synchronization
+
+/// What asking the decoder for a frame gave.
+enum DecodeOutcome {
+    /// A frame was written into the destination.
+    case frame
+    /// The decoder needs another packet first.
+    case needsInput
+    /// The decoder is drained; flush it before decoding again.
+    case endOfStream
+}
+
+/// Owns a video `AVCodecContext`: allocated and opened in `init`, freed in `deinit`.
+final class CodecContext {
+    /// How many decoders were opened per media type (`video`, `audio`, …) in this process: lets tests
+    /// prove that audio is never decoded.
+    static let openedDecoders = Mutex<[String: Int]>([:])
+
+    let pointer: UnsafeMutablePointer<AVCodecContext>
+    /// The decoder's short name, for example `h264`.
+    let decoderName: String
+
+    /// Opens a decoder for a stream's parameters.
+    ///
+    /// - Parameters:
+    ///   - parameters: the stream's `codecpar`.
+    ///   - threads: decoder threads; frame and slice threading are both allowed.
+    ///   - displayName: how errors name the input.
+    init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, displayName: String) throws(PreviewLoopError) {
+        let codecID = parameters.pointee.codec_id
+        guard let codec = avcodec_find_decoder(codecID) else {
+            let name = String(cString: avcodec_get_name(codecID))
+            throw PreviewLoopError(.unsupportedCodec, "\(displayName): no decoder for the \(name) video codec in this FFmpeg build",
+                                   operation: "avcodec_find_decoder")
+        }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw PreviewLoopError(.tooLarge, "\(displayName): out of memory")
+        }
+        pointer = context
+        decoderName = String(cString: codec.pointee.name)
+        try check(avcodec_parameters_to_context(context, parameters), "avcodec_parameters_to_context",
+                  code: .unsupportedCodec, "\(displayName): cannot configure the \(self.decoderName) decoder")
+        context.pointee.thread_count = Int32(max(1, threads))
+        context.pointee.thread_type = lowDelay ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE)
+        try check(avcodec_open2(context, codec, nil), "avcodec_open2", code: .unsupportedCodec,
+                  "\(displayName): cannot open the \(self.decoderName) decoder")
+        let mediaType = av_get_media_type_string(codec.pointee.type).map { String(cString: $0) } ?? "unknown"
+        Self.openedDecoders.withLock { $0[mediaType, default: 0] += 1 }
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVCodecContext>? = pointer
+        avcodec_free_context(&context)
+    }
+
+    /// Which frames the decoder may skip: everything but keyframes when `keyframesOnly`.
+    var keyframesOnly: Bool {
+        get { pointer.pointee.skip_frame == AVDISCARD_NONKEY }
+        set { pointer.pointee.skip_frame = newValue ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT }
+    }
+
+    /// Sends a packet, or `nil` to start draining.
+    ///
+    /// - Returns: `false` when the decoder must hand out frames before it takes this packet.
+    func send(_ packet: Packet?) throws(PreviewLoopError) -> Bool {
+        let result = avcodec_send_packet(pointer, packet?.pointer)
+        if result == FFmpegError.tryAgain { return false }
+        if result == FFmpegError.endOfFile { return true }       // already draining
+        // Damaged data inside a usable stream is concealed: a packet the decoder rejects is skipped.
+        if result == FFmpegError.invalidData { return true }
+        try check(result, "avcodec_send_packet", code: .decodingFailed, "cannot decode a packet")
+        return true
+    }
+
+    /// Receives the next decoded frame into `frame`.
+    func receive(into frame: DecodedFrame) throws(PreviewLoopError) -> DecodeOutcome {
+        let result = avcodec_receive_frame(pointer, frame.pointer)
+        if result == FFmpegError.tryAgain { return .needsInput }
+        if result == FFmpegError.endOfFile { return .endOfStream }
+        try check(result, "avcodec_receive_frame", code: .decodingFailed, "cannot decode a frame")
+        return .frame
+    }
+
+    /// Drops buffered frames and state, as needed after a seek or after draining.
+    func flush() { avcodec_flush_buffers(pointer) }
+}

@@ -1,0 +1,45 @@
+import CFFmpeg
+
+/// The one funnel for FFmpeg return codes: a negative code becomes a ``PreviewLoopError`` naming the call.
+///
+/// - Parameters:
+///   - result: what the FFmpeg function returned.
+///   - operation: the FFmpeg function's name, for the error.
+///   - code: the error code to use when the FFmpeg code does not map to a more specific one.
+///   - message: the first, human part of the error message (names the input).
+/// - Returns: `result`, when it is not negative.
+@discardableResult
+func check(_ result: Int32, _ operation: String, code: PreviewLoopError.Code = .decodingFailed,
+           _ message: @autoclosure () -> String) throws(PreviewLoopError) -> Int32 {
+    guard result < 0 else { return result }
+    throw PreviewLoopError(FFmpegError.code(for: result, fallback: code), message(),
+                           operation: operation, ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
+}
+
+/// FFmpeg's error codes and their meaning to PreviewLoop.
+enum FFmpegError {
+    static let endOfFile = cffmpeg_averror_eof()
+    static let tryAgain = cffmpeg_averror(EAGAIN)
+    static let exit = cffmpeg_averror_exit()
+    static let invalidData = cffmpeg_averror_invaliddata()
+
+    /// `av_strerror`'s text for a code.
+    static func text(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Maps an FFmpeg code to the error code a caller can act on.
+    static func code(for result: Int32, fallback: PreviewLoopError.Code) -> PreviewLoopError.Code {
+        switch result {
+        case cffmpeg_averror(ENOENT): .inputNotFound
+        case cffmpeg_averror(EACCES), cffmpeg_averror(EPERM), cffmpeg_averror(EISDIR): .inputNotReadable
+        case cffmpeg_averror(ETIMEDOUT): .timedOut
+        case cffmpeg_averror_decoder_not_found(): .unsupportedCodec
+        case cffmpeg_averror_protocol_not_found(): .refusedByPolicy
+        case cffmpeg_averror(ENOMEM): .tooLarge
+        default: fallback
+        }
+    }
+}

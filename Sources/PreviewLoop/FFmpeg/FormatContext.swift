@@ -1,0 +1,162 @@
+import CFFmpeg
+
+/// Owns an input `AVFormatContext`: opened in `init`, closed in `deinit`. Used from one thread at a time.
+final class FormatContext {
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+    /// Kept alive for as long as FFmpeg may call it back.
+    let interrupter: Interrupter
+
+    /// Opens `url` with `avformat_open_input` and reads stream information.
+    ///
+    /// - Parameters:
+    ///   - url: what FFmpeg opens (`file:/path` or `https://…`).
+    ///   - displayName: how errors name the input.
+    ///   - options: demuxer and protocol options (`protocol_whitelist`, `rw_timeout`, …).
+    init(url: String, displayName: String, options: [String: String], interrupter: Interrupter) throws(PreviewLoopError) {
+        self.interrupter = interrupter
+        guard let context = avformat_alloc_context() else {
+            throw PreviewLoopError(.tooLarge, "\(displayName): out of memory")
+        }
+        context.pointee.interrupt_callback = interrupter.callback
+        var dictionary: OpaquePointer? = nil
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        var opened: UnsafeMutablePointer<AVFormatContext>? = context
+        let result = avformat_open_input(&opened, url, nil, &dictionary)
+        // On failure avformat_open_input frees the context and sets `opened` to nil.
+        guard result >= 0, let opened else {
+            throw Self.openError(result, displayName: displayName, interrupter: interrupter)
+        }
+        pointer = opened
+        let info = avformat_find_stream_info(pointer, nil)
+        if info < 0 {
+            if interrupter.shouldInterrupt {
+                throw Self.openError(FFmpegError.exit, displayName: displayName, interrupter: interrupter)
+            }
+            // Some files still demux without complete stream info; only fail when nothing usable is there.
+            if pointer.pointee.nb_streams == 0 {
+                throw PreviewLoopError(.notMediaFile, "\(displayName): not a media file FFmpeg can read",
+                                       operation: "avformat_find_stream_info", ffmpegCode: info,
+                                       ffmpegMessage: FFmpegError.text(info))
+            }
+        }
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVFormatContext>? = pointer
+        avformat_close_input(&context)
+    }
+
+    private static func openError(_ result: Int32, displayName: String, interrupter: Interrupter) -> PreviewLoopError {
+        let text = FFmpegError.text(result)
+        if result == FFmpegError.exit || interrupter.shouldInterrupt {
+            if interrupter.isCancelled {
+                return PreviewLoopError(.cancelled, "\(displayName): cancelled while opening", operation: "avformat_open_input")
+            }
+            return PreviewLoopError(.timedOut, "\(displayName): timed out while opening",
+                                    operation: "avformat_open_input", ffmpegCode: result, ffmpegMessage: text)
+        }
+        let code = FFmpegError.code(for: result, fallback: .notMediaFile)
+        let message: String
+        switch code {
+        case .inputNotFound: message = "\(displayName): no such file"
+        case .inputNotReadable: message = "\(displayName): cannot be read"
+        case .refusedByPolicy: message = "\(displayName): protocol not allowed"
+        case .notMediaFile where result == FFmpegError.invalidData || result == FFmpegError.endOfFile:
+            message = "\(displayName): not a media file FFmpeg can read"
+        default: message = "\(displayName): cannot be opened"
+        }
+        return PreviewLoopError(code, message, operation: "avformat_open_input", ffmpegCode: result, ffmpegMessage: text)
+    }
+
+    /// The streams, borrowed from the context (valid while `self` lives).
+    var streams: [UnsafeMutablePointer<AVStream>] {
+        (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
+    }
+
+    /// Reads the next packet into `packet`.
+    ///
+    /// - Returns: `false` at the end of the input.
+    func readPacket(into packet: Packet) throws(PreviewLoopError) -> Bool {
+        av_packet_unref(packet.pointer)
+        let result = av_read_frame(pointer, packet.pointer)
+        if result == FFmpegError.endOfFile { return false }
+        if result < 0 {
+            if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "cancelled", operation: "av_read_frame") }
+            if result == FFmpegError.exit || interrupter.isPastDeadline {
+                throw PreviewLoopError(.timedOut, "timed out while reading", operation: "av_read_frame",
+                                       ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
+            }
+            // An I/O error in the middle of a file (for example a truncated download) ends the data we have.
+            if result == FFmpegError.invalidData || result == cffmpeg_averror(EIO) { return false }
+            try check(result, "av_read_frame", code: .inputNotReadable, "read failed")
+        }
+        return true
+    }
+
+    /// Whether the demuxer can restart from byte 0 (it allows byte seeks and is not a pipe).
+    var canSeekToFirstByte: Bool {
+        guard let io = pointer.pointee.pb, io.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 else { return false }
+        let flags = pointer.pointee.iformat.pointee.flags
+        // Formats without a seek index, where timestamp seeks are approximate.
+        return flags & AVFMT_NO_BYTE_SEEK == 0 && flags & AVFMT_TS_DISCONT != 0
+    }
+
+    /// Restarts demuxing from the first byte of the input.
+    func seekToFirstByte() throws(PreviewLoopError) {
+        try check(av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE), "av_seek_frame", code: .decodingFailed, "seek to start failed")
+    }
+
+    /// Seeks so that the next packets of `streamIndex` start at the keyframe at or before `timestamp`
+    /// (in the stream's time base).
+    func seek(streamIndex: Int32, to timestamp: Int64) throws(PreviewLoopError) {
+        let result = avformat_seek_file(pointer, streamIndex, Int64.min, timestamp, timestamp, 0)
+        if result < 0 {
+            // Some demuxers only implement the older entry point.
+            try check(av_seek_frame(pointer, streamIndex, timestamp, AVSEEK_FLAG_BACKWARD), "av_seek_frame",
+                      code: .decodingFailed, "seek failed")
+        }
+    }
+}
+
+/// Owns an `AVPacket`, reused across reads.
+final class Packet {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    init() throws(PreviewLoopError) {
+        guard let packet = av_packet_alloc() else { throw PreviewLoopError(.tooLarge, "out of memory allocating a packet") }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+}
+
+/// Owns an `AVFrame`, reused across decodes.
+final class DecodedFrame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    init() throws(PreviewLoopError) {
+        guard let frame = av_frame_alloc() else { throw PreviewLoopError(.tooLarge, "out of memory allocating a frame") }
+        pointer = frame
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    /// Makes this frame a new reference to `other`'s buffers (no pixel copy).
+    func reference(_ other: DecodedFrame) throws(PreviewLoopError) {
+        av_frame_unref(pointer)
+        try check(av_frame_ref(pointer, other.pointer), "av_frame_ref", code: .tooLarge, "cannot keep a frame")
+    }
+
+    /// Releases the buffers this frame references.
+    func clear() { av_frame_unref(pointer) }
+
+    /// Whether the frame holds a picture.
+    var hasPicture: Bool { pointer.pointee.data.0 != nil }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// A bounded hand-over of frames from the decoding thread to an async consumer.
+///
+/// The producer blocks while `capacity` frames wait (so a slow consumer never lets decoding run ahead
+/// and fill memory); the consumer suspends while none is ready.
+/// `@unchecked Sendable`: every stored property is read and written only with `condition` locked.
+final class FrameChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let capacity: Int
+    private var buffer: [VideoFrame] = []
+    private var waiter: CheckedContinuation<VideoFrame?, any Error>?
+    private var isFinished = false
+    private var failure: (any Error)?
+    private var isCancelled = false
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Hands over a frame, waiting while the buffer is full.
+    ///
+    /// - Returns: `false` when the consumer has gone away; the producer should stop.
+    func send(_ frame: VideoFrame) -> Bool {
+        condition.lock()
+        while buffer.count >= capacity && !isCancelled { condition.wait() }
+        if isCancelled { condition.unlock(); return false }
+        if let waiter {
+            self.waiter = nil
+            condition.unlock()
+            waiter.resume(returning: frame)
+        } else {
+            buffer.append(frame)
+            condition.unlock()
+        }
+        return true
+    }
+
+    /// Ends the sequence after the buffered frames, with an error or normally.
+    func finish(throwing error: (any Error)?) {
+        condition.lock()
+        isFinished = true
+        failure = error
+        let waiter = self.waiter
+        self.waiter = nil
+        condition.unlock()
+        if let waiter {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+        }
+    }
+
+    /// The consumer has gone away: wake and release the producer, end the sequence.
+    func cancel() {
+        condition.lock()
+        isCancelled = true
+        buffer.removeAll()
+        condition.broadcast()
+        let waiter = self.waiter
+        self.waiter = nil
+        condition.unlock()
+        waiter?.resume(returning: nil)
+    }
+
+    /// The next frame, or `nil` at the end.
+    func next() async throws -> VideoFrame? {
+        try await withCheckedThrowingContinuation { continuation in
+            condition.lock()
+            if !buffer.isEmpty {
+                let frame = buffer.removeFirst()
+                condition.signal()
+                condition.unlock()
+                continuation.resume(returning: frame)
+            } else if isFinished || isCancelled {
+                let error = failure
+                failure = nil
+                condition.unlock()
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: nil) }
+            } else {
+                waiter = continuation
+                condition.unlock()
+            }
+        }
+    }
+}
+
+/// The frames of a running loop as an `AsyncSequence`.
+///
+/// Decoding starts when iteration starts, on a thread of its own, and stops promptly when the
+/// consuming task is cancelled or the iteration ends early (`break`).
+public struct PreviewLoopFrames: AsyncSequence, Sendable {
+    /// The frame type.
+    public typealias Element = VideoFrame
+
+    let loop: PreviewLoop
+    let loops: Int?
+
+    /// Starts decoding and returns the iterator.
+    public func makeAsyncIterator() -> Iterator {
+        let channel = FrameChannel(capacity: 4)
+        let subscription = Subscription(channel: channel)
+        subscription.handle = loop.start(loops: loops, onFrame: { frame, control in
+            if !channel.send(frame) { control.stop() }
+        }, onCompletion: { error in
+            channel.finish(throwing: error)
+        })
+        return Iterator(subscription: subscription)
+    }
+
+    /// Iterates the frames; cancelling the task stops decoding.
+    public struct Iterator: AsyncIteratorProtocol {
+        let subscription: Subscription
+
+        /// The next frame, or `nil` after the last pass (or after cancellation).
+        public mutating func next() async throws -> VideoFrame? {
+            let subscription = self.subscription
+            return try await withTaskCancellationHandler {
+                try await subscription.channel.next()
+            } onCancel: {
+                subscription.cancel()
+            }
+        }
+    }
+
+    /// Ties decoding to the iterator's lifetime: dropping the iterator stops the loop.
+    public final class Subscription: @unchecked Sendable {
+        // `handle` is set once, before the iterator is returned, and only read afterwards.
+        let channel: FrameChannel
+        var handle: PreviewLoopHandle?
+
+        init(channel: FrameChannel) {
+            self.channel = channel
+        }
+
+        func cancel() {
+            channel.cancel()
+            handle?.stop()
+        }
+
+        deinit { cancel() }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Stops a running loop from any thread: cancels FFmpeg's blocking I/O (through the interrupter) and
+/// wakes a realtime wait early.
+///
+/// `@unchecked Sendable`: the only mutable state is the interrupter's atomics; `condition` is used
+/// solely to sleep and to wake sleepers, never to guard data.
+final class LoopControl: @unchecked Sendable {
+    let interrupter = Interrupter()
+    private let condition = NSCondition()
+
+    /// Asks the loop to stop as soon as possible.
+    func stop() {
+        interrupter.cancel()
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool { interrupter.isCancelled }
+
+    /// Sleeps until the monotonic `deadline` (a `ContinuousClock` instant).
+    ///
+    /// - Returns: `false` when woken by ``stop()``.
+    func sleep(until deadline: ContinuousClock.Instant) -> Bool {
+        let clock = ContinuousClock()
+        condition.lock()
+        defer { condition.unlock() }
+        while !isStopped {
+            let remaining = clock.now.duration(to: deadline)
+            if remaining <= .zero { return true }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.seconds))
+        }
+        return false
+    }
+}
+
+/// A handle on a loop started with ``PreviewLoop/start(loops:onFrame:onCompletion:)``.
+public final class PreviewLoopHandle: Sendable {
+    let control: LoopControl
+    private let done = DispatchSemaphore(value: 0)
+    private let outcome = OutcomeBox()
+
+    init(control: LoopControl) {
+        self.control = control
+    }
+
+    /// Stops decoding promptly: blocking reads are interrupted and no further frame is delivered.
+    /// The completion handler still runs, with no error.
+    public func stop() { control.stop() }
+
+    /// Blocks the calling thread until the loop has finished; rethrows its error, if any.
+    public func wait() throws {
+        done.wait()
+        done.signal()          // let other waiters through too
+        if let error = outcome.error { throw error }
+    }
+
+    func finish(_ error: (any Error)?) {
+        outcome.error = error
+        done.signal()
+    }
+}
+
+/// Holds a loop's final error. `@unchecked Sendable`: written once by the loop thread before the
+/// semaphore is signalled, read only after waiting on it.
+private final class OutcomeBox: @unchecked Sendable {
+    var error: (any Error)?
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// Which clock paces a loop's frames.
+public enum LoopClock: String, Sendable, CaseIterable {
+    /// As fast as decoding allows (for tools, thumbnails, tests).
+    case offline
+    /// Each frame is handed over at its due wall time, like a player: `t0 + (earlier passes' length)
+    /// + presentationTime`.
+    case realtime
+}
+
+/// A muted, aspect-filled video loop: plays the window `[start, start + length)` of a clip's best video
+/// stream again and again, delivering upright RGB24 frames of a fixed size.
+///
+/// Audio and subtitle streams are discarded at the demuxer and never decoded. Each pass delivers
+/// every frame whose presentation time lies in the window, beginning with the frame displayed at the
+/// window's start; a clip that ends before the window does wraps at its real end.
+///
+/// ```swift
+/// let loop = try PreviewLoop(source: .file("clip.mp4"),
+///                            configuration: .init(size: Size(width: 320, height: 180)))
+/// for try await frame in loop.frames(loops: 2) {
+///     use(frame.pixels, frame.presentationTime, frame.loopIndex)
+/// }
+/// ```
+public final class PreviewLoop: Sendable {
+    /// How a loop plays.
+    public struct Configuration: Sendable, Hashable {
+        /// The output frame size (default 320x180).
+        public var size: Size
+        /// How the picture fills the frame (default aspect-fill).
+        public var contentMode: ContentMode
+        /// The window's start, from the stream's own start (default 0).
+        public var windowStart: Duration
+        /// The window's length (default 15 s).
+        public var windowLength: Duration
+        /// Offline (as fast as possible, the default) or realtime pacing.
+        public var clock: LoopClock
+        /// FFmpeg decoder threads (default 2).
+        public var threads: Int
+        /// Timeouts for opening and reading the source.
+        public var sourceOptions: SourceOptions
+
+        /// Creates a configuration; every parameter has the documented default.
+        public init(size: Size = Size(width: 320, height: 180), contentMode: ContentMode = .aspectFill,
+                    windowStart: Duration = .zero, windowLength: Duration = .seconds(15),
+                    clock: LoopClock = .offline, threads: Int = 2, sourceOptions: SourceOptions = .init()) {
+            self.size = size
+            self.contentMode = contentMode
+            self.windowStart = windowStart
+            self.windowLength = windowLength
+            self.clock = clock
+            self.threads = threads
+            self.sourceOptions = sourceOptions
+        }
+    }
+
+    /// What the loop plays.
+    public let source: Source
+    /// How it plays.
+    public let configuration: Configuration
+    /// The probed video stream.
+    public let info: VideoInfo
+
+    /// Opens and probes `source`, checking the configuration against it.
+    ///
+    /// - Throws: ``PreviewLoopError`` when the input cannot be used or the window lies past its end.
+    public init(source: Source, configuration: Configuration = .init()) throws {
+        guard configuration.size.width > 0, configuration.size.height > 0 else {
+            throw PreviewLoopError(.invalidArgument, "output size \(configuration.size) must be positive")
+        }
+        guard configuration.windowLength > .zero, configuration.windowStart >= .zero else {
+            throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")
+        }
+        guard (1...64).contains(configuration.threads) else {
+            throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64")
+        }
+        let input = try MediaInput(source: source, options: configuration.sourceOptions)
+        if let duration = input.info.duration, configuration.windowStart.seconds >= duration, !input.info.isStillPicture {
+            throw PreviewLoopError(.invalidArgument, String(format: "%@: the window starts at %.3f s, past the end of the clip (%.3f s)",
+                                                            source.description, configuration.windowStart.seconds, duration))
+        }
+        self.source = source
+        self.configuration = configuration
+        self.info = input.info
+    }
+
+    /// The loop's frames as an `AsyncSequence`; `loops` passes, or until cancelled when `nil`.
+    public func frames(loops: Int? = 1) -> PreviewLoopFrames {
+        PreviewLoopFrames(loop: self, loops: loops)
+    }
+
+    /// Runs the loop on a thread of its own, calling `onFrame` on that thread for each frame and then
+    /// `onCompletion` once (with `nil` after the last pass or after ``PreviewLoopHandle/stop()``).
+    ///
+    /// - Parameter loops: the number of passes, or `nil` to run until stopped.
+    @discardableResult
+    public func start(loops: Int? = 1, onFrame: @escaping @Sendable (VideoFrame) -> Void,
+                      onCompletion: @escaping @Sendable ((any Error)?) -> Void = { _ in }) -> PreviewLoopHandle {
+        start(loops: loops, onFrame: { frame, _ in onFrame(frame) }, onCompletion: onCompletion)
+    }
+
+    func start(loops: Int?, onFrame: @escaping @Sendable (VideoFrame, LoopControl) -> Void,
+               onCompletion: @escaping @Sendable ((any Error)?) -> Void) -> PreviewLoopHandle {
+        let control = LoopControl()
+        let handle = PreviewLoopHandle(control: control)
+        let thread = Thread { [self] in
+            var failure: (any Error)?
+            do {
+                try self.run(loops: loops, control: control) { frame in onFrame(frame, control) }
+            } catch let error as PreviewLoopError where error.code == .cancelled && control.isStopped {
+                failure = nil
+            } catch {
+                failure = error
+            }
+            onCompletion(failure)
+            handle.finish(failure)
+        }
+        thread.name = "PreviewLoop"
+        thread.start()
+        return handle
+    }
+
+    /// Runs the loop on the calling thread, handing each frame to `body`; returns after `loops` passes
+    /// (never, when `nil`, unless `body` throws).
+    public func run(loops: Int? = 1, _ body: (VideoFrame) throws -> Void) throws {
+        try run(loops: loops, control: LoopControl(), body)
+    }
+
+    func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws -> Void) throws {
+        let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions,
+                                       threads: configuration.threads, interrupter: control.interrupter)
+        let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
+                                 orientation: decoder.info.orientation)
+        let sar = decoder.info.sampleAspectRatio
+        let windowStart = configuration.windowStart.seconds
+        let windowEnd = windowStart + configuration.windowLength.seconds
+        let isRealtime = configuration.clock == .realtime
+        let clock = ContinuousClock()
+        let startInstant = clock.now
+        var passOffset = Duration.zero
+        var pass = 0
+        while loops.map({ pass < $0 }) ?? true {
+            if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
+            guard var timed = try decoder.frameDisplayed(at: windowStart) else {
+                throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed, "\(source): no frame could be decoded in the loop window")
+            }
+            var index = 0
+            var passLength = Duration.zero
+            while true {
+                let presentation = Duration.fromSeconds(max(0, timed.time - windowStart))
+                let converted = clock.now
+                let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: sar)
+                let conversion = clock.now - converted
+                var lateness: Duration?
+                if isRealtime {
+                    let due = startInstant + passOffset + presentation
+                    guard control.sleep(until: due) else { throw PreviewLoopError(.cancelled, "\(source): stopped") }
+                    lateness = max(.zero, due.duration(to: clock.now))
+                }
+                let frame = VideoFrame(image: image, presentationTime: presentation, sourceTime: timed.time,
+                                       loopIndex: pass, index: index,
+                                       timings: FrameTimings(decode: timed.decodeTime, conversion: conversion,
+                                                             wallTime: startInstant.duration(to: clock.now), lateness: lateness),
+                                       isKeyframe: timed.isKeyframe)
+                try body(frame)
+                if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
+                passLength = presentation + Duration.fromSeconds(timed.duration)
+                index += 1
+                guard let next = try decoder.nextFrame(), next.time < windowEnd - 1e-9 else { break }
+                timed = next
+            }
+            // The pass wraps at the window's end, or at the clip's real end when that comes first.
+            passOffset += min(passLength, configuration.windowLength)
+            pass += 1
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Writes files so that readers see either nothing or the whole file: the bytes go to a temporary file
+/// in the same directory, which is then renamed over the destination. A failure leaves nothing behind.
+public enum AtomicFile {
+    /// Writes `bytes` to `path` atomically.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` naming the path and the cause.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PreviewLoopError(.outputNotWritable, "\(path): the directory \(directory) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw PreviewLoopError(.outputNotWritable, "\(path): is a directory")
+        }
+        let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
+        }
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        close(descriptor)
+        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(failure))))")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// A point in a clip given as the CLI accepts it: seconds from the stream's start, or a percentage of
+/// the clip's duration.
+public enum TimePosition: Hashable, Sendable, CustomStringConvertible {
+    /// Seconds from the stream's own start (which need not be zero in the container).
+    case seconds(Double)
+    /// A percentage of the duration, 0 to 100.
+    case percent(Double)
+
+    /// Parses `12.5`, `mm:ss`, `hh:mm:ss.ms` (fractions allowed on the last field) or `10%`.
+    ///
+    /// Minutes and seconds after the first field must be below 60; negative times, NaN and
+    /// percentages above 100 are rejected.
+    public init?(parsing text: String) {
+        let trimmed = text.trimmingWhitespace()
+        guard !trimmed.isEmpty else { return nil }
+        if trimmed.hasSuffix("%") {
+            guard let value = Double(trimmed.dropLast()), value.isFinite, (0...100).contains(value) else { return nil }
+            self = .percent(value)
+            return
+        }
+        let fields = trimmed.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(fields.count) else { return nil }
+        var total = 0.0
+        for (position, field) in fields.enumerated() {
+            let isLast = position == fields.count - 1
+            guard !field.isEmpty, field.allSatisfy({ $0.isASCII && ($0.isNumber || (isLast && $0 == ".")) }),
+                  let value = Double(field), value.isFinite else { return nil }
+            if position > 0 && value >= 60 { return nil }
+            total = total * 60 + value
+        }
+        self = .seconds(total)
+    }
+
+    /// The position in seconds from the stream's start; a percentage needs the clip's duration.
+    ///
+    /// - Returns: `nil` for a percentage when the duration is unknown.
+    public func seconds(duration: Double?) -> Double? {
+        switch self {
+        case .seconds(let value): value
+        case .percent(let value): duration.map { $0 * value / 100 }
+        }
+    }
+
+    /// The spelling `init(parsing:)` accepts.
+    public var description: String {
+        switch self {
+        case .seconds(let value): "\(value)"
+        case .percent(let value): "\(value)%"
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces, tabs and newlines.
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}
+
+/// How precisely a requested time is honoured when sampling a still.
+public enum SeekAccuracy: String, Sendable, CaseIterable {
+    /// The frame displayed at that time: the last frame whose presentation time is at or before it.
+    case exact
+    /// The nearest keyframe at or before that time; only keyframes are decoded (much faster).
+    case keyframe
+    /// A keyframe when one lies within half a sampling interval before the time, otherwise exact.
+    case auto
+}

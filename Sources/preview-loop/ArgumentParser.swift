@@ -1,0 +1,175 @@
+/// Turns the command line into a ``ParsedCommand``: a pure function of the arguments, with no I/O.
+///
+/// Rules, as swift-argument-parser applies them:
+/// - `preview-loop <subcommand> [options] <input>`; the input may come anywhere among the options.
+/// - Options take their value as the next argument (`--size 320x180`) or after `=` (`--size=320x180`);
+///   one-letter aliases the same way (`-s 320x180`, `-s=320x180`).
+/// - A value cannot look like an option: `--log --json` is a missing value. `-` alone and negative
+///   numbers are values.
+/// - `--` ends the options: everything after it is positional, so `-- -odd-name.mp4` is an input.
+/// - An option given twice keeps its last value, so wrapper scripts can override defaults.
+/// - `-h`/`--help` anywhere before `--` wins over every other error and asks for the subcommand's help.
+enum CommandLineParser {
+    /// Parses the arguments that follow the program name.
+    ///
+    /// - Parameter arguments: `CommandLine.arguments` without its first element.
+    /// - Throws: ``UsageError`` naming the subcommand, for the usage hint.
+    static func parse(_ arguments: [String]) throws(UsageError) -> ParsedCommand {
+        guard let first = arguments.first else {
+            throw UsageError(.missingSubcommand, subcommand: nil,
+                             "Missing subcommand; expected one of: \(subcommandList).")
+        }
+        let rest = arguments.dropFirst()
+        switch first {
+        case "-h", "--help":
+            return .help(HelpText.root)
+        case "--version":
+            if let extra = rest.first {
+                throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after --version.")
+            }
+            return .version
+        case "help":
+            return try parseHelpRequest(rest)
+        default:
+            break
+        }
+        guard let subcommand = Subcommand(rawValue: first) else {
+            if first.hasPrefix("-") && first != "-" {
+                throw UsageError(.unknownOption(first), subcommand: nil,
+                                 "Unknown option '\(first)'; a subcommand comes first: \(subcommandList).")
+            }
+            throw UsageError(.unknownSubcommand(first), subcommand: nil,
+                             "Unknown subcommand '\(first)'\(suggestion(for: first, among: Subcommand.allCases.map(\.rawValue)))"
+                                + "; expected one of: \(subcommandList).")
+        }
+        if asksForHelp(rest) {
+            return .help(HelpText.help(for: subcommand))
+        }
+        let scanned = try ArgumentScanner.scan(rest, for: subcommand)
+        switch subcommand {
+        case .probe: return .probe(try ProbeOptions(scanned))
+        case .thumb: return .thumb(try ThumbOptions(scanned))
+        case .strip: return .strip(try StripOptions(scanned))
+        case .loop: return .loop(try LoopOptions(scanned))
+        }
+    }
+
+    /// `preview-loop help [subcommand]`.
+    private static func parseHelpRequest(_ arguments: ArraySlice<String>) throws(UsageError) -> ParsedCommand {
+        guard let name = arguments.first else { return .help(HelpText.root) }
+        guard let subcommand = Subcommand(rawValue: name) else {
+            throw UsageError(.unknownSubcommand(name), subcommand: nil,
+                             "Unknown subcommand '\(name)'; expected one of: \(subcommandList).")
+        }
+        if let extra = arguments.dropFirst().first {
+            throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after 'help \(name)'.")
+        }
+        return .help(HelpText.help(for: subcommand))
+    }
+
+    /// Whether `-h` or `--help` appears before any `--`.
+    private static func asksForHelp(_ arguments: ArraySlice<String>) -> Bool {
+        arguments.prefix { $0 != "--" }.contains { $0 == "-h" || $0 == "--help" }
+    }
+
+    /// `probe, thumb, strip, loop`.
+    static var subcommandList: String {
+        Subcommand.allCases.map(\.rawValue).joined(separator: ", ")
+    }
+
+    /// ` (did you mean 'X'?)` for the closest candidate within two edits, or an empty string.
+    static func suggestion(for typed: String, among candidates: [String]) -> String {
+        let scored = candidates.map { (candidate: $0, distance: editDistance(typed, $0)) }
+        guard let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= 2,
+              best.distance < typed.count else { return "" }
+        return " (did you mean '\(best.candidate)'?)"
+    }
+
+    /// The Levenshtein distance between two strings, in characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+/// A subcommand's arguments sorted into option values, flags and positionals, before any is typed.
+struct ScannedArguments: Sendable {
+    /// The subcommand the arguments belong to.
+    var subcommand: Subcommand
+    /// The last value given to each option, by long name.
+    var values: [String: String] = [:]
+    /// The flags given, by long name.
+    var flags: Set<String> = []
+    /// The positional arguments, in order.
+    var positionals: [String] = []
+}
+
+/// Sorts a subcommand's arguments by the subcommand's option table; knows nothing of value types.
+enum ArgumentScanner {
+    /// Scans the arguments after the subcommand's name.
+    ///
+    /// - Throws: ``UsageError`` for an unknown option, a missing value or a value given to a flag.
+    static func scan(_ arguments: ArraySlice<String>, for subcommand: Subcommand) throws(UsageError) -> ScannedArguments {
+        var scanned = ScannedArguments(subcommand: subcommand)
+        var index = arguments.startIndex
+        var optionsEnded = false
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !looksLikeOption(argument) {
+                scanned.positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            let (spelling, inlineValue) = split(argument)
+            guard let spec = subcommand.option(spelled: spelling) else {
+                let spellings = subcommand.options.map(\.longSpelling)
+                throw UsageError(.unknownOption(spelling), subcommand: subcommand,
+                                 "Unknown option '\(spelling)'\(CommandLineParser.suggestion(for: spelling, among: spellings)).")
+            }
+            if !spec.takesValue {
+                if inlineValue != nil {
+                    throw UsageError(.unexpectedValue(option: spec.name), subcommand: subcommand,
+                                     "The flag '\(spec.longSpelling)' does not take a value.")
+                }
+                scanned.flags.insert(spec.name)
+            } else if let inlineValue {
+                scanned.values[spec.name] = inlineValue
+            } else if index < arguments.endIndex, !looksLikeOption(arguments[index]) {
+                scanned.values[spec.name] = arguments[index]
+                index += 1
+            } else {
+                throw UsageError(.missingValue(option: spec.name), subcommand: subcommand,
+                                 "Missing value for '\(spec.errorSpelling)'.")
+            }
+        }
+        return scanned
+    }
+
+    /// Whether an argument is an option (or `--`) rather than a value: it starts with `-` and is
+    /// neither `-` alone nor a negative number such as `-5` or `-.5`.
+    static func looksLikeOption(_ argument: String) -> Bool {
+        guard argument.hasPrefix("-"), argument.count > 1 else { return false }
+        let second = argument[argument.index(after: argument.startIndex)]
+        return !(second.isASCII && (second.isNumber || second == "."))
+    }
+
+    /// `--size=320x180` → (`--size`, `320x180`); `--size` → (`--size`, nil). Splits at the first `=`.
+    static func split(_ argument: String) -> (spelling: String, value: String?) {
+        guard let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+}

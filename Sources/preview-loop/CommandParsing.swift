@@ -1,0 +1,169 @@
+import PreviewLoop
+
+// Typing and validating scanned arguments, one initializer per subcommand. Everything here is pure.
+
+extension ProbeOptions {
+    /// Types `probe`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(input: try arguments.input())
+        isJSON = arguments.flags.contains("json")
+    }
+}
+
+extension ThumbOptions {
+    /// Types and validates `thumb`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let input = try arguments.input()
+        let (output, format) = try arguments.output()
+        self.init(input: input, output: output, format: format)
+        time = try arguments.time("at", default: time)
+        size = try arguments.size(default: size)
+        contentMode = try arguments.choice("fit", default: contentMode)
+        accuracy = try arguments.choice("accuracy", default: accuracy, among: [.exact, .keyframe])
+        threads = try arguments.threads()
+    }
+}
+
+extension StripOptions {
+    /// Types and validates `strip`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let input = try arguments.input()
+        let (output, format) = try arguments.output()
+        self.init(input: input, output: output, format: format)
+        count = try arguments.integer("count", default: count, in: 1...1000)
+        columns = min(try arguments.integer("columns", default: count, in: 1...Int.max), count)
+        size = try arguments.size(default: size)
+        span = try arguments.choice("span", default: span)
+        if span == .all {
+            for name in ["start", "length"] where arguments.values[name] != nil {
+                throw UsageError(.conflictingOptions(name, "span"), subcommand: .strip,
+                                 "'--\(name)' applies only to '--span window', not '--span all'.")
+            }
+        }
+        start = try arguments.time("start", default: start)
+        length = try arguments.length(default: length)
+        accuracy = try arguments.choice("accuracy", default: accuracy)
+        contentMode = try arguments.choice("fit", default: contentMode)
+        threads = try arguments.threads()
+    }
+}
+
+extension LoopOptions {
+    /// Types and validates `loop`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(input: try arguments.input())
+        start = try arguments.time("start", default: start)
+        length = try arguments.length(default: length)
+        loops = try arguments.integer("loops", default: loops, in: 0...Int.max)
+        size = try arguments.size(default: size)
+        contentMode = try arguments.choice("fit", default: contentMode)
+        isRealtime = arguments.flags.contains("realtime")
+        log = try arguments.nonEmpty("log").map { $0 == "-" ? .standardOutput : .file($0) }
+        framesDirectory = try arguments.nonEmpty("frames")
+        threads = try arguments.threads()
+    }
+}
+
+extension ScannedArguments {
+    /// The one positional argument, the input.
+    func input() throws(UsageError) -> String {
+        guard let input = positionals.first else {
+            throw UsageError(.missingInput, subcommand: subcommand,
+                             "Missing expected argument '<input>' (a video file or an http(s) URL).")
+        }
+        if let extra = positionals.dropFirst().first {
+            throw UsageError(.unexpectedArgument(extra), subcommand: subcommand,
+                             "Unexpected argument '\(extra)'; only one input is accepted (the first was '\(input)').")
+        }
+        guard !input.isEmpty else {
+            throw UsageError(.missingInput, subcommand: subcommand, "The input is an empty string.")
+        }
+        return input
+    }
+
+    /// The required `-o` path and the image format its extension names.
+    func output() throws(UsageError) -> (path: String, format: ImageFormat) {
+        guard let path = values["output"] else {
+            throw UsageError(.missingOption("output"), subcommand: subcommand,
+                             "Missing expected option '-o <file>' (the image to write, for example out.ppm).")
+        }
+        guard let format = ImageFormat(path: path) else {
+            throw UsageError(.unsupportedOutputFormat(path), subcommand: subcommand,
+                             "Cannot tell an image format from '\(path)'; use an extension among: \(ImageFormat.extensionList).")
+        }
+        return (path, format)
+    }
+
+    /// A value run through `transform`, or `defaultValue` when the option is absent.
+    ///
+    /// - Parameter expectation: what a valid value looks like, for the error message.
+    func typed<Value>(_ name: String, default defaultValue: Value, expectation: String,
+                      _ transform: (String) -> Value?) throws(UsageError) -> Value {
+        guard let text = values[name] else { return defaultValue }
+        guard let value = transform(text) else {
+            let spelling = subcommand.option(named: name).errorSpelling
+            throw UsageError(.invalidValue(option: name, value: text), subcommand: subcommand,
+                             "Invalid value '\(text)' for '\(spelling)': expected \(expectation).")
+        }
+        return value
+    }
+
+    /// A decimal integer within `range`.
+    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        let expectation = switch (range.lowerBound, range.upperBound) {
+        case (let low, Int.max): "a whole number of at least \(low)"
+        case (let low, let high): "a whole number from \(low) to \(high)"
+        }
+        return try typed(name, default: defaultValue, expectation: expectation) { text in
+            Int(text).flatMap { range.contains($0) ? $0 : nil }
+        }
+    }
+
+    /// `--threads`, 1 to 64.
+    func threads() throws(UsageError) -> Int {
+        try integer("threads", default: 2, in: 1...64)
+    }
+
+    /// `--size WxH`.
+    func size(default defaultValue: Size) throws(UsageError) -> Size {
+        try typed("size", default: defaultValue,
+                  expectation: "WIDTHxHEIGHT in pixels, each 1 to 16384, for example 320x180") { Size(parsing: $0) }
+    }
+
+    /// A time: seconds, `mm:ss`, `hh:mm:ss.ms` or a percentage.
+    func time(_ name: String, default defaultValue: TimePosition) throws(UsageError) -> TimePosition {
+        try typed(name, default: defaultValue,
+                  expectation: "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") {
+            TimePosition(parsing: $0)
+        }
+    }
+
+    /// `--length`: a time above zero.
+    func length(default defaultValue: TimePosition) throws(UsageError) -> TimePosition {
+        try typed("length", default: defaultValue,
+                  expectation: "a time above 0: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)") { text in
+            switch TimePosition(parsing: text) {
+            case .seconds(let value)? where value > 0: .seconds(value)
+            case .percent(let value)? where value > 0: .percent(value)
+            default: nil
+            }
+        }
+    }
+
+    /// One of an enumeration's raw values, limited to `allowed`.
+    func choice<Value: RawRepresentable & CaseIterable>(
+        _ name: String, default defaultValue: Value, among allowed: [Value] = Array(Value.allCases)
+    ) throws(UsageError) -> Value where Value.RawValue == String, Value: Equatable {
+        let names = allowed.map(\.rawValue)
+        let expectation = names.dropLast().joined(separator: ", ") + " or " + names.last!
+        return try typed(name, default: defaultValue, expectation: expectation) { text in
+            Value(rawValue: text).flatMap { allowed.contains($0) ? $0 : nil }
+        }
+    }
+
+    /// A path or other text that must not be empty, or `nil` when the option is absent.
+    func nonEmpty(_ name: String) throws(UsageError) -> String? {
+        guard let text = values[name] else { return nil }
+        return try typed(name, default: text, expectation: "a non-empty path") { $0.isEmpty ? nil : $0 }
+    }
+}

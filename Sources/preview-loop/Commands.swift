@@ -1,0 +1,135 @@
+import PreviewLoop
+
+/// One of the tool's jobs, named as typed after `preview-loop`.
+enum Subcommand: String, CaseIterable, Sendable {
+    /// Prints what a video contains.
+    case probe
+    /// Writes one frame as an image.
+    case thumb
+    /// Writes frames sampled over a span, tiled in one image.
+    case strip
+    /// Plays a window of a video in a loop.
+    case loop
+
+    /// The one-line summary shown in help.
+    var abstract: String {
+        switch self {
+        case .probe: "Show a video's duration, size, rotation, frame rate and streams."
+        case .thumb: "Write one frame of a video as an image."
+        case .strip: "Write frames sampled evenly over a span, tiled in one image."
+        case .loop: "Play a window of a video in a loop, writing frames and a timing log."
+        }
+    }
+}
+
+/// What the command line asks for: the result of parsing, before anything runs.
+enum ParsedCommand: Equatable, Sendable {
+    /// `preview-loop probe`.
+    case probe(ProbeOptions)
+    /// `preview-loop thumb`.
+    case thumb(ThumbOptions)
+    /// `preview-loop strip`.
+    case strip(StripOptions)
+    /// `preview-loop loop`.
+    case loop(LoopOptions)
+    /// `--help`, `-h` or `help`: the text to print on standard output.
+    case help(String)
+    /// `--version`.
+    case version
+}
+
+/// The options of `preview-loop probe`.
+struct ProbeOptions: Equatable, Sendable {
+    /// The video: a path or an http(s) URL.
+    var input: String
+    /// Whether to print one JSON object (`--json`) rather than aligned text lines.
+    var isJSON = false
+}
+
+/// The options of `preview-loop thumb`.
+struct ThumbOptions: Equatable, Sendable {
+    /// The video: a path or an http(s) URL.
+    var input: String
+    /// The image to write (`-o`, `--output`).
+    var output: String
+    /// The image format, chosen by the output's extension.
+    var format: ImageFormat
+    /// When to take the frame (`-t`, `--at`).
+    var time: TimePosition = .percent(10)
+    /// The image size (`-s`, `--size`).
+    var size = Size(width: 320, height: 180)
+    /// How the picture fills the size (`--fit`).
+    var contentMode: ContentMode = .aspectFill
+    /// Which frame answers the time (`--accuracy`): exact or keyframe.
+    var accuracy: SeekAccuracy = .exact
+    /// Decoding threads (`--threads`).
+    var threads = 2
+}
+
+/// Which part of the clip a strip samples.
+enum StripSpan: String, CaseIterable, Sendable {
+    /// From `--start` for `--length`, cut at the end of the clip.
+    case window
+    /// The whole clip.
+    case all
+}
+
+/// The options of `preview-loop strip`.
+struct StripOptions: Equatable, Sendable {
+    /// The video: a path or an http(s) URL.
+    var input: String
+    /// The image to write (`-o`, `--output`).
+    var output: String
+    /// The image format, chosen by the output's extension.
+    var format: ImageFormat
+    /// How many frames (`-n`, `--count`), 1 to 1000.
+    var count = 8
+    /// Frames per row (`-c`, `--columns`); never more than `count`.
+    var columns = 8
+    /// The size of each tile (`-s`, `--size`).
+    var size = Size(width: 160, height: 90)
+    /// Which part of the clip is sampled (`--span`).
+    var span: StripSpan = .window
+    /// Where the window starts (`--start`); only with `span == .window`.
+    var start: TimePosition = .seconds(0)
+    /// How long the window lasts (`--length`); only with `span == .window`.
+    var length: TimePosition = .seconds(15)
+    /// Which frame answers each time (`--accuracy`).
+    var accuracy: SeekAccuracy = .auto
+    /// How each picture fills its tile (`--fit`).
+    var contentMode: ContentMode = .aspectFill
+    /// Decoding threads (`--threads`).
+    var threads = 2
+}
+
+/// Where `preview-loop loop` writes its timing log.
+enum LogDestination: Equatable, Sendable {
+    /// `--log -`: standard output, line by line.
+    case standardOutput
+    /// `--log FILE`: a file, written whole when the loop ends.
+    case file(String)
+}
+
+/// The options of `preview-loop loop`.
+struct LoopOptions: Equatable, Sendable {
+    /// The video: a path or an http(s) URL.
+    var input: String
+    /// Where the window starts (`--start`).
+    var start: TimePosition = .seconds(0)
+    /// How long the window lasts (`--length`).
+    var length: TimePosition = .seconds(15)
+    /// Passes over the window (`--loops`); 0 means until interrupted.
+    var loops = 1
+    /// The frame size (`-s`, `--size`).
+    var size = Size(width: 320, height: 180)
+    /// How the picture fills the size (`--fit`).
+    var contentMode: ContentMode = .aspectFill
+    /// Whether frames are paced at playback speed (`--realtime`) rather than decoded flat out.
+    var isRealtime = false
+    /// Where the CSV timing log goes (`--log`), if anywhere.
+    var log: LogDestination?
+    /// The directory every frame is written to (`--frames`), if any.
+    var framesDirectory: String?
+    /// Decoding threads (`--threads`).
+    var threads = 2
+}

@@ -1,0 +1,132 @@
+/// The help texts, laid out as swift-argument-parser lays them out: OVERVIEW, USAGE, ARGUMENTS,
+/// OPTIONS (and SUBCOMMANDS for the tool), 80 columns, every option with its default.
+///
+/// Built from the option tables in ``OptionSpec``, so help always matches what the parser accepts.
+enum HelpText {
+    /// The program name as users type it.
+    static let toolName = "preview-loop"
+    /// The version `--version` prints.
+    static let version = "0.1.0"
+    /// The line width help is wrapped to.
+    static let width = 80
+    /// Where option descriptions start (the label column's width, indent included).
+    static let labelColumn = 26
+
+    /// `preview-loop <subcommand>`.
+    static var rootUsage: String { "\(toolName) <subcommand>" }
+
+    /// The tool's help: `preview-loop --help`.
+    static var root: String {
+        var text = wrap("Make preview loops, stills and contact strips from videos.",
+                        prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
+        text += wrap(rootUsage, prefix: "USAGE: ") + "\n\n"
+        text += "OPTIONS:\n"
+        text += entry("--version", "Show the version.") + "\n"
+        text += entry(OptionSpec.help.helpLabel, OptionSpec.help.abstract) + "\n\n"
+        text += "SUBCOMMANDS:\n"
+        for subcommand in Subcommand.allCases {
+            text += entry(subcommand.rawValue, subcommand.abstract) + "\n"
+        }
+        text += entry("help", "Show subcommand help information.") + "\n\n"
+        text += "  See '\(toolName) help <subcommand>' for detailed help.\n"
+        text += "  Exit status: 0 success, 1 failure (the message names the input), 64 usage error."
+        return text
+    }
+
+    /// A subcommand's help: `preview-loop <subcommand> --help`.
+    static func help(for subcommand: Subcommand) -> String {
+        var text = wrap(subcommand.abstract, prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
+        text += wrap(usagePieces(for: subcommand), prefix: "USAGE: ") + "\n\n"
+        text += "ARGUMENTS:\n"
+        text += entry("<input>", "The video to read: a file path or an http(s):// URL.") + "\n\n"
+        text += "OPTIONS:\n"
+        text += subcommand.options.map { option in
+            var abstract = option.abstract
+            // A no-break space keeps "(default: x)" on one line; entry(_:_:) turns it back into a space.
+            if let defaultValue = option.defaultValue { abstract += " (default:\u{A0}\(defaultValue))" }
+            return entry(option.helpLabel, abstract)
+        }.joined(separator: "\n")
+        return text
+    }
+
+    /// The one-line usage of a subcommand, as the error hint shows it (before wrapping).
+    static func usage(for subcommand: Subcommand) -> String {
+        usagePieces(for: subcommand).joined(separator: " ")
+    }
+
+    /// `preview-loop thumb`, `<input>`, `-o <file>`, `[--at <time>]`…: the usage's unbreakable pieces.
+    static func usagePieces(for subcommand: Subcommand) -> [String] {
+        ["\(toolName) \(subcommand.rawValue)", "<input>"]
+            + subcommand.options.filter { $0.name != "help" }.map(\.usageSpelling)
+    }
+
+    /// One ARGUMENTS/OPTIONS/SUBCOMMANDS entry: the label indented by two, the text in the second
+    /// column, wrapped; a label too wide for its column puts the text on the next line.
+    static func entry(_ label: String, _ text: String) -> String {
+        let indent = String(repeating: " ", count: labelColumn)
+        let wrapped = wrapWords(text, width: width - labelColumn)
+        let head = "  " + label
+        var lines: [String]
+        if head.count <= labelColumn - 2 {
+            lines = [head.padding(to: labelColumn) + (wrapped.first ?? "")]
+            lines += wrapped.dropFirst().map { indent + $0 }
+        } else {
+            lines = [head] + wrapped.map { indent + $0 }
+        }
+        return lines.joined(separator: "\n").replacingNoBreakSpaces()
+    }
+
+    /// Wraps space-separated text after a prefix (`Usage: `), continuation lines indented to the
+    /// first word after the prefix's first word (the tool name), or by `hangingIndent` when given.
+    static func wrap(_ text: String, prefix: String, hangingIndent: Int? = nil) -> String {
+        wrap(text.split(separator: " ").map(String.init), prefix: prefix, hangingIndent: hangingIndent)
+    }
+
+    /// Wraps unbreakable pieces (such as `[--at <time>]`) after a prefix, as the text version does.
+    static func wrap(_ pieces: [String], prefix: String, hangingIndent: Int? = nil) -> String {
+        let indentWidth = hangingIndent ?? (prefix.count + (pieces.first.map { $0.count + 1 } ?? 0))
+        let indent = String(repeating: " ", count: min(indentWidth, width / 2))
+        var lines: [String] = []
+        var line = prefix
+        var lineHasPiece = false
+        for piece in pieces {
+            if lineHasPiece && line.count + 1 + piece.count > width {
+                lines.append(line)
+                line = indent + piece
+            } else {
+                line += (lineHasPiece ? " " : "") + piece
+            }
+            lineHasPiece = true
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Splits text into lines of at most `width` characters at spaces (a longer word gets its own line).
+    static func wrapWords(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(word)
+            } else {
+                line += (line.isEmpty ? "" : " ") + word
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+}
+
+private extension String {
+    /// The string with no-break spaces (used to keep words together while wrapping) made plain.
+    func replacingNoBreakSpaces() -> String {
+        String(map { $0 == "\u{A0}" ? " " : $0 })
+    }
+
+    /// The string padded with spaces on the right to `length` characters (never truncated).
+    func padding(to length: Int) -> String {
+        count >= length ? self : self + String(repeating: " ", count: length - count)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import PreviewLoop
+
+/// `preview-loop loop`: plays a window of the video in a loop, optionally writing every frame and a
+/// CSV timing log, until the passes are done or SIGINT/SIGTERM stops it.
+///
+/// Outputs are never left half-written: each frame file is written atomically, the log file appears
+/// only when the loop ends well (or is interrupted after its first frame). A second signal exits at
+/// once, removing the unfinished log.
+struct LoopCommand {
+    /// The parsed options.
+    var options: LoopOptions
+
+    /// Runs the loop and prints a summary line on standard error.
+    ///
+    /// - Returns: 0, or 128 + the signal's number when a signal stopped the loop before its first frame.
+    func run() throws -> Int32 {
+        let source = Source(argument: options.input)
+        let window = try resolveWindow(of: source)
+        let configuration = PreviewLoop.Configuration(
+            size: options.size, contentMode: options.contentMode,
+            windowStart: .seconds(window.start), windowLength: .seconds(window.length),
+            clock: options.isRealtime ? .realtime : .offline, threads: options.threads)
+        let loop = try PreviewLoop(source: source, configuration: configuration)
+
+        let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
+        let log: TimingLog?
+        do {
+            log = try options.log.map { try TimingLog(destination: $0) }
+        } catch {
+            if let createdDirectory { rmdir(createdDirectory) }
+            throw error
+        }
+        let temporaryLogPath = log?.temporaryPath
+        let recorder = LoopRecorder(log: log, framesDirectory: options.framesDirectory)
+        let stopper = LoopStopper()
+        let input = options.input
+        let watcher = SignalWatcher { signal in
+            guard stopper.interrupt(by: signal) else {
+                // A second signal: the user insists. Leave no partial log behind.
+                if let temporaryLogPath { unlink(temporaryLogPath) }
+                Console.writeError("Error: \(input): interrupted again, stopping at once\n")
+                _exit(ExitStatus.interrupted(by: signal))
+            }
+        }
+
+        let clock = ContinuousClock()
+        let began = clock.now
+        let handle = loop.start(loops: options.loops == 0 ? nil : options.loops, onFrame: { frame in
+            if !recorder.record(frame) { stopper.stop() }
+        }, onCompletion: { _ in })
+        stopper.attach(handle)
+        var loopError: (any Error)?
+        do {
+            try handle.wait()
+        } catch {
+            loopError = error
+        }
+        let elapsed = clock.now - began
+        watcher.cancel()
+
+        let counts = recorder.counts
+        func abandon() {
+            recorder.discardLog()
+            if let createdDirectory, counts.frames == 0 { rmdir(createdDirectory) }
+        }
+        if let failure = recorder.failure {
+            abandon()
+            throw failure
+        }
+        if let loopError, !(stopper.isStopRequested && (loopError as? PreviewLoopError)?.code == .cancelled) {
+            abandon()
+            throw loopError
+        }
+        let signal = stopper.interruptingSignal
+        if let signal, counts.frames == 0 {
+            abandon()
+            Console.writeError("loop: interrupted before the first frame\n")
+            return ExitStatus.interrupted(by: signal)
+        }
+        try recorder.commitLog()
+        Console.writeError(Self.summary(frames: counts.frames, passes: counts.passes, elapsed: elapsed,
+                                        isInterrupted: signal != nil) + "\n")
+        return ExitStatus.success
+    }
+
+    /// `--start` and `--length` in seconds; probes the duration first only for a percentage.
+    private func resolveWindow(of source: Source) throws -> SampleSpan {
+        var duration: Double?
+        if case .percent = options.start { duration = try MediaProbe.probe(source).duration }
+        if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source).duration }
+        let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
+        let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
+        guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
+        return SampleSpan(start: start, length: length)
+    }
+
+    /// Creates the frames directory and any missing parents.
+    ///
+    /// - Returns: the directory when this call created it (to remove it again if nothing is written).
+    /// - Throws: `PreviewLoopError(.outputNotWritable)` when it cannot be created or is a file.
+    static func createDirectory(_ path: String) throws -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw PreviewLoopError(.outputNotWritable, "cannot write frames to \(path): it is a file, not a directory")
+            }
+            return nil
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw PreviewLoopError(.outputNotWritable, "cannot create the frames directory \(path): "
+                + Format.oneLine((error as NSError).localizedDescription))
+        }
+        return path
+    }
+
+    /// `loop: 450 frames, 2 passes, 15.012 s, 29.98 fps` (and `, interrupted`).
+    static func summary(frames: Int, passes: Int, elapsed: Duration, isInterrupted: Bool) -> String {
+        let seconds = Format.seconds(elapsed)
+        let rate = seconds > 0 ? Double(frames) / seconds : 0
+        return "loop: \(frames) frame\(frames == 1 ? "" : "s"), \(passes) pass\(passes == 1 ? "" : "es"), "
+            + "\(Format.fixed(seconds, 3)) s, \(Format.fixed(rate, 2)) fps" + (isInterrupted ? ", interrupted" : "")
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import PreviewLoop
+import Synchronization
+
+/// Receives the loop's frames on the loop's thread: counts them and writes the timing log and the
+/// frames directory.
+///
+/// Invariant: all state lives in `state` and is touched only under its lock. The loop delivers frames
+/// one at a time, so the lock is never contended in practice; it makes the main thread's reads after
+/// `wait()` (and a stop from a signal handler's thread) well-defined.
+final class LoopRecorder: Sendable {
+    /// What the recorder holds.
+    private struct State {
+        /// The open log, until committed or discarded.
+        var log: TimingLog?
+        /// Frames recorded so far.
+        var frameCount = 0
+        /// Passes seen so far (the highest pass number).
+        var passCount = 0
+        /// The first write failure; once set, nothing more is recorded.
+        var failure: PreviewLoopError?
+    }
+
+    /// Everything mutable, under one lock.
+    private let state: Mutex<State>
+    /// The directory frames are written to, if any.
+    private let framesDirectory: String?
+
+    /// Creates a recorder writing to an open log and a frames directory that exists, either optional.
+    init(log: sending TimingLog?, framesDirectory: String?) {
+        state = Mutex(State(log: log))
+        self.framesDirectory = framesDirectory
+    }
+
+    /// Records a frame: a log row and a `PPP-FFFFF.ppm` file.
+    ///
+    /// - Returns: `false` when writing failed (the failure is kept); the caller should stop the loop.
+    func record(_ frame: VideoFrame) -> Bool {
+        state.withLock { state in
+            guard state.failure == nil else { return false }
+            do {
+                try state.log?.append(frame)
+                if let framesDirectory {
+                    let path = framesDirectory + "/" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1)
+                    try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: path)
+                }
+            } catch {
+                state.failure = error as? PreviewLoopError
+                    ?? PreviewLoopError(.outputNotWritable, Format.oneLine(String(describing: error)))
+                return false
+            }
+            state.frameCount += 1
+            state.passCount = max(state.passCount, frame.loopIndex + 1)
+            return true
+        }
+    }
+
+    /// `PPP-FFFFF.ppm`: the pass and the frame within it, from 1, zero-padded to 3 and 5 digits.
+    static func frameFileName(pass: Int, index: Int) -> String {
+        String(format: "%03d-%05d.ppm", pass, index)
+    }
+
+    /// The first failure to write a frame or a log row, if any.
+    var failure: PreviewLoopError? {
+        state.withLock { $0.failure }
+    }
+
+    /// The frames recorded, and the passes they came from.
+    var counts: (frames: Int, passes: Int) {
+        state.withLock { ($0.frameCount, $0.passCount) }
+    }
+
+    /// Finishes the log: renamed into place (or already on standard output).
+    func commitLog() throws {
+        try state.withLock { state in
+            try state.log?.commit()
+            state.log = nil
+        }
+    }
+
+    /// Abandons the log: nothing appears at its path.
+    func discardLog() {
+        state.withLock { state in
+            state.log?.discard()
+            state.log = nil
+        }
+    }
+}

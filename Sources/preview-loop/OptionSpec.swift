@@ -1,0 +1,169 @@
+import PreviewLoop
+
+/// One option a subcommand accepts: its spellings, whether it takes a value, and its help.
+///
+/// The same table drives the scanner (which spellings exist, which take values) and the help text,
+/// so the two cannot drift apart.
+struct OptionSpec: Sendable {
+    /// The long name without dashes, for example `size`; also the key the scanner files values under.
+    var name: String
+    /// The one-letter alias without its dash, for example `s`.
+    var shortName: Character?
+    /// The placeholder shown for the value, for example `WxH`; `nil` for a flag.
+    var valueName: String?
+    /// What the option does, one sentence or two.
+    var abstract: String
+    /// The default shown in help, if any.
+    var defaultValue: String?
+    /// Whether the option must be given.
+    var isRequired = false
+
+    /// Whether the option takes a value.
+    var takesValue: Bool { valueName != nil }
+
+    /// `--name`.
+    var longSpelling: String { "--\(name)" }
+
+    /// `-o, --output <file>`, the label in the OPTIONS section.
+    var helpLabel: String {
+        var label = shortName.map { "-\($0), " } ?? ""
+        label += longSpelling
+        if let valueName { label += " <\(valueName)>" }
+        return label
+    }
+
+    /// `-o <file>` when required (short form, as scripts write it), else `[--at <time>]`.
+    var usageSpelling: String {
+        let name = isRequired ? (shortName.map { "-\($0)" } ?? longSpelling) : longSpelling
+        let spelling = valueName.map { "\(name) <\($0)>" } ?? name
+        return isRequired ? spelling : "[\(spelling)]"
+    }
+
+    /// `--size <WxH>`, how error messages name the option.
+    var errorSpelling: String {
+        valueName.map { "\(longSpelling) <\($0)>" } ?? longSpelling
+    }
+}
+
+extension OptionSpec {
+    /// `-o, --output <file>`: the image to write.
+    static let output = OptionSpec(
+        name: "output", shortName: "o", valueName: "file",
+        abstract: "The image to write; its extension chooses the format (supported: \(ImageFormat.extensionList)). "
+            + "Written whole or not at all.",
+        isRequired: true)
+
+    /// `-s, --size <WxH>` with the subcommand's default.
+    static func size(default size: Size, tile: Bool = false) -> OptionSpec {
+        OptionSpec(name: "size", shortName: "s", valueName: "WxH",
+                   abstract: tile ? "The size of each tile in pixels, 1 to 16384 a side."
+                       : "The output size in pixels, 1 to 16384 a side.",
+                   defaultValue: size.description)
+    }
+
+    /// `--fit <mode>`.
+    static let fit = OptionSpec(
+        name: "fit", valueName: "mode",
+        abstract: "fill (cover the size, cropping the overflow), fit (show it all, on black bars) or stretch.",
+        defaultValue: ContentMode.aspectFill.rawValue)
+
+    /// `--threads <n>`.
+    static let threads = OptionSpec(
+        name: "threads", valueName: "n", abstract: "Decoding threads, 1 to 64.", defaultValue: "2")
+
+    /// `--start <time>` for a window.
+    static let start = OptionSpec(
+        name: "start", valueName: "time",
+        abstract: "Where the window starts: seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
+        defaultValue: "0")
+
+    /// `--length <time>` for a window.
+    static let length = OptionSpec(
+        name: "length", valueName: "time",
+        abstract: "How long the window lasts, in the same forms as --start; cut at the end of the clip. Must be above 0.",
+        defaultValue: "15")
+
+    /// `-h, --help`.
+    static let help = OptionSpec(name: "help", shortName: "h", abstract: "Show help information.")
+}
+
+extension Subcommand {
+    /// The options this subcommand accepts, in help order (`--help` last).
+    var options: [OptionSpec] {
+        switch self {
+        case .probe:
+            [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."),
+             .help]
+        case .thumb:
+            [.output,
+             OptionSpec(name: "at", shortName: "t", valueName: "time",
+                        abstract: "When to take the frame: seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of "
+                            + "the duration (10%). Kept within the clip.",
+                        defaultValue: "10%"),
+             .size(default: Size(width: 320, height: 180)),
+             .fit,
+             OptionSpec(name: "accuracy", valueName: "accuracy",
+                        abstract: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
+                            + "before it; faster).",
+                        defaultValue: SeekAccuracy.exact.rawValue),
+             .threads, .help]
+        case .strip:
+            [.output,
+             OptionSpec(name: "count", shortName: "n", valueName: "n",
+                        abstract: "How many frames, 1 to 1000, taken at the middles of equal slices of the span.",
+                        defaultValue: "8"),
+             OptionSpec(name: "columns", shortName: "c", valueName: "n",
+                        abstract: "Frames per row, at least 1; more than --count is reduced to --count.",
+                        defaultValue: "--count, one row"),
+             .size(default: Size(width: 160, height: 90), tile: true),
+             OptionSpec(name: "span", valueName: "span",
+                        abstract: "window (from --start for --length) or all (the whole clip; then --start and "
+                            + "--length do not apply).",
+                        defaultValue: StripSpan.window.rawValue),
+             .start, .length,
+             OptionSpec(name: "accuracy", valueName: "accuracy",
+                        abstract: "exact (the frame shown at each time), keyframe (the nearest keyframe at or "
+                            + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
+                            + "otherwise exact).",
+                        defaultValue: SeekAccuracy.auto.rawValue),
+             .fit, .threads, .help]
+        case .loop:
+            [.start, .length,
+             OptionSpec(name: "loops", valueName: "n",
+                        abstract: "Passes over the window; 0 loops until interrupted (Ctrl-C or SIGTERM), "
+                            + "then finishes the log and exits 0.",
+                        defaultValue: "1"),
+             .size(default: Size(width: 320, height: 180)),
+             .fit,
+             OptionSpec(name: "realtime",
+                        abstract: "Deliver frames at playback speed; without it frames are decoded as fast as "
+                            + "possible and lateness is not measured."),
+             OptionSpec(name: "log", valueName: "file",
+                        abstract: "Write a CSV timing log (pass, index, presentation_time, wall_time, decode_ms, "
+                            + "scale_ms, lateness_ms) to the file when the loop ends, or to standard output as "
+                            + "it runs with '-'."),
+             OptionSpec(name: "frames", valueName: "dir",
+                        abstract: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, "
+                            + "from 1); created if missing."),
+             .threads, .help]
+        }
+    }
+
+    /// The spec for a spelling as typed (`--size`, `-s`), if the subcommand has it.
+    func option(spelled spelling: String) -> OptionSpec? {
+        if spelling.hasPrefix("--") {
+            let name = spelling.dropFirst(2)
+            return options.first { $0.name == name }
+        }
+        guard spelling.count == 2, spelling.first == "-", let letter = spelling.last else { return nil }
+        return options.first { $0.shortName == letter }
+    }
+
+    /// The spec for a long name, which must exist.
+    func option(named name: String) -> OptionSpec {
+        guard let spec = options.first(where: { $0.name == name }) else {
+            preconditionFailure("\(rawValue) has no option '\(name)'")
+        }
+        return spec
+    }
+}

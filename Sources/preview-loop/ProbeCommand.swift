@@ -1,0 +1,133 @@
+import PreviewLoop
+
+/// `preview-loop probe`: prints what `MediaProbe.probe` found, as JSON or as aligned text lines.
+struct ProbeCommand {
+    /// The parsed options.
+    var options: ProbeOptions
+
+    /// Probes the input and prints the result on standard output.
+    func run() throws -> Int32 {
+        let info = try MediaProbe.probe(Source(argument: options.input))
+        Console.writeOutput(options.isJSON ? Self.json(for: info) : Self.text(for: info))
+        return ExitStatus.success
+    }
+
+    /// One JSON object, keys sorted, one per line; numbers in seconds, ratios as strings.
+    static func json(for info: VideoInfo) -> String {
+        let fields = jsonFields(for: info).sorted { $0.key < $1.key }
+        let lines = fields.map { "  \(JSONValue.string($0.key).text): \($0.value.text)" }
+        return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+    }
+
+    /// The JSON keys and values, unsorted.
+    static func jsonFields(for info: VideoInfo) -> [(key: String, value: JSONValue)] {
+        [
+            ("duration", info.duration.map { .number(decimal($0)) } ?? .null),
+            ("start_time", .number(decimal(info.startTime))),
+            ("codec", .string(info.codecName)),
+            ("width", .integer(info.width)),
+            ("height", .integer(info.height)),
+            ("display_width", .integer(info.displaySize.width)),
+            ("display_height", .integer(info.displaySize.height)),
+            ("rotation", .integer(info.rotation)),
+            ("orientation", .string(info.orientation.rawValue)),
+            ("sample_aspect_ratio", .string(info.sampleAspectRatio.description)),
+            ("frame_rate", info.frameRate.map { .string(frameRateText($0)) } ?? .null),
+            ("fps", info.frameRate?.doubleValue.map { .number(decimal($0)) } ?? .null),
+            ("video_streams", .integer(info.videoStreamCount)),
+            ("audio_streams", .integer(info.audioStreamCount)),
+            ("subtitle_streams", .integer(info.subtitleStreamCount)),
+            ("pixel_format", .string(info.pixelFormat)),
+            ("color_range", .string(info.colorRange)),
+            ("color_space", .string(info.colorSpace)),
+            ("format", .string(info.formatName)),
+            ("bit_rate", info.bitRate.map { .integer($0) } ?? .null),
+        ]
+    }
+
+    /// The same facts as aligned `label: value` lines, for people.
+    static func text(for info: VideoInfo) -> String {
+        let unknown = "unknown"
+        var rotation = info.rotation == 0 ? "0°" : "\(info.rotation)° clockwise"
+        if info.orientation != .up { rotation += " (\(info.orientation.rawValue))" }
+        let frameRate = info.frameRate.map { rate in
+            frameRateText(rate) + (rate.doubleValue.map { " (\(Format.fixed($0, 3)) fps)" } ?? "")
+        }
+        let rows: [(String, String)] = [
+            ("format", info.formatName),
+            ("duration", info.duration.map { "\(Format.fixed($0, 3)) s" } ?? unknown),
+            ("start time", "\(Format.fixed(info.startTime, 3)) s"),
+            ("bit rate", info.bitRate.map { "\(($0 + 500) / 1000) kb/s" } ?? unknown),
+            ("streams", "\(info.videoStreamCount) video, \(info.audioStreamCount) audio, "
+                + "\(info.subtitleStreamCount) subtitle"),
+            ("codec", info.codecName),
+            ("coded size", "\(info.width)x\(info.height)"),
+            ("display size", info.displaySize.description),
+            ("rotation", rotation),
+            ("sample aspect", info.sampleAspectRatio.description),
+            ("frame rate", frameRate ?? unknown),
+            ("pixel format", info.pixelFormat),
+            ("color range", info.colorRange),
+            ("color space", info.colorSpace),
+        ]
+        let labelWidth = rows.map(\.0.count).max()! + 2
+        return rows.map { label, value in
+            let head = label + ":"
+            return head + String(repeating: " ", count: labelWidth - head.count) + value
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// `N/D`, as `ffprobe` prints frame rates.
+    static func frameRateText(_ rate: Rational) -> String {
+        "\(rate.numerator)/\(rate.denominator)"
+    }
+
+    /// A JSON number with up to six decimals and no trailing zeros beyond the first (`4.0`, `29.97003`).
+    static func decimal(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        var text = Format.fixed(value, 6)
+        while text.hasSuffix("0") && !text.hasSuffix(".0") { text.removeLast() }
+        return text == "-0.0" ? "0.0" : text
+    }
+}
+
+/// A JSON scalar, already spelled.
+enum JSONValue: Equatable, Sendable {
+    /// A number, already formatted.
+    case number(String)
+    /// An integer.
+    case integer(Int)
+    /// A string, escaped when written.
+    case string(String)
+    /// `null`.
+    case null
+
+    /// The value as JSON text.
+    var text: String {
+        switch self {
+        case .number(let text): text
+        case .integer(let value): String(value)
+        case .null: "null"
+        case .string(let value): "\"" + Self.escape(value) + "\""
+        }
+    }
+
+    /// Escapes quotes, backslashes and control characters for a JSON string.
+    static func escape(_ value: String) -> String {
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}

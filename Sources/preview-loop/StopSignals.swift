@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+import PreviewLoop
+import Synchronization
+
+/// Stops a running loop from any thread, whether the request comes before or after the loop's
+/// handle exists; remembers whether a signal asked.
+///
+/// Invariant: `state` is touched only under its lock; `handle.stop()` is called outside it.
+final class LoopStopper: Sendable {
+    private struct State {
+        /// The running loop, once started.
+        var handle: PreviewLoopHandle?
+        /// Whether anything asked for a stop.
+        var isStopRequested = false
+        /// The first signal received, if any.
+        var signal: Int32?
+    }
+
+    /// Everything mutable, under one lock.
+    private let state = Mutex(State())
+
+    /// Creates a stopper with no loop yet.
+    init() {}
+
+    /// Gives the stopper the running loop's handle; stops it at once if a stop came first.
+    func attach(_ handle: PreviewLoopHandle) {
+        let isStopRequested = state.withLock { state in
+            state.handle = handle
+            return state.isStopRequested
+        }
+        if isStopRequested { handle.stop() }
+    }
+
+    /// Asks the loop to stop (for example after a write failed).
+    func stop() {
+        let handle = state.withLock { state in
+            state.isStopRequested = true
+            return state.handle
+        }
+        handle?.stop()
+    }
+
+    /// Asks the loop to stop because of a signal.
+    ///
+    /// - Returns: `false` when a signal had already asked (the user is insisting).
+    func interrupt(by signal: Int32) -> Bool {
+        let (handle, isFirst) = state.withLock { state in
+            let isFirst = state.signal == nil
+            if isFirst { state.signal = signal }
+            state.isStopRequested = true
+            return (state.handle, isFirst)
+        }
+        handle?.stop()
+        return isFirst
+    }
+
+    /// Whether anything asked the loop to stop.
+    var isStopRequested: Bool {
+        state.withLock { $0.isStopRequested }
+    }
+
+    /// The first signal that asked the loop to stop, if any.
+    var interruptingSignal: Int32? {
+        state.withLock { $0.signal }
+    }
+}
+
+/// Delivers SIGINT and SIGTERM to a handler on a dispatch queue instead of ending the process, until
+/// cancelled; then the signals' default actions come back.
+final class SignalWatcher {
+    /// The signals watched.
+    private let signals: [Int32]
+    /// One dispatch source per signal, while watching.
+    private var sources: [any DispatchSourceSignal] = []
+
+    /// Starts watching.
+    ///
+    /// - Parameter handler: called with the signal's number, on a global queue, once per delivery.
+    init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
+        self.signals = signals
+        for number in signals {
+            // Ignore the default action (ending the process) so the dispatch source sees the signal.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { handler(number) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    deinit {
+        cancel()
+    }
+
+    /// Stops watching and restores the signals' default actions.
+    func cancel() {
+        guard !sources.isEmpty else { return }
+        sources.forEach { $0.cancel() }
+        sources.removeAll()
+        signals.forEach { signal($0, SIG_DFL) }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import PreviewLoop
+
+/// The loop's CSV timing log: a header, then one row per frame.
+///
+/// To a file it is written under a temporary name and renamed into place by ``commit()``, so a
+/// reader never sees half a log; to standard output (`--log -`) each row goes out as it is made.
+final class TimingLog {
+    /// The header row, exactly; scripts rely on it.
+    static let header = "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms"
+
+    /// Where rows go.
+    private enum Sink {
+        /// `--log -`: rows are written as they come.
+        case standardOutput
+        /// `--log FILE`: rows go to a temporary renamed into place on commit.
+        case file(PendingFile)
+    }
+
+    /// Where this log's rows go.
+    private let sink: Sink
+    /// Rows not yet written to a file, flushed in blocks of about 64 KB.
+    private var buffer: [UInt8] = []
+
+    /// Opens the log and writes its header.
+    ///
+    /// - Throws: `PreviewLoopError(.outputNotWritable)` when the file's directory does not accept it.
+    init(destination: LogDestination) throws {
+        switch destination {
+        case .standardOutput: sink = .standardOutput
+        case .file(let path): sink = .file(try PendingFile(path: path, purpose: "timing log"))
+        }
+        try append(row: Self.header)
+    }
+
+    /// The temporary file being written, if the log goes to a file; for removal on a forced exit.
+    var temporaryPath: String? {
+        if case .file(let file) = sink { file.temporaryPath } else { nil }
+    }
+
+    /// Appends a frame's row.
+    func append(_ frame: VideoFrame) throws {
+        let timings = frame.timings
+        try append(row: Self.row(pass: frame.loopIndex + 1, index: frame.index + 1,
+                                 presentationTime: frame.presentationTime, wallTime: timings.wallTime,
+                                 decode: timings.decode, conversion: timings.conversion, lateness: timings.lateness))
+    }
+
+    /// One CSV row: pass and index from 1, times in seconds with 6 decimals, durations in
+    /// milliseconds with 3, lateness empty when not measured (offline clock).
+    static func row(pass: Int, index: Int, presentationTime: Duration, wallTime: Duration,
+                    decode: Duration, conversion: Duration, lateness: Duration?) -> String {
+        [String(pass), String(index),
+         Format.fixed(Format.seconds(presentationTime), 6), Format.fixed(Format.seconds(wallTime), 6),
+         Format.fixed(Format.milliseconds(decode), 3), Format.fixed(Format.milliseconds(conversion), 3),
+         lateness.map { Format.fixed(Format.milliseconds($0), 3) } ?? ""].joined(separator: ",")
+    }
+
+    /// Writes everything and, for a file, renames it into place.
+    func commit() throws {
+        guard case .file(let file) = sink else { return }
+        try file.write(buffer)
+        buffer.removeAll()
+        try file.commit()
+    }
+
+    /// Abandons the log: a file's temporary is removed and nothing appears at its path.
+    func discard() {
+        if case .file(let file) = sink { file.discard() }
+        buffer.removeAll()
+    }
+
+    /// Appends a line: at once to standard output, in blocks to a file.
+    private func append(row: String) throws {
+        switch sink {
+        case .standardOutput:
+            guard Console.write(row + "\n", to: STDOUT_FILENO) else {
+                throw PreviewLoopError(.outputNotWritable, "cannot write the timing log to standard output: "
+                    + Format.systemError())
+            }
+        case .file(let file):
+            buffer += Array(row.utf8)
+            buffer.append(UInt8(ascii: "\n"))
+            if buffer.count >= 1 << 16 {
+                try file.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+}
+
+/// A file written under a temporary name beside its destination and renamed into place by
+/// ``commit()``; until then (and after ``discard()``) nothing exists at the destination path.
+final class PendingFile {
+    /// Where the file appears on commit.
+    let path: String
+    /// The hidden temporary in the same directory: `.<name>.<pid>-<random>.tmp`.
+    let temporaryPath: String
+    /// What the file is, for error messages (`timing log`).
+    private let purpose: String
+    /// The open temporary; -1 once committed or discarded.
+    private var descriptor: Int32
+
+    /// Creates the temporary file.
+    ///
+    /// - Throws: `PreviewLoopError(.outputNotWritable)` naming the path and the system's reason.
+    init(path: String, purpose: String) throws {
+        self.path = path
+        self.purpose = purpose
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        temporaryPath = "\(directory).\(name).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw PreviewLoopError(.outputNotWritable, "cannot create the \(purpose) \(path): \(Format.systemError())")
+        }
+    }
+
+    deinit {
+        discard()
+    }
+
+    /// Appends bytes.
+    func write(_ bytes: [UInt8]) throws {
+        let isWritten = bytes.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+        guard isWritten else {
+            throw PreviewLoopError(.outputNotWritable, "cannot write the \(purpose) \(path): \(Format.systemError())")
+        }
+    }
+
+    /// Closes the temporary and renames it to ``path``, replacing any file there.
+    func commit() throws {
+        let closed = close(descriptor)
+        descriptor = -1
+        guard closed == 0, rename(temporaryPath, path) == 0 else {
+            let reason = Format.systemError()
+            unlink(temporaryPath)
+            throw PreviewLoopError(.outputNotWritable, "cannot write the \(purpose) \(path): \(reason)")
+        }
+    }
+
+    /// Closes and removes the temporary; does nothing once committed.
+    func discard() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(temporaryPath)
+    }
+}

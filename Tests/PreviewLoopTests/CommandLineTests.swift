@@ -1,0 +1,363 @@
+import PreviewLoop
+import Testing
+@testable import preview_loop
+
+/// Parses arguments that must be accepted.
+private func parse(_ arguments: [String]) throws -> ParsedCommand {
+    try CommandLineParser.parse(arguments)
+}
+
+/// The usage error arguments raise, or `nil` when they parse.
+private func usageError(_ arguments: [String]) -> UsageError? {
+    do {
+        _ = try CommandLineParser.parse(arguments)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("CommandLine parsing: defaults and options")
+struct CommandLineParsingTests {
+    @Test func probeDefaultsAndJSON() throws {
+        #expect(try parse(["probe", "clip.mp4"]) == .probe(ProbeOptions(input: "clip.mp4")))
+        #expect(try parse(["probe", "--json", "clip.mp4"]) == .probe(ProbeOptions(input: "clip.mp4", isJSON: true)))
+    }
+
+    @Test func thumbDefaults() throws {
+        let expected = ThumbOptions(input: "clip.mp4", output: "out.ppm", format: .ppm, time: .percent(10),
+                                    size: Size(width: 320, height: 180), contentMode: .aspectFill,
+                                    accuracy: .exact, threads: 2)
+        #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .thumb(expected))
+    }
+
+    @Test func thumbEveryOption() throws {
+        let parsed = try parse(["thumb", "--at", "1:30", "--size", "640x360", "--fit", "fit", "--accuracy", "keyframe",
+                                "--threads", "8", "--output", "dir/OUT.PPM", "clip.mp4"])
+        #expect(parsed == .thumb(ThumbOptions(input: "clip.mp4", output: "dir/OUT.PPM", format: .ppm, time: .seconds(90),
+                                              size: Size(width: 640, height: 360), contentMode: .aspectFit,
+                                              accuracy: .keyframe, threads: 8)))
+    }
+
+    @Test(arguments: [
+        ["thumb", "clip.mp4", "-o", "a.ppm", "-t", "12.5", "-s", "64x36"],
+        ["thumb", "clip.mp4", "--output=a.ppm", "--at=12.5", "--size=64x36"],
+        ["thumb", "-o=a.ppm", "-t=12.5", "-s=64x36", "clip.mp4"],
+        ["thumb", "-s", "1x1", "--size", "64x36", "-o", "a.ppm", "--at", "12.5", "clip.mp4"],  // last value wins
+    ])
+    func thumbSpellings(arguments: [String]) throws {
+        let expected = ThumbOptions(input: "clip.mp4", output: "a.ppm", format: .ppm, time: .seconds(12.5),
+                                    size: Size(width: 64, height: 36))
+        #expect(try parse(arguments) == .thumb(expected))
+    }
+
+    @Test(arguments: ContentMode.allCases)
+    func fitValues(mode: ContentMode) throws {
+        let parsed = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--fit", mode.rawValue])
+        #expect(parsed == .thumb(ThumbOptions(input: "clip.mp4", output: "a.ppm", format: .ppm, contentMode: mode)))
+    }
+
+    @Test func stripDefaults() throws {
+        let expected = StripOptions(input: "clip.mp4", output: "s.ppm", format: .ppm, count: 8, columns: 8,
+                                    size: Size(width: 160, height: 90), span: .window, start: .seconds(0),
+                                    length: .seconds(15), accuracy: .auto, contentMode: .aspectFill, threads: 2)
+        #expect(try parse(["strip", "clip.mp4", "-o", "s.ppm"]) == .strip(expected))
+    }
+
+    @Test func stripEveryOption() throws {
+        let parsed = try parse(["strip", "clip.mp4", "-o", "s.ppm", "-n", "12", "-c", "4", "-s", "80x45",
+                                "--span", "window", "--start", "00:01:02.5", "--length", "20%",
+                                "--accuracy", "keyframe", "--fit", "stretch", "--threads", "64"])
+        #expect(parsed == .strip(StripOptions(input: "clip.mp4", output: "s.ppm", format: .ppm, count: 12, columns: 4,
+                                              size: Size(width: 80, height: 45), span: .window, start: .seconds(62.5),
+                                              length: .percent(20), accuracy: .keyframe, contentMode: .stretch,
+                                              threads: 64)))
+    }
+
+    @Test(arguments: [
+        (["--count", "5"], 5, 5),           // columns follow the count
+        (["--count=5", "--columns=2"], 5, 2),
+        (["-c", "9", "-n", "4"], 4, 4),     // more columns than frames: one row
+        (["-n", "1000"], 1000, 1000),
+    ])
+    func stripCountAndColumns(options: [String], count: Int, columns: Int) throws {
+        guard case .strip(let strip) = try parse(["strip", "clip.mp4", "-o", "s.ppm"] + options) else {
+            Issue.record("not a strip")
+            return
+        }
+        #expect(strip.count == count)
+        #expect(strip.columns == columns)
+    }
+
+    @Test(arguments: SeekAccuracy.allCases)
+    func stripAccuracies(accuracy: SeekAccuracy) throws {
+        guard case .strip(let strip) = try parse(["strip", "clip.mp4", "-o", "s.ppm", "--accuracy", accuracy.rawValue]) else {
+            Issue.record("not a strip")
+            return
+        }
+        #expect(strip.accuracy == accuracy)
+    }
+
+    @Test func stripSpanAll() throws {
+        guard case .strip(let strip) = try parse(["strip", "--span=all", "clip.mp4", "-o", "s.ppm"]) else {
+            Issue.record("not a strip")
+            return
+        }
+        #expect(strip.span == .all)
+    }
+
+    @Test func loopDefaults() throws {
+        let expected = LoopOptions(input: "clip.mp4", start: .seconds(0), length: .seconds(15), loops: 1,
+                                   size: Size(width: 320, height: 180), contentMode: .aspectFill, isRealtime: false,
+                                   log: nil, framesDirectory: nil, threads: 2)
+        #expect(try parse(["loop", "clip.mp4"]) == .loop(expected))
+    }
+
+    @Test func loopEveryOption() throws {
+        let parsed = try parse(["loop", "--start", "2", "--length=1:00", "--loops", "0", "-s", "160x90", "--fit", "fit",
+                                "--realtime", "--log", "t.csv", "--frames", "out/frames", "--threads", "1",
+                                "https://example.com/a.mp4"])
+        #expect(parsed == .loop(LoopOptions(input: "https://example.com/a.mp4", start: .seconds(2), length: .seconds(60),
+                                            loops: 0, size: Size(width: 160, height: 90), contentMode: .aspectFit,
+                                            isRealtime: true, log: .file("t.csv"), framesDirectory: "out/frames",
+                                            threads: 1)))
+    }
+
+    @Test func loopLogToStandardOutput() throws {
+        #expect(try parse(["loop", "clip.mp4", "--log", "-"])
+            == .loop(LoopOptions(input: "clip.mp4", log: .standardOutput)))
+        #expect(try parse(["loop", "--log=-", "clip.mp4"])
+            == .loop(LoopOptions(input: "clip.mp4", log: .standardOutput)))
+    }
+
+    @Test func inputSpellings() throws {
+        #expect(try parse(["probe", "-"]) == .probe(ProbeOptions(input: "-")))
+        #expect(try parse(["probe", "--", "--json"]) == .probe(ProbeOptions(input: "--json")))
+        #expect(try parse(["probe", "--json", "--", "-h"]) == .probe(ProbeOptions(input: "-h", isJSON: true)))
+        #expect(try parse(["thumb", "-o", "a.ppm", "--", "-odd.mp4"])
+            == .thumb(ThumbOptions(input: "-odd.mp4", output: "a.ppm", format: .ppm)))
+    }
+}
+
+@Suite("CommandLine parsing: help and version")
+struct CommandLineHelpTests {
+    @Test(arguments: [["--help"], ["-h"], ["help"]])
+    func rootHelp(arguments: [String]) throws {
+        guard case .help(let text) = try parse(arguments) else {
+            Issue.record("no help for \(arguments)")
+            return
+        }
+        for section in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:", "--version"] {
+            #expect(text.contains(section))
+        }
+        for subcommand in Subcommand.allCases {
+            #expect(text.contains("  \(subcommand.rawValue) "))
+        }
+    }
+
+    @Test(arguments: Subcommand.allCases)
+    func subcommandHelp(subcommand: Subcommand) throws {
+        let name = subcommand.rawValue
+        let expected = ParsedCommand.help(HelpText.help(for: subcommand))
+        #expect(try parse([name, "--help"]) == expected)
+        #expect(try parse([name, "-h"]) == expected)
+        #expect(try parse(["help", name]) == expected)
+        #expect(try parse([name, "--bogus", "--size", "oops", "-h"]) == expected)  // help wins over errors
+        let text = HelpText.help(for: subcommand)
+        for section in ["OVERVIEW:", "USAGE: preview-loop \(name) <input>", "ARGUMENTS:", "  <input>", "OPTIONS:"] {
+            #expect(text.contains(section))
+        }
+        for option in subcommand.options {
+            #expect(text.contains(option.helpLabel))
+            if let defaultValue = option.defaultValue {
+                #expect(text.contains("(default: \(defaultValue))"), "\(name) --\(option.name)")
+            }
+        }
+        #expect(text.split(separator: "\n").allSatisfy { $0.count <= HelpText.width })
+    }
+
+    @Test func documentedDefaults() {
+        let thumb = HelpText.help(for: .thumb), strip = HelpText.help(for: .strip), loop = HelpText.help(for: .loop)
+        #expect(thumb.contains("(default: 10%)") && thumb.contains("(default: 320x180)") && thumb.contains("(default: exact)"))
+        #expect(strip.contains("(default: 8)") && strip.contains("(default: 160x90)") && strip.contains("(default: auto)"))
+        #expect(loop.contains("(default: 1)") && loop.contains("(default: 15)") && loop.contains("(default: 2)"))
+    }
+
+    @Test func version() throws {
+        #expect(try parse(["--version"]) == .version)
+        #expect(HelpText.version == "0.1.0")
+    }
+}
+
+@Suite("CommandLine parsing: usage errors")
+struct CommandLineUsageErrorTests {
+    @Test(arguments: [
+        ([], UsageError.Kind.missingSubcommand, Subcommand?.none),
+        (["thum", "clip.mp4"], .unknownSubcommand("thum"), nil),
+        (["help", "nope"], .unknownSubcommand("nope"), nil),
+        (["--frobnicate"], .unknownOption("--frobnicate"), nil),
+        (["--version", "x"], .unexpectedArgument("x"), nil),
+        (["thumb", "clip.mp4", "-o", "a.ppm", "--sze", "1x1"], .unknownOption("--sze"), .thumb),
+        (["thumb", "clip.mp4", "-o", "a.ppm", "-x"], .unknownOption("-x"), .thumb),
+        (["probe", "clip.mp4", "--threads", "2"], .unknownOption("--threads"), .probe),
+        (["thumb", "clip.mp4", "--version"], .unknownOption("--version"), .thumb),
+        (["thumb", "clip.mp4", "-o"], .missingValue(option: "output"), .thumb),
+        (["strip", "clip.mp4", "-o", "a.ppm", "--count"], .missingValue(option: "count"), .strip),
+        (["loop", "clip.mp4", "--log", "--realtime"], .missingValue(option: "log"), .loop),
+        (["probe", "clip.mp4", "--json=yes"], .unexpectedValue(option: "json"), .probe),
+        (["loop", "clip.mp4", "--realtime=1"], .unexpectedValue(option: "realtime"), .loop),
+        (["probe"], .missingInput, .probe),
+        (["thumb", "-o", "a.ppm"], .missingInput, .thumb),
+        (["strip", "-o", "a.ppm"], .missingInput, .strip),
+        (["loop", "--loops", "2"], .missingInput, .loop),
+        (["probe", ""], .missingInput, .probe),
+        (["thumb", "clip.mp4"], .missingOption("output"), .thumb),
+        (["strip", "clip.mp4", "-n", "4"], .missingOption("output"), .strip),
+        (["probe", "a.mp4", "b.mp4"], .unexpectedArgument("b.mp4"), .probe),
+        (["strip", "clip.mp4", "-o", "s.ppm", "--span", "all", "--start", "1"], .conflictingOptions("start", "span"), .strip),
+        (["strip", "clip.mp4", "-o", "s.ppm", "--length=3", "--span=all"], .conflictingOptions("length", "span"), .strip),
+    ])
+    func structuralErrors(arguments: [String], kind: UsageError.Kind, subcommand: Subcommand?) {
+        let error = usageError(arguments)
+        #expect(error?.kind == kind)
+        #expect(error?.subcommand == subcommand)
+    }
+
+    @Test(arguments: ["320", "0x180", "320x0", "320x", "x180", "axb", "-320x180", "16385x10", "320x180x2", ""])
+    func badSizes(value: String) {
+        #expect(usageError(["thumb", "clip.mp4", "-o", "a.ppm", "--size=\(value)"])?.kind
+            == .invalidValue(option: "size", value: value))
+        #expect(usageError(["loop", "clip.mp4", "-s", value])?.kind == .invalidValue(option: "size", value: value))
+    }
+
+    @Test(arguments: ["abc", "-5", "1:60", "1:2:3:4", "150%", "%", "1e3x", ""])
+    func badTimes(value: String) {
+        #expect(usageError(["thumb", "clip.mp4", "-o", "a.ppm", "--at=\(value)"])?.kind
+            == .invalidValue(option: "at", value: value))
+        #expect(usageError(["strip", "clip.mp4", "-o", "a.ppm", "--start=\(value)"])?.kind
+            == .invalidValue(option: "start", value: value))
+        #expect(usageError(["loop", "clip.mp4", "--length=\(value)"])?.kind
+            == .invalidValue(option: "length", value: value))
+    }
+
+    @Test(arguments: ["0", "0%", "0:00", "-3"])
+    func emptyLengths(value: String) {
+        #expect(usageError(["loop", "clip.mp4", "--length", value])?.kind == .invalidValue(option: "length", value: value))
+        #expect(usageError(["strip", "clip.mp4", "-o", "s.ppm", "--length", value])?.kind
+            == .invalidValue(option: "length", value: value))
+    }
+
+    @Test(arguments: [
+        (["strip", "clip.mp4", "-o", "s.ppm", "--count", "0"], "count", "0"),
+        (["strip", "clip.mp4", "-o", "s.ppm", "-n", "1001"], "count", "1001"),
+        (["strip", "clip.mp4", "-o", "s.ppm", "-n", "many"], "count", "many"),
+        (["strip", "clip.mp4", "-o", "s.ppm", "--columns", "0"], "columns", "0"),
+        (["strip", "clip.mp4", "-o", "s.ppm", "-c", "-2"], "columns", "-2"),
+        (["loop", "clip.mp4", "--loops", "-1"], "loops", "-1"),
+        (["loop", "clip.mp4", "--loops", "1.5"], "loops", "1.5"),
+        (["thumb", "clip.mp4", "-o", "a.ppm", "--threads", "0"], "threads", "0"),
+        (["strip", "clip.mp4", "-o", "a.ppm", "--threads", "65"], "threads", "65"),
+        (["loop", "clip.mp4", "--threads", "99999999999999999999"], "threads", "99999999999999999999"),
+        (["thumb", "clip.mp4", "-o", "a.ppm", "--fit", "cover"], "fit", "cover"),
+        (["thumb", "clip.mp4", "-o", "a.ppm", "--fit", "FILL"], "fit", "FILL"),
+        (["thumb", "clip.mp4", "-o", "a.ppm", "--accuracy", "auto"], "accuracy", "auto"),
+        (["strip", "clip.mp4", "-o", "a.ppm", "--accuracy", "fast"], "accuracy", "fast"),
+        (["strip", "clip.mp4", "-o", "a.ppm", "--span", "half"], "span", "half"),
+        (["loop", "clip.mp4", "--log="], "log", ""),
+        (["loop", "clip.mp4", "--frames="], "frames", ""),
+    ])
+    func invalidValues(arguments: [String], option: String, value: String) {
+        let error = usageError(arguments)
+        #expect(error?.kind == .invalidValue(option: option, value: value))
+        #expect(error?.subcommand == Subcommand(rawValue: arguments[0]))
+    }
+
+    @Test(arguments: ["a.png", "a.jpg", "a", "a.ppm.gz", "dir/", ".ppm", "a.", "dir.ppm/a", ""])
+    func unsupportedOutputs(path: String) {
+        for subcommand in ["thumb", "strip"] {
+            let error = usageError([subcommand, "clip.mp4", "-o", path])
+            #expect(error?.kind == .unsupportedOutputFormat(path))
+            #expect(error?.subcommand == Subcommand(rawValue: subcommand))
+        }
+    }
+
+    @Test func reportNamesTheSubcommand() throws {
+        let report = try #require(usageError(["strip", "clip.mp4", "-o", "s.ppm", "-n", "0"])).report
+        let lines = report.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("Error: ") == true)
+        #expect(lines.dropFirst().first?.hasPrefix("Usage: preview-loop strip <input> -o <file>") == true)
+        #expect(lines.last == "See 'preview-loop strip --help'.")
+        #expect(try #require(usageError(["nope"])).report.hasSuffix("See 'preview-loop --help'."))
+    }
+
+    @Test func suggestions() throws {
+        #expect(try #require(usageError(["thumb", "x", "-o", "a.ppm", "--sise", "1x1"])).message.contains("'--size'"))
+        #expect(try #require(usageError(["strp"])).message.contains("'strip'"))
+        #expect(!(try #require(usageError(["thumb", "x", "-o", "a.ppm", "--zzzzzz"])).message.contains("did you mean")))
+    }
+}
+
+@Suite("CommandLine: pure helpers")
+struct CommandLineHelperTests {
+    @Test(arguments: [("a.ppm", ImageFormat?.some(.ppm)), ("dir.x/A.PPM", .ppm), ("a.Ppm", .ppm), ("a.png", nil),
+                      ("ppm", nil), (".ppm", nil), ("dir/.ppm", nil), ("a.ppm/", nil)])
+    func imageFormatByExtension(path: String, format: ImageFormat?) {
+        #expect(ImageFormat(path: path) == format)
+    }
+
+    @Test func windowSampleTimes() throws {
+        let span = try SampleSpan.resolve(.window, start: .seconds(2), length: .seconds(4), duration: 10)
+        #expect(span == SampleSpan(start: 2, length: 4))
+        #expect(span.sampleTimes(count: 4) == [2.5, 3.5, 4.5, 5.5])
+        #expect(span.interval(count: 4) == 1)
+        // Cut at the end of the clip; unknown duration keeps the window.
+        #expect(try SampleSpan.resolve(.window, start: .seconds(8), length: .seconds(15), duration: 10)
+            == SampleSpan(start: 8, length: 2))
+        #expect(try SampleSpan.resolve(.window, start: .seconds(8), length: .seconds(15), duration: nil)
+            == SampleSpan(start: 8, length: 15))
+        #expect(try SampleSpan.resolve(.all, start: .seconds(0), length: .seconds(15), duration: 4)
+            == SampleSpan(start: 0, length: 4))
+        #expect(try SampleSpan.resolve(.window, start: .percent(50), length: .percent(10), duration: 20)
+            == SampleSpan(start: 10, length: 2))
+    }
+
+    @Test(arguments: [
+        (StripSpan.window, TimePosition.seconds(10), TimePosition.seconds(1), Double?.some(10)),  // starts at the end
+        (.window, .percent(10), .seconds(1), nil),                                              // % of unknown
+        (.all, .seconds(0), .seconds(15), nil),
+        (.all, .seconds(0), .seconds(15), 0),
+    ])
+    func unusableSpans(span: StripSpan, start: TimePosition, length: TimePosition, duration: Double?) {
+        #expect(throws: PreviewLoopError.self) {
+            _ = try SampleSpan.resolve(span, start: start, length: length, duration: duration)
+        }
+    }
+
+    @Test func timingLogRows() {
+        #expect(TimingLog.header == "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms")
+        #expect(TimingLog.row(pass: 2, index: 31, presentationTime: .milliseconds(1_033), wallTime: .microseconds(2_500_001),
+                              decode: .microseconds(1_234), conversion: .nanoseconds(500_400), lateness: nil)
+            == "2,31,1.033000,2.500001,1.234,0.500,")
+        #expect(TimingLog.row(pass: 1, index: 1, presentationTime: .zero, wallTime: .zero, decode: .zero,
+                              conversion: .zero, lateness: .microseconds(-1_500)).hasSuffix(",-1.500"))
+    }
+
+    @Test func frameFileNames() {
+        #expect(LoopRecorder.frameFileName(pass: 1, index: 1) == "001-00001.ppm")
+        #expect(LoopRecorder.frameFileName(pass: 12, index: 34567) == "012-34567.ppm")
+    }
+
+    @Test func runtimeErrorLines() {
+        let error = PreviewLoopError(.inputNotFound, "no such file")
+        #expect(CommandLineTool.errorLine(for: error, input: "a.mp4") == "Error: a.mp4: no such file")
+        let named = PreviewLoopError(.inputNotFound, "a.mp4: no such file")
+        #expect(CommandLineTool.errorLine(for: named, input: "a.mp4") == "Error: a.mp4: no such file")
+    }
+
+    @Test func probeNumbers() {
+        #expect(ProbeCommand.decimal(4) == "4.0")
+        #expect(ProbeCommand.decimal(30000.0 / 1001) == "29.97003")
+        #expect(ProbeCommand.decimal(0.0333333) == "0.033333")
+        #expect(JSONValue.string("a\"b\\c\n\u{1}").text == "\"a\\\"b\\\\c\\n\\u0001\"")
+    }
+}

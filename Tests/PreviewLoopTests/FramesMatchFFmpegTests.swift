@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import PreviewLoop
+
+/// The engine's frames against the `ffmpeg` CLI's own decode: geometry (autorotation, sample aspect,
+/// aspect-fill crop), colour (range, matrix) and frame choice.
+@Suite("Frames match ffmpeg")
+struct FramesMatchFFmpegTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var fixture: String
+        var uprightWidth: Int, uprightHeight: Int, sampleAspect: Double
+        var testDescription: String { fixture }
+    }
+
+    static let cases: [Case] = [
+        Case(fixture: "landscape.mp4", uprightWidth: 400, uprightHeight: 300, sampleAspect: 1),
+        Case(fixture: "rotated90.mp4", uprightWidth: 240, uprightHeight: 320, sampleAspect: 1),
+        Case(fixture: "rotated180.mp4", uprightWidth: 320, uprightHeight: 240, sampleAspect: 1),
+        Case(fixture: "rotated270.mp4", uprightWidth: 240, uprightHeight: 320, sampleAspect: 1),
+        Case(fixture: "anamorphic.mp4", uprightWidth: 360, uprightHeight: 240, sampleAspect: 1.5),
+        Case(fixture: "fullrange.mp4", uprightWidth: 320, uprightHeight: 240, sampleAspect: 1),
+        Case(fixture: "bt709.mp4", uprightWidth: 640, uprightHeight: 360, sampleAspect: 1),
+        Case(fixture: "vp9.webm", uprightWidth: 320, uprightHeight: 240, sampleAspect: 1),
+    ]
+
+    static let sizes = [Size(width: 320, height: 180), Size(width: 120, height: 160)]
+
+    @Test("Exact stills match the ffmpeg CLI's frame, crop and colours", arguments: cases, sizes)
+    func exactStillMatchesFFmpeg(_ item: Case, size: Size) throws {
+        let path = TestPaths.fixture(item.fixture)
+        let filter = Oracle.aspectFillFilter(uprightWidth: item.uprightWidth, uprightHeight: item.uprightHeight,
+                                             sampleAspect: item.sampleAspect, output: size)
+        let reference = try Oracle.frames(of: path, filter: filter, size: size)
+        let times = try Oracle.frameTimes(of: path)
+        #expect(reference.count == times.count && reference.count > 5)
+
+        let sampler = try FrameSampler(source: .file(path))
+        // Between frames, so "the frame displayed at t" is unambiguous: the last one at or before it.
+        let wanted = (times[3] + times[4]) / 2
+        let frame = try sampler.frame(at: wanted, size: size, mode: .aspectFill, accuracy: .exact)
+        let expectedIndex = times.lastIndex { $0 <= wanted }!
+        let best = Compare.best(frame.image, among: reference)
+        #expect(best.index == expectedIndex, "closest ffmpeg frame \(best.index), wanted \(expectedIndex)")
+        #expect(best.psnr >= 35, "PSNR \(best.psnr) dB against ffmpeg")
+        let neighbour = Compare.psnr(frame.image, reference[expectedIndex + 1])
+        #expect(neighbour < best.psnr - 3, "the next frame is nearly as close (\(neighbour) dB)")
+        // Colour: per-channel means within 2 levels of ffmpeg's.
+        let (a, b) = (Compare.channelMeans(frame.image), Compare.channelMeans(reference[expectedIndex]))
+        #expect(abs(a.0 - b.0) < 2 && abs(a.1 - b.1) < 2 && abs(a.2 - b.2) < 2, "means \(a) vs \(b)")
+    }
+}
