@@ -31,6 +31,18 @@ struct LoopTests {
         for (frame, expected) in zip(first, times) { #expect(abs(frame.presentationTime.seconds - expected) < 1e-6) }
     }
 
+    @Test("Without the frame cache every pass is decoded again and delivers the same frames")
+    func withoutFrameCache() throws {
+        let cached = try collect("landscape.mp4", loops: 2)
+        let decoded = try collect("landscape.mp4", .init(frameCacheLimit: 0), loops: 2)
+        #expect(decoded.count == cached.count)
+        let identical = zip(cached, decoded).allSatisfy { $0.pixels == $1.pixels && $0.presentationTime == $1.presentationTime }
+        #expect(identical)
+        // Cached passes report no decode work; decoded ones do.
+        #expect(cached.filter { $0.loopIndex == 1 }.allSatisfy { $0.timings.decode == .zero })
+        #expect(decoded.filter { $0.loopIndex == 1 }.contains { $0.timings.decode > .zero })
+    }
+
     @Test("A window in the middle starts with the frame displayed at its start and ends before its end")
     func windowInTheMiddle() throws {
         let configuration = PreviewLoop.Configuration(windowStart: .milliseconds(1020), windowLength: .milliseconds(1000))

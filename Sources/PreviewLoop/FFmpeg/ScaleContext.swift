@@ -7,18 +7,21 @@ final class ScaleContext {
         var sourceWidth: Int32, sourceHeight: Int32, format: Int32
         var width: Int32, height: Int32
         var fullRange: Bool, colorSpace: Int32
+        var flags: Int32
     }
 
     private var context: OpaquePointer?
     private var key: Key?
-    let flags: Int32
 
-    /// Bicubic with full-resolution chroma interpolation and accurate rounding by default: without
-    /// `SWS_FULL_CHR_H_INT` swscale shares one chroma sample between two RGB pixels, which on sharp
-    /// colour edges costs ~6 dB against a proper conversion and differs between rotated and upright
-    /// pictures.
-    init(flags: Int32 = SWS_BICUBIC | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND) {
-        self.flags = flags
+    /// The scaler flags for a conversion: full-resolution chroma interpolation and accurate rounding
+    /// always (without `SWS_FULL_CHR_H_INT` swscale shares one chroma sample between two RGB pixels,
+    /// which on sharp colour edges costs ~10 dB against a proper conversion and differs between
+    /// rotated and upright pictures); bilinear when shrinking at least 2x both ways, where it stays
+    /// above 38 dB against bicubic on the fixtures at ~15% less cost, bicubic otherwise (chroma is
+    /// then upsampled, where bilinear falls to ~32 dB on sharp colour edges).
+    static func flags(crop: Size, output: Size) -> Int32 {
+        let shrinksTwice = crop.width >= 2 * output.width && crop.height >= 2 * output.height
+        return (shrinksTwice ? SWS_BILINEAR : SWS_BICUBIC) | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
     }
 
     deinit { sws_freeContext(context) }
@@ -34,11 +37,12 @@ final class ScaleContext {
         let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || Self.isJPEGFormat(format)
         let wanted = Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), format: format,
                          width: Int32(size.width), height: Int32(size.height),
-                         fullRange: fullRange, colorSpace: Int32(frame.pointee.colorspace.rawValue))
+                         fullRange: fullRange, colorSpace: Int32(frame.pointee.colorspace.rawValue),
+                         flags: Self.flags(crop: crop.size, output: size))
         if wanted != key || context == nil {
             sws_freeContext(context)
             context = sws_getContext(wanted.sourceWidth, wanted.sourceHeight, AVPixelFormat(rawValue: format),
-                                     wanted.width, wanted.height, AV_PIX_FMT_RGB24, flags, nil, nil, nil)
+                                     wanted.width, wanted.height, AV_PIX_FMT_RGB24, wanted.flags, nil, nil, nil)
             guard let context else {
                 key = nil
                 let name = av_get_pix_fmt_name(AVPixelFormat(rawValue: format)).map { String(cString: $0) } ?? "\(format)"

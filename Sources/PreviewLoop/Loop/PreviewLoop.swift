@@ -40,11 +40,16 @@ public final class PreviewLoop: Sendable {
         public var threads: Int
         /// Timeouts for opening and reading the source.
         public var sourceOptions: SourceOptions
+        /// The most memory, in bytes, spent keeping the first pass's converted frames so that later
+        /// passes replay them with no seek and no decode (default 256 MiB; 0 disables). A window whose
+        /// frames do not fit is decoded again on every pass.
+        public var frameCacheLimit: Int
 
         /// Creates a configuration; every parameter has the documented default.
         public init(size: Size = Size(width: 320, height: 180), contentMode: ContentMode = .aspectFill,
                     windowStart: Duration = .zero, windowLength: Duration = .seconds(15),
-                    clock: LoopClock = .offline, threads: Int = 2, sourceOptions: SourceOptions = .init()) {
+                    clock: LoopClock = .offline, threads: Int = 2, sourceOptions: SourceOptions = .init(),
+                    frameCacheLimit: Int = 256 << 20) {
             self.size = size
             self.contentMode = contentMode
             self.windowStart = windowStart
@@ -52,6 +57,7 @@ public final class PreviewLoop: Sendable {
             self.clock = clock
             self.threads = threads
             self.sourceOptions = sourceOptions
+            self.frameCacheLimit = frameCacheLimit
         }
     }
 
@@ -133,46 +139,96 @@ public final class PreviewLoop: Sendable {
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
                                  orientation: decoder.info.orientation)
         let sar = decoder.info.sampleAspectRatio
-        let windowStart = configuration.windowStart.seconds
-        let windowEnd = windowStart + configuration.windowLength.seconds
+        let frameBytes = configuration.size.area * 3
+        // Only worth keeping frames when a later pass will replay them.
+        let cacheableFrames = loops == 1 ? 0 : configuration.frameCacheLimit / max(1, frameBytes)
+        // Decoding runs on a thread of its own, a few frames ahead of conversion and delivery here.
+        let pipe = FramePipe<LoopEvent>(capacity: 2)
+        let producerDone = DispatchSemaphore(value: 0)
+        let schedule = LoopSchedule(decoder: decoder, windowStart: configuration.windowStart,
+                                    windowLength: configuration.windowLength, loops: loops,
+                                    cacheableFrames: cacheableFrames)
+        let transfer = UncheckedTransfer(schedule)
+        let producer = Thread {
+            transfer.value.produce(into: pipe)
+            producerDone.signal()
+        }
+        producer.name = "PreviewLoop decode"
+        producer.start()
+        defer {
+            pipe.close(discardingItems: true)
+            control.interrupter.cancel()
+            producerDone.wait()
+        }
+
         let isRealtime = configuration.clock == .realtime
         let clock = ContinuousClock()
         let startInstant = clock.now
         var passOffset = Duration.zero
-        var pass = 0
-        while loops.map({ pass < $0 }) ?? true {
-            if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
-            guard var timed = try decoder.frameDisplayed(at: windowStart) else {
-                throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed, "\(source): no frame could be decoded in the loop window")
+        var cache: [CachedFrame] = []
+        var cacheLength = Duration.zero
+
+        func deliver(_ image: RGBImage, presentation: Duration, sourceTime: Double, pass: Int, index: Int,
+                     decode: Duration, conversion: Duration, isKeyframe: Bool) throws {
+            var lateness: Duration?
+            if isRealtime {
+                let due = startInstant + passOffset + presentation
+                guard control.sleep(until: due) else { throw PreviewLoopError(.cancelled, "\(source): stopped") }
+                lateness = max(.zero, due.duration(to: clock.now))
             }
-            var index = 0
-            var passLength = Duration.zero
-            while true {
-                let presentation = Duration.fromSeconds(max(0, timed.time - windowStart))
+            try body(VideoFrame(image: image, presentationTime: presentation, sourceTime: sourceTime,
+                                loopIndex: pass, index: index,
+                                timings: FrameTimings(decode: decode, conversion: conversion,
+                                                      wallTime: startInstant.duration(to: clock.now), lateness: lateness),
+                                isKeyframe: isKeyframe))
+            if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
+        }
+
+        while let event = pipe.take() {
+            switch event {
+            case .frame(let timed, let pass, let index, let presentation):
                 let converted = clock.now
                 let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: sar)
                 let conversion = clock.now - converted
-                var lateness: Duration?
-                if isRealtime {
-                    let due = startInstant + passOffset + presentation
-                    guard control.sleep(until: due) else { throw PreviewLoopError(.cancelled, "\(source): stopped") }
-                    lateness = max(.zero, due.duration(to: clock.now))
+                if pass == 0 && cache.count < cacheableFrames {
+                    cache.append(CachedFrame(image: image, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))
                 }
-                let frame = VideoFrame(image: image, presentationTime: presentation, sourceTime: timed.time,
-                                       loopIndex: pass, index: index,
-                                       timings: FrameTimings(decode: timed.decodeTime, conversion: conversion,
-                                                             wallTime: startInstant.duration(to: clock.now), lateness: lateness),
-                                       isKeyframe: timed.isKeyframe)
-                try body(frame)
-                if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
-                passLength = presentation + Duration.fromSeconds(timed.duration)
-                index += 1
-                guard let next = try decoder.nextFrame(), next.time < windowEnd - 1e-9 else { break }
-                timed = next
+                try deliver(image, presentation: presentation, sourceTime: timed.time, pass: pass, index: index,
+                            decode: timed.decodeTime, conversion: conversion, isKeyframe: timed.isKeyframe)
+            case .passEnd(let pass, let length):
+                // The pass wraps at the window's end, or at the clip's real end when that comes first.
+                passOffset += length
+                if pass == 0 { cacheLength = length }
+            case .replayFirstPass:
+                // The first pass fit in the frame cache: later passes need no seek and no decode.
+                var pass = 1
+                while loops.map({ pass < $0 }) ?? true {
+                    for (index, cached) in cache.enumerated() {
+                        try deliver(cached.image, presentation: cached.presentation, sourceTime: cached.sourceTime,
+                                    pass: pass, index: index, decode: .zero, conversion: .zero, isKeyframe: cached.isKeyframe)
+                    }
+                    passOffset += cacheLength
+                    pass += 1
+                }
+            case .failed(let error):
+                throw error
             }
-            // The pass wraps at the window's end, or at the clip's real end when that comes first.
-            passOffset += min(passLength, configuration.windowLength)
-            pass += 1
         }
     }
+}
+
+/// A converted frame kept from the first pass for the passes after it.
+struct CachedFrame {
+    var image: RGBImage
+    var presentation: Duration
+    var sourceTime: Double
+    var isKeyframe: Bool
+}
+
+/// Hands a value that is not `Sendable` to another thread that becomes its only user.
+///
+/// `@unchecked Sendable`: the sender gives up every reference when it wraps the value.
+struct UncheckedTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
