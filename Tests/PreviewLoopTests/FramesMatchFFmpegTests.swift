@@ -48,4 +48,32 @@ struct FramesMatchFFmpegTests {
         let (a, b) = (Compare.channelMeans(frame.image), Compare.channelMeans(reference[expectedIndex]))
         #expect(abs(a.0 - b.0) < 2 && abs(a.1 - b.1) < 2 && abs(a.2 - b.2) < 2, "means \(a) vs \(b)")
     }
+
+    @Test("Exact stills across a clip pick the frame ffmpeg shows at each time", arguments: ["landscape.mp4", "offset.ts", "vp9.webm"])
+    func exactFrameChoiceAcrossClip(_ fixture: String) throws {
+        let path = TestPaths.fixture(fixture)
+        let info = try MediaProbe.probe(.file(path))
+        let size = Size(width: 160, height: 90)
+        let filter = Oracle.aspectFillFilter(uprightWidth: info.displaySize.width, uprightHeight: info.displaySize.height,
+                                             sampleAspect: 1, output: size)
+        let reference = try Oracle.frames(of: path, filter: filter, size: size)
+        let times = try Oracle.frameTimes(of: path)
+        // Between frames, at the start, just after keyframes and just before them, in shuffled order.
+        let picks = [0, 1, 5, 12, 22, 24, 25, 26, 37, 49, 50, 51, 60, 73, times.count - 2].filter { $0 + 1 < times.count }
+        let wanted = picks.map { (times[$0] + times[$0 + 1]) / 2 }.shuffled()
+        let sampler = try FrameSampler(source: .file(path))
+        let frames = try sampler.frames(at: wanted, size: size, accuracy: .exact, interval: 0)
+        for (time, frame) in zip(wanted, frames) {
+            let expected = times.lastIndex { $0 <= time }!
+            let best = Compare.best(frame.image, among: reference)
+            #expect(best.index == expected, "at \(time) s: closest ffmpeg frame \(best.index), wanted \(expected)")
+            #expect(best.psnr >= 35)
+        }
+        // One at a time, each with a fresh seek, gives the same pictures.
+        for (time, frame) in zip(wanted, frames).prefix(4) {
+            let single = try FrameSampler(source: .file(path)).frame(at: time, size: size, accuracy: .exact)
+            let identical = single.pixels == frame.pixels
+            #expect(identical, "at \(time) s")
+        }
+    }
 }

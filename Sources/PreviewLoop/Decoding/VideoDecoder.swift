@@ -32,6 +32,8 @@ final class VideoDecoder {
     private(set) var packetsOfOtherStreams = 0
     private let frameInterval: Double
     private let clock = ContinuousClock()
+    /// While positioning on a later time: that time (frames shown long before it may be skipped).
+    private var decodingToward: Double?
     /// The time of the first frame decoded from the start of the input, once seen.
     private var firstFrameTime: Double?
     private var reopenedForStart = false
@@ -94,6 +96,12 @@ final class VideoDecoder {
                 continue
             }
             if codec.keyframesOnly && packet.pointer.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
+            if let target = decodingToward {
+                // Frames shown well before the target are not wanted; unreferenced ones need no decoding.
+                let pts = packet.pointer.pointee.pts
+                codec.skipsNonReferenceFrames = pts != cffmpeg_nopts_value()
+                    && input.seconds(fromTimestamp: pts) < target - 2 * frameInterval
+            }
             do {
                 if try codec.send(packet) { return }
             } catch where error.ffmpegCode != nil && !interrupter.isCancelled {
@@ -156,6 +164,11 @@ final class VideoDecoder {
     ///   no keyframe lies between it and `seconds` (sampling several times in one pass).
     func frameDisplayed(at seconds: Double, current: TimedFrame? = nil) throws(PreviewLoopError) -> TimedFrame? {
         codec.keyframesOnly = false
+        decodingToward = seconds
+        defer {
+            decodingToward = nil
+            codec.skipsNonReferenceFrames = false
+        }
         var held: TimedFrame?
         if let current, current.time <= seconds, !keyframeExists(after: current.time, upTo: seconds) {
             held = current
@@ -207,17 +220,61 @@ final class VideoDecoder {
         keyframeIndex.last { $0 <= seconds + 1e-6 }
     }
 
+    /// Whether the container has a seek index listing keyframes.
+    var hasKeyframeIndex: Bool { !keyframeIndex.isEmpty }
+
+    /// The time of the keyframe at or before `seconds`, found by demuxing without decoding.
+    func keyframeTime(atOrBefore seconds: Double) throws(PreviewLoopError) -> Double? {
+        try keyPacket(atOrBefore: seconds)?.time
+    }
+
+    /// The time of the first indexed keyframe after `seconds`, if the container has an index.
+    func indexedKeyframe(after seconds: Double) -> Double? {
+        keyframeIndex.first { $0 > seconds + 1e-6 }
+    }
+
     /// Decodes only the nearest keyframe at or before `seconds` (no other frame is decoded).
     func keyframe(atOrBefore seconds: Double) throws(PreviewLoopError) -> TimedFrame? {
-        codec.keyframesOnly = true
-        defer { codec.keyframesOnly = false }
+        try keyframes(atOrBefore: [seconds])[0]
+    }
+
+    /// The nearest keyframe at or before each time, decoding nothing else.
+    ///
+    /// The key packets are found first by demuxing alone; then they go to the decoder back to back,
+    /// so a frame-threaded decoder decodes several at once. A time before the first keyframe gets the
+    /// frame displayed first.
+    func keyframes(atOrBefore times: [Double]) throws(PreviewLoopError) -> [TimedFrame?] {
+        var packets: [(packet: Packet, time: Double)?] = []
+        for seconds in times {
+            packets.append(try keyPacket(atOrBefore: seconds))
+        }
+        // Decode each distinct keyframe once, in stream order.
+        var distinct: [(packet: Packet, time: Double)] = []
+        for case let found? in packets where !distinct.contains(where: { abs($0.time - found.time) < 1e-9 }) {
+            distinct.append(found)
+        }
+        distinct.sort { $0.time < $1.time }
+        let decoded = try decodeAlone(distinct.map(\.packet))
+        var results: [TimedFrame?] = []
+        for (index, found) in packets.enumerated() {
+            if let found {
+                results.append(decoded.first { abs($0.time - found.time) < 1e-6 } ?? decoded.last { $0.time <= found.time + 1e-6 })
+            } else {
+                // Nothing at or before the time: the stream's first frame is what is displayed.
+                results.append(try frameDisplayed(at: max(0, times[index])))
+            }
+        }
+        return results
+    }
+
+    /// Demuxes (without decoding) to the last key packet of the stream at or before `seconds`.
+    private func keyPacket(atOrBefore seconds: Double) throws(PreviewLoopError) -> (packet: Packet, time: Double)? {
         var backoff = 0.0
         while true {
             let target = max(0, seconds - backoff)
             try seek(to: target)
-            // Demux (without decoding) to the last key packet at or before the time.
-            var chosen: Packet?
-            var chosenTime = 0.0
+            var chosen: (packet: Packet, time: Double)?
+            var overshot = false
             while true {
                 interrupter.setDeadline(after: input.options.readTimeout)
                 let hasPacket = try input.format.readPacket(into: packet)
@@ -229,46 +286,54 @@ final class VideoDecoder {
                 let nopts = cffmpeg_nopts_value()
                 let stamp = raw.pts != nopts ? raw.pts : raw.dts
                 let time = stamp == nopts ? 0 : input.seconds(fromTimestamp: stamp)
-                if time > seconds + 1e-6 && chosen != nil { break }
-                if time > seconds + 1e-6 { chosenTime = time; break }
+                if time > seconds + 1e-6 {
+                    overshot = chosen == nil
+                    break
+                }
                 let copy = try Packet()
                 try check(av_packet_ref(copy.pointer, packet.pointer), "av_packet_ref", code: .tooLarge, "cannot keep a packet")
-                chosen = copy
-                chosenTime = time
+                chosen = (copy, time)
                 // With an index the seek already landed on the right keyframe.
                 if !keyframeIndex.isEmpty { break }
             }
-            guard let chosen else {
-                if target <= 0 {
-                    // Nothing at or before the time: the stream's first keyframe is what is displayed.
-                    if chosenTime > 0 { codec.keyframesOnly = false; return try frameDisplayed(at: 0) }
-                    return nil
-                }
-                backoff = backoff == 0 ? 1 : backoff * 2
-                continue
-            }
-            // Decode that packet alone: send it, drain, flush.
-            codec.flush()
-            isDraining = false
-            let started = clock.now
-            _ = try codec.send(chosen)
-            _ = try codec.send(nil)
-            let frame = try DecodedFrame()
-            var result: TimedFrame?
+            if let chosen { return chosen }
+            if target <= 0 { return nil }
+            // The seek landed past the time (or nothing was found): look further back.
+            _ = overshot
+            backoff = backoff == 0 ? 1 : backoff * 2
+        }
+    }
+
+    /// Decodes key packets on their own: sends them back to back, drains, flushes.
+    private func decodeAlone(_ packets: [Packet]) throws(PreviewLoopError) -> [TimedFrame] {
+        guard !packets.isEmpty else { return [] }
+        codec.keyframesOnly = true
+        defer { codec.keyframesOnly = false }
+        codec.flush()
+        isDraining = false
+        lastTime = nil
+        var results: [TimedFrame] = []
+        var started = clock.now
+        func receiveAll() throws(PreviewLoopError) {
             while true {
+                let frame = try DecodedFrame()
                 let outcome: DecodeOutcome
                 do { outcome = try codec.receive(into: frame) } catch where error.ffmpegCode == FFmpegError.invalidData {
                     concealedErrors += 1
-                    break
+                    continue
                 }
-                if outcome != .frame { break }
-                lastTime = nil
-                result = timed(frame, decodeTime: clock.now - started)
-                break
+                guard outcome == .frame else { return }
+                results.append(timed(frame, decodeTime: clock.now - started))
+                started = clock.now
             }
-            codec.flush()
-            if result == nil && target > 0 { backoff = backoff == 0 ? 1 : backoff * 2; continue }
-            return result
         }
+        for packet in packets {
+            while try !codec.send(packet) { try receiveAll() }
+            try receiveAll()
+        }
+        _ = try codec.send(nil)
+        try receiveAll()
+        codec.flush()
+        return results
     }
 }

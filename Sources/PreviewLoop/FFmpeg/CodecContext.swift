@@ -60,6 +60,16 @@ final class CodecContext {
         set { pointer.pointee.skip_frame = newValue ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT }
     }
 
+    /// Whether frames no other frame refers to are skipped (`AVDISCARD_NONREF`): they can be dropped
+    /// unseen while decoding toward a later time, since no kept frame depends on them.
+    var skipsNonReferenceFrames: Bool {
+        get { pointer.pointee.skip_frame == AVDISCARD_NONREF }
+        set {
+            guard !keyframesOnly else { return }
+            pointer.pointee.skip_frame = newValue ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+        }
+    }
+
     /// Sends a packet, or `nil` to start draining.
     ///
     /// - Returns: `false` when the decoder must hand out frames before it takes this packet.

@@ -36,13 +36,24 @@ public final class FrameSampler {
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation)
         let clock = ContinuousClock()
         let started = clock.now
-        // Visit in increasing time so forward decoding can be reused; answer in the caller's order.
-        let order = times.indices.sorted { times[$0] < times[$1] }
+        // Keyframe samples are decoded together (the decoder's threads share them out); exact ones
+        // in increasing time, so forward decoding is reused; answers come in the caller's order.
         var results = [VideoFrame?](repeating: nil, count: times.count)
-        for index in order {
-            let time = max(0, times[index])
-            guard let timed = try sample(at: time, accuracy: accuracy, interval: interval) else {
-                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(time) s")
+        var plans = [SamplePlan](repeating: .exact, count: times.count)
+        for (index, time) in times.enumerated() { plans[index] = try plan(at: max(0, time), accuracy: accuracy, interval: interval) }
+        var decoded = [TimedFrame?](repeating: nil, count: times.count)
+        let keyed = times.indices.filter { if case .keyframe = plans[$0] { true } else { false } }
+        if !keyed.isEmpty {
+            position = nil
+            let targets = keyed.map { index -> Double in if case .keyframe(let at) = plans[index] { at } else { 0 } }
+            for (index, frame) in zip(keyed, try decoder.keyframes(atOrBefore: targets)) { decoded[index] = frame }
+        }
+        for index in times.indices.sorted(by: { times[$0] < times[$1] }) where decoded[index] == nil {
+            decoded[index] = try exact(at: max(0, times[index]))
+        }
+        for index in times.indices {
+            guard let timed = decoded[index] else {
+                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
             }
             let converted = clock.now
             let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
@@ -56,25 +67,33 @@ public final class FrameSampler {
         return results.map { $0! }
     }
 
-    private func sample(at time: Double, accuracy: SeekAccuracy, interval: Double) throws(PreviewLoopError) -> TimedFrame? {
+    /// How one sample is taken.
+    private enum SamplePlan {
+        /// Decode the frame displayed at the time.
+        case exact
+        /// Decode the keyframe at or before `at` alone.
+        case keyframe(at: Double)
+    }
+
+    private func plan(at time: Double, accuracy: SeekAccuracy, interval: Double) throws(PreviewLoopError) -> SamplePlan {
         switch accuracy {
         case .exact:
-            return try exact(at: time)
+            return .exact
         case .keyframe:
-            position = nil
-            return try decoder.keyframe(atOrBefore: time)
+            return .keyframe(at: time)
         case .auto:
-            if let indexed = decoder.indexedKeyframe(atOrBefore: time) {
-                if time - indexed <= interval / 2 + 1e-6 {
-                    position = nil
-                    return try decoder.keyframe(atOrBefore: time)
-                }
-                return try exact(at: time)
+            // The nearest indexed keyframe on either side, when it lies within half an interval:
+            // the tile still shows its own stretch of the span, at a fraction of the decoding.
+            let tolerance = interval / 2 + 1e-6
+            var candidates = [decoder.indexedKeyframe(atOrBefore: time), decoder.indexedKeyframe(after: time)].compactMap { $0 }
+            if !decoder.hasKeyframeIndex {
+                // No index (MPEG-TS, raw streams): find the keyframe before by demuxing alone.
+                position = nil
+                candidates = try decoder.keyframeTime(atOrBefore: time).map { [$0] } ?? []
             }
-            // No index: look at the keyframe (cheap) and fall back to exact when it is too far back.
-            position = nil
-            if let key = try decoder.keyframe(atOrBefore: time), time - key.time <= interval / 2 + 1e-6 { return key }
-            return try exact(at: time)
+            candidates = candidates.filter { abs($0 - time) <= tolerance }
+            if let nearest = candidates.min(by: { abs($0 - time) < abs($1 - time) }) { return .keyframe(at: nearest) }
+            return .exact
         }
     }
 

@@ -88,7 +88,9 @@ enum Oracle {
     static func streamStart(of path: String) throws -> Double {
         let result = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time",
                                              "-of", "csv=p=0", path])
-        return Double(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: "")) ?? 0
+        // MPEG-TS prints the value once per program and stream: take the first.
+        let first = result.stdoutText.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+        return Double(first.replacingOccurrences(of: ",", with: "").trimmingCharacters(in: .whitespaces)) ?? 0
     }
 
     /// The exact centred aspect-fill crop of the upright picture as an ffmpeg filter, computed here
