@@ -18,8 +18,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# The allocation test runs the release binary, so both configurations are built first.
 test: deps
-	$(SWIFT) build
+	$(SWIFT) build -c release --product preview-loop
+	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
 demo: release

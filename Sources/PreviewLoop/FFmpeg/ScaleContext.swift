@@ -17,6 +17,11 @@ final class ScaleContext {
     private var key: Key?
     private var planarBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
     private var planarCapacity = 1
+    // Plane pointer and stride tables handed to sws_scale, kept to avoid allocating per frame.
+    private let planarPlanes = UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: 4)
+    private let planarStrides = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 4)
+    private let packedPlanes = UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: 4)
+    private let packedStrides = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 4)
 
     /// The scaler flags for a conversion: full-resolution chroma interpolation and accurate rounding
     /// always (without `SWS_FULL_CHR_H_INT` swscale shares one chroma sample between two RGB pixels,
@@ -29,12 +34,21 @@ final class ScaleContext {
         return (shrinksTwice ? SWS_BILINEAR : SWS_BICUBIC) | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
     }
 
-    init() {}
+    init() {
+        planarPlanes.initialize(repeating: nil)
+        planarStrides.initialize(repeating: 0)
+        packedPlanes.initialize(repeating: nil)
+        packedStrides.initialize(repeating: 0)
+    }
 
     deinit {
         sws_freeContext(context)
         sws_freeContext(interleaver)
         planarBuffer.deallocate()
+        planarPlanes.deallocate()
+        planarStrides.deallocate()
+        packedPlanes.deallocate()
+        packedStrides.deallocate()
     }
 
     /// Converts `crop` of `frame` to RGB24 of `size`, writing rows of `stride` bytes at `destination`.
@@ -57,7 +71,6 @@ final class ScaleContext {
         if wanted != key || context == nil || interleaver == nil {
             try rebuild(for: wanted, frame: frame)
         }
-        let planeBytes = size.width * size.height
         let rows = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>?.self, capacity: 4) { sources in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4) { strides in
                 withUnsafePointer(to: frame.pointee.data) { data in
@@ -76,19 +89,13 @@ final class ScaleContext {
                         }
                     }
                 }
-                // GBRP's planes are green, blue, red.
-                let planar: [UnsafeMutablePointer<UInt8>?] = [planarBuffer + planeBytes, planarBuffer + 2 * planeBytes, planarBuffer, nil]
-                let planarStrides: [Int32] = [Int32(size.width), Int32(size.width), Int32(size.width), 0]
                 let scaled = sws_scale(context, sources.baseAddress, strides.baseAddress, 0, Int32(crop.height),
-                                       planar, planarStrides)
+                                       planarPlanes.baseAddress, planarStrides.baseAddress)
                 guard scaled > 0 else { return scaled }
-                let packed: [UnsafeMutablePointer<UInt8>?] = [destination, nil, nil, nil]
-                let packedStrides: [Int32] = [Int32(stride), 0, 0, 0]
-                return planar.withUnsafeBufferPointer { planes in
-                    planes.withMemoryRebound(to: UnsafePointer<UInt8>?.self) { planes in
-                        sws_scale(interleaver, planes.baseAddress, planarStrides, 0, Int32(size.height), packed, packedStrides)
-                    }
-                }
+                packedPlanes[0] = destination
+                packedStrides[0] = Int32(stride)
+                return sws_scale(interleaver, UnsafeRawPointer(planarPlanes.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                                 planarStrides.baseAddress, 0, Int32(size.height), packedPlanes.baseAddress, packedStrides.baseAddress)
             }
         }
         if rows <= 0 {
@@ -119,12 +126,19 @@ final class ScaleContext {
         guard interleaver != nil else {
             throw PreviewLoopError(.decodingFailed, "cannot interleave RGB planes", operation: "sws_getContext")
         }
-        let bytes = Int(wanted.width) * Int(wanted.height) * 3
-        if bytes > planarCapacity {
+        let planeBytes = Int(wanted.width) * Int(wanted.height)
+        if planeBytes * 3 > planarCapacity {
             planarBuffer.deallocate()
-            planarBuffer = .allocate(capacity: bytes)
-            planarCapacity = bytes
+            planarBuffer = .allocate(capacity: planeBytes * 3)
+            planarCapacity = planeBytes * 3
         }
+        // GBRP's planes are green, blue, red.
+        planarPlanes[0] = planarBuffer + planeBytes
+        planarPlanes[1] = planarBuffer + 2 * planeBytes
+        planarPlanes[2] = planarBuffer
+        planarPlanes[3] = nil
+        for plane in 0..<3 { planarStrides[plane] = wanted.width }
+        planarStrides[3] = 0
         key = wanted
     }
 
