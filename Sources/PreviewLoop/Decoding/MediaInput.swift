@@ -20,9 +20,21 @@ final class MediaInput {
         self.options = options
         let name = source.description
         let input = try options.ffmpegInput(for: source)
+        if let jobTimeout = options.jobTimeout { interrupter.setJobDeadline(after: jobTimeout) }
         interrupter.setDeadline(after: options.openTimeout)
-        format = try FormatContext(url: input.url, displayName: name, options: input.options, interrupter: interrupter)
+        var memory: MemoryReader?
+        if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
+        do {
+            format = try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
+                                       memory: memory, maxPixels: options.maxPixels, interrupter: interrupter)
+        } catch where error.code == .notMediaFile && options.allowedFormats != nil {
+            // Tell a format we refuse from data that is no media at all.
+            throw Self.refusedFormat(source: source, options: options) ?? error
+        }
         interrupter.setDeadline(after: nil)
+        if Int(format.pointer.pointee.nb_streams) > options.maxStreams {
+            throw PreviewLoopError(.tooLarge, "\(name): has \(format.pointer.pointee.nb_streams) streams, more than the limit of \(options.maxStreams)")
+        }
 
         let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         let streams = format.streams
@@ -46,6 +58,19 @@ final class MediaInput {
         if parameters.width <= 0 || parameters.height <= 0 {
             throw PreviewLoopError(.corruptData, "\(name): the video stream has no picture size")
         }
+        if Int(parameters.width) * Int(parameters.height) > options.maxPixels {
+            throw PreviewLoopError(.tooLarge, "\(name): the picture is \(parameters.width)x\(parameters.height), more than the limit of \(options.maxPixels) pixels")
+        }
+    }
+
+    /// When an open failed, whether the input is a format FFmpeg knows but the allow-list refuses.
+    private static func refusedFormat(source: Source, options: SourceOptions) -> PreviewLoopError? {
+        var open = options
+        open.allowedFormats = nil
+        open.openTimeout = min(options.openTimeout, 5)
+        guard let probe = try? MediaInput(source: source, options: open) else { return nil }
+        let format = probe.info.formatName
+        return PreviewLoopError(.refusedByPolicy, "\(source): the \(format) format is not allowed (allowed formats are settable)")
     }
 
     /// The borrowed stream (valid while the input lives).
@@ -61,7 +86,8 @@ final class MediaInput {
 
     /// The timestamp in stream ticks for seconds from the stream's start.
     func timestamp(fromSeconds seconds: Double) -> Int64 {
-        (startTimestamp ?? 0) + Int64((seconds / timeBase).rounded(.down))
+        // A hair of tolerance: 2.0 s must not become the tick before a frame stamped exactly 2.0 s.
+        (startTimestamp ?? 0) + Int64((seconds / timeBase + 1e-6).rounded(.down))
     }
 
     /// Times (seconds from the start) of the keyframes the demuxer's index knows, sorted; empty when

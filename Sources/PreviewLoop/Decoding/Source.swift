@@ -5,13 +5,20 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
     /// A local file path. Opened through FFmpeg's `file` protocol only, so a path can never name
     /// another protocol (a path such as `concat:a|b` is a file name, not a concatenation).
     case file(String)
-    /// An `http` or `https` URL.
+    /// An `http` or `https` URL. Nested resources (playlist segments) must come from the same origin.
     case url(URL)
+    /// Bytes in memory, read through a custom I/O context; nothing else is ever opened.
+    case data(Data)
+    /// The process's standard input (a pipe): read forward only, never rewound.
+    case standardInput
 
-    /// Interprets a command-line argument: `http://…` and `https://…` are URLs, anything else a path.
+    /// Interprets a command-line argument: `http://…` and `https://…` are URLs, `-` is standard input,
+    /// anything else a path.
     public init(argument: String) {
         let lowered = argument.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: argument) {
+        if argument == "-" {
+            self = .standardInput
+        } else if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: argument) {
             self = .url(url)
         } else {
             self = .file(argument)
@@ -23,25 +30,52 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .file(let path): path
         case .url(let url): url.absoluteString
+        case .data(let data): "<\(data.count) bytes in memory>"
+        case .standardInput: "<standard input>"
         }
     }
 }
 
-/// Limits that apply while a source is opened and read.
+/// Limits that apply while a source is opened and read: deadlines, and what the input may make the
+/// engine open or decode. The defaults suit untrusted input.
 public struct SourceOptions: Sendable, Hashable {
     /// Deadline for opening the input and reading its stream information, in seconds.
     public var openTimeout: Double
-    /// Deadline for each read once open, in seconds (network stalls).
+    /// Deadline for each read once open, in seconds (a stalled server).
     public var readTimeout: Double
+    /// Deadline for all the input's I/O from the moment it is opened, in seconds (a server that
+    /// trickles a byte a second); `nil` for none (the default, so endless loops can run).
+    public var jobTimeout: Double?
+    /// The demuxers an input may use (FFmpeg short names); `nil` allows every demuxer FFmpeg has.
+    public var allowedFormats: Set<String>?
+    /// The largest picture, in pixels, a stream may declare (default 8192x4320).
+    public var maxPixels: Int
+    /// The most streams an input may have (default 64).
+    public var maxStreams: Int
 
-    /// Creates options; the defaults are 30 seconds each.
-    public init(openTimeout: Double = 30, readTimeout: Double = 30) {
+    /// The demuxers allowed by default: the containers and raw streams previews are made from.
+    public static let defaultFormats: Set<String> = [
+        "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm", "mpegts", "mpeg", "avi", "flv", "ogg", "asf",
+        "h264", "hevc", "m4v", "mpegvideo", "ivf", "obu", "mjpeg", "gif", "webp_pipe", "png_pipe", "jpeg_pipe",
+        "mp3", "hls", "dash", "mxf", "nut", "yuv4mpegpipe",
+    ]
+
+    /// Creates options; see each property for its default.
+    public init(openTimeout: Double = 30, readTimeout: Double = 30, jobTimeout: Double? = nil,
+                allowedFormats: Set<String>? = SourceOptions.defaultFormats,
+                maxPixels: Int = 8192 * 4320, maxStreams: Int = 64) {
         self.openTimeout = openTimeout
         self.readTimeout = readTimeout
+        self.jobTimeout = jobTimeout
+        self.allowedFormats = allowedFormats
+        self.maxPixels = maxPixels
+        self.maxStreams = maxStreams
     }
 
-    /// What FFmpeg opens and the options it is opened with.
-    func ffmpegInput(for source: Source) throws(PreviewLoopError) -> (url: String, options: [String: String]) {
+    /// What FFmpeg opens, the options it is opened with, and the policy its nested opens obey.
+    func ffmpegInput(for source: Source) throws(PreviewLoopError) -> (url: String, options: [String: String], policy: SourcePolicy) {
+        var options: [String: String] = ["max_streams": String(maxStreams)]
+        if let allowedFormats { options["format_whitelist"] = allowedFormats.sorted().joined(separator: ",") }
         switch source {
         case .file(let path):
             guard !path.isEmpty else { throw PreviewLoopError(.inputNotFound, "empty input path") }
@@ -51,17 +85,23 @@ public struct SourceOptions: Sendable, Hashable {
             if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw PreviewLoopError(.notMediaFile, "\(path): is a directory, not a media file")
             }
-            return ("file:" + absolute, ["protocol_whitelist": "file"])
+            options["protocol_whitelist"] = "file"
+            return ("file:" + absolute, options, SourcePolicy(kind: .localFiles))
         case .url(let url):
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
                 throw PreviewLoopError(.refusedByPolicy, "\(url.absoluteString): only http and https URLs are allowed")
             }
-            let microseconds = String(Int(readTimeout * 1_000_000))
-            return (url.absoluteString, [
-                "protocol_whitelist": "http,https,tcp,tls",
-                "rw_timeout": microseconds,
-                "reconnect": "0",
-            ])
+            options["protocol_whitelist"] = "http,https,tcp,tls"
+            options["rw_timeout"] = String(Int(readTimeout * 1_000_000))
+            options["reconnect"] = "0"
+            let port = url.port ?? (scheme == "https" ? 443 : 80)
+            return (url.absoluteString, options, SourcePolicy(kind: .sameOrigin(host: host.lowercased(), port: port)))
+        case .data:
+            options["protocol_whitelist"] = ""
+            return ("", options, SourcePolicy(kind: .nothing))
+        case .standardInput:
+            options["protocol_whitelist"] = "pipe"
+            return ("pipe:0", options, SourcePolicy(kind: .nothingNested))
         }
     }
 }

@@ -20,7 +20,7 @@ final class VideoDecoder {
     private(set) var input: MediaInput
     private let codec: CodecContext
     private let packet: Packet
-    private let interrupter: Interrupter
+    let interrupter: Interrupter
     private var isDraining = false
     private var pushedBack: [TimedFrame] = []
     private var lastTime: Double?
@@ -43,7 +43,8 @@ final class VideoDecoder {
     init(source: Source, options: SourceOptions = .init(), threads: Int, interrupter: Interrupter = Interrupter()) throws(PreviewLoopError) {
         self.interrupter = interrupter
         input = try MediaInput(source: source, options: options, interrupter: interrupter)
-        codec = try CodecContext(parameters: input.stream.pointee.codecpar, threads: threads, displayName: source.description)
+        codec = try CodecContext(parameters: input.stream.pointee.codecpar, threads: threads, maxPixels: options.maxPixels,
+                                 displayName: source.description)
         packet = try Packet()
         frameInterval = input.info.frameRate.flatMap { $0.doubleValue.map { 1 / $0 } } ?? 1.0 / 25
     }
@@ -138,6 +139,9 @@ final class VideoDecoder {
         isDraining = false
         codec.flush()
         if seconds <= 0 && !hasRead { return }
+        guard input.format.isSeekable else {
+            throw PreviewLoopError(.invalidArgument, "\(input.source): cannot be rewound (a pipe is read forward only)")
+        }
         do {
             if seconds <= 0 && input.format.canSeekToFirstByte {
                 // Back to the very start: byte 0 is exact where timestamp seeks on formats without an
@@ -170,8 +174,12 @@ final class VideoDecoder {
             codec.skipsNonReferenceFrames = false
         }
         var held: TimedFrame?
-        if let current, current.time <= seconds, !keyframeExists(after: current.time, upTo: seconds) {
+        if let current, current.time <= seconds, !keyframeExists(after: current.time, upTo: seconds) || !input.format.isSeekable {
             held = current
+        } else if !input.format.isSeekable && !hasRead {
+            // A pipe is read forward from where it is.
+            guard let first = try nextFrame() else { return nil }
+            held = first
         } else {
             var backoff = 0.0
             while true {
@@ -209,28 +217,16 @@ final class VideoDecoder {
     }
 
     /// Whether the container's index lists a keyframe in (`start`, `end`]; without an index, whether
-    /// the gap is more than a second (then a seek is likely cheaper than decoding through).
+    /// the gap is more than a second (then a seek is likely cheaper than decoding through). Index
+    /// times are decode times, a few frames early: this only chooses between seeking and decoding on.
     private func keyframeExists(after start: Double, upTo end: Double) -> Bool {
         guard !keyframeIndex.isEmpty else { return end - start > 1.0 }
         return keyframeIndex.contains { $0 > start + 1e-6 && $0 <= end + 1e-6 }
     }
 
-    /// The time of the nearest indexed keyframe at or before `seconds`, if the container has an index.
-    func indexedKeyframe(atOrBefore seconds: Double) -> Double? {
-        keyframeIndex.last { $0 <= seconds + 1e-6 }
-    }
-
-    /// Whether the container has a seek index listing keyframes.
-    var hasKeyframeIndex: Bool { !keyframeIndex.isEmpty }
-
     /// The time of the keyframe at or before `seconds`, found by demuxing without decoding.
     func keyframeTime(atOrBefore seconds: Double) throws(PreviewLoopError) -> Double? {
         try keyPacket(atOrBefore: seconds)?.time
-    }
-
-    /// The time of the first indexed keyframe after `seconds`, if the container has an index.
-    func indexedKeyframe(after seconds: Double) -> Double? {
-        keyframeIndex.first { $0 > seconds + 1e-6 }
     }
 
     /// Decodes only the nearest keyframe at or before `seconds` (no other frame is decoded).

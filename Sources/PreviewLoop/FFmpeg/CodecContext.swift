@@ -27,7 +27,8 @@ final class CodecContext {
     ///   - parameters: the stream's `codecpar`.
     ///   - threads: decoder threads; frame and slice threading are both allowed.
     ///   - displayName: how errors name the input.
-    init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, displayName: String) throws(PreviewLoopError) {
+    init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, maxPixels: Int,
+         displayName: String) throws(PreviewLoopError) {
         let codecID = parameters.pointee.codec_id
         guard let codec = avcodec_find_decoder(codecID) else {
             let name = String(cString: avcodec_get_name(codecID))
@@ -41,6 +42,7 @@ final class CodecContext {
         decoderName = String(cString: codec.pointee.name)
         try check(avcodec_parameters_to_context(context, parameters), "avcodec_parameters_to_context",
                   code: .unsupportedCodec, "\(displayName): cannot configure the \(self.decoderName) decoder")
+        context.pointee.max_pixels = Int64(maxPixels)
         context.pointee.thread_count = Int32(max(1, threads))
         context.pointee.thread_type = lowDelay ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE)
         try check(avcodec_open2(context, codec, nil), "avcodec_open2", code: .unsupportedCodec,

@@ -5,33 +5,55 @@ final class FormatContext {
     let pointer: UnsafeMutablePointer<AVFormatContext>
     /// Kept alive for as long as FFmpeg may call it back.
     let interrupter: Interrupter
+    /// Checks every resource FFmpeg opens for this input (kept alive for the `io_open` hook).
+    let gate: OpenGate
+    /// The custom I/O over bytes in memory, when the input is `.data`.
+    private let memory: MemoryReader?
 
-    /// Opens `url` with `avformat_open_input` and reads stream information.
+    /// Opens an input with `avformat_open_input` and reads stream information.
     ///
     /// - Parameters:
-    ///   - url: what FFmpeg opens (`file:/path` or `https://…`).
+    ///   - url: what FFmpeg opens (`file:/path`, `https://…`, `pipe:0`; ignored for `memory`).
     ///   - displayName: how errors name the input.
-    ///   - options: demuxer and protocol options (`protocol_whitelist`, `rw_timeout`, …).
-    init(url: String, displayName: String, options: [String: String], interrupter: Interrupter) throws(PreviewLoopError) {
+    ///   - options: demuxer and protocol options (`protocol_whitelist`, `format_whitelist`, …).
+    ///   - policy: what the input may make FFmpeg open besides itself.
+    ///   - memory: bytes to read through a custom I/O context instead of a URL.
+    ///   - maxPixels: the largest picture the probing decoders may allocate.
+    init(url: String, displayName: String, options: [String: String], policy: SourcePolicy, memory: MemoryReader? = nil,
+         maxPixels: Int, interrupter: Interrupter) throws(PreviewLoopError) {
         self.interrupter = interrupter
+        self.memory = memory
         guard let context = avformat_alloc_context() else {
             throw PreviewLoopError(.tooLarge, "\(displayName): out of memory")
         }
+        gate = OpenGate(policy: policy, defaultOpen: context.pointee.io_open)
         context.pointee.interrupt_callback = interrupter.callback
+        context.pointee.opaque = Unmanaged.passUnretained(gate).toOpaque()
+        context.pointee.io_open = OpenGate.hook
+        if let memory {
+            context.pointee.pb = memory.context
+            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        }
         var dictionary: OpaquePointer? = nil
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
         defer { av_dict_free(&dictionary) }
         var opened: UnsafeMutablePointer<AVFormatContext>? = context
-        let result = avformat_open_input(&opened, url, nil, &dictionary)
+        let result = avformat_open_input(&opened, memory == nil ? url : nil, nil, &dictionary)
         // On failure avformat_open_input frees the context and sets `opened` to nil.
         guard result >= 0, let opened else {
-            throw Self.openError(result, displayName: displayName, interrupter: interrupter)
+            throw Self.openError(result, displayName: displayName, interrupter: interrupter, policy: policy)
         }
         pointer = opened
-        let info = avformat_find_stream_info(pointer, nil)
+        // The probing decoders get the same picture-size limit as ours, so a "decompression bomb"
+        // is refused before its first frame is allocated.
+        let streamCount = Int(pointer.pointee.nb_streams)
+        var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))
+        for index in 0..<streamCount { av_dict_set(&streamOptions[index], "max_pixels", String(maxPixels), 0) }
+        defer { for index in 0..<streamCount { av_dict_free(&streamOptions[index]) } }
+        let info = streamOptions.withUnsafeMutableBufferPointer { avformat_find_stream_info(pointer, $0.baseAddress) }
         if info < 0 {
             if interrupter.shouldInterrupt {
-                throw Self.openError(FFmpegError.exit, displayName: displayName, interrupter: interrupter)
+                throw Self.openError(FFmpegError.exit, displayName: displayName, interrupter: interrupter, policy: policy)
             }
             // Some files still demux without complete stream info; only fail when nothing usable is there.
             if pointer.pointee.nb_streams == 0 {
@@ -47,8 +69,12 @@ final class FormatContext {
         avformat_close_input(&context)
     }
 
-    private static func openError(_ result: Int32, displayName: String, interrupter: Interrupter) -> PreviewLoopError {
+    private static func openError(_ result: Int32, displayName: String, interrupter: Interrupter, policy: SourcePolicy) -> PreviewLoopError {
         let text = FFmpegError.text(result)
+        if let refusal = policy.firstRefusal {
+            return PreviewLoopError(.refusedByPolicy, "\(displayName): refused: \(refusal)", operation: "avformat_open_input",
+                                    ffmpegCode: result, ffmpegMessage: text)
+        }
         if result == FFmpegError.exit || interrupter.shouldInterrupt {
             if interrupter.isCancelled {
                 return PreviewLoopError(.cancelled, "\(displayName): cancelled while opening", operation: "avformat_open_input")
@@ -83,6 +109,10 @@ final class FormatContext {
         if result == FFmpegError.endOfFile { return false }
         if result < 0 {
             if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "cancelled", operation: "av_read_frame") }
+            if let refusal = gate.policy.firstRefusal {
+                throw PreviewLoopError(.refusedByPolicy, "refused: \(refusal)", operation: "av_read_frame",
+                                       ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
+            }
             if result == FFmpegError.exit || interrupter.isPastDeadline {
                 throw PreviewLoopError(.timedOut, "timed out while reading", operation: "av_read_frame",
                                        ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
@@ -92,6 +122,12 @@ final class FormatContext {
             try check(result, "av_read_frame", code: .inputNotReadable, "read failed")
         }
         return true
+    }
+
+    /// Whether the input can seek at all (a pipe cannot).
+    var isSeekable: Bool {
+        guard let io = pointer.pointee.pb else { return true }      // demuxers doing their own I/O
+        return io.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
     }
 
     /// Whether the demuxer can restart from byte 0 (it allows byte seeks and is not a pipe).

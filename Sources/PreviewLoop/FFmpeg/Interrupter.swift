@@ -11,6 +11,8 @@ final class Interrupter: Sendable {
     private let cancelled = Atomic<Bool>(false)
     /// Monotonic nanoseconds after which the current operation fails; 0 means none.
     private let deadline = Atomic<UInt64>(0)
+    /// Monotonic nanoseconds after which all I/O of the job fails; 0 means none.
+    private let jobDeadline = Atomic<UInt64>(0)
 
     /// Asks every blocking FFmpeg call using this interrupter to return now.
     func cancel() { cancelled.store(true, ordering: .relaxed) }
@@ -24,10 +26,17 @@ final class Interrupter: Sendable {
         deadline.store(Self.now() &+ UInt64(max(0, seconds) * 1e9), ordering: .relaxed)
     }
 
-    /// Whether the current deadline has passed.
+    /// Sets the deadline for the whole job's I/O, from now.
+    func setJobDeadline(after seconds: Double) {
+        jobDeadline.store(Self.now() &+ UInt64(max(0, seconds) * 1e9), ordering: .relaxed)
+    }
+
+    /// Whether the current operation's or the job's deadline has passed.
     var isPastDeadline: Bool {
-        let limit = deadline.load(ordering: .relaxed)
-        return limit != 0 && Self.now() > limit
+        let limit = deadline.load(ordering: .relaxed), jobLimit = jobDeadline.load(ordering: .relaxed)
+        guard limit != 0 || jobLimit != 0 else { return false }
+        let now = Self.now()
+        return (limit != 0 && now > limit) || (jobLimit != 0 && now > jobLimit)
     }
 
     /// Whether FFmpeg should abort what it is doing.

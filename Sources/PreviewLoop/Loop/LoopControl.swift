@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Stops a running loop from any thread: cancels FFmpeg's blocking I/O (through the interrupter) and
 /// wakes a realtime wait early.
@@ -8,13 +9,27 @@ import Foundation
 final class LoopControl: @unchecked Sendable {
     let interrupter = Interrupter()
     private let condition = NSCondition()
+    /// Interrupters of inputs opened before the loop started, cancelled along with its own.
+    private let adopted = Mutex<[Interrupter]>([])
+
+    /// Makes ``stop()`` interrupt an input opened elsewhere too.
+    func adopt(_ other: Interrupter) {
+        adopted.withLock { $0.append(other) }
+        if isStopped { other.cancel() }
+    }
 
     /// Asks the loop to stop as soon as possible.
     func stop() {
-        interrupter.cancel()
+        cancelIO()
         condition.lock()
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Interrupts every blocking FFmpeg call of the loop's inputs.
+    func cancelIO() {
+        interrupter.cancel()
+        for other in adopted.withLock({ $0 }) { other.cancel() }
     }
 
     /// Whether ``stop()`` was called.

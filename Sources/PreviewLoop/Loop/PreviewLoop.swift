@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Which clock paces a loop's frames.
 public enum LoopClock: String, Sendable, CaseIterable {
@@ -81,7 +82,8 @@ public final class PreviewLoop: Sendable {
         guard (1...64).contains(configuration.threads) else {
             throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64")
         }
-        let input = try MediaInput(source: source, options: configuration.sourceOptions)
+        let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: configuration.threads)
+        let input = decoder.input
         if let duration = input.info.duration, configuration.windowStart.seconds >= duration, !input.info.isStillPicture {
             throw PreviewLoopError(.invalidArgument, String(format: "%@: the window starts at %.3f s, past the end of the clip (%.3f s)",
                                                             source.description, configuration.windowStart.seconds, duration))
@@ -89,6 +91,27 @@ public final class PreviewLoop: Sendable {
         self.source = source
         self.configuration = configuration
         self.info = input.info
+        self.prepared = Mutex(UncheckedTransfer(decoder))
+    }
+
+    /// The decoder opened by `init`, handed to the first run (a pipe can only be opened once).
+    private let prepared: Mutex<UncheckedTransfer<VideoDecoder>?>
+
+    /// The decoder for a run: the one opened by `init` the first time, a new one after that.
+    private func takeDecoder(control: LoopControl) throws -> VideoDecoder {
+        if let decoder = prepared.withLock({ slot -> UncheckedTransfer<VideoDecoder>? in
+            let taken = slot
+            slot = nil
+            return taken
+        }) {
+            control.adopt(decoder.value.interrupter)
+            return decoder.value
+        }
+        if case .standardInput = source {
+            throw PreviewLoopError(.invalidArgument, "\(source): standard input can only be played once per PreviewLoop")
+        }
+        return try VideoDecoder(source: source, options: configuration.sourceOptions,
+                                threads: configuration.threads, interrupter: control.interrupter)
     }
 
     /// The loop's frames as an `AsyncSequence`; `loops` passes, or until cancelled when `nil`.
@@ -134,8 +157,7 @@ public final class PreviewLoop: Sendable {
     }
 
     func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws -> Void) throws {
-        let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions,
-                                       threads: configuration.threads, interrupter: control.interrupter)
+        let decoder = try takeDecoder(control: control)
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
                                  orientation: decoder.info.orientation)
         let sar = decoder.info.sampleAspectRatio
@@ -157,7 +179,7 @@ public final class PreviewLoop: Sendable {
         producer.start()
         defer {
             pipe.close(discardingItems: true)
-            control.interrupter.cancel()
+            control.cancelIO()
             producerDone.wait()
         }
 

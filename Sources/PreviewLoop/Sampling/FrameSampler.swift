@@ -76,22 +76,22 @@ public final class FrameSampler {
     }
 
     private func plan(at time: Double, accuracy: SeekAccuracy, interval: Double) throws(PreviewLoopError) -> SamplePlan {
+        // A pipe cannot seek: every sample is decoded forward.
+        guard decoder.input.format.isSeekable else { return .exact }
         switch accuracy {
         case .exact:
             return .exact
         case .keyframe:
             return .keyframe(at: time)
         case .auto:
-            // The nearest indexed keyframe on either side, when it lies within half an interval:
-            // the tile still shows its own stretch of the span, at a fraction of the decoding.
+            // The nearest keyframe on either side, when it lies within half an interval: the tile
+            // still shows its own stretch of the span, at a fraction of the decoding. Keyframe times
+            // come from demuxing alone (an index gives decode times, not presentation times).
             let tolerance = interval / 2 + 1e-6
-            var candidates = [decoder.indexedKeyframe(atOrBefore: time), decoder.indexedKeyframe(after: time)].compactMap { $0 }
-            if !decoder.hasKeyframeIndex {
-                // No index (MPEG-TS, raw streams): find the keyframe before by demuxing alone.
-                position = nil
-                candidates = try decoder.keyframeTime(atOrBefore: time).map { [$0] } ?? []
-            }
-            candidates = candidates.filter { abs($0 - time) <= tolerance }
+            position = nil
+            let before = try decoder.keyframeTime(atOrBefore: time)
+            let latest = try decoder.keyframeTime(atOrBefore: time + tolerance)
+            let candidates = [before, latest].compactMap { $0 }.filter { abs($0 - time) <= tolerance }
             if let nearest = candidates.min(by: { abs($0 - time) < abs($1 - time) }) { return .keyframe(at: nearest) }
             return .exact
         }
