@@ -106,6 +106,11 @@ make_rotated 270 25 no
   "${X264[@]}" -pix_fmt yuv420p -an \
   "${BITEXACT[@]}" -movflags +faststart anamorphic.mp4
 
+# 4b. anamorphic-rotated90.mp4: anamorphic.mp4's stream shown turned 90° clockwise (displays 240x540):
+#     non-square pixels and a quarter turn together.
+"${FF[@]}" -i anamorphic.mp4 -map 0 -c copy -metadata:s:v:0 rotate=-90 \
+  "${BITEXACT[@]}" -movflags +faststart anamorphic-rotated90.mp4
+
 # 5. short.mp4: 320x240, exactly 10 frames (0.4 s), H.264 + AAC.
 # shellcheck disable=SC2046
 "${FF[@]}" $(testsrc 320x240 10) $(sine_inputs 0.4) \

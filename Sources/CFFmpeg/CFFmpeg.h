@@ -30,6 +30,14 @@ static inline int cffmpeg_averror_decoder_not_found(void) { return AVERROR_DECOD
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int cffmpeg_averror_protocol_not_found(void) { return AVERROR_PROTOCOL_NOT_FOUND; }
 
+/// AVERROR_HTTP_*: built by the FFERRTAG macro.
+static inline int cffmpeg_averror_http_not_found(void) { return AVERROR_HTTP_NOT_FOUND; }
+static inline int cffmpeg_averror_http_forbidden(void) { return AVERROR_HTTP_FORBIDDEN; }
+static inline int cffmpeg_averror_http_unauthorized(void) { return AVERROR_HTTP_UNAUTHORIZED; }
+static inline int cffmpeg_averror_http_bad_request(void) { return AVERROR_HTTP_BAD_REQUEST; }
+static inline int cffmpeg_averror_http_other_4xx(void) { return AVERROR_HTTP_OTHER_4XX; }
+static inline int cffmpeg_averror_http_server_error(void) { return AVERROR_HTTP_SERVER_ERROR; }
+
 /// AV_NOPTS_VALUE: a casted 64-bit constant macro Swift does not import.
 static inline int64_t cffmpeg_nopts_value(void) { return AV_NOPTS_VALUE; }
 

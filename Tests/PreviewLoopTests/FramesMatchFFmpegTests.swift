@@ -18,6 +18,8 @@ struct FramesMatchFFmpegTests {
         Case(fixture: "rotated180.mp4", uprightWidth: 320, uprightHeight: 240, sampleAspect: 1),
         Case(fixture: "rotated270.mp4", uprightWidth: 240, uprightHeight: 320, sampleAspect: 1),
         Case(fixture: "anamorphic.mp4", uprightWidth: 360, uprightHeight: 240, sampleAspect: 1.5),
+        // ffmpeg's transpose turns the 3:2 sample aspect into 2:3 along with the picture.
+        Case(fixture: "anamorphic-rotated90.mp4", uprightWidth: 240, uprightHeight: 360, sampleAspect: 2.0 / 3.0),
         Case(fixture: "fullrange.mp4", uprightWidth: 320, uprightHeight: 240, sampleAspect: 1),
         Case(fixture: "bt709.mp4", uprightWidth: 640, uprightHeight: 360, sampleAspect: 1),
         Case(fixture: "vp9.webm", uprightWidth: 320, uprightHeight: 240, sampleAspect: 1),

@@ -140,7 +140,13 @@ final class VideoDecoder {
         codec.flush()
         if seconds <= 0 && !hasRead { return }
         guard input.format.isSeekable else {
-            throw PreviewLoopError(.invalidArgument, "\(input.source): cannot be rewound (a pipe is read forward only)")
+            // A server without byte ranges is read again from the start; a pipe cannot be.
+            if case .standardInput = input.source {
+                throw PreviewLoopError(.invalidArgument, "\(input.source): cannot be rewound (a pipe is read forward only); "
+                                       + "loop a window whose frames fit the frame cache, or sample times in increasing order")
+            }
+            try reopen()
+            return
         }
         do {
             if seconds <= 0 && input.format.canSeekToFirstByte {

@@ -33,8 +33,12 @@ enum FFmpegError {
     /// Maps an FFmpeg code to the error code a caller can act on.
     static func code(for result: Int32, fallback: PreviewLoopError.Code) -> PreviewLoopError.Code {
         switch result {
-        case cffmpeg_averror(ENOENT): .inputNotFound
-        case cffmpeg_averror(EACCES), cffmpeg_averror(EPERM), cffmpeg_averror(EISDIR): .inputNotReadable
+        case cffmpeg_averror(ENOENT), cffmpeg_averror_http_not_found(): .inputNotFound
+        case cffmpeg_averror(EACCES), cffmpeg_averror(EPERM), cffmpeg_averror(EISDIR),
+             cffmpeg_averror_http_forbidden(), cffmpeg_averror_http_unauthorized(), cffmpeg_averror_http_bad_request(),
+             cffmpeg_averror_http_other_4xx(), cffmpeg_averror_http_server_error(),
+             cffmpeg_averror(ECONNREFUSED), cffmpeg_averror(ECONNRESET), cffmpeg_averror(EHOSTUNREACH),
+             cffmpeg_averror(ENETUNREACH), cffmpeg_averror(EIO), cffmpeg_averror(EPIPE): .inputNotReadable
         case cffmpeg_averror(ETIMEDOUT): .timedOut
         case cffmpeg_averror_decoder_not_found(): .unsupportedCodec
         case cffmpeg_averror_protocol_not_found(): .refusedByPolicy

@@ -85,7 +85,7 @@ final class FormatContext {
         let code = FFmpegError.code(for: result, fallback: .notMediaFile)
         let message: String
         switch code {
-        case .inputNotFound: message = "\(displayName): no such file"
+        case .inputNotFound: message = displayName.contains("://") ? "\(displayName): not found" : "\(displayName): no such file"
         case .inputNotReadable: message = "\(displayName): cannot be read"
         case .refusedByPolicy: message = "\(displayName): protocol not allowed"
         case .notMediaFile where result == FFmpegError.invalidData || result == FFmpegError.endOfFile:

@@ -36,12 +36,13 @@ public struct FrameLayout: Hashable, Sendable {
         case .aspectFill:
             // Work on the upright picture in its own pixels, as FFmpeg's autorotate-then-crop does, so
             // the centring rounds the same way; then map the crop back to decoded coordinates.
+            // A decoded pixel is `sar` wide; after a quarter turn that width is the upright height.
             let upright = orientation.swapsAxes ? source.transposed : source
-            let uprightSAR = orientation.swapsAxes ? 1 / sar : sar
             let scale = max(ow / displayWidth, oh / displayHeight)
             let keptWidth = ow / scale, keptHeight = oh / scale          // display units
-            let cw = Self.clampedRound(keptWidth / uprightSAR, upTo: upright.width)
-            let ch = Self.clampedRound(keptHeight, upTo: upright.height)
+            let (uprightPixelWidth, uprightPixelHeight) = orientation.swapsAxes ? (1.0, sar) : (sar, 1.0)
+            let cw = Self.clampedRound(keptWidth / uprightPixelWidth, upTo: upright.width)
+            let ch = Self.clampedRound(keptHeight / uprightPixelHeight, upTo: upright.height)
             let uprightCrop = Rect(x: (upright.width - cw) / 2, y: (upright.height - ch) / 2, width: cw, height: ch)
             sourceCrop = orientation.decodedRect(forUpright: uprightCrop, decodedSize: source)
             scaledSize = orientation.swapsAxes ? output.transposed : output

@@ -28,8 +28,8 @@ public final class FrameSampler {
 
     /// Frames at several times, in the order given.
     ///
-    /// - Parameter interval: the spacing of the samples; with `.auto`, a keyframe is taken when one
-    ///   lies within half of it before the time, the exact frame otherwise.
+    /// - Parameter interval: the spacing of the samples; with `.auto`, the nearest keyframe on either
+    ///   side is taken when one lies within half of it, the exact frame otherwise.
     public func frames(at times: [Double], size: Size, mode: ContentMode = .aspectFill,
                        accuracy: SeekAccuracy = .exact, interval: Double) throws -> [VideoFrame] {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }

@@ -65,6 +65,7 @@ public enum SeekAccuracy: String, Sendable, CaseIterable {
     case exact
     /// The nearest keyframe at or before that time; only keyframes are decoded (much faster).
     case keyframe
-    /// A keyframe when one lies within half a sampling interval before the time, otherwise exact.
+    /// The nearest keyframe on either side of the time when one lies within half a sampling interval
+    /// (the sample still shows its own stretch of the span), otherwise exact.
     case auto
 }
