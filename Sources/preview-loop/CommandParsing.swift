@@ -7,6 +7,7 @@ extension ProbeOptions {
     init(_ arguments: ScannedArguments) throws(UsageError) {
         self.init(input: try arguments.input())
         isJSON = arguments.flags.contains("json")
+        timeout = try arguments.timeout()
     }
 }
 
@@ -21,6 +22,7 @@ extension ThumbOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         accuracy = try arguments.choice("accuracy", default: accuracy, among: [.exact, .keyframe])
         threads = try arguments.threads()
+        timeout = try arguments.timeout()
     }
 }
 
@@ -45,6 +47,7 @@ extension StripOptions {
         accuracy = try arguments.choice("accuracy", default: accuracy)
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
+        timeout = try arguments.timeout()
     }
 }
 
@@ -61,6 +64,7 @@ extension LoopOptions {
         log = try arguments.nonEmpty("log").map { $0 == "-" ? .standardOutput : .file($0) }
         framesDirectory = try arguments.nonEmpty("frames")
         threads = try arguments.threads()
+        timeout = try arguments.timeout()
     }
 }
 
@@ -122,6 +126,13 @@ extension ScannedArguments {
     /// `--threads`, 1 to 64.
     func threads() throws(UsageError) -> Int {
         try integer("threads", default: 2, in: 1...64)
+    }
+
+    /// `--timeout`, seconds above 0 and at most a day.
+    func timeout() throws(UsageError) -> Double {
+        try typed("timeout", default: 30, expectation: "a number of seconds above 0 and at most 86400") { text in
+            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
+        }
     }
 
     /// `--size WxH`.

@@ -44,6 +44,8 @@ struct ProbeOptions: Equatable, Sendable {
     var input: String
     /// Whether to print one JSON object (`--json`) rather than aligned text lines.
     var isJSON = false
+    /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
+    var timeout = 30.0
 }
 
 /// The options of `preview-loop thumb`.
@@ -64,6 +66,8 @@ struct ThumbOptions: Equatable, Sendable {
     var accuracy: SeekAccuracy = .exact
     /// Decoding threads (`--threads`).
     var threads = 2
+    /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
+    var timeout = 30.0
 }
 
 /// Which part of the clip a strip samples.
@@ -100,6 +104,8 @@ struct StripOptions: Equatable, Sendable {
     var contentMode: ContentMode = .aspectFill
     /// Decoding threads (`--threads`).
     var threads = 2
+    /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
+    var timeout = 30.0
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -132,4 +138,6 @@ struct LoopOptions: Equatable, Sendable {
     var framesDirectory: String?
     /// Decoding threads (`--threads`).
     var threads = 2
+    /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
+    var timeout = 30.0
 }

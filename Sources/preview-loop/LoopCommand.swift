@@ -20,7 +20,8 @@ struct LoopCommand {
         let configuration = PreviewLoop.Configuration(
             size: options.size, contentMode: options.contentMode,
             windowStart: .seconds(window.start), windowLength: .seconds(window.length),
-            clock: options.isRealtime ? .realtime : .offline, threads: options.threads)
+            clock: options.isRealtime ? .realtime : .offline, threads: options.threads,
+            sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
         let loop = try PreviewLoop(source: source, configuration: configuration)
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
@@ -87,8 +88,9 @@ struct LoopCommand {
     /// `--start` and `--length` in seconds; probes the duration first only for a percentage.
     private func resolveWindow(of source: Source) throws -> SampleSpan {
         var duration: Double?
-        if case .percent = options.start { duration = try MediaProbe.probe(source).duration }
-        if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source).duration }
+        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout)
+        if case .percent = options.start { duration = try MediaProbe.probe(source, options: limits).duration }
+        if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source, options: limits).duration }
         let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
         let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
         guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }

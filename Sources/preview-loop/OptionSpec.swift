@@ -71,6 +71,15 @@ extension OptionSpec {
     static let threads = OptionSpec(
         name: "threads", valueName: "n", abstract: "Decoding threads, 1 to 64.", defaultValue: "2")
 
+    /// `--timeout <seconds>`.
+    static func timeout(wholeJob: Bool) -> OptionSpec {
+        OptionSpec(name: "timeout", valueName: "seconds",
+                   abstract: wholeJob
+                       ? "Give up when opening the input, any read, or the whole job takes longer."
+                       : "Give up when opening the input or any read takes longer.",
+                   defaultValue: "30")
+    }
+
     /// `--start <time>` for a window.
     static let start = OptionSpec(
         name: "start", valueName: "time",
@@ -93,7 +102,7 @@ extension Subcommand {
         switch self {
         case .probe:
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."),
-             .help]
+             .timeout(wholeJob: true), .help]
         case .thumb:
             [.output,
              OptionSpec(name: "at", shortName: "t", valueName: "time",
@@ -106,7 +115,7 @@ extension Subcommand {
                         abstract: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
                             + "before it; faster).",
                         defaultValue: SeekAccuracy.exact.rawValue),
-             .threads, .help]
+             .threads, .timeout(wholeJob: true), .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -126,7 +135,7 @@ extension Subcommand {
                             + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
                             + "otherwise exact).",
                         defaultValue: SeekAccuracy.auto.rawValue),
-             .fit, .threads, .help]
+             .fit, .threads, .timeout(wholeJob: true), .help]
         case .loop:
             [.start, .length,
              OptionSpec(name: "loops", valueName: "n",
@@ -145,7 +154,7 @@ extension Subcommand {
              OptionSpec(name: "frames", valueName: "dir",
                         abstract: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, "
                             + "from 1); created if missing."),
-             .threads, .help]
+             .threads, .timeout(wholeJob: false), .help]
         }
     }
 

@@ -8,7 +8,9 @@ struct StripCommand {
 
     /// Samples the frames, writes the tiled image and prints one summary line on standard output.
     func run() throws -> Int32 {
-        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads)
+        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
+                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
+                                                              jobTimeout: options.timeout))
         let span = try SampleSpan.resolve(options.span, start: options.start, length: options.length,
                                           duration: sampler.info.duration)
         let times = span.sampleTimes(count: options.count)

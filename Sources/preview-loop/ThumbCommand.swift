@@ -7,7 +7,9 @@ struct ThumbCommand {
 
     /// Samples the frame, writes the image and prints one summary line on standard output.
     func run() throws -> Int32 {
-        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads)
+        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
+                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
+                                                              jobTimeout: options.timeout))
         let duration = sampler.info.duration
         var time = try SampleSpan.seconds(options.time, duration: duration, option: "--at")
         if let duration { time = min(max(0, time), duration) }
