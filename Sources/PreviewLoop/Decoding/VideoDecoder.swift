@@ -237,15 +237,19 @@ final class VideoDecoder {
 
     /// Decodes only the nearest keyframe at or before `seconds` (no other frame is decoded).
     func keyframe(atOrBefore seconds: Double) throws(PreviewLoopError) -> TimedFrame? {
-        try keyframes(atOrBefore: [seconds])[0]
+        var result: TimedFrame?
+        try keyframes(atOrBefore: [seconds]) { _, frame in result = frame }
+        return result
     }
 
-    /// The nearest keyframe at or before each time, decoding nothing else.
+    /// The nearest keyframe at or before each time, decoding nothing else; `deliver` gets each
+    /// time's index and frame as soon as it is decoded (so only a few frames are alive at once).
     ///
     /// The key packets are found first by demuxing alone; then they go to the decoder back to back,
     /// so a frame-threaded decoder decodes several at once. A time before the first keyframe gets the
     /// frame displayed first.
-    func keyframes(atOrBefore times: [Double]) throws(PreviewLoopError) -> [TimedFrame?] {
+    func keyframes(atOrBefore times: [Double],
+                   deliver: (Int, TimedFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         var packets: [(packet: Packet, time: Double)?] = []
         for seconds in times {
             packets.append(try keyPacket(atOrBefore: seconds))
@@ -256,17 +260,20 @@ final class VideoDecoder {
             distinct.append(found)
         }
         distinct.sort { $0.time < $1.time }
-        let decoded = try decodeAlone(distinct.map(\.packet))
-        var results: [TimedFrame?] = []
-        for (index, found) in packets.enumerated() {
-            if let found {
-                results.append(decoded.first { abs($0.time - found.time) < 1e-6 } ?? decoded.last { $0.time <= found.time + 1e-6 })
-            } else {
-                // Nothing at or before the time: the stream's first frame is what is displayed.
-                results.append(try frameDisplayed(at: max(0, times[index])))
+        var delivered = Set<Int>()
+        try decodeAlone(distinct.map(\.packet)) { (position: Int, frame: TimedFrame) throws(PreviewLoopError) in
+            // Independent keyframes come out in the order they went in; times confirm it.
+            let wanted = distinct.firstIndex { abs($0.time - frame.time) < 1e-6 } ?? position
+            guard wanted < distinct.count else { return }
+            for (index, found) in packets.enumerated() where found.map({ abs($0.time - distinct[wanted].time) < 1e-9 }) == true {
+                try deliver(index, frame)
+                delivered.insert(index)
             }
         }
-        return results
+        for index in times.indices where !delivered.contains(index) {
+            // Nothing at or before the time (or it failed to decode): the frame displayed then.
+            if let frame = try frameDisplayed(at: max(0, times[index])) { try deliver(index, frame) }
+        }
     }
 
     /// Demuxes (without decoding) to the last key packet of the stream at or before `seconds`.
@@ -307,14 +314,15 @@ final class VideoDecoder {
     }
 
     /// Decodes key packets on their own: sends them back to back, drains, flushes.
-    private func decodeAlone(_ packets: [Packet]) throws(PreviewLoopError) -> [TimedFrame] {
-        guard !packets.isEmpty else { return [] }
+    private func decodeAlone(_ packets: [Packet],
+                             deliver: (Int, TimedFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
+        guard !packets.isEmpty else { return }
         codec.keyframesOnly = true
         defer { codec.keyframesOnly = false }
         codec.flush()
         isDraining = false
         lastTime = nil
-        var results: [TimedFrame] = []
+        var produced = 0
         var started = clock.now
         func receiveAll() throws(PreviewLoopError) {
             while true {
@@ -325,7 +333,8 @@ final class VideoDecoder {
                     continue
                 }
                 guard outcome == .frame else { return }
-                results.append(timed(frame, decodeTime: clock.now - started))
+                try deliver(produced, timed(frame, decodeTime: clock.now - started))
+                produced += 1
                 started = clock.now
             }
         }
@@ -336,6 +345,5 @@ final class VideoDecoder {
         _ = try codec.send(nil)
         try receiveAll()
         codec.flush()
-        return results
     }
 }

@@ -41,20 +41,7 @@ public final class FrameSampler {
         var results = [VideoFrame?](repeating: nil, count: times.count)
         var plans = [SamplePlan](repeating: .exact, count: times.count)
         for (index, time) in times.enumerated() { plans[index] = try plan(at: max(0, time), accuracy: accuracy, interval: interval) }
-        var decoded = [TimedFrame?](repeating: nil, count: times.count)
-        let keyed = times.indices.filter { if case .keyframe = plans[$0] { true } else { false } }
-        if !keyed.isEmpty {
-            position = nil
-            let targets = keyed.map { index -> Double in if case .keyframe(let at) = plans[index] { at } else { 0 } }
-            for (index, frame) in zip(keyed, try decoder.keyframes(atOrBefore: targets)) { decoded[index] = frame }
-        }
-        for index in times.indices.sorted(by: { times[$0] < times[$1] }) where decoded[index] == nil {
-            decoded[index] = try exact(at: max(0, times[index]))
-        }
-        for index in times.indices {
-            guard let timed = decoded[index] else {
-                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
-            }
+        func convert(_ timed: TimedFrame, index: Int) throws(PreviewLoopError) {
             let converted = clock.now
             let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
             let conversion = clock.now - converted
@@ -63,6 +50,24 @@ public final class FrameSampler {
                                         timings: FrameTimings(decode: timed.decodeTime, conversion: conversion,
                                                               wallTime: started.duration(to: clock.now), lateness: nil),
                                         isKeyframe: timed.isKeyframe)
+        }
+        let keyed = times.indices.filter { if case .keyframe = plans[$0] { true } else { false } }
+        if !keyed.isEmpty {
+            position = nil
+            let targets = keyed.map { index -> Double in if case .keyframe(let at) = plans[index] { at } else { 0 } }
+            // Each keyframe is converted as it comes out of the decoder, then let go.
+            try decoder.keyframes(atOrBefore: targets) { (position: Int, frame: TimedFrame) throws(PreviewLoopError) in
+                try convert(frame, index: keyed[position])
+            }
+        }
+        for index in times.indices.sorted(by: { times[$0] < times[$1] }) where results[index] == nil {
+            guard let timed = try exact(at: max(0, times[index])) else {
+                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
+            }
+            try convert(timed, index: index)
+        }
+        for index in times.indices where results[index] == nil {
+            throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
         }
         return results.map { $0! }
     }
