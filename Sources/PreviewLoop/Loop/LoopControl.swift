@@ -8,6 +8,8 @@ import Synchronization
 /// solely to sleep and to wake sleepers, never to guard data.
 final class LoopControl: @unchecked Sendable {
     let interrupter = Interrupter()
+    /// Stills and recordings of the presented frames.
+    let shutter = Shutter()
     private let condition = NSCondition()
     /// Interrupters of inputs opened before the loop started, cancelled along with its own.
     private let adopted = Mutex<[Interrupter]>([])
@@ -62,8 +64,19 @@ public final class PreviewLoopHandle: Sendable {
     }
 
     /// Stops decoding promptly: blocking reads are interrupted and no further frame is delivered.
-    /// The completion handler still runs, with no error.
+    /// The completion handler still runs, with no error; a recording is finished.
     public func stop() { control.stop() }
+
+    /// The next frame the loop presents, as a still of the live preview.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/cancelled`` when the loop ends before presenting another frame.
+    public func capture() async throws -> VideoFrame { try await control.shutter.capture() }
+
+    /// Sends every frame presented from now on to `sink` (finishing an earlier recording first).
+    public func startRecording(to sink: any FrameSink) throws { try control.shutter.startRecording(to: sink) }
+
+    /// Stops sending frames and finishes the sink; rethrows a write error the recording met.
+    public func stopRecording() throws { try control.shutter.stopRecording() }
 
     /// Blocks the calling thread until the loop has finished; rethrows its error, if any.
     public func wait() throws {

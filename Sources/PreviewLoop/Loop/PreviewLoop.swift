@@ -164,8 +164,10 @@ public final class PreviewLoop: Sendable {
         let frameBytes = configuration.size.area * 3
         // Only worth keeping frames when a later pass will replay them.
         let cacheableFrames = loops == 1 ? 0 : configuration.frameCacheLimit / max(1, frameBytes)
-        // Decoding runs on a thread of its own, a few frames ahead of conversion and delivery here.
-        let pipe = FramePipe<LoopEvent>(capacity: 2)
+        // Decoding runs on a thread of its own, a few frames ahead of conversion and delivery here;
+        // in realtime, far enough ahead (8 frames) to hide the seek back at the wrap.
+        let isRealtime = configuration.clock == .realtime
+        let pipe = FramePipe<LoopEvent>(capacity: isRealtime ? 8 : 2)
         let producerDone = DispatchSemaphore(value: 0)
         let schedule = LoopSchedule(decoder: decoder, windowStart: configuration.windowStart,
                                     windowLength: configuration.windowLength, loops: loops,
@@ -181,28 +183,39 @@ public final class PreviewLoop: Sendable {
             pipe.close(discardingItems: true)
             control.cancelIO()
             producerDone.wait()
+            control.shutter.close()
         }
 
-        let isRealtime = configuration.clock == .realtime
         let clock = ContinuousClock()
         let startInstant = clock.now
         var passOffset = Duration.zero
         var cache: [CachedFrame] = []
         var cacheLength = Duration.zero
+        // A frame that would be shown more than one frame interval late is skipped and counted.
+        let frameInterval = Duration.fromSeconds(decoder.info.frameRate?.doubleValue.map { 1 / $0 } ?? 0.04)
+        var dropped = 0
 
         func deliver(_ image: RGBImage, presentation: Duration, sourceTime: Double, pass: Int, index: Int,
                      decode: Duration, conversion: Duration, isKeyframe: Bool) throws {
             var lateness: Duration?
             if isRealtime {
                 let due = startInstant + passOffset + presentation
+                if due.duration(to: clock.now) > frameInterval {
+                    dropped += 1
+                    return
+                }
                 guard control.sleep(until: due) else { throw PreviewLoopError(.cancelled, "\(source): stopped") }
                 lateness = max(.zero, due.duration(to: clock.now))
             }
-            try body(VideoFrame(image: image, presentationTime: presentation, sourceTime: sourceTime,
-                                loopIndex: pass, index: index,
-                                timings: FrameTimings(decode: decode, conversion: conversion,
-                                                      wallTime: startInstant.duration(to: clock.now), lateness: lateness),
-                                isKeyframe: isKeyframe))
+            let frame = VideoFrame(image: image, presentationTime: presentation, sourceTime: sourceTime,
+                                   loopIndex: pass, index: index,
+                                   timings: FrameTimings(decode: decode, conversion: conversion,
+                                                         wallTime: startInstant.duration(to: clock.now), lateness: lateness,
+                                                         droppedBefore: dropped),
+                                   isKeyframe: isKeyframe)
+            dropped = 0
+            control.shutter.presented(frame)
+            try body(frame)
             if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
         }
 

@@ -8,13 +8,17 @@ public struct FrameTimings: Sendable, Hashable {
     public var wallTime: Duration
     /// How late the hand-over was against its due time (realtime clock only; `nil` offline).
     public var lateness: Duration?
+    /// Frames skipped just before this one because they would have been shown more than a frame
+    /// interval late (realtime clock only: the machine could not keep up).
+    public var droppedBefore: Int
 
     /// Creates timings.
-    public init(decode: Duration, conversion: Duration, wallTime: Duration, lateness: Duration?) {
+    public init(decode: Duration, conversion: Duration, wallTime: Duration, lateness: Duration?, droppedBefore: Int = 0) {
         self.decode = decode
         self.conversion = conversion
         self.wallTime = wallTime
         self.lateness = lateness
+        self.droppedBefore = droppedBefore
     }
 }
 
