@@ -187,7 +187,9 @@ public final class PreviewLoop: Sendable {
         }
 
         let clock = ContinuousClock()
-        let startInstant = clock.now
+        // Like a player, the clock starts when the first frame is ready to show.
+        var startInstant = clock.now
+        var hasStarted = false
         var passOffset = Duration.zero
         var cache: [CachedFrame] = []
         var cacheLength = Duration.zero
@@ -198,6 +200,10 @@ public final class PreviewLoop: Sendable {
         func deliver(_ image: RGBImage, presentation: Duration, sourceTime: Double, pass: Int, index: Int,
                      decode: Duration, conversion: Duration, isKeyframe: Bool) throws {
             var lateness: Duration?
+            if !hasStarted {
+                startInstant = clock.now - presentation
+                hasStarted = true
+            }
             if isRealtime {
                 let due = startInstant + passOffset + presentation
                 if due.duration(to: clock.now) > frameInterval {
