@@ -29,6 +29,8 @@ public struct PreviewLoopError: Error, Sendable, CustomStringConvertible {
         case invalidArgument
         /// A frame could not be decoded or converted for a reason not covered above.
         case decodingFailed
+        /// An image or video could not be encoded or muxed (the encoder refused the settings or failed).
+        case encodingFailed
     }
 
     /// What went wrong.

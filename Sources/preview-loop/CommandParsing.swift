@@ -19,6 +19,7 @@ extension ThumbOptions {
         self.init(input: input, output: output, format: format)
         time = try arguments.time("at", default: time)
         size = try arguments.size(default: size)
+        quality = try arguments.quality(lossy: format.isLossy, output: output)
         contentMode = try arguments.choice("fit", default: contentMode)
         accuracy = try arguments.choice("accuracy", default: accuracy, among: [.exact, .keyframe])
         threads = try arguments.threads()
@@ -35,6 +36,7 @@ extension StripOptions {
         count = try arguments.integer("count", default: count, in: 1...1000)
         columns = min(try arguments.integer("columns", default: count, in: 1...Int.max), count)
         size = try arguments.size(default: size)
+        quality = try arguments.quality(lossy: format.isLossy, output: output)
         span = try arguments.choice("span", default: span)
         if span == .all {
             for name in ["start", "length"] where arguments.values[name] != nil {
@@ -121,6 +123,22 @@ extension ScannedArguments {
         return try typed(name, default: defaultValue, expectation: expectation) { text in
             Int(text).flatMap { range.contains($0) ? $0 : nil }
         }
+    }
+
+    /// `--quality`, 0 to 100, or `nil` when absent; a usage error for an output without a quality setting.
+    ///
+    /// - Parameters:
+    ///   - lossy: whether the output format has a quality setting.
+    ///   - output: the output path, for the message.
+    func quality(lossy: Bool, output: String) throws(UsageError) -> Int? {
+        guard values["quality"] != nil else { return nil }
+        let quality = try integer("quality", default: 0, in: 0...100)
+        guard lossy else {
+            throw UsageError(.conflictingOptions("quality", "output"), subcommand: subcommand,
+                             "'--quality' has no effect on '\(output)': its format is lossless or has no quality "
+                                 + "setting; drop it or write \(ImageFormat.lossyExtensionList).")
+        }
+        return quality
     }
 
     /// `--threads`, 1 to 64.

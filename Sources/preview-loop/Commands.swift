@@ -60,6 +60,8 @@ struct ThumbOptions: Equatable, Sendable {
     var time: TimePosition = .percent(10)
     /// The image size (`-s`, `--size`).
     var size = Size(width: 320, height: 180)
+    /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
+    var quality: Int?
     /// How the picture fills the size (`--fit`).
     var contentMode: ContentMode = .aspectFill
     /// Which frame answers the time (`--accuracy`): exact or keyframe.
@@ -92,6 +94,8 @@ struct StripOptions: Equatable, Sendable {
     var columns = 8
     /// The size of each tile (`-s`, `--size`).
     var size = Size(width: 160, height: 90)
+    /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
+    var quality: Int?
     /// Which part of the clip is sampled (`--span`).
     var span: StripSpan = .window
     /// Where the window starts (`--start`); only with `span == .window`.

@@ -53,6 +53,13 @@ extension OptionSpec {
             + "Written whole or not at all.",
         isRequired: true)
 
+    /// `-q, --quality <0-100>` for image outputs.
+    static let imageQuality = OptionSpec(
+        name: "quality", shortName: "q", valueName: "0-100",
+        abstract: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFormat.lossyExtensionList) outputs; "
+            + "a usage error with .png and .ppm, which are lossless.",
+        defaultValue: "85")
+
     /// `-s, --size <WxH>` with the subcommand's default.
     static func size(default size: Size, tile: Bool = false) -> OptionSpec {
         OptionSpec(name: "size", shortName: "s", valueName: "WxH",
@@ -110,6 +117,7 @@ extension Subcommand {
                             + "the duration (10%). Kept within the clip.",
                         defaultValue: "10%"),
              .size(default: Size(width: 320, height: 180)),
+             .imageQuality,
              .fit,
              OptionSpec(name: "accuracy", valueName: "accuracy",
                         abstract: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
@@ -125,6 +133,7 @@ extension Subcommand {
                         abstract: "Frames per row, at least 1; more than --count is reduced to --count.",
                         defaultValue: "--count, one row"),
              .size(default: Size(width: 160, height: 90), tile: true),
+             .imageQuality,
              OptionSpec(name: "span", valueName: "span",
                         abstract: "window (from --start for --length) or all (the whole clip; then --start and "
                             + "--length do not apply).",

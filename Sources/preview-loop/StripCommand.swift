@@ -17,7 +17,7 @@ struct StripCommand {
         let frames = try sampler.frames(at: times, size: options.size, mode: options.contentMode,
                                         accuracy: options.accuracy, interval: span.interval(count: options.count))
         let sheet = RGBImage.tiled(frames.map(\.image), columns: options.columns)
-        try AtomicFile.write(try options.format.encode(sheet), to: options.output)
+        try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
         let rows = (frames.count + options.columns - 1) / options.columns
         Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames "
             + "in \(options.columns)x\(rows) tiles of \(options.size), "

@@ -14,7 +14,7 @@ struct ThumbCommand {
         var time = try SampleSpan.seconds(options.time, duration: duration, option: "--at")
         if let duration { time = min(max(0, time), duration) }
         let frame = try sampler.frame(at: time, size: options.size, mode: options.contentMode, accuracy: options.accuracy)
-        try AtomicFile.write(try options.format.encode(frame.image), to: options.output)
+        try AtomicFile.write(try options.format.encode(frame.image, quality: options.quality), to: options.output)
         Console.writeOutput("wrote \(options.output) (\(frame.image.width)x\(frame.image.height), "
             + "frame at \(Format.fixed(frame.sourceTime, 3)) s)\n")
         return ExitStatus.success

@@ -334,7 +334,7 @@ struct CLIFailureTests {
     @Test("Usage mistakes exit 64 with an Error: first line and write nothing", arguments: [
         ["thumb", "IN", "-o", "OUT/x.ppm", "--bogus"],
         ["thumb", "IN", "-o", "OUT/x.ppm", "--size", "0x5"],
-        ["thumb", "IN", "-o", "OUT/x.png"],
+        ["thumb", "IN", "-o", "OUT/x.gif"],
         ["thumb", "IN"],
         ["strip", "IN", "-o", "OUT/x.ppm", "--count", "0"],
         ["loop", "IN", "--loops", "-1"],

@@ -272,7 +272,7 @@ struct CommandLineUsageErrorTests {
         #expect(error?.subcommand == Subcommand(rawValue: arguments[0]))
     }
 
-    @Test(arguments: ["a.png", "a.jpg", "a", "a.ppm.gz", "dir/", ".ppm", "a.", "dir.ppm/a", ""])
+    @Test(arguments: ["a.gif", "a.tiff", "a", "a.ppm.gz", "dir/", ".ppm", "a.", "dir.ppm/a", ""])
     func unsupportedOutputs(path: String) {
         for subcommand in ["thumb", "strip"] {
             let error = usageError([subcommand, "clip.mp4", "-o", path])
@@ -299,7 +299,7 @@ struct CommandLineUsageErrorTests {
 
 @Suite("CommandLine: pure helpers")
 struct CommandLineHelperTests {
-    @Test(arguments: [("a.ppm", ImageFormat?.some(.ppm)), ("dir.x/A.PPM", .ppm), ("a.Ppm", .ppm), ("a.png", nil),
+    @Test(arguments: [("a.ppm", ImageFormat?.some(.ppm)), ("dir.x/A.PPM", .ppm), ("a.Ppm", .ppm), ("a.png", .png), ("a.gif", nil),
                       ("ppm", nil), (".ppm", nil), ("dir/.ppm", nil), ("a.ppm/", nil)])
     func imageFormatByExtension(path: String, format: ImageFormat?) {
         #expect(ImageFormat(path: path) == format)

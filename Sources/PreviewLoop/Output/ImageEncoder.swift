@@ -1,0 +1,73 @@
+import CFFmpeg
+
+/// Encodes ``RGBImage``s as image files in memory: PPM in pure Swift, PNG, JPEG and WebP with
+/// FFmpeg's own encoders through libavcodec (no other dependency).
+///
+/// ```swift
+/// let poster = try ImageEncoder.encode(frame.image, as: .jpeg, quality: 85)
+/// try AtomicFile.write(poster, to: "poster.jpg")
+/// ```
+public enum ImageEncoder {
+    /// The file bytes of `image` in `format`.
+    ///
+    /// - Parameters:
+    ///   - quality: 0 (smallest) to 100 (best) for lossy formats; `nil` for the format's
+    ///     ``ImageFileFormat/defaultQuality``. Lossless formats (PPM, PNG) ignore it.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a quality outside 0–100 or a picture
+    ///   larger than the format allows; ``PreviewLoopError/Code/encodingFailed`` when FFmpeg fails.
+    public static func encode(_ image: RGBImage, as format: ImageFileFormat, quality: Int? = nil) throws -> [UInt8] {
+        let quality = try Self.quality(quality, for: format)
+        switch format {
+        case .ppm:
+            return PPM.encode(image)
+        case .png:
+            let encoder = try EncoderContext(settings(.png, "png", image.size, AV_PIX_FMT_RGB24, options: ["pred": "paeth"]))
+            let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_RGB24)
+            frame.fill(rgb: image)
+            return try encoder.encodeStill(frame)
+        case .jpeg:
+            var settings = settings(.jpeg, "mjpeg", image.size, ConversionTarget.jpeg.pixelFormat)
+            settings.colorRange = AVCOL_RANGE_JPEG
+            settings.colorSpace = AVCOL_SPC_BT470BG
+            settings.fixedQuantizer = jpegQuantizer(quality: quality ?? 85)
+            return try encodeConverted(image, settings: settings, target: .jpeg)
+        case .webp:
+            guard image.width <= 16383, image.height <= 16383 else {
+                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
+            }
+            let settings = settings(.webp, "libwebp", image.size, ConversionTarget.argb.pixelFormat,
+                                    options: ["quality": String(quality ?? 85), "lossless": "0"])
+            return try encodeConverted(image, settings: settings, target: .argb)
+        }
+    }
+
+    /// The MJPEG quantizer scale for a quality: 31 at 0 down to 2 at 100, as `-q:v` counts.
+    public static func jpegQuantizer(quality: Int) -> Int {
+        31 - Int((Double(min(max(quality, 0), 100)) * 29 / 100).rounded())
+    }
+
+    /// The quality to use: the given one checked to lie in 0–100, or the format's default.
+    static func quality(_ quality: Int?, for format: ImageFileFormat) throws(PreviewLoopError) -> Int? {
+        guard let quality else { return format.defaultQuality }
+        guard (0...100).contains(quality) else {
+            throw PreviewLoopError(.invalidArgument, "quality must be between 0 and 100, not \(quality)")
+        }
+        return format.isLossy ? quality : nil
+    }
+
+    private static func settings(_ format: ImageFileFormat, _ encoder: String, _ size: Size, _ pixelFormat: AVPixelFormat,
+                                 options: [String: String] = [:]) -> EncoderSettings {
+        EncoderSettings(encoderName: encoder, size: size, pixelFormat: pixelFormat, options: options)
+    }
+
+    private static func encodeConverted(_ image: RGBImage, settings: EncoderSettings, target: ConversionTarget) throws -> [UInt8] {
+        let encoder = try EncoderContext(settings)
+        let frame = try DecodedFrame(picture: image.size, format: target.pixelFormat)
+        try PictureConverter(size: image.size, target: target).convert(image, into: frame)
+        frame.pointer.pointee.color_range = settings.colorRange
+        if let quantizer = settings.fixedQuantizer {
+            frame.pointer.pointee.quality = Int32(quantizer) * FF_QP2LAMBDA
+        }
+        return try encoder.encodeStill(frame)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PreviewLoop
+import Testing
+@testable import preview_loop
+
+/// Runs the built `preview-loop` binary.
+private func cli(_ arguments: [String]) throws -> ProcessResult {
+    try Run.program(TestPaths.cliBinary, arguments)
+}
+
+/// The usage error arguments raise, or `nil` when they parse.
+private func usageError(_ arguments: [String]) -> UsageError? {
+    do {
+        _ = try CommandLineParser.parse(arguments)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("CLI: image formats and --quality")
+struct ImageFormatCLITests {
+    @Test("Extensions pick the format; --quality reaches the options", arguments: [
+        ("a.jpg", ImageFormat.jpeg), ("a.JPEG", .jpeg), ("a.webp", .webp), ("a.png", .png), ("a.ppm", .ppm),
+    ])
+    func formats(output: String, format: ImageFormat) throws {
+        guard case .thumb(let thumb) = try CommandLineParser.parse(["thumb", "clip.mp4", "-o", output]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(thumb.format == format && thumb.quality == nil)
+        if format.isLossy {
+            guard case .strip(let strip) = try CommandLineParser.parse(["strip", "clip.mp4", "-o", output, "-q", "40"]) else {
+                Issue.record("not a strip command")
+                return
+            }
+            #expect(strip.quality == 40)
+        }
+    }
+
+    @Test("--quality is a usage error for lossless outputs and outside 0–100")
+    func qualityErrors() {
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.png", "--quality", "80"])?.kind == .conflictingOptions("quality", "output"))
+        #expect(usageError(["strip", "c.mp4", "-o", "a.ppm", "-q", "80"])?.kind == .conflictingOptions("quality", "output"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.jpg", "--quality", "101"])?.kind == .invalidValue(option: "quality", value: "101"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.gif"])?.kind == .unsupportedOutputFormat("a.gif"))
+    }
+
+    @Test("thumb and strip write JPEG, WebP and PNG that ffprobe reads",
+          arguments: [("thumb.jpg", "mjpeg"), ("thumb.webp", "webp"), ("thumb.png", "png")])
+    func writesImages(name: String, codec: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let input = TestPaths.fixture("landscape.mp4")
+        let thumb = try cli(["thumb", input, "-o", directory + "/" + name, "--at", "1"])
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        #expect(try WebOracle.probe(directory + "/" + name).codec == codec)
+        let strip = try cli(["strip", input, "-o", directory + "/strip-" + name, "-n", "4", "-c", "2"])
+        #expect(strip.status == 0, "\(strip.stderr)")
+        let report = try WebOracle.probe(directory + "/strip-" + name)
+        #expect(report.codec == codec && report.width == 320 && report.height == 180)
+    }
+}
