@@ -117,9 +117,7 @@ struct OddInputTests {
         // Left half: alpha 0 over red. Right half: opaque green.
         func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(frame.image.pixels[(y * size.width + x) * 3..<(y * size.width + x) * 3 + 3]) }
         #expect(pixel(240, 90) == [0, 255, 0], "opaque area \(pixel(240, 90))")
-        withKnownIssue("BUG-7: alpha is dropped (conversion through GBRP), not flattened on black") {
-            #expect(pixel(80, 90) == [0, 0, 0], "transparent area \(pixel(80, 90))")
-        }
+        #expect(pixel(80, 90) == [0, 0, 0], "transparent area \(pixel(80, 90))")
         try expectThumb(path, at: "0")
     }
 

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 /// An opened input reduced to its best video stream: every other stream is discarded at the demuxer
 /// (`AVDISCARD_ALL`), so audio and subtitles are never read into packets for decoding, let alone decoded.
@@ -24,12 +25,13 @@ final class MediaInput {
         interrupter.setDeadline(after: options.openTimeout)
         var memory: MemoryReader?
         if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
+        FFmpegLog.clearLastError()
         do {
             format = try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
                                        memory: memory, maxPixels: options.maxPixels, interrupter: interrupter)
         } catch where error.code == .notMediaFile && options.allowedFormats != nil {
             // Tell a format we refuse from data that is no media at all.
-            throw Self.refusedFormat(source: source, options: options) ?? error
+            throw Self.refusedFormat(source: source, allowed: options.allowedFormats ?? []) ?? error
         }
         interrupter.setDeadline(after: nil)
         if Int(format.pointer.pointee.nb_streams) > options.maxStreams {
@@ -39,6 +41,9 @@ final class MediaInput {
         let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         let streams = format.streams
         let counts = Self.countStreams(streams)
+        guard !streams.isEmpty else {
+            throw PreviewLoopError(.notMediaFile, "\(name): not a media file FFmpeg can read (no streams)")
+        }
         guard best >= 0, let stream = streams[safe: Int(best)] else {
             let what = counts.audio > 0 ? "has no video stream (audio only)" : "has no video stream"
             throw PreviewLoopError(best == cffmpeg_averror_decoder_not_found() ? .unsupportedCodec : .noVideoStream,
@@ -56,6 +61,11 @@ final class MediaInput {
         info = Self.describe(format: format.pointer, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp, counts: counts)
         let parameters = stream.pointee.codecpar.pointee
         if parameters.width <= 0 || parameters.height <= 0 {
+            // The probing decoder refused the picture size (max_pixels), or found none.
+            if let reason = FFmpegLog.lastError, reason.contains("max pixel") {
+                throw PreviewLoopError(.tooLarge, "\(name): the picture is larger than the limit of \(options.maxPixels) pixels",
+                                       operation: "avformat_find_stream_info", ffmpegMessage: reason)
+            }
             throw PreviewLoopError(.corruptData, "\(name): the video stream has no picture size")
         }
         if Int(parameters.width) * Int(parameters.height) > options.maxPixels {
@@ -64,13 +74,35 @@ final class MediaInput {
     }
 
     /// When an open failed, whether the input is a format FFmpeg knows but the allow-list refuses.
-    private static func refusedFormat(source: Source, options: SourceOptions) -> PreviewLoopError? {
-        var open = options
-        open.allowedFormats = nil
-        open.openTimeout = min(options.openTimeout, 5)
-        guard let probe = try? MediaInput(source: source, options: open) else { return nil }
-        let format = probe.info.formatName
-        return PreviewLoopError(.refusedByPolicy, "\(source): the \(format) format is not allowed (allowed formats are settable)")
+    ///
+    /// Only the first bytes are probed (`av_probe_input_format2`); nothing is demuxed, so a refused
+    /// playlist or concat list never opens what it names.
+    private static func refusedFormat(source: Source, allowed: Set<String>) -> PreviewLoopError? {
+        var bytes: [UInt8]
+        switch source {
+        case .file(let path):
+            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? handle.close() }
+            bytes = [UInt8]((try? handle.read(upToCount: 64 * 1024)) ?? Data())
+        case .data(let data):
+            bytes = [UInt8](data.prefix(64 * 1024))
+        case .url, .standardInput:
+            return nil
+        }
+        guard !bytes.isEmpty else { return nil }
+        bytes.append(contentsOf: [UInt8](repeating: 0, count: Int(AVPROBE_PADDING_SIZE)))
+        // As FFmpeg's own first probe: only a detection scoring above AVPROBE_SCORE_RETRY counts.
+        var score: Int32 = AVPROBE_SCORE_RETRY
+        let format = bytes.withUnsafeMutableBufferPointer { buffer -> UnsafePointer<AVInputFormat>? in
+            let filename: String = if case .file(let path) = source { path } else { "" }
+            return filename.withCString { name in
+                var probe = AVProbeData(filename: name, buf: buffer.baseAddress, buf_size: Int32(buffer.count) - AVPROBE_PADDING_SIZE,
+                                        mime_type: nil)
+                return av_probe_input_format2(&probe, 1, &score)
+            }
+        }
+        guard let format, let name = format.pointee.name.map({ String(cString: $0) }), !allowed.contains(name) else { return nil }
+        return PreviewLoopError(.refusedByPolicy, "\(source): the \(name) format is not allowed (allowed formats are settable)")
     }
 
     /// The borrowed stream (valid while the input lives).

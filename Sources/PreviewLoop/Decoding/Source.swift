@@ -85,6 +85,12 @@ public struct SourceOptions: Sendable, Hashable {
             if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw PreviewLoopError(.notMediaFile, "\(path): is a directory, not a media file")
             }
+            // Opening a named pipe blocks until a writer comes, beyond any timeout's reach, and a device
+            // may never end: only regular files are read by path (`-` reads a pipe on standard input).
+            var status = stat()
+            if stat(absolute, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
+                throw PreviewLoopError(.refusedByPolicy, "\(path): not a regular file (a pipe or device); use - for standard input")
+            }
             options["protocol_whitelist"] = "file"
             return ("file:" + absolute, options, SourcePolicy(kind: .localFiles))
         case .url(let url):
@@ -100,6 +106,10 @@ public struct SourceOptions: Sendable, Hashable {
             options["protocol_whitelist"] = ""
             return ("", options, SourcePolicy(kind: .nothing))
         case .standardInput:
+            // Non-blocking reads let FFmpeg poll its interrupt callback (timeouts, stop()) while the
+            // producer is silent, instead of sleeping in read(2) for ever.
+            let flags = fcntl(STDIN_FILENO, F_GETFL)
+            if flags >= 0 { _ = fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) }
             options["protocol_whitelist"] = "pipe"
             return ("pipe:0", options, SourcePolicy(kind: .nothingNested))
         }

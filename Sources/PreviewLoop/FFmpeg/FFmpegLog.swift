@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Synchronization
 
 /// How much FFmpeg itself prints on standard error.
 ///
@@ -44,9 +45,42 @@ public enum FFmpegLog {
         set { av_log_set_level(newValue.ffmpegValue) }
     }
 
-    /// Applies the default level once per process, before the first FFmpeg call that could log.
+    /// Applies the default level once per process, before the first FFmpeg call that could log, and
+    /// installs the callback that remembers each thread's last FFmpeg error.
     static let applyDefault: Void = {
         let requested = ProcessInfo.processInfo.environment["PREVIEW_LOOP_FFMPEG_LOG"].flatMap(FFmpegLogLevel.init(rawValue:))
         av_log_set_level((requested ?? .fatal).ffmpegValue)
+        cffmpeg_install_log_handler(callback)
     }()
+
+    /// The last error FFmpeg logged on each thread (bounded), so a failure can say why in FFmpeg's
+    /// words — for example that a picture "exceeds specified max pixel count".
+    private static let lastErrors = Mutex<[UInt: String]>([:])
+
+    /// Forgets the calling thread's last error (before an operation whose errors matter).
+    static func clearLastError() {
+        let thread = UInt(pthread_self())
+        _ = lastErrors.withLock { $0.removeValue(forKey: thread) }
+    }
+
+    /// The last error FFmpeg logged on the calling thread since ``clearLastError()``.
+    static var lastError: String? {
+        let thread = UInt(pthread_self())
+        return lastErrors.withLock { $0[thread] }
+    }
+
+    /// Prints what the configured level lets through, as FFmpeg's default callback does, and keeps
+    /// error-level lines per thread. Called by the C trampoline with the formatted line.
+    private static let callback: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void = { level, text in
+        guard let text else { return }
+        let line = String(cString: text)
+        if level <= AV_LOG_ERROR {
+            let thread = UInt(pthread_self())
+            lastErrors.withLock { errors in
+                if errors.count > 256 { errors.removeAll() }
+                errors[thread] = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        if level <= av_log_get_level() { FileHandle.standardError.write(Data(line.utf8)) }
+    }
 }

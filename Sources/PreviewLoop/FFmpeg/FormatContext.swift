@@ -44,6 +44,14 @@ final class FormatContext {
             throw Self.openError(result, displayName: displayName, interrupter: interrupter, policy: policy)
         }
         pointer = opened
+        // A picture size the container declares is checked before anything is decoded.
+        for stream in streams where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            let parameters = stream.pointee.codecpar.pointee
+            if Int(parameters.width) * Int(parameters.height) > maxPixels {
+                throw PreviewLoopError(.tooLarge, "\(displayName): the picture is \(parameters.width)x\(parameters.height), "
+                                       + "more than the limit of \(maxPixels) pixels")
+            }
+        }
         // The probing decoders get the same picture-size limit as ours, so a "decompression bomb"
         // is refused before its first frame is allocated.
         let streamCount = Int(pointer.pointee.nb_streams)

@@ -8,6 +8,8 @@ final class ScaleContext {
         var width: Int32, height: Int32
         var fullRange: Bool, colorSpace: Int32
         var flags: Int32
+        /// The source carries alpha: convert to GBRAP and flatten on black.
+        var hasAlpha: Bool
     }
 
     /// Source → planar RGB at the output size.
@@ -67,7 +69,8 @@ final class ScaleContext {
         let wanted = Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), format: format,
                          width: Int32(size.width), height: Int32(size.height),
                          fullRange: fullRange, colorSpace: Int32(frame.pointee.colorspace.rawValue),
-                         flags: Self.flags(crop: crop.size, output: size))
+                         flags: Self.flags(crop: crop.size, output: size),
+                         hasAlpha: descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0)
         if wanted != key || context == nil || interleaver == nil {
             try rebuild(for: wanted, frame: frame)
         }
@@ -92,6 +95,10 @@ final class ScaleContext {
                 let scaled = sws_scale(context, sources.baseAddress, strides.baseAddress, 0, Int32(crop.height),
                                        planarPlanes.baseAddress, planarStrides.baseAddress)
                 guard scaled > 0 else { return scaled }
+                if wanted.hasAlpha {
+                    Self.flattenOnBlack(planarPlanes, size: size, into: destination, stride: stride)
+                    return scaled
+                }
                 packedPlanes[0] = destination
                 packedStrides[0] = Int32(stride)
                 return sws_scale(interleaver, UnsafeRawPointer(planarPlanes.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
@@ -111,7 +118,8 @@ final class ScaleContext {
         key = nil
         let format = AVPixelFormat(rawValue: wanted.format)
         context = sws_getContext(wanted.sourceWidth, wanted.sourceHeight, format,
-                                 wanted.width, wanted.height, AV_PIX_FMT_GBRP, wanted.flags, nil, nil, nil)
+                                 wanted.width, wanted.height, wanted.hasAlpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP,
+                                 wanted.flags, nil, nil, nil)
         guard let context else {
             let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "\(wanted.format)"
             throw PreviewLoopError(.unsupportedCodec, "cannot convert \(name) frames to RGB", operation: "sws_getContext")
@@ -127,19 +135,35 @@ final class ScaleContext {
             throw PreviewLoopError(.decodingFailed, "cannot interleave RGB planes", operation: "sws_getContext")
         }
         let planeBytes = Int(wanted.width) * Int(wanted.height)
-        if planeBytes * 3 > planarCapacity {
+        if planeBytes * 4 > planarCapacity {
             planarBuffer.deallocate()
-            planarBuffer = .allocate(capacity: planeBytes * 3)
-            planarCapacity = planeBytes * 3
+            planarBuffer = .allocate(capacity: planeBytes * 4)
+            planarCapacity = planeBytes * 4
         }
         // GBRP's planes are green, blue, red.
         planarPlanes[0] = planarBuffer + planeBytes
         planarPlanes[1] = planarBuffer + 2 * planeBytes
         planarPlanes[2] = planarBuffer
-        planarPlanes[3] = nil
+        planarPlanes[3] = wanted.hasAlpha ? planarBuffer + 3 * planeBytes : nil
         for plane in 0..<3 { planarStrides[plane] = wanted.width }
-        planarStrides[3] = 0
+        planarStrides[3] = wanted.hasAlpha ? wanted.width : 0
         key = wanted
+    }
+
+    /// Composites planar GBRA over black into RGB24: each colour times alpha / 255, rounded.
+    private static func flattenOnBlack(_ planes: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>, size: Size,
+                                       into destination: UnsafeMutablePointer<UInt8>, stride: Int) {
+        guard let green = planes[0], let blue = planes[1], let red = planes[2], let alpha = planes[3] else { return }
+        for y in 0..<size.height {
+            let row = destination + y * stride
+            let offset = y * size.width
+            for x in 0..<size.width {
+                let a = UInt32(alpha[offset + x])
+                row[3 * x] = UInt8((UInt32(red[offset + x]) * a + 127) / 255)
+                row[3 * x + 1] = UInt8((UInt32(green[offset + x]) * a + 127) / 255)
+                row[3 * x + 2] = UInt8((UInt32(blue[offset + x]) * a + 127) / 255)
+            }
+        }
     }
 
     private static func isJPEGFormat(_ format: Int32) -> Bool {
