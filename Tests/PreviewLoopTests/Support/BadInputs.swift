@@ -50,6 +50,8 @@ enum ChildInput {
     case piped(Data)
     /// A pipe whose write end stays open and silent until the child exits (a stalled producer).
     case stalledPipe
+    /// A pipe that stays silent for `after` seconds, then gets these bytes and is closed.
+    case delayed(Data, after: Double)
 }
 
 /// Runs programs with a hard deadline: a child still running when it passes is killed with SIGKILL
@@ -67,7 +69,7 @@ enum Child {
         var inputPipe: Pipe?
         switch input {
         case .none: process.standardInput = FileHandle.nullDevice
-        case .piped, .stalledPipe:
+        case .piped, .stalledPipe, .delayed:
             inputPipe = Pipe()
             process.standardInput = inputPipe
         }
@@ -75,8 +77,12 @@ enum Child {
         process.terminationHandler = { _ in exited.signal() }
         let started = Date()
         try process.run()
-        if case .piped(let bytes) = input, let writer = inputPipe?.fileHandleForWriting {
+        var pending: (bytes: Data, delay: Double)?
+        if case .piped(let bytes) = input { pending = (bytes, 0) }
+        if case .delayed(let bytes, let delay) = input { pending = (bytes, delay) }
+        if let (bytes, delay) = pending, let writer = inputPipe?.fileHandleForWriting {
             Thread.detachNewThread {
+                if delay > 0 { Thread.sleep(forTimeInterval: delay) }
                 // The child may exit before reading everything. A write to a pipe with no reader
                 // raises SIGPIPE in the writing thread, which would kill the test process: with the
                 // signal blocked in this thread, the write fails with EPIPE instead, and the pending
