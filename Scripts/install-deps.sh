@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing PreviewLoop needs on Debian 12, only when it is missing:
 # FFmpeg 5.1's -dev packages (found through pkg-config), the ffmpeg/ffprobe CLIs (test oracles),
-# python3 (the tests' HTTP server) and a C compiler (the allocation-counting shim).
+# python3 (the tests' HTTP server), a C compiler (the allocation-counting shim) and libwebp's tools
+# (the tests' decoder for animated WebP).
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
@@ -11,6 +12,8 @@ fi
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# libwebp's own tools (webpmux, dwebp): the tests decode animated WebP with them (FFmpeg 5.1 cannot).
+command -v webpmux >/dev/null 2>&1 || need+=(webp)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 if ((${#need[@]})); then
   echo "Installing: ${need[*]}"

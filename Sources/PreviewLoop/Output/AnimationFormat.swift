@@ -1,0 +1,43 @@
+/// A looping-video file format for hover previews, chosen by a file name's extension.
+///
+/// Every format is written by FFmpeg's own encoder and muxer through libavcodec and libavformat.
+public enum AnimationFormat: String, CaseIterable, Sendable {
+    /// MP4 with H.264 (libx264, `veryfast` preset, High profile, `yuv420p`, BT.709 limited range,
+    /// tagged), `+faststart` so `moov` precedes `mdat`, no audio track. Needs an even width and height.
+    case mp4
+    /// Animated WebP (libwebp_anim, lossy VP8 frames), looping forever.
+    case webp
+    /// Animated GIF (FFmpeg's gif encoder), looping forever, with one 256-colour palette computed for
+    /// the whole clip and Floyd–Steinberg dithering.
+    case gif
+
+    /// The extensions that select this format, lower-case, without the dot.
+    public var fileExtensions: [String] {
+        switch self {
+        case .mp4: ["mp4", "m4v"]
+        case .webp: ["webp"]
+        case .gif: ["gif"]
+        }
+    }
+
+    /// Whether a quality setting applies (GIF has a fixed palette size and no quality).
+    public var hasQuality: Bool { self != .gif }
+
+    /// The quality used when none is given: 75, which is x264's usual CRF 23 and libwebp's default.
+    public var defaultQuality: Int? { hasQuality ? 75 : nil }
+
+    /// Whether the format needs an even width and height (H.264 in 4:2:0).
+    public var needsEvenSize: Bool { self == .mp4 }
+
+    /// The format a path's extension names, ignoring case; `nil` for none or an unknown one.
+    public init?(path: String) {
+        guard let fileExtension = ImageFileFormat.fileExtension(of: path),
+              let format = Self.allCases.first(where: { $0.fileExtensions.contains(fileExtension) }) else { return nil }
+        self = format
+    }
+
+    /// x264's constant rate factor for a quality: 51 at 0 down to 14 at 100 (about 23 at 75).
+    public static func constantRateFactor(quality: Int) -> Int {
+        Int((51 - Double(min(max(quality, 0), 100)) * 0.37).rounded())
+    }
+}

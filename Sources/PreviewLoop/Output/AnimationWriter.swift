@@ -1,0 +1,215 @@
+import CFFmpeg
+
+/// Writes RGB pictures at a constant frame rate as a looping MP4, animated WebP or GIF file.
+///
+/// Frame `k` is shown at `k / framesPerSecond` seconds and lasts `1 / framesPerSecond`, except the last,
+/// whose duration ``finish(lastFrameDuration:)`` may set, so that a browser repeating the file loops at
+/// the right moment. The file is written to a temporary name beside `path` and renamed over it by
+/// `finish`; a failure, or a writer released without `finish`, leaves nothing behind.
+///
+/// Not thread-safe: use from one thread.
+///
+/// ```swift
+/// let writer = try AnimationWriter(path: "preview.mp4", format: .mp4, size: Size(width: 480, height: 270),
+///                                  framesPerSecond: 15)
+/// for image in images { try writer.append(image) }
+/// try writer.finish()
+/// ```
+public final class AnimationWriter {
+    /// The file being written.
+    public let path: String
+    /// Its format.
+    public let format: AnimationFormat
+    /// The size every picture must have.
+    public let size: Size
+    /// The constant frame rate.
+    public let framesPerSecond: Int
+    /// How many pictures were appended so far.
+    public private(set) var frameCount = 0
+
+    private let quality: Int?
+    private let threads: Int
+    /// Encoder time-base units per second: frame `k` has the timestamp `k * ticksPerSecond / fps`.
+    private let ticksPerSecond: Int64
+    private var stream: EncodedStream?
+    private var converter: PictureConverter?
+    private var picture: DecodedFrame?
+    /// The latest picture, held back until the next one (or `finish`) fixes its duration.
+    private var held: RGBImage?
+    /// Every picture, for GIF: the palette is computed from the whole clip before the first frame.
+    private var gifImages: [RGBImage] = []
+
+    /// Prepares a writer; nothing is visible at `path` until ``finish(lastFrameDuration:)``.
+    ///
+    /// - Parameters:
+    ///   - quality: 0 (smallest) to 100 (best), or `nil` for the format's ``AnimationFormat/defaultQuality``;
+    ///     MP4 maps it to x264's CRF (``AnimationFormat/constantRateFactor(quality:)``), WebP uses it as
+    ///     libwebp's quality; GIF has none and ignores it.
+    ///   - threads: encoder threads, 0 to let the encoder choose.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a frame rate outside 1–120, a quality
+    ///   outside 0–100, an odd size for MP4 or a size over 16383 for WebP;
+    ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
+    public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
+                threads: Int = 0) throws {
+        guard (1...120).contains(framesPerSecond) else {
+            throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
+        }
+        guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "the size \(size) must be positive") }
+        if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
+            throw PreviewLoopError(.invalidArgument, "\(path): H.264 in 4:2:0 needs an even width and height, not \(size)")
+        }
+        if format == .webp && (size.width > 16383 || size.height > 16383) {
+            throw PreviewLoopError(.invalidArgument, "\(path): WebP pictures are at most 16383 pixels a side, not \(size)")
+        }
+        if let quality, !(0...100).contains(quality) {
+            throw PreviewLoopError(.invalidArgument, "quality must be between 0 and 100, not \(quality)")
+        }
+        self.path = path
+        self.format = format
+        self.size = size
+        self.framesPerSecond = framesPerSecond
+        self.quality = quality ?? format.defaultQuality
+        self.threads = threads
+        ticksPerSecond = format == .mp4 ? Int64(framesPerSecond) * 1000 : Int64(framesPerSecond)
+        if format != .gif {
+            // Opened now, so that a directory that cannot be written fails before any decoding.
+            stream = try EncodedStream(writer: self, finalDelay: nil)
+            converter = try PictureConverter(size: size, target: format == .mp4 ? .video : .argb)
+            picture = try DecodedFrame(picture: size, format: format == .mp4 ? ConversionTarget.video.pixelFormat : ConversionTarget.argb.pixelFormat)
+        }
+    }
+
+    /// Adds the next picture, shown `1 / framesPerSecond` after the previous one.
+    public func append(_ image: RGBImage) throws {
+        precondition(image.size == size, "every picture must be \(size), not \(image.size)")
+        if format == .gif {
+            gifImages.append(image)
+        } else if let previous = held {
+            try encode(previous, index: frameCount - 1, duration: ticksPerSecond / Int64(framesPerSecond))
+        }
+        held = image
+        frameCount += 1
+    }
+
+    /// Encodes what is left, writes the file and renames it into place.
+    ///
+    /// - Parameter lastFrameDuration: how long the last picture is shown, at most one frame interval
+    ///   (`nil`: a whole interval). MP4 and GIF honour it (GIF to the hundredth of a second); animated
+    ///   WebP gives its last frame the average frame duration, as libwebp does.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when no picture was appended.
+    public func finish(lastFrameDuration: Duration? = nil) throws {
+        guard let last = held else { throw PreviewLoopError(.invalidArgument, "\(path): an animation needs at least one picture") }
+        let interval = 1 / Double(framesPerSecond)
+        let lastSeconds = min(interval, max(0.001, lastFrameDuration?.seconds ?? interval))
+        if format == .gif {
+            try writeGIF(finalDelay: max(1, Int((lastSeconds * 100).rounded())))
+        } else {
+            try encode(last, index: frameCount - 1, duration: max(1, Int64((lastSeconds * Double(ticksPerSecond)).rounded())))
+            try stream?.finish()
+        }
+        held = nil
+    }
+
+    private func encode(_ image: RGBImage, index: Int, duration: Int64) throws {
+        guard let stream, let converter, let picture else { return }
+        try picture.makeWritable()
+        try converter.convert(image, into: picture)
+        picture.pointer.pointee.pts = Int64(index) * ticksPerSecond / Int64(framesPerSecond)
+        stream.durations[picture.pointer.pointee.pts] = duration
+        try stream.encode(picture)
+    }
+
+    private func writeGIF(finalDelay: Int) throws {
+        let palette = ColorPalette(representing: gifImages)
+        var mapper = PaletteMapper(palette: palette)
+        let stream = try EncodedStream(writer: self, finalDelay: finalDelay)
+        let picture = try DecodedFrame(picture: size, format: AV_PIX_FMT_PAL8)
+        for (index, image) in gifImages.enumerated() {
+            try picture.makeWritable()
+            picture.fill(indices: mapper.indices(for: image), palette: palette, width: size.width)
+            picture.pointer.pointee.pts = Int64(index)
+            stream.durations[Int64(index)] = 1
+            try stream.encode(picture)
+        }
+        gifImages = []
+        try stream.finish()
+    }
+
+    /// The encoder and muxer settings for this writer's format.
+    fileprivate func settings(needsGlobalHeader: Bool) -> (EncoderSettings, muxer: String, options: [String: String]) {
+        var settings = EncoderSettings(encoderName: "", size: size, pixelFormat: AV_PIX_FMT_YUV420P,
+                                       timeBase: AVRational(num: 1, den: Int32(ticksPerSecond)),
+                                       frameRate: AVRational(num: Int32(framesPerSecond), den: 1))
+        settings.threads = threads
+        settings.needsGlobalHeader = needsGlobalHeader
+        let quality = quality ?? 75
+        switch format {
+        case .mp4:
+            settings.encoderName = "libx264"
+            settings.colorRange = AVCOL_RANGE_MPEG
+            settings.colorSpace = AVCOL_SPC_BT709
+            settings.colorPrimaries = AVCOL_PRI_BT709
+            settings.colorTransfer = AVCOL_TRC_BT709
+            settings.options = ["preset": "veryfast", "crf": String(AnimationFormat.constantRateFactor(quality: quality))]
+            return (settings, "mp4", ["movflags": "+faststart"])
+        case .webp:
+            settings.encoderName = "libwebp_anim"
+            settings.pixelFormat = ConversionTarget.argb.pixelFormat
+            settings.options = ["quality": String(quality), "lossless": "0"]
+            return (settings, "webp", ["loop": "0"])
+        case .gif:
+            settings.encoderName = "gif"
+            settings.pixelFormat = AV_PIX_FMT_PAL8
+            return (settings, "gif", ["loop": "0"])
+        }
+    }
+}
+
+/// An opened encoder feeding an opened muxer, with each frame's display duration by timestamp.
+private final class EncodedStream {
+    let encoder: EncoderContext
+    let output: OutputContext
+    /// Display durations in the encoder's time base, by presentation timestamp.
+    var durations: [Int64: Int64] = [:]
+
+    init(writer: AnimationWriter, finalDelay: Int?) throws(PreviewLoopError) {
+        let muxer = writer.settings(needsGlobalHeader: false).muxer
+        output = try OutputContext(path: writer.path, muxer: muxer)
+        var (settings, _, options) = writer.settings(needsGlobalHeader: output.needsGlobalHeader)
+        encoder = try EncoderContext(settings)
+        if let finalDelay { options["final_delay"] = String(finalDelay) }
+        try output.start(with: encoder, options: options)
+    }
+
+    func encode(_ picture: DecodedFrame?) throws(PreviewLoopError) {
+        let timeBase = encoder.timeBase
+        try encoder.encode(picture) { (packet: Packet) throws(PreviewLoopError) in
+            let pts = packet.pointer.pointee.pts
+            if let duration = durations.removeValue(forKey: pts) { packet.pointer.pointee.duration = duration }
+            try output.write(packet, timeBase: timeBase)
+        }
+    }
+
+    func finish() throws(PreviewLoopError) {
+        try encode(nil)
+        try output.finish()
+    }
+}
+
+extension DecodedFrame {
+    /// Fills a PAL8 frame: one palette index per pixel, and the palette as opaque ARGB words.
+    func fill(indices: [UInt8], palette: ColorPalette, width: Int) {
+        let stride = Int(pointer.pointee.linesize.0)
+        let destination = pointer.pointee.data.0!
+        indices.withUnsafeBufferPointer { source in
+            for row in 0..<(indices.count / width) {
+                (destination + row * stride).update(from: source.baseAddress! + row * width, count: width)
+            }
+        }
+        let words = UnsafeMutableRawPointer(pointer.pointee.data.1!).assumingMemoryBound(to: UInt32.self)
+        for index in 0..<256 {
+            let color = index < palette.colors.count ? palette.colors[index] : PaletteColor(red: 0, green: 0, blue: 0)
+            words[index] = 0xFF00_0000 | UInt32(color.red) << 16 | UInt32(color.green) << 8 | UInt32(color.blue)
+        }
+    }
+}
