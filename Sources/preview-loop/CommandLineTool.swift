@@ -39,6 +39,10 @@ enum CommandLineTool {
             return reportingErrors(for: options.input) { try StripCommand(options: options).run() }
         case .loop(let options):
             return reportingErrors(for: options.input) { try LoopCommand(options: options).run() }
+        case .render(let options):
+            return reportingErrors(for: options.input) { try RenderCommand(options: options).run() }
+        case .sprites(let options):
+            return reportingErrors(for: options.input) { try SpritesCommand(options: options).run() }
         }
     }
 

@@ -130,13 +130,15 @@ extension ScannedArguments {
     /// - Parameters:
     ///   - lossy: whether the output format has a quality setting.
     ///   - output: the output path, for the message.
-    func quality(lossy: Bool, output: String) throws(UsageError) -> Int? {
+    ///   - alternatives: the extensions that do take a quality, for the message.
+    func quality(lossy: Bool, output: String,
+                 alternatives: String = ImageFormat.lossyExtensionList) throws(UsageError) -> Int? {
         guard values["quality"] != nil else { return nil }
         let quality = try integer("quality", default: 0, in: 0...100)
         guard lossy else {
             throw UsageError(.conflictingOptions("quality", "output"), subcommand: subcommand,
                              "'--quality' has no effect on '\(output)': its format is lossless or has no quality "
-                                 + "setting; drop it or write \(ImageFormat.lossyExtensionList).")
+                                 + "setting; drop it or write \(alternatives).")
         }
         return quality
     }

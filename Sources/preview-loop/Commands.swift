@@ -10,6 +10,10 @@ enum Subcommand: String, CaseIterable, Sendable {
     case strip
     /// Plays a window of a video in a loop.
     case loop
+    /// Writes the loop window as a looping MP4, animated WebP or GIF.
+    case render
+    /// Writes scrub-bar thumbnails: sprite sheets and a WebVTT track.
+    case sprites
 
     /// The one-line summary shown in help.
     var abstract: String {
@@ -18,6 +22,8 @@ enum Subcommand: String, CaseIterable, Sendable {
         case .thumb: "Write one frame of a video as an image."
         case .strip: "Write frames sampled evenly over a span, tiled in one image."
         case .loop: "Play a window of a video in a loop, writing frames and a timing log."
+        case .render: "Write a window of a video as a muted hover preview that loops: MP4, animated WebP or GIF."
+        case .sprites: "Write scrub-bar thumbnails: frames every few seconds tiled into sprite sheets, and a WebVTT track."
         }
     }
 }
@@ -32,6 +38,10 @@ enum ParsedCommand: Equatable, Sendable {
     case strip(StripOptions)
     /// `preview-loop loop`.
     case loop(LoopOptions)
+    /// `preview-loop render`.
+    case render(RenderOptions)
+    /// `preview-loop sprites`.
+    case sprites(SpritesOptions)
     /// `--help`, `-h` or `help`: the text to print on standard output.
     case help(String)
     /// `--version`.
@@ -143,5 +153,70 @@ struct LoopOptions: Equatable, Sendable {
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
+    var timeout = 30.0
+}
+
+/// The options of `preview-loop render`.
+struct RenderOptions: Equatable, Sendable {
+    /// The video: a path or an http(s) URL.
+    var input: String
+    /// The file to write (`-o`, `--output`).
+    var output: String
+    /// The file format, chosen by the output's extension.
+    var format: AnimationFormat
+    /// Where the window starts (`--start`).
+    var start: TimePosition = .seconds(0)
+    /// How long the window lasts (`--length`).
+    var length: TimePosition = .seconds(3)
+    /// The picture size (`-s`, `--size`); even for MP4.
+    var size = Size(width: 480, height: 270)
+    /// The constant frame rate (`--fps`).
+    var framesPerSecond = 15
+    /// Quality 0–100 (`-q`, `--quality`); `nil` for the format's default. Not for GIF.
+    var quality: Int?
+    /// How the picture fills the size (`--fit`).
+    var contentMode: ContentMode = .aspectFill
+    /// Decoding threads (`--threads`).
+    var threads = 2
+    /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
+    var timeout = 30.0
+}
+
+/// The image format of sprite sheets, as `--format` names it.
+enum SheetFormat: String, CaseIterable, Sendable {
+    /// JPEG (`.jpg` sheets).
+    case jpg
+    /// WebP (`.webp` sheets).
+    case webp
+
+    /// The library's format.
+    var imageFormat: ImageFileFormat { self == .jpg ? .jpeg : .webp }
+}
+
+/// The options of `preview-loop sprites`.
+struct SpritesOptions: Equatable, Sendable {
+    /// The video: a path or an http(s) URL.
+    var input: String
+    /// The directory the sheets and `thumbnails.vtt` go to (`-o`, `--output`); created if missing.
+    var outputDirectory: String
+    /// Seconds between thumbnails (`--every`).
+    var every = 10.0
+    /// The size of each tile (`-s`, `--size`).
+    var size = Size(width: 160, height: 90)
+    /// Tiles per row (`--grid` C).
+    var columns = 10
+    /// Rows per sheet (`--grid` R).
+    var rows = 10
+    /// The sheets' image format (`--format`).
+    var format: SheetFormat = .jpg
+    /// Which frame each tile shows (`--accuracy`).
+    var accuracy: SeekAccuracy = .auto
+    /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the default.
+    var quality: Int?
+    /// How each picture fills its tile (`--fit`).
+    var contentMode: ContentMode = .aspectFill
+    /// Decoding threads (`--threads`).
+    var threads = 2
+    /// Seconds allowed for opening and for each read (`--timeout`).
     var timeout = 30.0
 }

@@ -17,7 +17,7 @@ enum HelpText {
 
     /// The tool's help: `preview-loop --help`.
     static var root: String {
-        var text = wrap("Make preview loops, stills and contact strips from videos.",
+        var text = wrap("Make preview loops, stills, contact strips, web hover previews and scrub-bar thumbnails from videos.",
                         prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
         text += wrap(rootUsage, prefix: "USAGE: ") + "\n\n"
         text += "OPTIONS:\n"

@@ -164,6 +164,51 @@ extension Subcommand {
                         abstract: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, "
                             + "from 1); created if missing."),
              .threads, .timeout(wholeJob: false), .help]
+        case .render:
+            [OptionSpec(name: "output", shortName: "o", valueName: "file",
+                        abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
+                            + "no audio), .webp (animated) or .gif (one palette per clip, dithered), each "
+                            + "looping forever. Written whole or not at all.",
+                        isRequired: true),
+             .start,
+             OptionSpec(name: "length", valueName: "time",
+                        abstract: "How long the window lasts, in the same forms as --start; cut at the end of "
+                            + "the clip. Must be above 0.",
+                        defaultValue: "3"),
+             OptionSpec(name: "size", shortName: "s", valueName: "WxH",
+                        abstract: "The picture size in pixels, 1 to 16384 a side; even for .mp4 (H.264 4:2:0), "
+                            + "an odd size is a usage error.",
+                        defaultValue: "480x270"),
+             OptionSpec(name: "fps", valueName: "n",
+                        abstract: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
+                        defaultValue: "15"),
+             OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
+                        abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
+                            + "for .webp; a usage error for .gif, whose palette has no quality.",
+                        defaultValue: "75"),
+             .fit, .threads, .timeout(wholeJob: true), .help]
+        case .sprites:
+            [OptionSpec(name: "output", shortName: "o", valueName: "dir",
+                        abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt; created if "
+                            + "missing. Each file is written whole or not at all.",
+                        isRequired: true),
+             OptionSpec(name: "every", valueName: "time",
+                        abstract: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0.",
+                        defaultValue: "10"),
+             .size(default: Size(width: 160, height: 90), tile: true),
+             OptionSpec(name: "grid", valueName: "CxR",
+                        abstract: "Tiles per sheet: C columns by R rows, each 1 to 100.",
+                        defaultValue: "10x10"),
+             OptionSpec(name: "format", valueName: "format",
+                        abstract: "The sheets' image format: jpg or webp.", defaultValue: SheetFormat.jpg.rawValue),
+             OptionSpec(name: "accuracy", valueName: "accuracy",
+                        abstract: "auto (the keyframe nearest each interval's middle when one lies inside the "
+                            + "interval, else the exact frame), exact (the frame at the middle) or keyframe "
+                            + "(the keyframe at or before the middle; fastest, may be from an earlier interval).",
+                        defaultValue: SeekAccuracy.auto.rawValue),
+             OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
+                        abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
+             .fit, .threads, .timeout(wholeJob: false), .help]
         }
     }
 

@@ -1,0 +1,159 @@
+/// Scrub-bar thumbnails: one frame per interval of the clip, tiled into sprite sheets, and the
+/// WebVTT cues that map each interval to its tile (`sheet-1.jpg#xywh=x,y,w,h`), as video players'
+/// preview-thumbnail tracks expect.
+public struct ThumbnailTrack: Sendable, Hashable {
+    /// How tiles are laid out on each sheet.
+    public struct Layout: Sendable, Hashable {
+        /// The size of one tile.
+        public var tileSize: Size
+        /// Tiles per row.
+        public var columns: Int
+        /// Rows per sheet.
+        public var rows: Int
+
+        /// Creates a layout; `columns` and `rows` must be at least 1.
+        public init(tileSize: Size = Size(width: 160, height: 90), columns: Int = 10, rows: Int = 10) {
+            precondition(columns > 0 && rows > 0, "a sheet has at least one row and one column")
+            self.tileSize = tileSize
+            self.columns = columns
+            self.rows = rows
+        }
+
+        /// Tiles on a full sheet.
+        public var tilesPerSheet: Int { columns * rows }
+
+        /// Which sheet (from 0) holds tile `index`, and where.
+        public func place(_ index: Int) -> (sheet: Int, rect: Rect) {
+            let position = index % tilesPerSheet
+            return (index / tilesPerSheet, Rect(x: (position % columns) * tileSize.width, y: (position / columns) * tileSize.height,
+                                               width: tileSize.width, height: tileSize.height))
+        }
+    }
+
+    /// One interval of the clip and the tile that shows it.
+    public struct Cue: Sendable, Hashable {
+        /// Where the interval starts, in seconds from the video stream's start.
+        public var start: Double
+        /// Where it ends (the next cue's start; the clip's duration for the last).
+        public var end: Double
+        /// The sheet holding the tile, from 0.
+        public var sheet: Int
+        /// The tile's rectangle on its sheet, in pixels.
+        public var rect: Rect
+        /// The presentation time of the frame shown in the tile.
+        public var frameTime: Double
+
+        /// Creates a cue.
+        public init(start: Double, end: Double, sheet: Int, rect: Rect, frameTime: Double) {
+            self.start = start
+            self.end = end
+            self.sheet = sheet
+            self.rect = rect
+            self.frameTime = frameTime
+        }
+    }
+
+    /// The tile layout.
+    public var layout: Layout
+    /// The cues, in time order, covering the clip without gaps.
+    public var cues: [Cue]
+
+    /// Creates a track.
+    public init(layout: Layout, cues: [Cue]) {
+        self.layout = layout
+        self.cues = cues
+    }
+
+    /// How many sheets the cues use.
+    public var sheetCount: Int { (cues.map(\.sheet).max() ?? -1) + 1 }
+
+    /// The intervals `[k·every, (k+1)·every)` that cover `[0, duration)`, the last one cut at `duration`.
+    public static func intervals(duration: Double, every: Double) -> [(start: Double, end: Double)] {
+        precondition(duration > 0 && every > 0)
+        // A duration a hair over a whole number of intervals (60.000001 s) adds no sliver of a cue.
+        let count = max(1, Int((duration / every - 1e-6).rounded(.up)))
+        return (0..<count).map { index in (Double(index) * every, min(duration, Double(index + 1) * every)) }
+    }
+
+    /// The WebVTT file: `WEBVTT`, a blank line, then for each cue its `start --> end` line and the
+    /// URL of its tile (`sheetURL(sheet) + "#xywh=x,y,w,h"`), cues separated by blank lines.
+    ///
+    /// - Parameter sheetURL: the URL of sheet `index` (from 0) as players should fetch it, for example
+    ///   `{ "sheet-\($0 + 1).jpg" }` for sheets beside the `.vtt` file.
+    public func webVTT(sheetURL: (Int) -> String) -> String {
+        var text = "WEBVTT\n"
+        for cue in cues {
+            text += "\n\(Self.timestamp(cue.start)) --> \(Self.timestamp(cue.end))\n"
+            text += "\(sheetURL(cue.sheet))#xywh=\(cue.rect.x),\(cue.rect.y),\(cue.rect.width),\(cue.rect.height)\n"
+        }
+        return text
+    }
+
+    /// `HH:MM:SS.mmm`, WebVTT's timestamp (hours take more digits past 99), rounded to the millisecond.
+    public static func timestamp(_ seconds: Double) -> String {
+        let milliseconds = Int((max(0, seconds) * 1000).rounded())
+        let hours = milliseconds / 3_600_000, minutes = milliseconds / 60_000 % 60
+        let wholeSeconds = milliseconds / 1000 % 60, fraction = milliseconds % 1000
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(hours, 2)):\(pad(minutes, 2)):\(pad(wholeSeconds, 2)).\(pad(fraction, 3))"
+    }
+}
+
+extension FrameSampler {
+    /// Samples one frame per interval of `every` seconds across the whole clip and tiles them into
+    /// sheets, handing each sheet to `onSheet` as soon as it is full (so at most one sheet of tiles is
+    /// held); returns the cues.
+    ///
+    /// Each interval's frame is taken near its middle. With `.auto` (the default) it is the keyframe
+    /// nearest the middle when one lies inside the interval, which decodes one frame per tile, and the
+    /// exact frame at the middle otherwise; with `.exact` always the frame displayed at the middle;
+    /// either way the frame's time lies inside its cue. `.keyframe` takes the keyframe at or before the
+    /// middle, the fastest, which in a clip whose keyframes are further apart than `every` may come
+    /// from an earlier interval.
+    ///
+    /// - Parameters:
+    ///   - progress: called after each batch of frames with (frames done, frames in all).
+    ///   - onSheet: receives each sheet's index (from 0) and picture; the last sheet holds only the rows it needs.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when the duration is unknown or `every` is not above 0.
+    public func thumbnailTrack(every: Double, layout: ThumbnailTrack.Layout = .init(), mode: ContentMode = .aspectFill,
+                               accuracy: SeekAccuracy = .auto, progress: (Int, Int) -> Void = { _, _ in },
+                               onSheet: (Int, RGBImage) throws -> Void) throws -> ThumbnailTrack {
+        guard every > 0, every.isFinite else { throw PreviewLoopError(.invalidArgument, "the thumbnail interval must be above 0 s") }
+        guard let duration = info.duration, duration > 0 else {
+            throw PreviewLoopError(.invalidArgument, "the clip's duration is unknown or 0: thumbnails need it to cover the clip")
+        }
+        let intervals = ThumbnailTrack.intervals(duration: duration, every: every)
+        var cues: [ThumbnailTrack.Cue] = [], tiles: [RGBImage] = []
+        var index = 0
+        while index < intervals.count {
+            // Batches of up to 10 intervals of one length (the last interval may be shorter).
+            let length = intervals[index].end - intervals[index].start
+            var batch = [intervals[index]]
+            while batch.count < 10, index + batch.count < intervals.count,
+                  abs(intervals[index + batch.count].end - intervals[index + batch.count].start - length) < 1e-9 {
+                batch.append(intervals[index + batch.count])
+            }
+            // Aim 1 ms before the middle with an interval 2 ms short: the keyframe search window then runs
+            // from the cue's start (included) to just before its end (excluded, it is the next cue's).
+            let nudge = min(0.001, length / 4)
+            let frames = try frames(at: batch.map { ($0.start + $0.end) / 2 - nudge }, size: layout.tileSize, mode: mode,
+                                    accuracy: accuracy, interval: length - 2 * nudge)
+            for (interval, frame) in zip(batch, frames) {
+                let place = layout.place(cues.count)
+                cues.append(.init(start: interval.start, end: interval.end, sheet: place.sheet, rect: place.rect,
+                                  frameTime: frame.sourceTime))
+                tiles.append(frame.image)
+                if tiles.count == layout.tilesPerSheet || cues.count == intervals.count {
+                    try onSheet(place.sheet, RGBImage.tiled(tiles, columns: layout.columns))
+                    tiles = []
+                }
+            }
+            index += batch.count
+            progress(index, intervals.count)
+        }
+        return ThumbnailTrack(layout: layout, cues: cues)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import PreviewLoop
+
+/// `preview-loop render`: one pass of the loop window written as a hover preview that loops cleanly
+/// (MP4, animated WebP or GIF), whole or not at all.
+struct RenderCommand {
+    /// The parsed options.
+    var options: RenderOptions
+
+    /// Renders the window and prints one summary line on standard output.
+    func run() throws -> Int32 {
+        let source = Source(argument: options.input)
+        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout)
+        var duration: Double?
+        if options.start.isPercentage || options.length.isPercentage {
+            duration = try MediaProbe.probe(source, options: limits).duration
+        }
+        let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
+        let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
+        guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
+        let loop = try PreviewLoop(source: source, configuration: .init(
+            size: options.size, contentMode: options.contentMode, windowStart: .seconds(start),
+            windowLength: .seconds(length), threads: options.threads, sourceOptions: limits))
+        let summary = try loop.render(to: options.output, format: options.format,
+                                      framesPerSecond: options.framesPerSecond, quality: options.quality)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int) ?? 0
+        Console.writeOutput("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
+            + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
+            + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)))\n")
+        return ExitStatus.success
+    }
+}
+
+extension TimePosition {
+    /// Whether the position is a percentage of the duration (which then must be probed).
+    var isPercentage: Bool {
+        if case .percent = self { true } else { false }
+    }
+}
+
+extension Format {
+    /// `812 B`, `97.7 KB`, `1.4 MB` (powers of 1000, as file managers show sizes).
+    static func byteCount(_ bytes: Int) -> String {
+        switch bytes {
+        case ..<1000: "\(bytes) B"
+        case ..<1_000_000: "\(fixed(Double(bytes) / 1000, 1)) KB"
+        default: "\(fixed(Double(bytes) / 1_000_000, 1)) MB"
+        }
+    }
+}

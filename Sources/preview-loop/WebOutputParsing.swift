@@ -1,0 +1,80 @@
+import PreviewLoop
+
+// Typing and validating `render` and `sprites` arguments. Everything here is pure.
+
+extension RenderOptions {
+    /// Types and validates `render`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let input = try arguments.input()
+        let output = try arguments.requiredOutput(example: "preview.mp4")
+        guard let format = AnimationFormat(path: output) else {
+            throw UsageError(.unsupportedOutputFormat(output), subcommand: .render,
+                             "Cannot tell a video format from '\(output)'; use an extension among: \(AnimationFormat.extensionList).")
+        }
+        self.init(input: input, output: output, format: format)
+        start = try arguments.time("start", default: start)
+        length = try arguments.length(default: length)
+        size = try arguments.size(default: size)
+        if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
+            let even = Size(width: max(2, size.width & ~1), height: max(2, size.height & ~1))
+            throw UsageError(.invalidValue(option: "size", value: arguments.values["size"] ?? size.description), subcommand: .render,
+                             "Invalid value '\(size)' for '--size <WxH>': H.264 MP4 needs an even width and height "
+                                 + "(for example \(even)); .webp and .gif take any size.")
+        }
+        framesPerSecond = try arguments.integer("fps", default: framesPerSecond, in: 1...120)
+        quality = try arguments.quality(lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
+        contentMode = try arguments.choice("fit", default: contentMode)
+        threads = try arguments.threads()
+        timeout = try arguments.timeout()
+    }
+}
+
+extension SpritesOptions {
+    /// Types and validates `sprites`' scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let input = try arguments.input()
+        self.init(input: input, outputDirectory: try arguments.requiredOutput(example: "thumbnails/"))
+        every = try arguments.typed("every", default: every,
+                                    expectation: "a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms") { text in
+            if case .seconds(let value)? = TimePosition(parsing: text), value > 0 { value } else { nil }
+        }
+        size = try arguments.size(default: size)
+        (columns, rows) = try arguments.typed("grid", default: (columns, rows),
+                                              expectation: "COLUMNSxROWS, each 1 to 100, for example 10x10") { text in
+            Size(parsing: text).flatMap { (1...100).contains($0.width) && (1...100).contains($0.height) ? ($0.width, $0.height) : nil }
+        }
+        if columns * size.width > 16383 || rows * size.height > 16383 {
+            throw UsageError(.conflictingOptions("grid", "size"), subcommand: .sprites,
+                             "A sheet of \(columns)x\(rows) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
+                                 + "pixels; JPEG and WebP sheets are at most 16383 a side: use a smaller --grid or --size.")
+        }
+        format = try arguments.choice("format", default: format)
+        accuracy = try arguments.choice("accuracy", default: accuracy)
+        quality = try arguments.quality(lossy: true, output: outputDirectory)
+        contentMode = try arguments.choice("fit", default: contentMode)
+        threads = try arguments.threads()
+        timeout = try arguments.timeout()
+    }
+}
+
+extension ScannedArguments {
+    /// The required `-o` value, not empty.
+    func requiredOutput(example: String) throws(UsageError) -> String {
+        guard let path = values["output"] else {
+            let spelling = subcommand.option(named: "output").usageSpelling
+            throw UsageError(.missingOption("output"), subcommand: subcommand,
+                             "Missing expected option '\(spelling)' (for example -o \(example)).")
+        }
+        guard !path.isEmpty else {
+            throw UsageError(.invalidValue(option: "output", value: path), subcommand: subcommand, "The output is an empty string.")
+        }
+        return path
+    }
+}
+
+extension AnimationFormat {
+    /// `.mp4, .m4v, .webp, .gif`: for help and error messages.
+    static var extensionList: String {
+        allCases.flatMap(\.fileExtensions).map { ".\($0)" }.joined(separator: ", ")
+    }
+}
