@@ -176,10 +176,8 @@ struct BadInputCatalogTests {
         let script = "'\(TestPaths.cliBinary)' probe - --timeout 1; cat"
         let result = try Child.run("/bin/sh", ["-c", script], input: .delayed(Data("late bytes\n".utf8), after: 2), killAfter: 10)
         #expect(result.stderr.contains("Error: ") && result.stderr.contains("timed out"), "\(result.stderr)")
-        withKnownIssue("BUG-8: the O_NONBLOCK set on standard input is never cleared") {
-            #expect(result.status == 0, "cat failed: \(result.stderr)")
-            #expect(String(decoding: result.stdout, as: UTF8.self) == "late bytes\n")
-        }
+        #expect(result.status == 0, "cat failed: \(result.stderr)")
+        #expect(String(decoding: result.stdout, as: UTF8.self) == "late bytes\n")
     }
 
     /// How a call that may block on a named pipe ended.

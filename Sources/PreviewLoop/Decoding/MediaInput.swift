@@ -13,6 +13,8 @@ final class MediaInput {
     /// The stream's start, in its own ticks (`nil` when the container gives none).
     let startTimestamp: Int64?
     let info: VideoInfo
+    /// Keeps standard input non-blocking while this input reads it; restored when released.
+    private let standardInputMode: NonBlockingStandardInput?
 
     /// Opens `source` and selects its best video stream.
     init(source: Source, options: SourceOptions = .init(), interrupter: Interrupter = Interrupter()) throws(PreviewLoopError) {
@@ -26,6 +28,8 @@ final class MediaInput {
         var memory: MemoryReader?
         if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
         FFmpegLog.clearLastError()
+        let standardInputMode = source == .standardInput ? NonBlockingStandardInput() : nil
+        self.standardInputMode = standardInputMode
         do {
             format = try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
                                        memory: memory, maxPixels: options.maxPixels, interrupter: interrupter)

@@ -106,12 +106,26 @@ public struct SourceOptions: Sendable, Hashable {
             options["protocol_whitelist"] = ""
             return ("", options, SourcePolicy(kind: .nothing))
         case .standardInput:
-            // Non-blocking reads let FFmpeg poll its interrupt callback (timeouts, stop()) while the
-            // producer is silent, instead of sleeping in read(2) for ever.
-            let flags = fcntl(STDIN_FILENO, F_GETFL)
-            if flags >= 0 { _ = fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) }
             options["protocol_whitelist"] = "pipe"
             return ("pipe:0", options, SourcePolicy(kind: .nothingNested))
         }
+    }
+}
+
+/// Makes standard input non-blocking for as long as it lives, then restores its flags.
+///
+/// Non-blocking reads let FFmpeg poll its interrupt callback (timeouts, `stop()`) while a producer is
+/// silent, instead of sleeping in read(2) for ever. The flag belongs to the file description, which
+/// other processes of a shell pipeline share, so it must not outlive the read.
+final class NonBlockingStandardInput {
+    private let savedFlags: Int32
+
+    init() {
+        savedFlags = fcntl(STDIN_FILENO, F_GETFL)
+        if savedFlags >= 0 { _ = fcntl(STDIN_FILENO, F_SETFL, savedFlags | O_NONBLOCK) }
+    }
+
+    deinit {
+        if savedFlags >= 0 { _ = fcntl(STDIN_FILENO, F_SETFL, savedFlags) }
     }
 }
