@@ -51,6 +51,7 @@ enum CommandLineParser {
         case .thumb: return .thumb(try ThumbOptions(scanned))
         case .strip: return .strip(try StripOptions(scanned))
         case .loop: return .loop(try LoopOptions(scanned))
+        case .timing: return .timing(try TimingOptions(scanned))
         case .render: return .render(try RenderOptions(scanned))
         case .sprites: return .sprites(try SpritesOptions(scanned))
         }

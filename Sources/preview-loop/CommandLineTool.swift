@@ -39,6 +39,8 @@ enum CommandLineTool {
             return reportingErrors(for: options.input) { try StripCommand(options: options).run() }
         case .loop(let options):
             return reportingErrors(for: options.input) { try LoopCommand(options: options).run() }
+        case .timing(let options):
+            return reportingErrors(for: options.input) { try TimingCommand(options: options).run() }
         case .render(let options):
             return reportingErrors(for: options.input) { try RenderCommand(options: options).run() }
         case .sprites(let options):

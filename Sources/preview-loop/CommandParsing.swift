@@ -53,6 +53,14 @@ extension StripOptions {
     }
 }
 
+extension TimingOptions {
+    /// Types `timing`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(input: try arguments.input())
+        isJSON = arguments.flags.contains("json")
+    }
+}
+
 extension LoopOptions {
     /// Types and validates `loop`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {

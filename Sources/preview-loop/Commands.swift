@@ -10,6 +10,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case strip
     /// Plays a window of a video in a loop.
     case loop
+    /// Summarises a loop's timing log.
+    case timing
     /// Writes the loop window as a looping MP4, animated WebP or GIF.
     case render
     /// Writes scrub-bar thumbnails: sprite sheets and a WebVTT track.
@@ -22,6 +24,7 @@ enum Subcommand: String, CaseIterable, Sendable {
         case .thumb: "Write one frame of a video as an image."
         case .strip: "Write frames sampled evenly over a span, tiled in one image."
         case .loop: "Play a window of a video in a loop, writing frames and a timing log."
+        case .timing: "Summarise a loop's CSV timing log: rates, decode and scale times, lateness, seams, drops."
         case .render: "Write a window of a video as a muted hover preview that loops: MP4, animated WebP or GIF."
         case .sprites: "Write scrub-bar thumbnails: frames every few seconds tiled into sprite sheets, and a WebVTT track."
         }
@@ -38,6 +41,8 @@ enum ParsedCommand: Equatable, Sendable {
     case strip(StripOptions)
     /// `preview-loop loop`.
     case loop(LoopOptions)
+    /// `preview-loop timing`.
+    case timing(TimingOptions)
     /// `preview-loop render`.
     case render(RenderOptions)
     /// `preview-loop sprites`.

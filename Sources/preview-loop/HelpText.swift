@@ -38,7 +38,8 @@ enum HelpText {
         var text = wrap(subcommand.abstract, prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
         text += wrap(usagePieces(for: subcommand), prefix: "USAGE: ") + "\n\n"
         text += "ARGUMENTS:\n"
-        text += entry("<input>", "The video to read: a file path or an http(s):// URL.") + "\n\n"
+        text += entry("<input>", subcommand == .timing ? "A CSV timing log written by 'loop --log'."
+                                                      : "The video to read: a file path or an http(s):// URL.") + "\n\n"
         text += "OPTIONS:\n"
         text += subcommand.options.map { option in
             var abstract = option.abstract

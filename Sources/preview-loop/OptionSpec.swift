@@ -107,6 +107,8 @@ extension Subcommand {
     /// The options this subcommand accepts, in help order (`--help` last).
     var options: [OptionSpec] {
         switch self {
+        case .timing:
+            [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."), .help]
         case .probe:
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."),
              .timeout(wholeJob: true), .help]
@@ -158,7 +160,7 @@ extension Subcommand {
                             + "possible and lateness is not measured."),
              OptionSpec(name: "log", valueName: "file",
                         abstract: "Write a CSV timing log (pass, index, presentation_time, wall_time, decode_ms, "
-                            + "scale_ms, lateness_ms) to the file when the loop ends, or to standard output as "
+                            + "scale_ms, lateness_ms, dropped) to the file when the loop ends, or to standard output as "
                             + "it runs with '-'."),
              OptionSpec(name: "frames", valueName: "dir",
                         abstract: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, "

@@ -7,7 +7,7 @@ import PreviewLoop
 /// reader never sees half a log; to standard output (`--log -`) each row goes out as it is made.
 final class TimingLog {
     /// The header row, exactly; scripts rely on it.
-    static let header = "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms"
+    static let header = "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms,dropped"
 
     /// Where rows go.
     private enum Sink {
@@ -43,17 +43,19 @@ final class TimingLog {
         let timings = frame.timings
         try append(row: Self.row(pass: frame.loopIndex + 1, index: frame.index + 1,
                                  presentationTime: frame.presentationTime, wallTime: timings.wallTime,
-                                 decode: timings.decode, conversion: timings.conversion, lateness: timings.lateness))
+                                 decode: timings.decode, conversion: timings.conversion, lateness: timings.lateness,
+                                 dropped: timings.droppedBefore))
     }
 
     /// One CSV row: pass and index from 1, times in seconds with 6 decimals, durations in
-    /// milliseconds with 3, lateness empty when not measured (offline clock).
+    /// milliseconds with 3, lateness empty when not measured (offline clock), then the frames dropped
+    /// just before this one (realtime clock only).
     static func row(pass: Int, index: Int, presentationTime: Duration, wallTime: Duration,
-                    decode: Duration, conversion: Duration, lateness: Duration?) -> String {
+                    decode: Duration, conversion: Duration, lateness: Duration?, dropped: Int = 0) -> String {
         [String(pass), String(index),
          Format.fixed(Format.seconds(presentationTime), 6), Format.fixed(Format.seconds(wallTime), 6),
          Format.fixed(Format.milliseconds(decode), 3), Format.fixed(Format.milliseconds(conversion), 3),
-         lateness.map { Format.fixed(Format.milliseconds($0), 3) } ?? ""].joined(separator: ",")
+         lateness.map { Format.fixed(Format.milliseconds($0), 3) } ?? "", String(dropped)].joined(separator: ",")
     }
 
     /// Writes everything and, for a file, renames it into place.

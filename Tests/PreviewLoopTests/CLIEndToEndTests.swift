@@ -224,12 +224,13 @@ struct CLIEndToEndTests {
             #expect(best.index == index - 1 && best.psnr >= 35, "frame \(index): best \(best)")
         }
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first == "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms")
+        #expect(lines.first == "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms,dropped")
         #expect(lines.count == 22 && lines.last == "", "\(lines.count) lines")
         let rows = lines.dropFirst().filter { !$0.isEmpty }.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         #expect(rows.count == 20)
         var lastWall = 0.0
-        for (position, row) in rows.enumerated() where row.count == 7 {
+        #expect(rows.allSatisfy { $0.count == 8 }, "8 columns")
+        for (position, row) in rows.enumerated() where row.count == 8 {
             let (pass, index) = (position / 10 + 1, position % 10 + 1)
             #expect(row[0] == "\(pass)" && row[1] == "\(index)", "row \(position): \(row)")
             #expect(row[2] == String(format: "%.6f", times[index - 1]), "row \(position) presentation_time \(row[2])")
@@ -238,8 +239,9 @@ struct CLIEndToEndTests {
             lastWall = wall
             #expect(Double(row[4]) != nil && Double(row[5]) != nil, "row \(position): \(row)")
             #expect(row[6].isEmpty, "offline lateness must be empty: \(row)")
+            #expect(row[7] == "0", "offline nothing is dropped: \(row)")
         }
-        #expect(rows.allSatisfy { $0.count == 7 })
+        #expect(rows.allSatisfy { $0.count == 8 })
         // --log - streams the same CSV to standard output; the summary goes to standard error.
         let streamed = try cli(["loop", path, "--log", "-"])
         #expect(streamed.status == 0)
@@ -377,9 +379,9 @@ struct CLIFailureTests {
         let text = try String(contentsOfFile: log, encoding: .utf8)
         #expect(text.hasSuffix("\n"), "the last line is cut off")
         let lines = text.split(separator: "\n")
-        #expect(lines.first == "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms")
+        #expect(lines.first == "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms,dropped")
         #expect(lines.count > 2, "\(lines.count) lines")
-        #expect(lines.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 7 })
+        #expect(lines.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 8 })
         #expect(contents(directory) == ["log.csv"], "\(contents(directory))")
     }
 

@@ -1,4 +1,5 @@
 import PreviewLoop
+import Foundation
 import Testing
 @testable import preview_loop
 
@@ -334,12 +335,12 @@ struct CommandLineHelperTests {
     }
 
     @Test func timingLogRows() {
-        #expect(TimingLog.header == "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms")
+        #expect(TimingLog.header == "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms,dropped")
         #expect(TimingLog.row(pass: 2, index: 31, presentationTime: .milliseconds(1_033), wallTime: .microseconds(2_500_001),
                               decode: .microseconds(1_234), conversion: .nanoseconds(500_400), lateness: nil)
-            == "2,31,1.033000,2.500001,1.234,0.500,")
+            == "2,31,1.033000,2.500001,1.234,0.500,,0")
         #expect(TimingLog.row(pass: 1, index: 1, presentationTime: .zero, wallTime: .zero, decode: .zero,
-                              conversion: .zero, lateness: .microseconds(-1_500)).hasSuffix(",-1.500"))
+                              conversion: .zero, lateness: .microseconds(-1_500), dropped: 2).hasSuffix(",-1.500,2"))
     }
 
     @Test func frameFileNames() {
@@ -359,5 +360,48 @@ struct CommandLineHelperTests {
         #expect(ProbeCommand.decimal(30000.0 / 1001) == "29.97003")
         #expect(ProbeCommand.decimal(0.0333333) == "0.033333")
         #expect(JSONValue.string("a\"b\\c\n\u{1}").text == "\"a\\\"b\\\\c\\n\\u0001\"")
+    }
+}
+
+/// `preview-loop timing`: the summary of a loop's CSV log, from hand-written logs.
+@Suite("CommandLine: timing summary")
+struct TimingSummaryTests {
+    static let header = "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms,dropped"
+
+    @Test func realtimeLog() throws {
+        // Two passes of 3 frames; the seam (pass 2, index 1) is 4 ms late; one frame dropped.
+        let log = [Self.header,
+                   "1,1,0.000000,0.000000,2.000,1.000,0.100,0",
+                   "1,2,0.040000,0.040000,3.000,1.000,0.200,0",
+                   "1,3,0.080000,0.080000,4.000,1.000,0.300,0",
+                   "2,1,0.000000,0.124000,0.000,0.000,4.000,0",
+                   "2,2,0.040000,0.160000,0.000,0.000,0.500,0",
+                   "2,3,0.080000,0.200000,0.000,0.000,0.600,1"].joined(separator: "\n") + "\n"
+        let summary = try TimingSummary(csv: log)
+        #expect(summary.frames == 6 && summary.passes == 2 && summary.dropped == 1)
+        #expect(abs(summary.framesPerSecond - 25) < 1e-9)          // 5 intervals over 0.2 s
+        #expect(summary.seamLateness == [4.0])
+        #expect(summary.lateness?.maximum == 4.0 && summary.lateness?.p50 == 0.3)
+        #expect(summary.decode.p50 == 0.0 && summary.decode.maximum == 4.0)
+        #expect(summary.text.contains("seam ms:       4.000"))
+        let json = try JSONSerialization.jsonObject(with: Data(summary.json.utf8)) as? [String: Any]
+        #expect(json?["frames"] as? Int == 6 && json?["dropped"] as? Int == 1)
+    }
+
+    @Test func offlineLogAndOldHeader() throws {
+        // The 7-column header of logs written before the dropped column still reads.
+        let log = "pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms\n1,1,0.000000,0.001000,1.000,0.500,\n1,2,0.040000,0.002000,1.000,0.500,\n"
+        let summary = try TimingSummary(csv: log)
+        #expect(summary.lateness == nil && summary.seamLateness.isEmpty && summary.frames == 2)
+        #expect(summary.text.contains("(offline clock)"))
+    }
+
+    @Test(arguments: ["", "a,b,c\n1,2,3\n", header + "\n", header + "\nx,1,0,0,0,0,\n"])
+    func malformedLogs(_ text: String) {
+        #expect(throws: TimingSummary.Malformed.self) { try TimingSummary(csv: text) }
+    }
+
+    @Test func parsesTheSubcommand() throws {
+        #expect(try CommandLineParser.parse(["timing", "log.csv", "--json"]) == .timing(TimingOptions(input: "log.csv", isJSON: true)))
     }
 }

@@ -1,0 +1,37 @@
+import Foundation
+import PreviewLoop
+
+/// The options of `preview-loop timing`.
+struct TimingOptions: Equatable, Sendable {
+    /// The CSV timing log written by `loop --log`.
+    var input: String
+    /// Whether to print one JSON object (`--json`) rather than aligned text lines.
+    var isJSON = false
+}
+
+/// `preview-loop timing <log.csv>`: summarises a loop's timing log — frames, passes, fps delivered,
+/// decode and scale time p50/p95/p99, lateness p50/p99/max, each seam's lateness, drops.
+struct TimingCommand {
+    /// The parsed options.
+    var options: TimingOptions
+
+    /// Reads the log and prints the summary on standard output.
+    func run() throws -> Int32 {
+        let text: String
+        if let data = FileManager.default.contents(atPath: options.input) {
+            text = String(decoding: data, as: UTF8.self)
+        } else {
+            let exists = FileManager.default.fileExists(atPath: options.input)
+            throw PreviewLoopError(exists ? .inputNotReadable : .inputNotFound,
+                                   "\(options.input): \(exists ? "cannot be read" : "no such file")")
+        }
+        let summary: TimingSummary
+        do {
+            summary = try TimingSummary(csv: text)
+        } catch {
+            throw PreviewLoopError(.invalidArgument, "\(options.input): \(error.description)")
+        }
+        Console.writeOutput(options.isJSON ? summary.json : summary.text)
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// What a loop's CSV timing log says, summarised: `preview-loop timing <log.csv>`.
+///
+/// Pure: built from the log's text, printed as aligned lines or one JSON object.
+struct TimingSummary: Equatable {
+    /// Nearest-rank percentiles of a list of milliseconds.
+    struct Percentiles: Equatable {
+        var p50: Double, p95: Double, p99: Double, maximum: Double
+
+        init(_ values: [Double]) {
+            let sorted = values.sorted()
+            func rank(_ q: Double) -> Double {
+                guard !sorted.isEmpty else { return 0 }
+                return sorted[min(sorted.count - 1, max(0, Int((q * Double(sorted.count)).rounded(.up)) - 1))]
+            }
+            p50 = rank(0.50); p95 = rank(0.95); p99 = rank(0.99); maximum = sorted.last ?? 0
+        }
+    }
+
+    /// Rows in the log.
+    var frames: Int
+    /// Distinct passes.
+    var passes: Int
+    /// Frames per second of wall time, first to last hand-over.
+    var framesPerSecond: Double
+    /// Decode time per frame, milliseconds.
+    var decode: Percentiles
+    /// Conversion (crop, scale, colour) time per frame, milliseconds.
+    var scale: Percentiles
+    /// Lateness against the due time, milliseconds; `nil` for an offline log.
+    var lateness: Percentiles?
+    /// Lateness of each pass's first frame from the second pass on (the seam), milliseconds.
+    var seamLateness: [Double]
+    /// Frames skipped because they would have been shown more than a frame interval late.
+    var dropped: Int
+
+    /// Why a log cannot be summarised.
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Reads a log with the loop's header (`pass,index,presentation_time,wall_time,decode_ms,scale_ms,
+    /// lateness_ms[,dropped]`).
+    init(csv text: String) throws(Malformed) {
+        var lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
+        guard let header = lines.first?.split(separator: ",").map(String.init),
+              Array(header.prefix(7)) == ["pass", "index", "presentation_time", "wall_time", "decode_ms", "scale_ms", "lateness_ms"] else {
+            throw Malformed(description: "not a preview-loop timing log (the header differs)")
+        }
+        lines.removeFirst()
+        guard !lines.isEmpty else { throw Malformed(description: "the log has no frames") }
+        var passes = Set<Int>(), walls: [Double] = [], decodes: [Double] = [], scales: [Double] = []
+        var latenesses: [Double] = [], seams: [Double] = [], dropped = 0
+        for (number, line) in lines.enumerated() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 7, let pass = Int(fields[0]), let index = Int(fields[1]), let wall = Double(fields[3]),
+                  let decode = Double(fields[4]), let scale = Double(fields[5]) else {
+                throw Malformed(description: "line \(number + 2) is not a timing row: \(line)")
+            }
+            passes.insert(pass)
+            walls.append(wall); decodes.append(decode); scales.append(scale)
+            if let late = Double(fields[6]) {
+                latenesses.append(late)
+                if index == 1 && pass > 1 { seams.append(late) }
+            }
+            if fields.count > 7, let skipped = Int(fields[7]) { dropped += skipped }
+        }
+        frames = lines.count
+        self.passes = passes.count
+        let span = (walls.max() ?? 0) - (walls.min() ?? 0)
+        framesPerSecond = span > 0 ? Double(frames - 1) / span : 0
+        decode = Percentiles(decodes)
+        scale = Percentiles(scales)
+        lateness = latenesses.isEmpty ? nil : Percentiles(latenesses)
+        seamLateness = seams
+        self.dropped = dropped
+    }
+
+    /// Aligned lines for a person.
+    var text: String {
+        func ms(_ p: Percentiles, _ keys: [KeyPath<Percentiles, Double>], _ names: [String]) -> String {
+            zip(keys, names).map { "\($1) \(Format.fixed(p[keyPath: $0], 3))" }.joined(separator: "  ")
+        }
+        var lines = [
+            "frames:        \(frames)",
+            "passes:        \(passes)",
+            "fps delivered: \(Format.fixed(framesPerSecond, 2))",
+            "decode ms:     " + ms(decode, [\.p50, \.p95, \.p99], ["p50", "p95", "p99"]),
+            "scale ms:      " + ms(scale, [\.p50, \.p95, \.p99], ["p50", "p95", "p99"]),
+        ]
+        if let lateness {
+            lines.append("lateness ms:   " + ms(lateness, [\.p50, \.p99, \.maximum], ["p50", "p99", "max"]))
+            lines.append("seam ms:       " + (seamLateness.isEmpty ? "-" : seamLateness.map { Format.fixed($0, 3) }.joined(separator: " ")))
+        } else {
+            lines.append("lateness ms:   - (offline clock)")
+        }
+        lines.append("dropped:       \(dropped)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One JSON object with sorted keys.
+    var json: String {
+        func object(_ p: Percentiles) -> [String: Double] { ["p50": p.p50, "p95": p.p95, "p99": p.p99, "max": p.maximum] }
+        var value: [String: Any] = [
+            "frames": frames, "passes": passes, "fps": (framesPerSecond * 100).rounded() / 100,
+            "decode_ms": object(decode), "scale_ms": object(scale), "seam_lateness_ms": seamLateness, "dropped": dropped,
+        ]
+        value["lateness_ms"] = lateness.map(object) ?? NSNull()
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}
