@@ -73,6 +73,13 @@ extension LoopOptions {
         isRealtime = arguments.flags.contains("realtime")
         log = try arguments.nonEmpty("log").map { $0 == "-" ? .standardOutput : .file($0) }
         framesDirectory = try arguments.nonEmpty("frames")
+        captureTimes = try arguments.captureTimes()
+        recordSpan = try arguments.recordSpan()
+        captureDirectory = try arguments.nonEmpty("capture-dir") ?? framesDirectory
+        if (!captureTimes.isEmpty || recordSpan != nil) && captureDirectory == nil {
+            throw UsageError(.missingOption("capture-dir"), subcommand: .loop,
+                             "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
+        }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -175,6 +182,30 @@ extension ScannedArguments {
                   expectation: "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") {
             TimePosition(parsing: $0)
         }
+    }
+
+    /// `--capture-at T[,T…]`: wall times in seconds from the loop's start (no percentages), sorted.
+    func captureTimes() throws(UsageError) -> [Double] {
+        try typed("capture-at", default: [], expectation: "times from the loop's start, comma-separated (2.5,00:10)") { text in
+            let times = text.split(separator: ",", omittingEmptySubsequences: false).map { Self.wallTime(String($0)) }
+            return times.contains(nil) ? nil : times.compactMap { $0 }.sorted()
+        }
+    }
+
+    /// `--record FROM-TO`: a wall-time span from the loop's start, FROM before TO.
+    func recordSpan() throws(UsageError) -> Range<Double>? {
+        guard values["record"] != nil else { return nil }
+        return try typed("record", default: nil, expectation: "FROM-TO, two times from the loop's start (2-5, 00:02-00:05.5)") { text in
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, let from = Self.wallTime(parts[0]), let to = Self.wallTime(parts[1]), from < to else { return nil }
+            return from..<to
+        }
+    }
+
+    /// A wall time: seconds, mm:ss or hh:mm:ss.ms — a percentage means nothing for wall time.
+    private static func wallTime(_ text: String) -> Double? {
+        if case .seconds(let value)? = TimePosition(parsing: text) { return value }
+        return nil
     }
 
     /// `--length`: a time above zero.

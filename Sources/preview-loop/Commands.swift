@@ -155,6 +155,12 @@ struct LoopOptions: Equatable, Sendable {
     var log: LogDestination?
     /// The directory every frame is written to (`--frames`), if any.
     var framesDirectory: String?
+    /// Loop-relative wall times (seconds) at which to write a still of the frame presented (`--capture-at`).
+    var captureTimes: [Double] = []
+    /// The wall-time span (seconds, from the loop's start) whose frames are recorded (`--record FROM-TO`).
+    var recordSpan: Range<Double>?
+    /// Where captures and recordings go (`--capture-dir`; default the `--frames` directory).
+    var captureDirectory: String?
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).

@@ -25,6 +25,10 @@ struct LoopCommand {
         let loop = try PreviewLoop(source: source, configuration: configuration)
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
+        if let captureDirectory = options.captureDirectory, captureDirectory != options.framesDirectory,
+           !options.captureTimes.isEmpty || options.recordSpan != nil {
+            _ = try Self.createDirectory(captureDirectory)
+        }
         let log: TimingLog?
         do {
             log = try options.log.map { try TimingLog(destination: $0) }
@@ -33,7 +37,9 @@ struct LoopCommand {
             throw error
         }
         let temporaryLogPath = log?.temporaryPath
-        let recorder = LoopRecorder(log: log, framesDirectory: options.framesDirectory)
+        let recorder = LoopRecorder(log: log, framesDirectory: options.framesDirectory,
+                                    shutter: LoopRecorder.Shutter(captureTimes: options.captureTimes, recordSpan: options.recordSpan,
+                                                                  directory: options.captureDirectory))
         let stopper = LoopStopper()
         let input = options.input
         let watcher = SignalWatcher { signal in

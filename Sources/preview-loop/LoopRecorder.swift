@@ -19,17 +19,35 @@ final class LoopRecorder: Sendable {
         var passCount = 0
         /// The first write failure; once set, nothing more is recorded.
         var failure: PreviewLoopError?
+        /// Capture times not yet reached.
+        var pendingCaptures: [Double] = []
+        /// Stills written so far.
+        var captureCount = 0
+    }
+
+    /// What `--capture-at` and `--record` ask for: stills at wall times, and every frame of a
+    /// wall-time span, written to a directory.
+    struct Shutter: Sendable {
+        /// Wall times (seconds from the loop's start), sorted.
+        var captureTimes: [Double] = []
+        /// The recorded wall-time span.
+        var recordSpan: Range<Double>?
+        /// Where they are written.
+        var directory: String?
     }
 
     /// Everything mutable, under one lock.
     private let state: Mutex<State>
     /// The directory frames are written to, if any.
     private let framesDirectory: String?
+    /// Stills and recordings to make.
+    private let shutter: Shutter
 
     /// Creates a recorder writing to an open log and a frames directory that exists, either optional.
-    init(log: sending TimingLog?, framesDirectory: String?) {
-        state = Mutex(State(log: log))
+    init(log: sending TimingLog?, framesDirectory: String?, shutter: Shutter = Shutter()) {
+        state = Mutex(State(log: log, pendingCaptures: shutter.captureTimes))
         self.framesDirectory = framesDirectory
+        self.shutter = shutter
     }
 
     /// Records a frame: a log row and a `PPP-FFFFF.ppm` file.
@@ -43,6 +61,20 @@ final class LoopRecorder: Sendable {
                 if let framesDirectory {
                     let path = framesDirectory + "/" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1)
                     try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: path)
+                }
+                if let directory = shutter.directory {
+                    // A still is the first frame presented at or after its wall time, as capture() gives.
+                    let wall = frame.timings.wallTime.seconds
+                    while let next = state.pendingCaptures.first, next <= wall {
+                        state.pendingCaptures.removeFirst()
+                        state.captureCount += 1
+                        let name = String(format: "capture-%02d.ppm", state.captureCount)
+                        try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: directory + "/" + name)
+                    }
+                    if let span = shutter.recordSpan, span.contains(wall) {
+                        let name = "record-" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1)
+                        try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: directory + "/" + name)
+                    }
                 }
             } catch {
                 state.failure = error as? PreviewLoopError

@@ -165,6 +165,15 @@ extension Subcommand {
              OptionSpec(name: "frames", valueName: "dir",
                         abstract: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, "
                             + "from 1); created if missing."),
+             OptionSpec(name: "capture-at", valueName: "times",
+                        abstract: "Write a still of the frame presented at each of these times from the loop's "
+                            + "start (comma-separated; seconds, mm:ss or hh:mm:ss.ms) as capture-NN.ppm."),
+             OptionSpec(name: "record", valueName: "from-to",
+                        abstract: "Record every frame presented in this span of time from the loop's start as "
+                            + "record-PPP-FFFFF.ppm, across seams."),
+             OptionSpec(name: "capture-dir", valueName: "dir",
+                        abstract: "Where --capture-at and --record write (default: the --frames directory); "
+                            + "created if missing."),
              .threads, .timeout(wholeJob: false), .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
