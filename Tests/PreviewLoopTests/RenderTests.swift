@@ -205,6 +205,45 @@ struct RenderTests {
     }
 }
 
+@Suite("AnimationWriter")
+struct AnimationWriterTests {
+    static func picture(_ shade: UInt8) -> RGBImage {
+        var image = RGBImage(width: 64, height: 36)
+        for index in stride(from: 0, to: image.pixels.count, by: 3) {
+            image.pixels[index] = shade
+            image.pixels[index + 1] = UInt8(index / 3 % 64 * 4)
+            image.pixels[index + 2] = 255 - shade
+        }
+        return image
+    }
+
+    @Test("The last frame lasts what finish says; MP4 and GIF durations follow", arguments: [AnimationFormat.mp4, .gif])
+    func lastFrameDuration(format: AnimationFormat) throws {
+        let path = TestPaths.temporaryDirectory() + "/short." + format.rawValue
+        let writer = try AnimationWriter(path: path, format: format, size: Size(width: 64, height: 36), framesPerSecond: 10)
+        for shade in [0, 120, 240] as [UInt8] { try writer.append(Self.picture(shade)) }
+        #expect(!FileManager.default.fileExists(atPath: path), "nothing is visible before finish")
+        try writer.finish(lastFrameDuration: .milliseconds(50))
+        let report = try WebOracle.probe(path, countFrames: true)
+        #expect(report.frameCount == 3)
+        #expect(abs((report.duration ?? 0) - 0.25) < 0.011, "duration \(String(describing: report.duration))")
+        let again = #expect(throws: PreviewLoopError.self) { try writer.finish() }
+        #expect(again?.code == .invalidArgument)
+    }
+
+    @Test("A writer released without finish leaves nothing behind")
+    func abandoned() throws {
+        let directory = TestPaths.temporaryDirectory()
+        do {
+            let writer = try AnimationWriter(path: directory + "/gone.mp4", format: .mp4, size: Size(width: 64, height: 36),
+                                             framesPerSecond: 15)
+            try writer.append(Self.picture(10))
+            try writer.append(Self.picture(20))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+    }
+}
+
 @Suite("Constant-rate resampling")
 struct ResamplerTests {
     /// Runs the resampler over source times; returns the source index of each output frame.

@@ -38,6 +38,8 @@ public final class AnimationWriter {
     private var held: RGBImage?
     /// Every picture, for GIF: the palette is computed from the whole clip before the first frame.
     private var gifImages: [RGBImage] = []
+    /// Whether `finish` ran (successfully or not): the writer takes nothing more after it.
+    private var isFinished = false
 
     /// Prepares a writer; nothing is visible at `path` until ``finish(lastFrameDuration:)``.
     ///
@@ -80,8 +82,12 @@ public final class AnimationWriter {
     }
 
     /// Adds the next picture, shown `1 / framesPerSecond` after the previous one.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` after ``finish(lastFrameDuration:)``;
+    ///   ``PreviewLoopError/Code/encodingFailed`` when the encoder fails.
     public func append(_ image: RGBImage) throws {
         precondition(image.size == size, "every picture must be \(size), not \(image.size)")
+        guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
         if format == .gif {
             gifImages.append(image)
         } else if let previous = held {
@@ -96,8 +102,11 @@ public final class AnimationWriter {
     /// - Parameter lastFrameDuration: how long the last picture is shown, at most one frame interval
     ///   (`nil`: a whole interval). MP4 and GIF honour it (GIF to the hundredth of a second); animated
     ///   WebP gives its last frame the average frame duration, as libwebp does.
-    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when no picture was appended.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when no picture was appended or `finish` ran
+    ///   before.
     public func finish(lastFrameDuration: Duration? = nil) throws {
+        guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
+        isFinished = true
         guard let last = held else { throw PreviewLoopError(.invalidArgument, "\(path): an animation needs at least one picture") }
         let interval = 1 / Double(framesPerSecond)
         let lastSeconds = min(interval, max(0.001, lastFrameDuration?.seconds ?? interval))
