@@ -75,8 +75,8 @@ extension LoopOptions {
         framesDirectory = try arguments.nonEmpty("frames")
         captureTimes = try arguments.captureTimes()
         recordSpan = try arguments.recordSpan()
-        captureDirectory = try arguments.nonEmpty("capture-dir") ?? framesDirectory
-        if (!captureTimes.isEmpty || recordSpan != nil) && captureDirectory == nil {
+        captureDirectory = try arguments.nonEmpty("capture-dir")
+        if (!captureTimes.isEmpty || recordSpan != nil) && captureDirectory == nil && framesDirectory == nil {
             throw UsageError(.missingOption("capture-dir"), subcommand: .loop,
                              "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
         }

@@ -159,7 +159,7 @@ struct LoopOptions: Equatable, Sendable {
     var captureTimes: [Double] = []
     /// The wall-time span (seconds, from the loop's start) whose frames are recorded (`--record FROM-TO`).
     var recordSpan: Range<Double>?
-    /// Where captures and recordings go (`--capture-dir`; default the `--frames` directory).
+    /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
     var captureDirectory: String?
     /// Decoding threads (`--threads`).
     var threads = 2

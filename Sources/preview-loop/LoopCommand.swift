@@ -25,7 +25,8 @@ struct LoopCommand {
         let loop = try PreviewLoop(source: source, configuration: configuration)
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
-        if let captureDirectory = options.captureDirectory, captureDirectory != options.framesDirectory,
+        let captureDirectory = options.captureDirectory ?? options.framesDirectory
+        if let captureDirectory, captureDirectory != options.framesDirectory,
            !options.captureTimes.isEmpty || options.recordSpan != nil {
             _ = try Self.createDirectory(captureDirectory)
         }
@@ -39,7 +40,7 @@ struct LoopCommand {
         let temporaryLogPath = log?.temporaryPath
         let recorder = LoopRecorder(log: log, framesDirectory: options.framesDirectory,
                                     shutter: LoopRecorder.Shutter(captureTimes: options.captureTimes, recordSpan: options.recordSpan,
-                                                                  directory: options.captureDirectory))
+                                                                  directory: captureDirectory))
         let stopper = LoopStopper()
         let input = options.input
         let watcher = SignalWatcher { signal in

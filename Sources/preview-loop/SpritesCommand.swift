@@ -48,7 +48,8 @@ struct SpritesCommand {
         }
         let sheets = track.sheetCount
         Console.writeOutput("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
-            + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) thumbnails "
+            + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) "
+            + "thumbnail\(track.cues.count == 1 ? "" : "s") "
             + "of \(options.size), one per \(Format.fixed(options.every, 3)) s, \(options.columns)x\(options.rows) a sheet\n")
         return ExitStatus.success
     }

@@ -42,7 +42,7 @@ struct LoopCaptureCLITests {
         }
         #expect(options.captureTimes == [1.5, 2, 3])
         #expect(options.recordSpan == 1..<2.5)
-        #expect(options.captureDirectory == "f")
+        #expect(options.captureDirectory == nil && options.framesDirectory == "f")     // captures go to --frames
         for bad in [["--capture-at", "10%"], ["--capture-at", "1,,2"], ["--record", "5-2"], ["--record", "3"],
                     ["--capture-at", "1"]] {
             #expect(throws: UsageError.self) { try CommandLineParser.parse(["loop", "a.mp4"] + bad) }
