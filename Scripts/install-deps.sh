@@ -15,6 +15,8 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 # libwebp's own tools (webpmux, dwebp): the tests decode animated WebP with them (FFmpeg 5.1 cannot).
 command -v webpmux >/dev/null 2>&1 || need+=(webp)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+# GNU time: the bad-input tests measure a refused decompression bomb's peak memory with it.
+[ -x /usr/bin/time ] || need+=(time)
 if ((${#need[@]})); then
   echo "Installing: ${need[*]}"
   SUDO=""
