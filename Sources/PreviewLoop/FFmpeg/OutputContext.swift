@@ -20,17 +20,8 @@ final class OutputContext {
     ///   writable, or `path` is a directory.
     init(path: String, muxer: String) throws(PreviewLoopError) {
         FFmpegLog.applyDefault
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw PreviewLoopError(.outputNotWritable, "\(path): the directory \(directory) does not exist")
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw PreviewLoopError(.outputNotWritable, "\(path): is a directory")
-        }
         self.path = path
-        temporaryPath = directory + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        temporaryPath = try AtomicFile.temporaryPath(for: path)
         var context: UnsafeMutablePointer<AVFormatContext>?
         let allocated = avformat_alloc_output_context2(&context, nil, muxer, temporaryPath)
         guard allocated >= 0, let context else {

@@ -3,10 +3,11 @@ import Foundation
 /// Writes files so that readers see either nothing or the whole file: the bytes go to a temporary file
 /// in the same directory, which is then renamed over the destination. A failure leaves nothing behind.
 public enum AtomicFile {
-    /// Writes `bytes` to `path` atomically.
+    /// A hidden, unique temporary path beside `path`, for writing before the rename.
     ///
-    /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` naming the path and the cause.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory is missing or `path`
+    ///   is a directory.
+    static func temporaryPath(for path: String) throws(PreviewLoopError) -> String {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
@@ -16,7 +17,14 @@ public enum AtomicFile {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw PreviewLoopError(.outputNotWritable, "\(path): is a directory")
         }
-        let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        return directory + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    }
+
+    /// Writes `bytes` to `path` atomically.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` naming the path and the cause.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let temporary = try temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
