@@ -41,3 +41,14 @@ bench: deps
 
 clean:
 	rm -rf .build $(DEMO_OUT)
+
+# Fuzzing (Fuzz/README.md): libFuzzer + AddressSanitizer over bytes in memory through open, decode
+# and scale. `make fuzz SECONDS=N` replays Fuzz/crashes/ and fuzzes N seconds (default 60);
+# `make fuzz-ci` only builds and replays the reproducers and the saved corpus.
+.PHONY: fuzz fuzz-ci
+SECONDS ?= 60
+fuzz: deps
+	./Fuzz/run.sh $(SECONDS)
+
+fuzz-ci: deps
+	./Fuzz/run.sh --replay-only
