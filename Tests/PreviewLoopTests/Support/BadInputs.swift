@@ -38,6 +38,8 @@ struct ChildResult {
     var stderr: String
     var elapsed: Double
     var wasKilled: Bool
+    /// The signal that ended the child (a trap is SIGILL or SIGTRAP), if one did.
+    var signal: Int32?
     /// The non-empty lines of standard error.
     var errorLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
 }
@@ -124,7 +126,8 @@ enum Child {
         if case .stalledPipe = input { try? inputPipe?.fileHandleForWriting.close() }
         readers.wait()
         return ChildResult(status: process.terminationStatus, stdout: outputData,
-                           stderr: String(decoding: errorData, as: UTF8.self), elapsed: elapsed, wasKilled: wasKilled)
+                           stderr: String(decoding: errorData, as: UTF8.self), elapsed: elapsed, wasKilled: wasKilled,
+                           signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
     }
 
     /// Runs the debug `preview-loop` binary.
