@@ -15,9 +15,7 @@ struct CrashRegressionTests {
     }()
 
     /// Reproducers whose crash the lead has not fixed yet.
-    static let knownCrashes: [String: String] = [
-        "ivf-huge-timestamp.ivf": "FUZZ-1: a timestamp near Int64.min traps in Duration.fromSeconds (VideoFrame.swift)",
-    ]
+    static let knownCrashes: [String: String] = [:]
 
     /// Asserts a CLI run ended on its own with status 0 or 1 (and an `Error:` line for 1).
     private func expectNoCrash(_ result: ChildResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -66,12 +64,10 @@ struct CrashRegressionTests {
             ["loop", clip, "--length", huge],
             ["loop", TestPaths.fixture("short.mp4"), "--start", huge],
         ]
-        withKnownIssue("ARG-1: seconds beyond Int64 nanoseconds trap in Duration.seconds / MediaInput.timestamp(fromSeconds:)") {
-            for arguments in runs {
-                let result = try Child.cli(arguments, killAfter: 20)
-                expectNoCrash(result, arguments.joined(separator: " "))
-                #expect(result.status != 0, "\(arguments.joined(separator: " ")) succeeded")
-            }
+        for arguments in runs {
+            let result = try Child.cli(arguments, killAfter: 20)
+            expectNoCrash(result, arguments.joined(separator: " "))
+            #expect(result.status != 0, "\(arguments.joined(separator: " ")) succeeded")
         }
     }
 }

@@ -54,3 +54,9 @@ struct TimePositionTests {
         #expect(SeekAccuracy.allCases.map(\.rawValue) == ["exact", "keyframe", "auto"])
     }
 }
+
+/// Times beyond a billion seconds are refused at parsing, so no later conversion can overflow.
+@Test("Seconds beyond 1e9 are refused", arguments: ["1000000001", "99999999999999999999", "277778:00:00"])
+func hugeTimesAreRefused(_ text: String) {
+    #expect(TimePosition(parsing: text) == nil)
+}

@@ -117,13 +117,16 @@ final class MediaInput {
 
     /// Seconds from the stream's start for a timestamp in stream ticks.
     func seconds(fromTimestamp timestamp: Int64) -> Double {
-        Double(timestamp - (startTimestamp ?? 0)) * timeBase
+        // In Double: a hostile timestamp minus the start can overflow Int64.
+        (Double(timestamp) - Double(startTimestamp ?? 0)) * timeBase
     }
 
     /// The timestamp in stream ticks for seconds from the stream's start.
     func timestamp(fromSeconds seconds: Double) -> Int64 {
         // A hair of tolerance: 2.0 s must not become the tick before a frame stamped exactly 2.0 s.
-        (startTimestamp ?? 0) + Int64((seconds / timeBase + 1e-6).rounded(.down))
+        let ticks = (Double(startTimestamp ?? 0) + (seconds / timeBase + 1e-6).rounded(.down))
+        guard ticks.isFinite else { return startTimestamp ?? 0 }
+        return Int64(min(max(ticks, -9.2e18), 9.2e18))
     }
 
     /// Times (seconds from the start) of the keyframes the demuxer's index knows, sorted; empty when

@@ -69,8 +69,12 @@ extension Duration {
     /// The duration in milliseconds as a floating-point number.
     var milliseconds: Double { seconds * 1000 }
 
-    /// A duration from floating-point seconds, rounded to the nanosecond.
+    /// A duration from floating-point seconds, rounded to the nanosecond; NaN is zero and values
+    /// beyond ±292 years (Int64 nanoseconds) are clamped, so hostile timestamps cannot trap.
     static func fromSeconds(_ value: Double) -> Duration {
-        .nanoseconds(Int64((value * 1e9).rounded()))
+        guard value.isFinite else { return .zero }
+        let nanoseconds = (value * 1e9).rounded()
+        let limit = 9.2e18
+        return .nanoseconds(Int64(min(max(nanoseconds, -limit), limit)))
     }
 }

@@ -28,6 +28,9 @@ public enum TimePosition: Hashable, Sendable, CustomStringConvertible {
             if position > 0 && value >= 60 { return nil }
             total = total * 60 + value
         }
+        // Beyond a billion seconds (~31.7 years) no clip has frames; refusing it keeps every later
+        // conversion (to Duration, to stream ticks) far from overflow.
+        guard total <= 1e9 else { return nil }
         self = .seconds(total)
     }
 
