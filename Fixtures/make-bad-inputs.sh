@@ -79,6 +79,20 @@ unknown[entry:entry + 4] = b'zzzz'
 open('unknown-fourcc.mp4', 'wb').write(unknown)
 EOF
 
+# MJPEG in Matroska with every JPEG image (SOI to EOI) zeroed: FFmpeg's MJPEG decoder logs "No JPEG
+# data found in image" at AV_LOG_FATAL for each, which must not reach the CLI's standard error.
+"${FF[@]}" -f lavfi -i testsrc2=size=64x48:rate=10:duration=0.3 -c:v mjpeg mjpeg.mkv
+python3 - <<'EOF'
+data = bytearray(open('mjpeg.mkv', 'rb').read())
+at = 0
+while (start := data.find(b'\xff\xd8\xff', at)) >= 0:
+    end = data.find(b'\xff\xd9', start) + 2
+    data[start:end] = bytes(end - start)
+    at = end
+open('mjpeg-zeroed.mkv', 'wb').write(data)
+EOF
+rm -f mjpeg.mkv
+
 # --- Limits --------------------------------------------------------------------------------------
 # 70 copies of one video stream (the default limit is 64).
 "${FF[@]}" $(src 64x48 0.2) "${X264[@]}" small.mkv
