@@ -130,6 +130,9 @@ printf '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nhttp:/
 # The same playlist shape with a local segment: allowed (a local input may open local files).
 "${FF[@]}" $(src 320x240 1) "${X264[@]}" -f mpegts segment.ts
 printf '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nsegment.ts\n#EXT-X-ENDLIST\n' > local.m3u8
+# A DASH presentation (manifest dash.mpd, init-stream0.m4s, chunk-stream0-00001.m4s) for the tests
+# that serve it over HTTP, and rewrite its BaseURL to point elsewhere.
+"${FF[@]}" $(src 320x240 1) "${X264[@]}" -f dash -use_template 1 -use_timeline 0 dash.mpd
 # A file literally named like FFmpeg's concat protocol.
 cp faststart.mp4 'concat:faststart.mp4|faststart.mp4'
 

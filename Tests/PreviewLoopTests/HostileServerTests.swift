@@ -177,6 +177,34 @@ struct HostileServerTests {
         #expect(witness.receivedRequests.isEmpty, "contacted: \(witness.receivedRequests)")
     }
 
+    @Test("A DASH manifest whose BaseURL names another local port is refused; no request reaches that port")
+    func dashCrossOriginBaseURL() throws {
+        let witness = try HostileServer(.witness)
+        defer { witness.stop() }
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["dash.mpd", "init-stream0.m4s", "chunk-stream0-00001.m4s"] {
+            try FileManager.default.copyItem(atPath: try BadInputs.path(name), toPath: directory + "/" + name)
+        }
+        let manifest = try String(contentsOfFile: directory + "/dash.mpd", encoding: .utf8)
+        let elsewhere = manifest.replacingOccurrences(of: "<Period ", with: "<BaseURL>http://127.0.0.1:\(witness.port)/</BaseURL>\n<Period ")
+        try #require(elsewhere != manifest)
+        try elsewhere.write(toFile: directory + "/elsewhere.mpd", atomically: true, encoding: .utf8)
+        let origin = try HTTPTestServer(directory: directory)
+        defer { origin.stop() }
+
+        // The same presentation from its own origin plays: the manifest and segments are sound.
+        var frames = 0
+        try PreviewLoop(source: .url(origin.url(for: "dash.mpd")), configuration: .init(size: size)).run { _ in frames += 1 }
+        #expect(frames == 25)
+
+        let code = errorCode { _ = try FrameSampler(source: .url(origin.url(for: "elsewhere.mpd"))).frame(at: 0, size: size) }
+        withKnownIssue("BUG-11: FFmpeg's DASH demuxer opens segments with avio_open2, past the io_open gate") {
+            #expect(code == .refusedByPolicy, "got \(String(describing: code))")
+            #expect(witness.receivedRequests.isEmpty, "the other port was contacted: \(witness.receivedRequests)")
+        }
+    }
+
     @Test("A segment named by an absolute path resolves against the playlist's origin, never the local disk")
     func absolutePathSegmentIsRemote() throws {
         let local = TestPaths.temporaryDirectory()
