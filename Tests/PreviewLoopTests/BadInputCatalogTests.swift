@@ -51,8 +51,7 @@ struct BadInputCatalogTests {
         RefusedInput(name: "list.ffconcat", expected: .refusedByPolicy, about: "an ffconcat list naming a local file"),
         RefusedInput(name: "concat:a|b", expected: .inputNotFound, about: "concat protocol syntax is a file name", isPath: true),
         RefusedInput(name: "network.m3u8", expected: .refusedByPolicy, about: "local HLS playlist with an http segment"),
-        RefusedInput(name: "mjpeg-zeroed.mkv", expected: .corruptData, about: "MJPEG frames zeroed (FFmpeg logs at FATAL)",
-                     knownIssue: "BUG-9: FFmpeg's AV_LOG_FATAL lines reach standard error before the Error: line"),
+        RefusedInput(name: "mjpeg-zeroed.mkv", expected: .corruptData, about: "MJPEG frames zeroed (FFmpeg logs at FATAL)"),
     ]
 
     @Test("The library throws the exact code; the CLI exits 1 with one Error line and writes nothing",

@@ -28,6 +28,10 @@ final class MediaInput {
         var memory: MemoryReader?
         if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
         FFmpegLog.clearLastError()
+        if case .data = source, let name = Self.probedFormatName(source, options: options), Self.referencingFormats.contains(name) {
+            throw PreviewLoopError(.refusedByPolicy, "\(source): a \(name) list in memory names other resources, and an input "
+                                   + "in memory may not open any")
+        }
         let standardInputMode = source == .standardInput ? NonBlockingStandardInput() : nil
         self.standardInputMode = standardInputMode
         do {
@@ -35,7 +39,7 @@ final class MediaInput {
                                        memory: memory, maxPixels: options.maxPixels, interrupter: interrupter)
         } catch where error.code == .notMediaFile && options.allowedFormats != nil {
             // Tell a format we refuse from data that is no media at all.
-            throw Self.refusedFormat(source: source, allowed: options.allowedFormats ?? []) ?? error
+            throw Self.refusedFormat(source: source, allowed: options.allowedFormats ?? [], options: options) ?? error
         }
         interrupter.setDeadline(after: nil)
         if Int(format.pointer.pointee.nb_streams) > options.maxStreams {
@@ -81,7 +85,18 @@ final class MediaInput {
     ///
     /// Only the first bytes are probed (`av_probe_input_format2`); nothing is demuxed, so a refused
     /// playlist or concat list never opens what it names.
-    private static func refusedFormat(source: Source, allowed: Set<String>) -> PreviewLoopError? {
+    private static func refusedFormat(source: Source, allowed: Set<String>, options: SourceOptions) -> PreviewLoopError? {
+        guard let name = probedFormatName(source, options: options), !allowed.contains(name) else { return nil }
+        return PreviewLoopError(.refusedByPolicy, "\(source): the \(name) format is not allowed (allowed formats are settable)")
+    }
+
+    /// Formats that name other resources (playlists, lists): bytes in memory may not use them, since
+    /// nothing may be opened from memory.
+    static let referencingFormats: Set<String> = ["hls", "dash", "concat", "ffmetadata", "tee"]
+
+    /// The demuxer FFmpeg would pick from the input's first 64 KB, read without demuxing anything;
+    /// `nil` for standard input (it cannot be read twice) or when nothing scores.
+    static func probedFormatName(_ source: Source, options: SourceOptions) -> String? {
         var bytes: [UInt8]
         switch source {
         case .file(let path):
@@ -90,7 +105,19 @@ final class MediaInput {
             bytes = [UInt8]((try? handle.read(upToCount: 64 * 1024)) ?? Data())
         case .data(let data):
             bytes = [UInt8](data.prefix(64 * 1024))
-        case .url, .standardInput:
+        case .url(let url):
+            // Only the URL itself, through the same protocol whitelist and read deadline.
+            var io: UnsafeMutablePointer<AVIOContext>?
+            var dictionary: OpaquePointer?
+            av_dict_set(&dictionary, "protocol_whitelist", "http,https,tcp,tls", 0)
+            av_dict_set(&dictionary, "rw_timeout", String(Int(options.readTimeout * 1_000_000)), 0)
+            defer { av_dict_free(&dictionary) }
+            guard avio_open2(&io, url.absoluteString, AVIO_FLAG_READ, nil, &dictionary) >= 0, let io else { return nil }
+            defer { var closing: UnsafeMutablePointer<AVIOContext>? = io; avio_closep(&closing) }
+            bytes = [UInt8](repeating: 0, count: 64 * 1024)
+            let count = bytes.withUnsafeMutableBufferPointer { avio_read(io, $0.baseAddress, Int32($0.count)) }
+            bytes = Array(bytes.prefix(max(0, Int(count))))
+        case .standardInput:
             return nil
         }
         guard !bytes.isEmpty else { return nil }
@@ -105,8 +132,7 @@ final class MediaInput {
                 return av_probe_input_format2(&probe, 1, &score)
             }
         }
-        guard let format, let name = format.pointee.name.map({ String(cString: $0) }), !allowed.contains(name) else { return nil }
-        return PreviewLoopError(.refusedByPolicy, "\(source): the \(name) format is not allowed (allowed formats are settable)")
+        return format?.pointee.name.map { String(cString: $0) }
     }
 
     /// The borrowed stream (valid while the input lives).

@@ -5,13 +5,14 @@ import Synchronization
 /// How much FFmpeg itself prints on standard error.
 ///
 /// PreviewLoop reports failures through ``PreviewLoopError``; FFmpeg's own messages (concealed
-/// corruption, seek warnings) are hidden by default. Set the environment variable
+/// corruption, seek warnings, even its fatal lines) are hidden by default. Set the environment variable
 /// `PREVIEW_LOOP_FFMPEG_LOG` (`quiet`, `fatal`, `error`, `warning`, `info`, `verbose`, `debug`) or
 /// ``FFmpegLog/level`` to see them.
 public enum FFmpegLogLevel: String, Sendable, CaseIterable {
-    /// Nothing (`AV_LOG_QUIET`).
+    /// Nothing (`AV_LOG_QUIET`), the default: failures reach callers as ``PreviewLoopError``s, which
+    /// carry FFmpeg's own last error line when there is one.
     case quiet
-    /// Only unrecoverable errors (`AV_LOG_FATAL`), the default.
+    /// Only unrecoverable errors (`AV_LOG_FATAL`).
     case fatal
     /// Errors, including concealed stream damage (`AV_LOG_ERROR`).
     case error
@@ -49,7 +50,7 @@ public enum FFmpegLog {
     /// installs the callback that remembers each thread's last FFmpeg error.
     static let applyDefault: Void = {
         let requested = ProcessInfo.processInfo.environment["PREVIEW_LOOP_FFMPEG_LOG"].flatMap(FFmpegLogLevel.init(rawValue:))
-        av_log_set_level((requested ?? .fatal).ffmpegValue)
+        av_log_set_level((requested ?? .quiet).ffmpegValue)
         cffmpeg_install_log_handler(callback)
     }()
 
