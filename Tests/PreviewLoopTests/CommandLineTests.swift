@@ -8,16 +8,6 @@ private func parse(_ arguments: [String]) throws -> ParsedCommand {
     try CommandLineParser.parse(arguments)
 }
 
-/// The usage error arguments raise, or `nil` when they parse.
-private func usageError(_ arguments: [String]) -> UsageError? {
-    do {
-        _ = try CommandLineParser.parse(arguments)
-        return nil
-    } catch {
-        return error
-    }
-}
-
 @Suite("CommandLine parsing: defaults and options")
 struct CommandLineParsingTests {
     @Test func probeDefaultsAndJSON() throws {

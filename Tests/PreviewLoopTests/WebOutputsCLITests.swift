@@ -8,16 +8,6 @@ private func cli(_ arguments: [String]) throws -> ProcessResult {
     try Run.program(TestPaths.cliBinary, arguments)
 }
 
-/// The usage error arguments raise, or `nil` when they parse.
-private func usageError(_ arguments: [String]) -> UsageError? {
-    do {
-        _ = try CommandLineParser.parse(arguments)
-        return nil
-    } catch {
-        return error
-    }
-}
-
 @Suite("CLI: image formats and --quality")
 struct ImageFormatCLITests {
     @Test("Extensions pick the format; --quality reaches the options", arguments: [
