@@ -109,20 +109,7 @@ struct LoopCommand {
     /// - Returns: the directory when this call created it (to remove it again if nothing is written).
     /// - Throws: `PreviewLoopError(.outputNotWritable)` when it cannot be created or is a file.
     static func createDirectory(_ path: String) throws -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw PreviewLoopError(.outputNotWritable, "cannot write frames to \(path): it is a file, not a directory")
-            }
-            return nil
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw PreviewLoopError(.outputNotWritable, "cannot create the frames directory \(path): "
-                + Format.oneLine((error as NSError).localizedDescription))
-        }
-        return path
+        try AtomicFile.createDirectory(path) ? path : nil
     }
 
     /// `loop: 450 frames, 2 passes, 15.012 s, 29.98 fps` (and `, interrupted`).

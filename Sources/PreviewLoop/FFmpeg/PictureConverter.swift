@@ -73,14 +73,32 @@ final class PictureConverter {
 }
 
 extension DecodedFrame {
-    /// Copies an RGB24 image into this frame's first plane (which must be RGB24 of the image's size).
-    func fill(rgb image: RGBImage) {
+    /// Copies packed rows (RGB24 or RGBA) into this frame's first plane, which must hold `height` rows of
+    /// at least `bytesPerRow` bytes.
+    func fill(rows pixels: [UInt8], bytesPerRow: Int, height: Int) {
         let destination = pointer.pointee.data.0!
         let stride = Int(pointer.pointee.linesize.0)
-        image.pixels.withUnsafeBufferPointer { pixels in
+        pixels.withUnsafeBufferPointer { source in
+            for row in 0..<height {
+                (destination + row * stride).update(from: source.baseAddress! + row * bytesPerRow, count: bytesPerRow)
+            }
+        }
+    }
+
+    /// Copies an RGBA image into this frame's first plane as BGRA (libwebp's ARGB on little-endian
+    /// machines), keeping the alpha.
+    func fill(bgra image: RGBAImage) {
+        let destination = pointer.pointee.data.0!
+        let stride = Int(pointer.pointee.linesize.0)
+        image.pixels.withUnsafeBufferPointer { source in
             for row in 0..<image.height {
-                (destination + row * stride).update(from: pixels.baseAddress! + row * image.bytesPerRow,
-                                                    count: image.bytesPerRow)
+                let to = destination + row * stride, from = source.baseAddress! + row * image.bytesPerRow
+                for column in 0..<image.width {
+                    to[column * 4] = from[column * 4 + 2]
+                    to[column * 4 + 1] = from[column * 4 + 1]
+                    to[column * 4 + 2] = from[column * 4]
+                    to[column * 4 + 3] = from[column * 4 + 3]
+                }
             }
         }
     }

@@ -34,8 +34,10 @@ public final class AnimationWriter {
     private var stream: EncodedStream?
     private var converter: PictureConverter?
     private var picture: DecodedFrame?
+    /// What lies under translucent pictures in formats without transparency (MP4, GIF).
+    public let background: RGBAColor
     /// The latest picture, held back until the next one (or `finish`) fixes its duration.
-    private var held: RGBImage?
+    private var held: HeldPicture?
     /// Every picture, for GIF: the palette is computed from the whole clip before the first frame.
     private var gifImages: [RGBImage] = []
     /// Whether `finish` ran (successfully or not): the writer takes nothing more after it.
@@ -48,11 +50,13 @@ public final class AnimationWriter {
     ///     MP4 maps it to x264's CRF (``AnimationFormat/constantRateFactor(quality:)``), WebP uses it as
     ///     libwebp's quality; GIF has none and ignores it.
     ///   - threads: encoder threads, 0 to let the encoder choose.
+    ///   - background: what translucent pictures (``append(_:)-(RGBAImage)``) are flattened on in MP4
+    ///     and GIF; animated WebP keeps their transparency.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a frame rate outside 1–120, a quality
     ///   outside 0–100, an odd size for MP4 or a size over 16383 for WebP;
     ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
-                threads: Int = 0) throws {
+                threads: Int = 0, background: RGBAColor = .white) throws {
         guard (1...120).contains(framesPerSecond) else {
             throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
         }
@@ -72,6 +76,7 @@ public final class AnimationWriter {
         self.framesPerSecond = framesPerSecond
         self.quality = quality ?? format.defaultQuality
         self.threads = threads
+        self.background = background
         ticksPerSecond = format == .mp4 ? Int64(framesPerSecond) * 1000 : Int64(framesPerSecond)
         if format != .gif {
             // Opened now, so that a directory that cannot be written fails before any decoding.
@@ -86,14 +91,26 @@ public final class AnimationWriter {
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` after ``finish(lastFrameDuration:)``;
     ///   ``PreviewLoopError/Code/encodingFailed`` when the encoder fails.
     public func append(_ image: RGBImage) throws {
-        precondition(image.size == size, "every picture must be \(size), not \(image.size)")
+        try append(.opaque(image))
+    }
+
+    /// Adds the next picture, which may be translucent: animated WebP keeps its alpha, MP4 and GIF
+    /// show it over ``background``.
+    ///
+    /// - Throws: as ``append(_:)-(RGBImage)``.
+    public func append(_ image: RGBAImage) throws {
+        try append(format == .webp && !image.isOpaque ? .translucent(image) : .opaque(image.flattened(on: background)))
+    }
+
+    private func append(_ picture: HeldPicture) throws {
+        precondition(picture.size == size, "every picture must be \(size), not \(picture.size)")
         guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
-        if format == .gif {
+        if format == .gif, case .opaque(let image) = picture {
             gifImages.append(image)
         } else if let previous = held {
             try encode(previous, index: frameCount - 1, duration: ticksPerSecond / Int64(framesPerSecond))
         }
-        held = image
+        held = picture
         frameCount += 1
     }
 
@@ -119,10 +136,13 @@ public final class AnimationWriter {
         held = nil
     }
 
-    private func encode(_ image: RGBImage, index: Int, duration: Int64) throws {
+    private func encode(_ held: HeldPicture, index: Int, duration: Int64) throws {
         guard let stream, let converter, let picture else { return }
         try picture.makeWritable()
-        try converter.convert(image, into: picture)
+        switch held {
+        case .opaque(let image): try converter.convert(image, into: picture)
+        case .translucent(let image): picture.fill(bgra: image)
+        }
         picture.pointer.pointee.pts = Int64(index) * ticksPerSecond / Int64(framesPerSecond)
         stream.durations[picture.pointer.pointee.pts] = duration
         try stream.encode(picture)
@@ -170,6 +190,19 @@ public final class AnimationWriter {
             settings.encoderName = "gif"
             settings.pixelFormat = AV_PIX_FMT_PAL8
             return (settings, "gif", ["loop": "0"])
+        }
+    }
+}
+
+/// A picture waiting to be encoded: opaque RGB, or RGBA whose alpha the format keeps (animated WebP).
+private enum HeldPicture {
+    case opaque(RGBImage)
+    case translucent(RGBAImage)
+
+    var size: Size {
+        switch self {
+        case .opaque(let image): image.size
+        case .translucent(let image): image.size
         }
     }
 }

@@ -49,4 +49,27 @@ public enum AtomicFile {
             throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(failure))))")
         }
     }
+
+    /// Creates the directory `path` and any missing parents.
+    ///
+    /// - Returns: whether this call created it (so that a caller can remove it again if nothing is
+    ///   written into it).
+    /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when it cannot be created or is a file.
+    @discardableResult
+    public static func createDirectory(_ path: String) throws -> Bool {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw PreviewLoopError(.outputNotWritable, "\(path): is a file, not a directory")
+            }
+            return false
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            let reason = (error as NSError).localizedDescription.split(whereSeparator: \.isNewline).joined(separator: " ")
+            throw PreviewLoopError(.outputNotWritable, "cannot create the directory \(path): \(reason)")
+        }
+        return true
+    }
 }

@@ -23,7 +23,7 @@ public enum ImageEncoder {
         case .png:
             let encoder = try EncoderContext(settings(.png, "png", image.size, AV_PIX_FMT_RGB24, options: ["pred": "paeth"]))
             let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_RGB24)
-            frame.fill(rgb: image)
+            frame.fill(rows: image.pixels, bytesPerRow: image.bytesPerRow, height: image.height)
             return try encoder.encodeStill(frame)
         case .jpeg:
             var settings = settings(.jpeg, "mjpeg", image.size, ConversionTarget.jpeg.pixelFormat)
@@ -39,6 +39,35 @@ public enum ImageEncoder {
                                     options: ["quality": String(quality ?? 85), "lossless": "0"])
             return try encodeConverted(image, settings: settings, target: .argb)
         }
+    }
+
+    /// The file bytes of `image`, which may be translucent, in `format`.
+    ///
+    /// PNG (8-bit RGBA) and WebP (lossy colour with a lossless alpha plane) keep the transparency; an
+    /// opaque picture is written exactly as its ``RGBImage`` would be. PPM and JPEG have no alpha: the
+    /// picture is flattened on `background` first.
+    ///
+    /// - Throws: as ``encode(_:as:quality:)``.
+    public static func encode(_ image: RGBAImage, as format: ImageFileFormat, quality: Int? = nil,
+                              background: RGBAColor = .white) throws -> [UInt8] {
+        guard format.hasTransparency, !image.isOpaque else {
+            return try encode(image.flattened(on: background), as: format, quality: quality)
+        }
+        let quality = try Self.quality(quality, for: format)
+        if format == .webp {
+            guard image.width <= 16383, image.height <= 16383 else {
+                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
+            }
+            let encoder = try EncoderContext(settings(.webp, "libwebp", image.size, AV_PIX_FMT_BGRA,
+                                                      options: ["quality": String(quality ?? 85), "lossless": "0"]))
+            let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_BGRA)
+            frame.fill(bgra: image)
+            return try encoder.encodeStill(frame)
+        }
+        let encoder = try EncoderContext(settings(.png, "png", image.size, AV_PIX_FMT_RGBA, options: ["pred": "paeth"]))
+        let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_RGBA)
+        frame.fill(rows: image.pixels, bytesPerRow: image.bytesPerRow, height: image.height)
+        return try encoder.encodeStill(frame)
     }
 
     /// The MJPEG quantizer scale for a quality: 31 at 0 down to 2 at 100, as `-q:v` counts.

@@ -36,6 +36,11 @@ public enum ImageFileFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// Whether the format keeps transparency (PNG, WebP); the others are flattened on a background.
+    public var hasTransparency: Bool {
+        self == .png || self == .webp
+    }
+
     /// The quality used when none is given: 85 for JPEG and WebP (above 35 dB PSNR on busy test
     /// patterns); `nil` for lossless formats.
     public var defaultQuality: Int? {

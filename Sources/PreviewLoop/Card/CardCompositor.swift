@@ -1,0 +1,76 @@
+/// Composes the pictures of a card: poster and play button, the reveal (a growing disc or a
+/// cross-fade), the playing video, the fade back, all cut to the rounded frame.
+///
+/// Pure: given a phase and the pictures, always the same result. The corner mask is computed once.
+public struct CardCompositor: Sendable {
+    /// The style composed.
+    public let style: CardStyle
+    /// The rounded frame's coverage; `nil` for square corners.
+    private let corners: CoverageMask?
+
+    /// A compositor for `style`.
+    public init(style: CardStyle) {
+        self.style = style
+        corners = style.cornerRadius > 0
+            ? CoverageMask(CardGeometry.outline(size: style.size, cornerRadius: style.cornerRadius), size: style.size)
+            : nil
+    }
+
+    /// The card at `phase`, with transparent corners.
+    ///
+    /// - Parameters:
+    ///   - poster: the poster frame, of the style's size.
+    ///   - video: the video frame shown at the phase's video time, of the style's size; needed by
+    ///     every phase but `.poster` (the poster stands in when it is missing).
+    public func picture(at phase: CardPhase, poster: RGBImage, video: RGBImage?) -> RGBAImage {
+        precondition(poster.size == style.size && (video?.size ?? style.size) == style.size, "pictures must be \(style.size)")
+        let posterLayer = RGBAImage(poster)
+        let videoLayer = video.map(RGBAImage.init) ?? posterLayer
+        var picture: RGBAImage
+        var button: (scale: Double, opacity: Double)?
+        switch phase {
+        case .poster:
+            picture = posterLayer
+            button = (1, 1)
+        case .revealing(let progress, _):
+            switch style.reveal {
+            case .circle:
+                let disc = CoverageMask(CardGeometry.revealDisc(progress: progress, size: style.size), size: style.size)
+                picture = posterLayer.blended(with: videoLayer, through: disc)
+                // The button grows by half and fades out as the disc opens.
+                button = (1 + 0.5 * progress, 1 - progress)
+            case .fade:
+                picture = posterLayer.blended(with: videoLayer, amount: progress)
+                // Reduce Motion: nothing moves, the button only fades.
+                button = (1, 1 - progress)
+            }
+        case .playing:
+            picture = videoLayer
+        case .closing(let progress, _):
+            picture = videoLayer.blended(with: posterLayer, amount: progress)
+            button = (1, progress)
+        }
+        if style.showsPlayButton, let button, button.opacity > 0 {
+            style.playButton.draw(on: &picture, center: CardGeometry.center(of: style.size),
+                                  diameter: PlayButton.diameter(for: style.size) * button.scale, opacity: button.opacity)
+        }
+        if let corners { picture.apply(corners) }
+        return picture
+    }
+
+    /// `picture` made opaque for a format without transparency: flattened on the style's background,
+    /// or white when it has none.
+    public func flattened(_ picture: RGBAImage) -> RGBImage {
+        picture.flattened(on: style.background ?? .white)
+    }
+
+    /// `picture` for a format with transparency: unchanged without a background colour, else seen
+    /// over it.
+    public func withBackground(_ picture: RGBAImage) -> RGBAImage {
+        guard let background = style.background else { return picture }
+        if background.isOpaque { return RGBAImage(picture.flattened(on: background)) }
+        var result = RGBAImage(width: picture.width, height: picture.height, color: background)
+        result.draw(picture, atX: 0, y: 0)
+        return result
+    }
+}
