@@ -28,11 +28,14 @@ final class PictureConverter {
 
     /// Creates the converter for pictures of `size`.
     ///
-    /// Chroma is filtered from every RGB pixel (`SWS_FULL_CHR_H_INP`) with a bicubic filter and
-    /// accurate rounding, so 4:2:0 chroma is a proper average rather than every other sample.
+    /// Chroma is filtered from every RGB pixel (`SWS_FULL_CHR_H_INP`) with a Lanczos filter and
+    /// accurate rounding, so 4:2:0 chroma is a proper low-pass rather than every other sample. Measured
+    /// on a 480x270 testsrc2 frame, RGB → 4:2:0 → RGB (decoded bicubic with full chroma interpolation):
+    /// Lanczos 37.4 dB, bicubic 36.4, area 36.3, bilinear 35.1; in H.264 at CRF 23, +0.6 dB over bicubic
+    /// for a 3 % larger file. Pictures of the same size are not scaled, so only chroma is filtered.
     init(size: Size, target: ConversionTarget) throws(PreviewLoopError) {
         FFmpegLog.applyDefault
-        let flags = SWS_BICUBIC | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND | SWS_BITEXACT
+        let flags = SWS_LANCZOS | SWS_FULL_CHR_H_INP | SWS_ACCURATE_RND | SWS_BITEXACT
         guard let context = sws_getContext(Int32(size.width), Int32(size.height), AV_PIX_FMT_RGB24,
                                            Int32(size.width), Int32(size.height), target.pixelFormat,
                                            flags, nil, nil, nil) else {
