@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PreviewLoop
+@testable import preview_loop
 
 // The poster frame in three layers: the rules and the search on synthetic scores (pure), the library
 // on fixtures made for it (frames checked against ffmpeg's decode), and `thumb --at auto` end to end.
@@ -162,6 +163,11 @@ struct PosterRulesTests {
     }
 }
 
+/// Reads a binary PPM the CLI wrote.
+private func readPPM(_ path: String) throws -> RGBImage {
+    try PPM.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+}
+
 @Suite("Poster frame on fixtures", .timeLimit(.minutes(1)))
 struct PosterFrameTests {
     static let size = Size(width: 160, height: 90)
@@ -304,5 +310,95 @@ struct PosterFrameTests {
         #expect(errorCode { _ = try sampler.posterFrame(in: 0..<1, size: Size(width: 0, height: 90)) } == .invalidArgument)
         // The sampler still works afterwards.
         #expect(try sampler.posterFrame(in: 0..<15, size: Self.size).time >= 1.0 - 1e-6)
+    }
+}
+
+@Suite("Poster frame: thumb --at auto", .timeLimit(.minutes(1)))
+struct PosterCLITests {
+    @Test("--at auto is the default; --start and --length set its window; explicit times keep their meaning")
+    func parsing() throws {
+        guard case .thumb(let defaults) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(defaults.time == .auto && defaults.start == .seconds(0) && defaults.length == .seconds(15))
+        guard case .thumb(let window) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "auto",
+                                                                     "--start", "1:00", "--length", "10%"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(window.time == .auto && window.start == .seconds(60) && window.length == .percent(10))
+        guard case .thumb(let explicit) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "50%",
+                                                                       "--accuracy", "keyframe"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(explicit.time == .at(.percent(50)) && explicit.accuracy == .keyframe)
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--accuracy", "keyframe"])?.kind == .conflictingOptions("accuracy", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "auto", "--accuracy", "exact"])?.kind
+                == .conflictingOptions("accuracy", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "2", "--start", "1"])?.kind == .conflictingOptions("start", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "2", "--length", "1"])?.kind == .conflictingOptions("length", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "Auto"])?.kind == .invalidValue(option: "at", value: "Auto"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--length", "0"])?.kind == .invalidValue(option: "length", value: "0"))
+    }
+
+    @Test("thumb without --at writes the poster and says why, in one line")
+    func defaultIsAuto() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/poster.ppm"
+        let result = try Child.cli(["thumb", TestPaths.fixture("black-start.mp4"), "-o", output, "--size", "160x90"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = String(decoding: result.stdout, as: UTF8.self)
+        #expect(line.hasPrefix("wrote \(output) (160x90, frame at ") && line.hasSuffix(")\n") && line.split(separator: "\n").count == 1,
+                "\(line)")
+        #expect(line.contains("first good frame") && line.contains("black ×"), "\(line)")
+        let time = line.split(separator: " ").firstIndex(of: "at").flatMap { Double(line.split(separator: " ")[$0 + 1]) }
+        let chosen = try #require(time, "no time in \(line)")
+        #expect(chosen >= 1.0 && chosen < 1.0 + PosterRules.candidateStep, "\(line)")
+        var frame = try FrameSampler(source: .file(TestPaths.fixture("black-start.mp4"))).frame(at: chosen, size: PosterFrameTests.size)
+        frame.image = try readPPM(output)
+        try PosterFrameTests.expectRealFrame(frame, fixture: "black-start.mp4")
+        // An explicit time keeps the plain line.
+        let explicit = try Child.cli(["thumb", TestPaths.fixture("black-start.mp4"), "-o", output, "--at", "50%"])
+        #expect(explicit.status == 0 && !String(decoding: explicit.stdout, as: UTF8.self).contains("good"), "\(explicit.stderr)")
+    }
+
+    @Test("--at auto with --accuracy is a usage error: exit 64, nothing written")
+    func accuracyWithAuto() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try Child.cli(["thumb", TestPaths.fixture("landscape.mp4"), "-o", directory + "/x.ppm",
+                                    "--at", "auto", "--accuracy", "keyframe"])
+        #expect(result.status == 64)
+        #expect(result.errorLines.first?.hasPrefix("Error: ") == true && result.errorLines.first?.contains("--accuracy") == true,
+                "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty)
+    }
+
+    @Test("--start past the end: one Error line naming the input, exit 1, no file")
+    func startPastEnd() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let input = TestPaths.fixture("black-start.mp4")
+        let result = try Child.cli(["thumb", input, "-o", directory + "/x.ppm", "--start", "10"])
+        expectCLIFailure(result, input: input, outputDirectory: directory)
+        #expect(result.stderr.contains("past the end"), "\(result.stderr)")
+    }
+
+    @Test("From a pipe (read forward, frames kept) the poster is the file's, byte for byte")
+    func standardInput() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = TestPaths.fixture("fade-in.mp4")
+        let piped = try Child.cli(["thumb", "-", "-o", directory + "/piped.ppm"],
+                                  input: .piped(try Data(contentsOf: URL(fileURLWithPath: path))), killAfter: 30)
+        let direct = try Child.cli(["thumb", path, "-o", directory + "/file.ppm"], killAfter: 30)
+        #expect(piped.status == 0 && direct.status == 0, "\(piped.stderr) \(direct.stderr)")
+        func why(_ result: ChildResult) -> Substring { String(decoding: result.stdout, as: UTF8.self).drop { $0 != "(" } }
+        #expect(why(piped) == why(direct) && why(direct).contains("fading"), "\(why(piped)) vs \(why(direct))")
+        #expect(FileManager.default.contentsEqual(atPath: directory + "/piped.ppm", andPath: directory + "/file.ppm"))
     }
 }
