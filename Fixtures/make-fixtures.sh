@@ -170,5 +170,37 @@ EOF
   -c:a libopus -b:a 48k -ar 48000 -ac 2 \
   "${BITEXACT[@]}" vp9.webm
 
+# 12.-16. Poster fixtures: 320x240, 25 fps, H.264, no audio; each starts with something a poster must
+#     not show, then testsrc2. Leaders are concatenated with the `concat` filter, so testsrc2 starts
+#     at its own frame 0 right after the cut; durations are whole frames.
+#   poster_clip NAME FILTERGRAPH INPUTS...  -> encodes the graph's [v] into NAME
+poster_clip() {
+  local out="$1" graph="$2"
+  shift 2
+  "${FF[@]}" "$@" -filter_complex "$graph" -map '[v]' \
+    "${X264[@]}" -pix_fmt yuv420p -an \
+    "${BITEXACT[@]}" -movflags +faststart "$out"
+}
+# 12. black-start.mp4: 1.0 s of black (frames 0-24), then 1.6 s of testsrc2 (frames 25-64).
+# shellcheck disable=SC2046
+poster_clip black-start.mp4 "[0:v][1:v]concat=n=2:v=1:a=0,format=yuv420p[v]" \
+  -f lavfi -i color=c=black:size=320x240:rate=25:duration=1 $(testsrc 320x240 40)
+# 13. fade-in.mp4: testsrc2 fading in from black over 1.0 s (frame n at n/25 of its level), 2.6 s.
+# shellcheck disable=SC2046
+poster_clip fade-in.mp4 "[0:v]fade=t=in:st=0:d=1,format=yuv420p[v]" $(testsrc 320x240 65)
+# 14. slate.mp4: 1.0 s of a flat blue card (#2a4f8f, frames 0-24), then 1.6 s of testsrc2.
+# shellcheck disable=SC2046
+poster_clip slate.mp4 "[0:v][1:v]concat=n=2:v=1:a=0,format=yuv420p[v]" \
+  -f lavfi -i color=c=0x2a4f8f:size=320x240:rate=25:duration=1 $(testsrc 320x240 40)
+# 15. blur-start.mp4: testsrc2 under a strong Gaussian blur (sigma 6, 3 steps) for 0.8 s (frames
+#     0-19), sharp from frame 20; 2.6 s.
+# shellcheck disable=SC2046
+poster_clip blur-start.mp4 "[0:v]gblur=sigma=6:steps=3:enable='lt(t,0.8)',format=yuv420p[v]" $(testsrc 320x240 65)
+# 16. dark.mp4: 0.6 s of black (frames 0-14), then 1.6 s of testsrc2 at 12 % of its level (luma
+#     16 + (Y - 16) * 0.12, chroma likewise towards grey): a night scene, dark throughout.
+# shellcheck disable=SC2046
+poster_clip dark.mp4 "[1:v]lutyuv=y='16+(val-16)*0.12':u='128+(val-128)*0.12':v='128+(val-128)*0.12'[d];[0:v][d]concat=n=2:v=1:a=0,format=yuv420p[v]" \
+  -f lavfi -i color=c=black:size=320x240:rate=25:duration=0.6 $(testsrc 320x240 40)
+
 echo "== verifying"
 "$HERE/verify-fixtures.sh"

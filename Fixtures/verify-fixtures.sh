@@ -32,6 +32,11 @@ audio-only.m4a |0:0.001     |1.0|-   |-      |-  |0  |-      |-      |0  |1|aac
 fullrange.mp4  |0:0.001     |1.0|h264|320x240|1:1|0  |pc     |unknown|25 |0|-
 bt709.mp4      |0:0.001     |1.0|h264|640x360|1:1|0  |tv     |bt709  |25 |0|-
 vp9.webm       |0:0.01      |1.0|vp9 |320x240|1:1|0  |tv     |unknown|25 |1|opus
+black-start.mp4|0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
+fade-in.mp4    |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
+slate.mp4      |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
+blur-start.mp4 |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
+dark.mp4       |0:0.001     |2.2|h264|320x240|1:1|0  |unknown|unknown|55 |0|-
 "
 
 # key=value lines for the first video stream (ffprobe repeats streams under
@@ -127,7 +132,8 @@ fi
 # GOP: keyframes exactly every 25 frames (frame numbers in output order).
 # (-of default with nw=1:nk=1 so frame side data such as x264's SEI does not
 # add extra lines.)
-for f in landscape.mp4 rotated90.mp4 anamorphic.mp4 offset.ts bt709.mp4 vp9.webm; do
+for f in landscape.mp4 rotated90.mp4 anamorphic.mp4 offset.ts bt709.mp4 vp9.webm \
+         black-start.mp4 fade-in.mp4 slate.mp4 blur-start.mp4 dark.mp4; do
   kf="$(ffprobe -v error -select_streams v:0 -show_entries frame=key_frame -of default=nw=1:nk=1 "$f" \
         | awk '$1==1 { printf "%d ", NR-1 }')"
   n="$(kv "$(vprobe "$f")" nb_read_frames)"
@@ -150,6 +156,48 @@ for deg in 90 180 270; do
         -vf "${ROTFILTER[$deg]}" -pix_fmt rgb24 -f md5 -)"
   [[ "$a" == "$b" ]] || fail "$f" "autorotated pixels != ${ROTFILTER[$deg]} of coded pixels"
 done
+
+# Poster fixtures: what each frame shows, measured by ffmpeg's own filters. Frame numbers are in
+# presentation order, from 0.
+#   frame_stat FILE FILTER KEY  -> one value per frame (the filter's metadata KEY)
+frame_stat() {
+  ffmpeg -hide_banner -nostdin -v error -i "$1" -vf "$2,metadata=print:key=$3:file=-" -f null - \
+    | awk -F= -v key="$3" '$1==key { print $2 }'
+}
+#   frames_all FROM TO CONDITION  -> true if CONDITION (awk, on $1) holds for lines FROM..TO (1-based)
+frames_all() { awk -v from="$1" -v to="$2" "NR>=from && NR<=to && !($3) { bad=1 } END { exit bad }"; }
+
+# black-start: frames 0-24 black (luma 16, limited range), frame 25 on the picture.
+yavg="$(frame_stat black-start.mp4 signalstats lavfi.signalstats.YAVG)"
+frames_all 1 25 '$1<=16.5' <<<"$yavg" || fail black-start.mp4 "frames 0-24 are not all black"
+frames_all 26 65 '$1>=60' <<<"$yavg" || fail black-start.mp4 "frames 25-64 are not all the picture"
+
+# fade-in: luma rises frame by frame from black (frame 0) to the full picture at frame 25.
+yavg="$(frame_stat fade-in.mp4 signalstats lavfi.signalstats.YAVG)"
+frames_all 1 1 '$1<=16.5' <<<"$yavg" || fail fade-in.mp4 "frame 0 is not black"
+awk 'NR>=2 && NR<=26 && $1<=prev { bad=1 } { prev=$1 } END { exit bad }' <<<"$yavg" \
+  || fail fade-in.mp4 "luma does not rise over frames 0-25"
+frames_all 26 65 '$1>=60' <<<"$yavg" || fail fade-in.mp4 "frames 25-64 are not the full picture"
+
+# slate: frames 0-24 one flat colour (luma range <= 2), frames 25-64 the picture.
+yrange="$(paste -d' ' <(frame_stat slate.mp4 signalstats lavfi.signalstats.YMIN) \
+                      <(frame_stat slate.mp4 signalstats lavfi.signalstats.YMAX) | awk '{ print $2 - $1 }')"
+frames_all 1 25 '$1<=2' <<<"$yrange" || fail slate.mp4 "frames 0-24 are not one flat colour"
+frames_all 26 65 '$1>=100' <<<"$yrange" || fail slate.mp4 "frames 25-64 are not the picture"
+
+# blur-start: blurdetect (higher = blurrier) over 3x the sharp frames' worst on frames 0-19.
+blur="$(frame_stat blur-start.mp4 blurdetect lavfi.blur)"
+sharpest_blurred="$(awk 'NR<=20 { if (min=="" || $1<min) min=$1 } END { print min }' <<<"$blur")"
+blurriest_sharp="$(awk 'NR>=21 { if ($1>max) max=$1 } END { print max }' <<<"$blur")"
+awk -v a="$sharpest_blurred" -v b="$blurriest_sharp" 'BEGIN { exit !(a > 3 * b) }' \
+  || fail blur-start.mp4 "frames 0-19 are not clearly blurrier than 20-64 ($sharpest_blurred vs $blurriest_sharp)"
+
+# dark: frames 0-14 black, frames 15-54 a dim picture (mean luma 20-40, nothing above 60).
+yavg="$(frame_stat dark.mp4 signalstats lavfi.signalstats.YAVG)"
+ymax="$(frame_stat dark.mp4 signalstats lavfi.signalstats.YMAX)"
+frames_all 1 15 '$1<=16.5' <<<"$yavg" || fail dark.mp4 "frames 0-14 are not black"
+frames_all 16 55 '$1>=20 && $1<=40' <<<"$yavg" || fail dark.mp4 "frames 15-54 are not a dim picture"
+frames_all 16 55 '$1<=60' <<<"$ymax" || fail dark.mp4 "frames 15-54 have bright pixels"
 
 # not-video.txt: must exist and must NOT be openable as media.
 if [[ ! -s not-video.txt ]]; then

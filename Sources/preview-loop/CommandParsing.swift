@@ -17,11 +17,26 @@ extension ThumbOptions {
         let input = try arguments.input()
         let (output, format) = try arguments.output()
         self.init(input: input, output: output, format: format)
-        time = try arguments.time("at", default: time)
+        time = try arguments.thumbTime(default: time)
+        start = try arguments.time("start", default: start)
+        length = try arguments.length(default: length)
         size = try arguments.size(default: size)
         quality = try arguments.quality(lossy: format.isLossy, output: output)
         contentMode = try arguments.choice("fit", default: contentMode)
         accuracy = try arguments.choice("accuracy", default: accuracy, among: [.exact, .keyframe])
+        // Each value is valid on its own; now whether they go together.
+        switch time {
+        case .auto:
+            if arguments.values["accuracy"] != nil {
+                throw UsageError(.conflictingOptions("accuracy", "at"), subcommand: .thumb,
+                                 "'--accuracy' applies only to an explicit '--at' time, not to '--at auto' (the default).")
+            }
+        case .at:
+            for name in ["start", "length"] where arguments.values[name] != nil {
+                throw UsageError(.conflictingOptions(name, "at"), subcommand: .thumb,
+                                 "'--\(name)' sets the window of '--at auto'; it has no effect with an explicit '--at' time.")
+            }
+        }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -181,6 +196,14 @@ extension ScannedArguments {
         try typed(name, default: defaultValue,
                   expectation: "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") {
             TimePosition(parsing: $0)
+        }
+    }
+
+    /// `--at`: `auto` or a time as ``time(_:default:)`` reads it.
+    func thumbTime(default defaultValue: ThumbTime) throws(UsageError) -> ThumbTime {
+        try typed("at", default: defaultValue,
+                  expectation: "auto, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
+            text == "auto" ? .auto : TimePosition(parsing: text).map(ThumbTime.at)
         }
     }
 

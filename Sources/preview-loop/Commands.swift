@@ -21,7 +21,7 @@ enum Subcommand: String, CaseIterable, Sendable {
     var abstract: String {
         switch self {
         case .probe: "Show a video's duration, size, rotation, frame rate and streams."
-        case .thumb: "Write one frame of a video as an image."
+        case .thumb: "Write one frame of a video as an image: by default the poster frame, the first good one of the window."
         case .strip: "Write frames sampled evenly over a span, tiled in one image."
         case .loop: "Play a window of a video in a loop, writing frames and a timing log."
         case .timing: "Summarise a loop's CSV timing log: rates, decode and scale times, lateness, seams, drops."
@@ -71,20 +71,32 @@ struct ThumbOptions: Equatable, Sendable {
     var output: String
     /// The image format, chosen by the output's extension.
     var format: ImageFormat
-    /// When to take the frame (`-t`, `--at`).
-    var time: TimePosition = .percent(10)
+    /// When to take the frame (`-t`, `--at`): the poster frame of the window (`auto`) or a time.
+    var time: ThumbTime = .auto
+    /// Where the window `--at auto` searches starts (`--start`).
+    var start: TimePosition = .seconds(0)
+    /// How long that window lasts (`--length`), cut at the end of the clip.
+    var length: TimePosition = .seconds(15)
     /// The image size (`-s`, `--size`).
     var size = Size(width: 320, height: 180)
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
     var quality: Int?
     /// How the picture fills the size (`--fit`).
     var contentMode: ContentMode = .aspectFill
-    /// Which frame answers the time (`--accuracy`): exact or keyframe.
+    /// Which frame answers an explicit time (`--accuracy`): exact or keyframe.
     var accuracy: SeekAccuracy = .exact
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+}
+
+/// When `thumb` takes its frame, as `--at` gives it.
+enum ThumbTime: Equatable, Sendable {
+    /// `auto`: the poster frame, the first good frame of the `--start`/`--length` window.
+    case auto
+    /// An explicit time or percentage: the frame displayed then (or the keyframe before it).
+    case at(TimePosition)
 }
 
 /// Which part of the clip a strip samples.

@@ -115,15 +115,25 @@ extension Subcommand {
         case .thumb:
             [.output,
              OptionSpec(name: "at", shortName: "t", valueName: "time",
-                        abstract: "When to take the frame: seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of "
-                            + "the duration (10%). Kept within the clip.",
-                        defaultValue: "10%"),
+                        abstract: "When to take the frame: auto (the poster frame: the first frame of the window "
+                            + "that is not black, white, flat, fading, dark or blurred, judged against the next "
+                            + "second), or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration "
+                            + "(10%), kept within the clip.",
+                        defaultValue: "auto"),
+             OptionSpec(name: "start", valueName: "time",
+                        abstract: "Where the window --at auto searches starts: seconds, mm:ss, hh:mm:ss.ms, or a "
+                            + "percentage of the duration. Only with --at auto.",
+                        defaultValue: "0"),
+             OptionSpec(name: "length", valueName: "time",
+                        abstract: "How long that window lasts, in the same forms; cut at the end of the clip. "
+                            + "Must be above 0. Only with --at auto.",
+                        defaultValue: "15"),
              .size(default: Size(width: 320, height: 180)),
              .imageQuality,
              .fit,
              OptionSpec(name: "accuracy", valueName: "accuracy",
                         abstract: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
-                            + "before it; faster).",
+                            + "before it; faster). Only with an explicit --at time.",
                         defaultValue: SeekAccuracy.exact.rawValue),
              .threads, .timeout(wholeJob: true), .help]
         case .strip:

@@ -5,18 +5,47 @@ struct ThumbCommand {
     /// The parsed options.
     var options: ThumbOptions
 
-    /// Samples the frame, writes the image and prints one summary line on standard output.
+    /// Samples the frame, writes the image and prints one summary line on standard output; with
+    /// `--at auto` the line says why the frame was chosen and what was skipped.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
                                                               jobTimeout: options.timeout))
         let duration = sampler.info.duration
-        var time = try SampleSpan.seconds(options.time, duration: duration, option: "--at")
-        if let duration { time = min(max(0, time), duration) }
-        let frame = try sampler.frame(at: time, size: options.size, mode: options.contentMode, accuracy: options.accuracy)
+        let frame: VideoFrame
+        var explanation = ""
+        switch options.time {
+        case .auto:
+            let span = try SampleSpan.resolve(.window, start: options.start, length: options.length, duration: duration)
+            let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: options.size,
+                                                 mode: options.contentMode)
+            frame = poster.frame
+            explanation = ": " + Self.explanation(of: poster)
+        case .at(let position):
+            var time = try SampleSpan.seconds(position, duration: duration, option: "--at")
+            if let duration { time = min(max(0, time), duration) }
+            frame = try sampler.frame(at: time, size: options.size, mode: options.contentMode, accuracy: options.accuracy)
+        }
         try AtomicFile.write(try options.format.encode(frame.image, quality: options.quality), to: options.output)
         Console.writeOutput("wrote \(options.output) (\(frame.image.width)x\(frame.image.height), "
-            + "frame at \(Format.fixed(frame.sourceTime, 3)) s)\n")
+            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n")
         return ExitStatus.success
+    }
+
+    /// `first good frame; skipped 5: black ×3, fading ×2`, or `best available (itself flat); …`: why
+    /// the poster was chosen, and the candidates passed over by reason, in order of first appearance.
+    static func explanation(of poster: PosterChoice) -> String {
+        var text = poster.reason.description
+        if let flaw = poster.flaw { text += " (itself \(flaw))" }
+        guard !poster.rejected.isEmpty else { return text }
+        var counts: [(reason: PosterRejection, count: Int)] = []
+        for candidate in poster.rejected {
+            if let index = counts.firstIndex(where: { $0.reason == candidate.reason }) {
+                counts[index].count += 1
+            } else {
+                counts.append((candidate.reason, 1))
+            }
+        }
+        return text + "; skipped \(poster.rejected.count): " + counts.map { "\($0.reason) ×\($0.count)" }.joined(separator: ", ")
     }
 }

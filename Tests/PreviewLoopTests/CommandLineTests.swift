@@ -16,7 +16,7 @@ struct CommandLineParsingTests {
     }
 
     @Test func thumbDefaults() throws {
-        let expected = ThumbOptions(input: "clip.mp4", output: "out.ppm", format: .ppm, time: .percent(10),
+        let expected = ThumbOptions(input: "clip.mp4", output: "out.ppm", format: .ppm, time: .auto,
                                     size: Size(width: 320, height: 180), contentMode: .aspectFill,
                                     accuracy: .exact, threads: 2)
         #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .thumb(expected))
@@ -25,7 +25,7 @@ struct CommandLineParsingTests {
     @Test func thumbEveryOption() throws {
         let parsed = try parse(["thumb", "--at", "1:30", "--size", "640x360", "--fit", "fit", "--accuracy", "keyframe",
                                 "--threads", "8", "--output", "dir/OUT.PPM", "clip.mp4"])
-        #expect(parsed == .thumb(ThumbOptions(input: "clip.mp4", output: "dir/OUT.PPM", format: .ppm, time: .seconds(90),
+        #expect(parsed == .thumb(ThumbOptions(input: "clip.mp4", output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
                                               size: Size(width: 640, height: 360), contentMode: .aspectFit,
                                               accuracy: .keyframe, threads: 8)))
     }
@@ -37,7 +37,7 @@ struct CommandLineParsingTests {
         ["thumb", "-s", "1x1", "--size", "64x36", "-o", "a.ppm", "--at", "12.5", "clip.mp4"],  // last value wins
     ])
     func thumbSpellings(arguments: [String]) throws {
-        let expected = ThumbOptions(input: "clip.mp4", output: "a.ppm", format: .ppm, time: .seconds(12.5),
+        let expected = ThumbOptions(input: "clip.mp4", output: "a.ppm", format: .ppm, time: .at(.seconds(12.5)),
                                     size: Size(width: 64, height: 36))
         #expect(try parse(arguments) == .thumb(expected))
     }
@@ -169,7 +169,7 @@ struct CommandLineHelpTests {
 
     @Test func documentedDefaults() {
         let thumb = HelpText.help(for: .thumb), strip = HelpText.help(for: .strip), loop = HelpText.help(for: .loop)
-        #expect(thumb.contains("(default: 10%)") && thumb.contains("(default: 320x180)") && thumb.contains("(default: exact)"))
+        #expect(thumb.contains("(default: auto)") && thumb.contains("(default: 320x180)") && thumb.contains("(default: exact)"))
         #expect(strip.contains("(default: 8)") && strip.contains("(default: 160x90)") && strip.contains("(default: auto)"))
         #expect(loop.contains("(default: 1)") && loop.contains("(default: 15)") && loop.contains("(default: 2)"))
     }

@@ -30,6 +30,8 @@ final class VideoDecoder {
     private(set) var concealedErrors = 0
     /// Packets of other streams the demuxer still returned (none: they are discarded at the demuxer).
     private(set) var packetsOfOtherStreams = 0
+    /// Frames the decoder has produced since opening (a frame handed back and taken again counts once).
+    private(set) var decodedFrameCount = 0
     private let frameInterval: Double
     private let clock = ContinuousClock()
     /// While positioning on a later time: that time (frames shown long before it may be skipped).
@@ -114,6 +116,7 @@ final class VideoDecoder {
     }
 
     private func timed(_ frame: DecodedFrame, decodeTime: Duration) -> TimedFrame {
+        decodedFrameCount += 1
         let raw = frame.pointer.pointee
         let nopts = cffmpeg_nopts_value()
         var time: Double

@@ -4,8 +4,11 @@
 /// Holds an open decoder between calls, so sampling several times in increasing order decodes
 /// forward instead of seeking when no keyframe lies in between. Not thread-safe: use from one thread.
 public final class FrameSampler {
-    private let decoder: VideoDecoder
-    private var position: TimedFrame?
+    /// The open decoder (internal so the sampler's extensions, such as the poster search, share it).
+    let decoder: VideoDecoder
+    /// The last frame taken from the decoder, whose successor it decodes next; `nil` after a seek or
+    /// anything else that leaves the decoder elsewhere (the next sample then seeks).
+    var position: TimedFrame?
 
     /// The probed video stream.
     public var info: VideoInfo { decoder.info }

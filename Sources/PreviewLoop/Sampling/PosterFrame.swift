@@ -1,0 +1,238 @@
+/// Why a frame became the poster.
+public enum PosterReason: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// It is the window's first frame that passed every test: poster and video meet without a jump
+    /// when it is the window's first frame, and after the leader, fade or slate otherwise.
+    case firstGoodFrame
+    /// No frame of the window passed; this one has the highest ``PosterScores/quality``.
+    case bestAvailable
+    /// The window holds a single candidate (a still, a one-frame clip or a very short window), shown
+    /// although it did not pass.
+    case onlyFrame
+
+    /// `first good frame`, `best available`, `only frame`.
+    public var description: String {
+        switch self {
+        case .firstGoodFrame: "first good frame"
+        case .bestAvailable: "best available"
+        case .onlyFrame: "only frame"
+        }
+    }
+}
+
+/// What is wrong with a frame as a poster (the thresholds are in the README's "Poster frame" section).
+public enum PosterRejection: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Nearly one colour, and dark: a black leader or gap.
+    case black
+    /// Nearly one colour, and bright: a white flash or blank.
+    case white
+    /// Nearly one colour (or without any edge) in between: a slate, a colour card.
+    case flat
+    /// Dim, while a frame within the next second is at least four times as bright and contrasty.
+    case dark
+    /// The same scene with clearly more contrast follows within a second: a fade still in progress.
+    case fading
+    /// The same scene with more than twice the ``PosterScores/acuity`` follows within a second: blur
+    /// or a focus pull still in progress.
+    case blurred
+
+    /// The case's name, as the CLI prints it.
+    public var description: String { rawValue }
+}
+
+/// A frame the poster search looked at and passed over.
+public struct PosterCandidate: Sendable, Hashable {
+    /// Its time in seconds from the stream's start.
+    public var time: Double
+    /// Its scores.
+    public var scores: PosterScores
+    /// Why it was passed over.
+    public var reason: PosterRejection
+
+    /// Creates a candidate.
+    public init(time: Double, scores: PosterScores, reason: PosterRejection) {
+        self.time = time
+        self.scores = scores
+        self.reason = reason
+    }
+}
+
+/// The frame to show before play, and why it was chosen.
+public struct PosterChoice: Sendable {
+    /// The poster at the requested size; `sourceTime` is the chosen time, `presentationTime` its
+    /// offset from the window's start (0 when the poster is the window's first frame).
+    public var frame: VideoFrame
+    /// Why this frame.
+    public var reason: PosterReason
+    /// The frame's scores.
+    public var scores: PosterScores
+    /// For ``PosterReason/bestAvailable`` and ``PosterReason/onlyFrame``: what is wrong with the frame
+    /// itself; `nil` for ``PosterReason/firstGoodFrame``.
+    public var flaw: PosterRejection?
+    /// The window's candidates passed over, in time order: those before the poster, or every other
+    /// one when none passed.
+    public var rejected: [PosterCandidate]
+    /// Frames decoded to find it (the look-ahead and any decoding from a keyframe before the window
+    /// included): the search's cost.
+    public var framesDecoded: Int
+
+    /// The chosen time in seconds from the stream's start.
+    public var time: Double { frame.sourceTime }
+
+    /// Creates a choice.
+    public init(frame: VideoFrame, reason: PosterReason, scores: PosterScores, flaw: PosterRejection?,
+                rejected: [PosterCandidate], framesDecoded: Int) {
+        self.frame = frame
+        self.reason = reason
+        self.scores = scores
+        self.flaw = flaw
+        self.rejected = rejected
+        self.framesDecoded = framesDecoded
+    }
+}
+
+extension FrameSampler {
+    /// The frame to show before the window plays: its first good frame.
+    ///
+    /// Decodes forward from the window's start (every frame, exactly, reusing the open decoder) and
+    /// judges a candidate every ⅛ s, starting with the frame displayed at the window's start. A
+    /// candidate is rejected when it is black, white or flat (one colour, no edges), or — compared
+    /// with the frames of the following second — mid-fade, blurred or a dark leader (see
+    /// ``PosterRejection``). The first candidate that passes is the poster, so a clip that starts
+    /// well costs about one second of decoding, and its poster is the window's first frame.
+    /// Rejections name only what a frame shows relative to the rest, so a scene that is dark
+    /// throughout still gives its first frame; when no candidate passes at all, the one with the best
+    /// ``PosterScores/quality`` is returned (``PosterReason/bestAvailable``) rather than an error.
+    ///
+    /// Works on inputs read forward only (standard input), from where they are.
+    ///
+    /// - Parameters:
+    ///   - window: seconds from the stream's start; cut at the clip's end. A negative start counts as 0.
+    ///   - size: the poster's size in pixels.
+    ///   - mode: how the picture fills `size`; with `.aspectFill` only the part the poster shows is
+    ///     judged.
+    /// - Throws: `PreviewLoopError(.invalidArgument)` for an empty window, one that starts at or past
+    ///   the end, or a size that is not positive; decoding errors as ``frame(at:size:mode:accuracy:)``.
+    public func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode = .aspectFill) throws -> PosterChoice {
+        try posterFrame(in: window, size: size, mode: mode,
+                        retention: decoder.input.format.isSeekable ? .likely : .undecided)
+    }
+
+    /// Which decoded candidates the poster search holds on to while it judges.
+    enum PosterRetention {
+        /// Every candidate that may still become the poster: for inputs read forward only.
+        case undecided
+        /// The next to judge, the first that passes so far (``PosterSearch/provisional``) and the best
+        /// so far: at most three frames, not a second's worth. Another that becomes the poster is
+        /// decoded again (it takes a fade or blur that does not progress steadily).
+        case likely
+        /// None: the poster is always decoded again (tests use it to reach that path every time).
+        case none
+    }
+
+    /// ``posterFrame(in:size:mode:)`` with a given ``PosterRetention``.
+    func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode,
+                     retention: PosterRetention) throws -> PosterChoice {
+        guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
+        guard !window.lowerBound.isNaN, window.lowerBound < .infinity else {
+            throw PreviewLoopError(.invalidArgument, "the window must start at a finite time")
+        }
+        let start = max(0, window.lowerBound)
+        var end = window.upperBound
+        if let duration = info.duration {
+            guard start < duration else {
+                throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): the window starts at \(start) s, "
+                    + "at or past the end of the clip (\(duration) s)")
+            }
+            end = min(end, duration)
+        }
+        guard end > start else { throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): the window is empty") }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let decodedBefore = decoder.decodedFrameCount
+
+        let analysisSize = PosterAnalysis.analysisSize(output: size, display: info.displaySize, mode: mode)
+        let analyser = FrameScaler(outputSize: analysisSize, mode: PosterAnalysis.analysisMode(for: mode),
+                                   orientation: info.orientation)
+        func analyse(_ timed: TimedFrame) throws(PreviewLoopError) -> PosterAnalysis {
+            PosterAnalysis(time: timed.time, image: try analyser.image(from: timed.frame.pointer,
+                                                                       sampleAspectRatio: info.sampleAspectRatio))
+        }
+
+        let current = position
+        position = nil
+        guard let first = try decoder.frameDisplayed(at: start, current: current) else {
+            throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(start) s")
+        }
+        var last = first
+        if first.time + first.duration < start - 1e-6 {
+            // Only when the duration is unknown: the stream may have ended before the window.
+            guard let next = try decoder.nextFrame() else {
+                throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): the window starts at \(start) s, "
+                    + "after the last frame (at \(first.time) s)")
+            }
+            decoder.pushBack(next)
+        }
+
+        var search = PosterSearch(window: start..<end)
+        var kept: [Int: TimedFrame] = [:]
+        func offer(_ timed: TimedFrame) throws(PreviewLoopError) {
+            search.add(try analyse(timed))
+            kept[search.candidates.count - 1] = timed
+            let undecided = search.undecided, provisional = retention == .likely ? search.provisional : nil
+            kept = kept.filter { index, _ in
+                guard undecided.contains(index) else { return false }
+                switch retention {
+                case .undecided: return true
+                case .likely: return index == search.head || index == search.best || index == provisional
+                case .none: return false
+                }
+            }
+        }
+
+        try offer(first)
+        var step = 1
+        while search.needsMore, let next = try decoder.nextFrame() {
+            guard next.time <= search.horizon else {
+                decoder.pushBack(next)
+                break
+            }
+            last = next
+            let due = start + Double(step) * PosterRules.candidateStep
+            guard next.time >= due - 1e-6 else { continue }
+            while start + Double(step) * PosterRules.candidateStep <= next.time + 1e-6 { step += 1 }
+            try offer(next)
+        }
+        search.finish()
+        position = last
+
+        guard let outcome = search.outcome else {
+            throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(start) s")
+        }
+        var analysis = search.candidates[outcome.index]
+        var chosen: TimedFrame
+        if let frame = kept[outcome.index] {
+            chosen = frame
+        } else {
+            // Decoded again, exactly: the same frame, found by its time.
+            guard let again = try decoder.frameDisplayed(at: analysis.time, current: nil) else {
+                position = nil
+                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(analysis.time) s")
+            }
+            chosen = again
+            position = again
+            if abs(again.time - analysis.time) > 1e-6 { analysis = try analyse(again) }
+        }
+
+        let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation)
+        let converted = clock.now
+        let image = try scaler.image(from: chosen.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
+        let conversion = clock.now - converted
+        let frame = VideoFrame(image: image, presentationTime: .fromSeconds(max(0, chosen.time - start)),
+                               sourceTime: chosen.time, loopIndex: 0, index: 0,
+                               timings: FrameTimings(decode: chosen.decodeTime, conversion: conversion,
+                                                     wallTime: started.duration(to: clock.now), lateness: nil),
+                               isKeyframe: chosen.isKeyframe)
+        return PosterChoice(frame: frame, reason: outcome.reason, scores: analysis.scores, flaw: outcome.flaw,
+                            rejected: search.passedOver, framesDecoded: decoder.decodedFrameCount - decodedBefore)
+    }
+}

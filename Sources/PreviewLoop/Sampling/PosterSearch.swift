@@ -1,0 +1,122 @@
+/// The poster search's bookkeeping, apart from decoding: candidates come in time order, each window
+/// candidate is judged as soon as the frames it must be compared with are in, and the search ends at
+/// the first that passes. Pure, so every path is tested on synthetic scores.
+struct PosterSearch {
+    /// Where the poster may come from, in seconds from the stream's start; later candidates are only
+    /// compared with.
+    let window: Range<Double>
+    /// The candidates so far, in time order.
+    private(set) var candidates: [PosterAnalysis] = []
+    /// Why each judged candidate was rejected (by index); candidates not in it are unjudged or chosen.
+    private(set) var rejections: [Int: PosterRejection] = [:]
+    /// The index of the first candidate that passed, once found.
+    private(set) var chosen: Int?
+    /// The index of the window candidate with the highest ``PosterScores/quality`` so far (the first
+    /// of equals): the fallback when none passes.
+    private(set) var best: Int?
+    /// The first window candidate not yet judged.
+    private(set) var head = 0
+    private var hasEnded = false
+
+    /// A search over `window`.
+    init(window: Range<Double>) {
+        self.window = window
+    }
+
+    /// Whether a candidate at `time` belongs to the window (and so may become the poster).
+    func isInWindow(_ time: Double) -> Bool { time < window.upperBound }
+
+    /// Whether more candidates could still change the outcome.
+    var needsMore: Bool {
+        guard chosen == nil, !hasEnded else { return false }
+        // Every window candidate was judged and rejected; later frames cannot be the poster.
+        if head < candidates.count && !isInWindow(candidates[head].time) { return false }
+        return true
+    }
+
+    /// Frames after this time are of no use (the last window candidate compares with a second past it).
+    var horizon: Double { window.upperBound + PosterRules.lookAhead }
+
+    /// Adds the next candidate (later than every earlier one) and judges what can be judged.
+    mutating func add(_ candidate: PosterAnalysis) {
+        precondition(candidates.last.map { $0.time < candidate.time } ?? true, "candidates come in time order")
+        candidates.append(candidate)
+        let index = candidates.count - 1
+        if isInWindow(candidate.time) && best.map({ candidate.scores.quality > candidates[$0].scores.quality }) ?? true {
+            best = index
+        }
+        judge()
+    }
+
+    /// The input ended (or the horizon was reached): judges the rest with the frames there are.
+    mutating func finish() {
+        hasEnded = true
+        judge()
+    }
+
+    /// Judges candidates from the head while their look-ahead is complete, stopping at the first that
+    /// passes.
+    private mutating func judge() {
+        while chosen == nil, head < candidates.count, isInWindow(candidates[head].time) {
+            let candidate = candidates[head]
+            if let flaw = PosterRules.flaw(of: candidate.scores) {
+                rejections[head] = flaw
+                head += 1
+                continue
+            }
+            let reach = candidate.time + PosterRules.lookAhead
+            guard hasEnded || candidates[candidates.count - 1].time >= reach - 1e-9 else { return }
+            let followers = candidates[(head + 1)...].prefix { $0.time <= reach + 1e-9 }
+            if let flaw = PosterRules.flaw(of: candidate, followedBy: followers) {
+                rejections[head] = flaw
+                head += 1
+                continue
+            }
+            chosen = head
+        }
+    }
+
+    /// The indices whose frames may still become the poster: the unjudged window candidates and the
+    /// best so far.
+    var undecided: Set<Int> {
+        var indices = Set(candidates.indices.dropFirst(head).filter { isInWindow(candidates[$0].time) })
+        if let chosen { indices = [chosen] }
+        if let best, chosen == nil { indices.insert(best) }
+        return indices
+    }
+
+    /// The first window candidate after the head that passes against the frames seen so far: the
+    /// likeliest poster should the head fail. Flaws only ever appear as frames come in (each test is
+    /// "some frame that follows is clearly better"), so the poster is never before it; in a fade or
+    /// after a blur it is the newest candidate until the picture settles, then the poster itself.
+    var provisional: Int? {
+        guard chosen == nil else { return nil }
+        for index in candidates.indices.dropFirst(head + 1) where isInWindow(candidates[index].time) {
+            let candidate = candidates[index]
+            guard PosterRules.flaw(of: candidate.scores) == nil else { continue }
+            let reach = candidate.time + PosterRules.lookAhead
+            let followers = candidates[(index + 1)...].prefix { $0.time <= reach + 1e-9 }
+            if PosterRules.flaw(of: candidate, followedBy: followers) == nil { return index }
+        }
+        return nil
+    }
+
+    /// The poster's index, why, and (for a fallback) what is wrong with it; `nil` when the window had
+    /// no candidate. Call after ``finish()`` or once ``needsMore`` is false.
+    var outcome: (index: Int, reason: PosterReason, flaw: PosterRejection?)? {
+        if let chosen { return (chosen, .firstGoodFrame, nil) }
+        guard let best else { return nil }
+        let inWindow = candidates.indices.filter { isInWindow(candidates[$0].time) }
+        return (best, inWindow.count == 1 ? .onlyFrame : .bestAvailable, rejections[best])
+    }
+
+    /// The window candidates passed over, in time order, with why: those before the poster, or for a
+    /// fallback every other one.
+    var passedOver: [PosterCandidate] {
+        guard let outcome else { return [] }
+        return candidates.indices.compactMap { index in
+            guard index != outcome.index, let flaw = rejections[index], isInWindow(candidates[index].time) else { return nil }
+            return PosterCandidate(time: candidates[index].time, scores: candidates[index].scores, reason: flaw)
+        }
+    }
+}

@@ -1,0 +1,404 @@
+import Foundation
+import Testing
+@testable import PreviewLoop
+@testable import preview_loop
+
+// The poster frame in three layers: the rules and the search on synthetic scores (pure), the library
+// on fixtures made for it (frames checked against ffmpeg's decode), and `thumb --at auto` end to end.
+// Where each fixture's leader, fade, slate or blur ends comes from Fixtures/make-fixtures.sh, and the
+// verifier checks it on ffmpeg's own measurements.
+
+/// A coarse 8×8 luma layout for scene `scene` (a fixed pseudo-random pattern per scene) at `gain`:
+/// the same scene at a lower gain is what a fade looks like to the layout.
+private func layout(scene: Int, gain: Double = 1) -> [Double] {
+    var state = UInt64(scene * 7919 + 17)
+    return (0..<64).map { _ in
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Double(state >> 40) / Double(1 << 24) * gain
+    }
+}
+
+/// A candidate with given scores, showing `scene`.
+private func candidate(_ time: Double, _ brightness: Double, _ contrast: Double, _ sharpness: Double,
+                       scene: Int = 0, gain: Double = 1) -> PosterAnalysis {
+    PosterAnalysis(time: time, scores: PosterScores(brightness: brightness, contrast: contrast, sharpness: sharpness),
+                   layout: layout(scene: scene, gain: gain))
+}
+
+/// Well-exposed, sharp content (the scores `testsrc2` measures).
+private func good(_ time: Double, scene: Int = 0) -> PosterAnalysis { candidate(time, 0.49, 0.25, 0.044, scene: scene) }
+
+/// Times every ⅛ s from `from` up to (not including) `to`.
+private func steps(from: Double, to: Double) -> [Double] {
+    stride(from: from, to: to - 1e-9, by: PosterRules.candidateStep).map { $0 }
+}
+
+@Suite("Poster frame: rules and search on synthetic scores")
+struct PosterRulesTests {
+    @Test("On its own a frame is rejected only for showing one colour (or no edge); a dim scene passes")
+    func absoluteRules() {
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0, contrast: 0, sharpness: 0)) == .black)
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.06, contrast: 0.01, sharpness: 0.003)) == .black)
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.97, contrast: 0.005, sharpness: 0.001)) == .white)
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.29, contrast: 0, sharpness: 0)) == .flat)
+        // A smooth gradient card: contrast, but no edge anywhere.
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.4, contrast: 0.12, sharpness: 0.0004)) == .flat)
+        // A night scene at 12 % of full level, and ordinary content.
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.05, contrast: 0.03, sharpness: 0.004)) == nil)
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.49, contrast: 0.25, sharpness: 0.044)) == nil)
+    }
+
+    @Test("A fade in progress is rejected; the same numbers across a cut are not")
+    func fading() {
+        let dim = candidate(0, 0.2, 0.1, 0.017, scene: 1, gain: 0.4)
+        #expect(PosterRules.flaw(of: dim, followedBy: [good(0.5, scene: 1)]) == .fading)
+        #expect(PosterRules.flaw(of: dim, followedBy: [good(0.5, scene: 2)]) == nil)
+        // 95 % of the contrast to come is within the natural variation of steady footage.
+        let nearlyThere = candidate(0, 0.47, 0.2375, 0.042, scene: 1)
+        #expect(PosterRules.flaw(of: nearlyThere, followedBy: [good(0.5, scene: 1)]) == nil)
+    }
+
+    @Test("Blur is told from a fade by acuity, and wins over the small contrast loss it brings")
+    func blurred() {
+        // Strong blur: sharpness down 5×, contrast down 12 % (past the fade threshold on its own).
+        let soft = candidate(0, 0.48, 0.22, 0.009, scene: 3)
+        #expect(PosterRules.flaw(of: soft, followedBy: [good(0.8, scene: 3)]) == .blurred)
+        #expect(PosterRules.flaw(of: soft, followedBy: [good(0.8, scene: 4)]) == nil)
+        // A fade lowers sharpness with contrast: acuity stays, so it is a fade, not blur.
+        let faded = candidate(0, 0.1, 0.05, 0.0088, scene: 3, gain: 0.2)
+        #expect(PosterRules.flaw(of: faded, followedBy: [good(0.8, scene: 3)]) == .fading)
+        // Steady footage: sharpness varying by 15 % is not blur.
+        #expect(PosterRules.flaw(of: candidate(0, 0.49, 0.25, 0.038, scene: 3), followedBy: [good(0.8, scene: 3)]) == nil)
+    }
+
+    @Test("A dim frame followed by a far brighter picture is a dark leader; a night scene that stays dark is not")
+    func dark() {
+        let grainyBlack = candidate(0, 0.03, 0.025, 0.01, scene: 5)
+        #expect(PosterRules.flaw(of: grainyBlack, followedBy: [good(0.5, scene: 6)]) == .dark)
+        let night = candidate(0, 0.05, 0.03, 0.004, scene: 7)
+        #expect(PosterRules.flaw(of: night, followedBy: [candidate(0.5, 0.052, 0.031, 0.0042, scene: 7)]) == nil)
+        #expect(PosterRules.flaw(of: night, followedBy: []) == nil)
+    }
+
+    @Test("A good first frame is chosen only once a second of look-ahead is in, and then at once")
+    func waitsForLookAhead() {
+        var search = PosterSearch(window: 0..<15)
+        for time in steps(from: 0, to: 1) {
+            search.add(good(time))
+            #expect(search.chosen == nil && search.needsMore, "decided at \(time) s, before the look-ahead")
+        }
+        search.add(good(1.0))
+        #expect(search.chosen == 0 && !search.needsMore)
+        #expect(search.outcome?.reason == .firstGoodFrame && search.outcome?.flaw == nil)
+        #expect(search.passedOver.isEmpty)
+    }
+
+    @Test("In a fade the likeliest poster is the newest frame until the picture settles, then the poster itself")
+    func provisionalInFade() {
+        var search = PosterSearch(window: 0..<15)
+        var settled: Int?
+        for (index, time) in steps(from: 0, to: 2.01).enumerated() {
+            let level = min(1, 0.1 + 1.2 * time)
+            search.add(candidate(time, 0.49 * level, 0.25 * level, 0.044 * level, scene: 11, gain: level))
+            if level >= PosterRules.fadeContrastRatio && settled == nil { settled = index }
+            // The provisional poster is looked for after the head (the head is held anyway).
+            if search.chosen == nil && index > search.head && (settled ?? index) > search.head {
+                #expect(search.provisional == (settled ?? index), "at \(time) s")
+            }
+        }
+        #expect(search.chosen != nil && search.chosen == settled)
+    }
+
+    @Test("Frames rejected on their own are let go at once; the first good frame after them is chosen")
+    func leader() {
+        var search = PosterSearch(window: 0..<15)
+        let leader = steps(from: 0, to: 1)
+        for time in leader {
+            search.add(candidate(time, 0, 0, 0))
+            #expect(search.undecided.subtracting(search.best.map { [$0] } ?? []).isEmpty, "a black frame is still held")
+        }
+        for time in steps(from: 1, to: 2.01) { search.add(good(time, scene: 8)) }
+        #expect(search.outcome?.index == leader.count)
+        #expect(search.passedOver.map(\.time) == leader)
+        #expect(search.passedOver.allSatisfy { $0.reason == .black })
+    }
+
+    @Test("When nothing passes, the best-scoring window frame is returned with its own flaw")
+    func bestAvailable() {
+        var search = PosterSearch(window: 0..<1)
+        // Edgeless cards of rising contrast: all flat, the last the best.
+        let times = steps(from: 0, to: 1)
+        for (index, time) in times.enumerated() { search.add(candidate(time, 0.4, 0.01 * Double(index + 1), 0.001, scene: 9)) }
+        #expect(search.needsMore)
+        search.finish()
+        #expect(search.outcome?.reason == .bestAvailable)
+        #expect(search.outcome?.index == times.count - 1)
+        #expect(search.outcome?.flaw == .flat)
+        #expect(search.passedOver.count == times.count - 1)
+    }
+
+    @Test("A fade longer than the window: compared with frames past its end, the poster still comes from inside")
+    func windowShorterThanFade() {
+        var search = PosterSearch(window: 0..<0.5)
+        for time in steps(from: 0, to: 2.5) where search.needsMore {
+            let level = min(1, 0.2 + time / 2)
+            search.add(candidate(time, 0.49 * level, 0.25 * level, 0.044 * level, scene: 10, gain: level))
+        }
+        #expect(!search.needsMore, "the search went on after every window frame was judged")
+        search.finish()
+        #expect(search.outcome?.reason == .bestAvailable)
+        #expect(search.outcome?.flaw == .fading)
+        #expect(search.outcome.map { search.candidates[$0.index].time } == 0.375)
+        #expect(search.passedOver.allSatisfy { $0.reason == .fading && $0.time < 0.5 })
+    }
+
+    @Test("A window with one candidate that fails gives it as the only frame")
+    func onlyFrame() {
+        var search = PosterSearch(window: 0..<0.1)
+        search.add(candidate(0, 0, 0, 0))
+        search.add(good(0.125))
+        search.finish()
+        #expect(search.outcome?.index == 0 && search.outcome?.reason == .onlyFrame && search.outcome?.flaw == .black)
+        #expect(search.passedOver.isEmpty)
+    }
+}
+
+/// Reads a binary PPM the CLI wrote.
+private func readPPM(_ path: String) throws -> RGBImage {
+    try PPM.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+}
+
+@Suite("Poster frame on fixtures", .timeLimit(.minutes(1)))
+struct PosterFrameTests {
+    static let size = Size(width: 160, height: 90)
+    static let upright = Size(width: 320, height: 240)
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var fixture: String
+        /// The first frame of the picture proper, from the fixture script.
+        var cut: Double
+        /// What every skipped frame must be rejected as.
+        var reasons: Set<PosterRejection>
+        /// A reason that must appear.
+        var mainReason: PosterRejection
+        var testDescription: String { fixture }
+    }
+
+    static let cases: [Case] = [
+        Case(fixture: "black-start.mp4", cut: 1.0, reasons: [.black], mainReason: .black),
+        // Frame 0 of a fade from black is black itself.
+        Case(fixture: "fade-in.mp4", cut: 1.0, reasons: [.black, .fading], mainReason: .fading),
+        Case(fixture: "slate.mp4", cut: 1.0, reasons: [.flat], mainReason: .flat),
+        Case(fixture: "blur-start.mp4", cut: 0.8, reasons: [.blurred], mainReason: .blurred),
+        Case(fixture: "dark.mp4", cut: 0.6, reasons: [.black], mainReason: .black),
+    ]
+
+    /// Checks that `frame` is ffmpeg's frame at its reported time: the closest of all the clip's frames,
+    /// at 35 dB or better.
+    static func expectRealFrame(_ frame: VideoFrame, fixture: String, upright: Size = upright,
+                                sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let reference = try Oracle.reference(fixture, upright: upright, size: frame.image.size)
+        let index = Oracle.displayedIndex(at: frame.sourceTime, times: reference.times)
+        #expect(abs(reference.times[index] - frame.sourceTime) < 1e-3, "no ffmpeg frame at \(frame.sourceTime) s",
+                sourceLocation: sourceLocation)
+        let best = Compare.bestMatch(frame.image, among: reference.images)
+        #expect(best.psnr >= 35, "PSNR \(best.psnr) dB", sourceLocation: sourceLocation)
+        #expect(best.index == index || reference.images[best.index] == reference.images[index],
+                "closest ffmpeg frame \(best.index) at \(reference.times[best.index]) s, wanted \(index)",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("The poster is the first good frame after the leader, fade, slate or blur", arguments: cases)
+    func firstGoodFrame(_ item: Case) throws {
+        let sampler = try FrameSampler(source: .file(TestPaths.fixture(item.fixture)))
+        let choice = try sampler.posterFrame(in: 0..<15, size: Self.size)
+        #expect(choice.reason == .firstGoodFrame && choice.flaw == nil)
+        // After the bad part, and no later than the first candidate after it.
+        #expect(choice.time >= item.cut - 1e-6, "chose \(choice.time) s, inside the part that ends at \(item.cut) s")
+        #expect(choice.time < item.cut + PosterRules.candidateStep + 1e-6, "chose \(choice.time) s, not the first good frame")
+        #expect(choice.rejected.first?.time == 0, "the window's first frame was not judged")
+        #expect(choice.rejected.allSatisfy { $0.time < item.cut }, "rejected good frames: \(choice.rejected.map(\.time))")
+        #expect(choice.rejected.count >= Int(item.cut / PosterRules.candidateStep), "too few candidates: \(choice.rejected.count)")
+        #expect(Set(choice.rejected.map(\.reason)).isSubset(of: item.reasons), "\(choice.rejected.map(\.reason))")
+        #expect(choice.rejected.contains { $0.reason == item.mainReason })
+        #expect(choice.frame.image.size == Self.size && choice.frame.sourceTime == choice.time)
+        #expect(abs(choice.frame.presentationTime.seconds - choice.time) < 1e-6)
+        try Self.expectRealFrame(choice.frame, fixture: item.fixture)
+    }
+
+    @Test("A poster decoded again after the search (as after a fade, or when nothing passes) is the frame judged",
+          arguments: cases.map { ($0.fixture, 0..<15.0) } + [("black-start.mp4", 0..<0.9), ("landscape.mp4", 1.5..<4)])
+    func decodedAgain(_ fixture: String, window: Range<Double>) throws {
+        let path = TestPaths.fixture(fixture)
+        let kept = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size)
+        let again = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size, mode: .aspectFill,
+                                                                      retention: .none)
+        #expect(again.time == kept.time && again.reason == kept.reason && again.scores == kept.scores)
+        #expect(again.frame.image == kept.frame.image)
+        #expect(again.rejected == kept.rejected)
+        #expect(again.framesDecoded > kept.framesDecoded, "\(again.framesDecoded) vs \(kept.framesDecoded)")
+    }
+
+    @Test("A clip that starts well: the window's first frame, nothing skipped, about a second decoded")
+    func goodStart() throws {
+        let sampler = try FrameSampler(source: .file(TestPaths.fixture("landscape.mp4")))
+        let choice = try sampler.posterFrame(in: 0..<15, size: Self.size)
+        #expect(choice.time == 0 && choice.reason == .firstGoodFrame && choice.rejected.isEmpty)
+        // 25 fps: one second of look-ahead is 26 frames; a few more at most for decoder latency.
+        #expect(choice.framesDecoded <= 30, "decoded \(choice.framesDecoded) frames")
+        try Self.expectRealFrame(choice.frame, fixture: "landscape.mp4", upright: Size(width: 400, height: 300))
+    }
+
+    @Test("A window starting mid-clip begins at the frame displayed then; the sampler keeps answering after")
+    func windowInside() throws {
+        let sampler = try FrameSampler(source: .file(TestPaths.fixture("landscape.mp4")))
+        let choice = try sampler.posterFrame(in: 1.5..<4, size: Self.size)
+        #expect(abs(choice.time - 1.48) < 1e-6 && choice.rejected.isEmpty)
+        #expect(choice.frame.presentationTime == .zero)
+        try Self.expectRealFrame(choice.frame, fixture: "landscape.mp4", upright: Size(width: 400, height: 300))
+        #expect(abs(try sampler.frame(at: 2.9, size: Self.size).sourceTime - 2.88) < 1e-6)
+        #expect(abs(try sampler.frame(at: 0.5, size: Self.size).sourceTime - 0.48) < 1e-6)
+        #expect(abs(try sampler.posterFrame(in: 3..<4, size: Self.size).time - 3.0) < 1e-6)
+    }
+
+    @Test("Fitting or stretching the picture judges the whole of it and finds the same frame",
+          arguments: [ContentMode.aspectFit, .stretch])
+    func contentModes(_ mode: ContentMode) throws {
+        let sampler = try FrameSampler(source: .file(TestPaths.fixture("fade-in.mp4")))
+        let filled = try sampler.posterFrame(in: 0..<15, size: Self.size)
+        let other = try sampler.posterFrame(in: 0..<15, size: Self.size, mode: mode)
+        #expect(other.time == filled.time && other.reason == .firstGoodFrame)
+        #expect(other.rejected.map(\.reason) == filled.rejected.map(\.reason))
+    }
+
+    @Test("A portrait clip starts well too")
+    func rotated() throws {
+        let choice = try FrameSampler(source: .file(TestPaths.fixture("rotated90.mp4"))).posterFrame(in: 0..<15, size: Self.size)
+        #expect(choice.time == 0 && choice.rejected.isEmpty)
+        try Self.expectRealFrame(choice.frame, fixture: "rotated90.mp4", upright: Size(width: 240, height: 320))
+    }
+
+    @Test("Dark throughout: a dim picture, not an error and not the black before it")
+    func darkThroughout() throws {
+        let choice = try FrameSampler(source: .file(TestPaths.fixture("dark.mp4"))).posterFrame(in: 0..<15, size: Self.size)
+        let means = Compare.channelMeans(choice.frame.image)
+        #expect(max(means.0, means.1, means.2) < 40, "not a dark picture: \(means)")
+        #expect(max(means.0, means.1, means.2) > 5, "a black frame: \(means)")
+        #expect(choice.scores.brightness <= PosterRules.blackBrightness, "brightness \(choice.scores.brightness)")
+        #expect(choice.time >= 0.6 - 1e-6)
+    }
+
+    @Test("A window with nothing good returns its best frame, never an error",
+          arguments: [("black-start.mp4", PosterRejection.black), ("slate.mp4", .flat)])
+    func nothingGood(_ fixture: String, flaw: PosterRejection) throws {
+        let sampler = try FrameSampler(source: .file(TestPaths.fixture(fixture)))
+        let choice = try sampler.posterFrame(in: 0..<0.9, size: Self.size)
+        #expect(choice.reason == .bestAvailable && choice.flaw == flaw)
+        #expect(choice.time < 0.9)
+        #expect(choice.rejected.count == Int((0.9 / PosterRules.candidateStep).rounded(.up)) - 1)
+        try Self.expectRealFrame(choice.frame, fixture: fixture)
+        let only = try sampler.posterFrame(in: 0..<0.05, size: Self.size)
+        #expect(only.reason == .onlyFrame && only.flaw == flaw && only.time == 0 && only.rejected.isEmpty)
+    }
+
+    @Test("An empty window, one past the end and a zero size are invalidArgument")
+    func invalidWindows() throws {
+        let sampler = try FrameSampler(source: .file(TestPaths.fixture("black-start.mp4")))
+        #expect(errorCode { _ = try sampler.posterFrame(in: 3..<5, size: Self.size) } == .invalidArgument)
+        #expect(errorCode { _ = try sampler.posterFrame(in: 2.6..<3, size: Self.size) } == .invalidArgument)
+        #expect(errorCode { _ = try sampler.posterFrame(in: 1..<1, size: Self.size) } == .invalidArgument)
+        #expect(errorCode { _ = try sampler.posterFrame(in: 0..<1, size: Size(width: 0, height: 90)) } == .invalidArgument)
+        // The sampler still works afterwards.
+        #expect(try sampler.posterFrame(in: 0..<15, size: Self.size).time >= 1.0 - 1e-6)
+    }
+}
+
+@Suite("Poster frame: thumb --at auto", .timeLimit(.minutes(1)))
+struct PosterCLITests {
+    @Test("--at auto is the default; --start and --length set its window; explicit times keep their meaning")
+    func parsing() throws {
+        guard case .thumb(let defaults) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(defaults.time == .auto && defaults.start == .seconds(0) && defaults.length == .seconds(15))
+        guard case .thumb(let window) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "auto",
+                                                                     "--start", "1:00", "--length", "10%"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(window.time == .auto && window.start == .seconds(60) && window.length == .percent(10))
+        guard case .thumb(let explicit) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "50%",
+                                                                       "--accuracy", "keyframe"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(explicit.time == .at(.percent(50)) && explicit.accuracy == .keyframe)
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--accuracy", "keyframe"])?.kind == .conflictingOptions("accuracy", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "auto", "--accuracy", "exact"])?.kind
+                == .conflictingOptions("accuracy", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "2", "--start", "1"])?.kind == .conflictingOptions("start", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "2", "--length", "1"])?.kind == .conflictingOptions("length", "at"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--at", "Auto"])?.kind == .invalidValue(option: "at", value: "Auto"))
+        #expect(usageError(["thumb", "c.mp4", "-o", "a.ppm", "--length", "0"])?.kind == .invalidValue(option: "length", value: "0"))
+    }
+
+    @Test("thumb without --at writes the poster and says why, in one line")
+    func defaultIsAuto() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/poster.ppm"
+        let result = try Child.cli(["thumb", TestPaths.fixture("black-start.mp4"), "-o", output, "--size", "160x90"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = String(decoding: result.stdout, as: UTF8.self)
+        #expect(line.hasPrefix("wrote \(output) (160x90, frame at ") && line.hasSuffix(")\n") && line.split(separator: "\n").count == 1,
+                "\(line)")
+        #expect(line.contains("first good frame") && line.contains("black ×"), "\(line)")
+        let time = line.split(separator: " ").firstIndex(of: "at").flatMap { Double(line.split(separator: " ")[$0 + 1]) }
+        let chosen = try #require(time, "no time in \(line)")
+        #expect(chosen >= 1.0 && chosen < 1.0 + PosterRules.candidateStep, "\(line)")
+        var frame = try FrameSampler(source: .file(TestPaths.fixture("black-start.mp4"))).frame(at: chosen, size: PosterFrameTests.size)
+        frame.image = try readPPM(output)
+        try PosterFrameTests.expectRealFrame(frame, fixture: "black-start.mp4")
+        // An explicit time keeps the plain line.
+        let explicit = try Child.cli(["thumb", TestPaths.fixture("black-start.mp4"), "-o", output, "--at", "50%"])
+        #expect(explicit.status == 0 && !String(decoding: explicit.stdout, as: UTF8.self).contains("good"), "\(explicit.stderr)")
+    }
+
+    @Test("--at auto with --accuracy is a usage error: exit 64, nothing written")
+    func accuracyWithAuto() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try Child.cli(["thumb", TestPaths.fixture("landscape.mp4"), "-o", directory + "/x.ppm",
+                                    "--at", "auto", "--accuracy", "keyframe"])
+        #expect(result.status == 64)
+        #expect(result.errorLines.first?.hasPrefix("Error: ") == true && result.errorLines.first?.contains("--accuracy") == true,
+                "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty)
+    }
+
+    @Test("--start past the end: one Error line naming the input, exit 1, no file")
+    func startPastEnd() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let input = TestPaths.fixture("black-start.mp4")
+        let result = try Child.cli(["thumb", input, "-o", directory + "/x.ppm", "--start", "10"])
+        expectCLIFailure(result, input: input, outputDirectory: directory)
+        #expect(result.stderr.contains("past the end"), "\(result.stderr)")
+    }
+
+    @Test("From a pipe (read forward, frames kept) the poster is the file's, byte for byte")
+    func standardInput() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = TestPaths.fixture("fade-in.mp4")
+        let piped = try Child.cli(["thumb", "-", "-o", directory + "/piped.ppm"],
+                                  input: .piped(try Data(contentsOf: URL(fileURLWithPath: path))), killAfter: 30)
+        let direct = try Child.cli(["thumb", path, "-o", directory + "/file.ppm"], killAfter: 30)
+        #expect(piped.status == 0 && direct.status == 0, "\(piped.stderr) \(direct.stderr)")
+        func why(_ result: ChildResult) -> Substring { String(decoding: result.stdout, as: UTF8.self).drop { $0 != "(" } }
+        #expect(why(piped) == why(direct) && why(direct).contains("fading"), "\(why(piped)) vs \(why(direct))")
+        #expect(FileManager.default.contentsEqual(atPath: directory + "/piped.ppm", andPath: directory + "/file.ppm"))
+    }
+}
