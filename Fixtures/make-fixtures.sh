@@ -201,6 +201,12 @@ poster_clip blur-start.mp4 "[0:v]gblur=sigma=6:steps=3:enable='lt(t,0.8)',format
 # shellcheck disable=SC2046
 poster_clip dark.mp4 "[1:v]lutyuv=y='16+(val-16)*0.12':u='128+(val-128)*0.12':v='128+(val-128)*0.12'[d];[0:v][d]concat=n=2:v=1:a=0,format=yuv420p[v]" \
   -f lavfi -i color=c=black:size=320x240:rate=25:duration=0.6 $(testsrc 320x240 40)
+# 17. card.mp4: 320x180, 3.0 s, H.264, no audio: testsrc2 whose hues turn a quarter circle per second,
+#    so that frames a fraction of a second apart differ visibly (the card's reveal and golden images).
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 320x180 75) -frames:v 75 -vf "hue=H=t*PI/2" \
+  "${X264[@]}" -pix_fmt yuv420p -an \
+  "${BITEXACT[@]}" -movflags +faststart card.mp4
 
 echo "== verifying"
 "$HERE/verify-fixtures.sh"

@@ -37,6 +37,7 @@ fade-in.mp4    |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
 slate.mp4      |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
 blur-start.mp4 |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
 dark.mp4       |0:0.001     |2.2|h264|320x240|1:1|0  |unknown|unknown|55 |0|-
+card.mp4       |0:0.001     |3.0|h264|320x180|1:1|0  |unknown|unknown|75 |0|-
 "
 
 # key=value lines for the first video stream (ffprobe repeats streams under

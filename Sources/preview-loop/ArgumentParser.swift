@@ -54,6 +54,7 @@ enum CommandLineParser {
         case .timing: return .timing(try TimingOptions(scanned))
         case .render: return .render(try RenderOptions(scanned))
         case .sprites: return .sprites(try SpritesOptions(scanned))
+        case .card: return .card(try CardOptions(scanned))
         }
     }
 

@@ -45,6 +45,8 @@ enum CommandLineTool {
             return reportingErrors(for: options.input) { try RenderCommand(options: options).run() }
         case .sprites(let options):
             return reportingErrors(for: options.input) { try SpritesCommand(options: options).run() }
+        case .card(let options):
+            return reportingErrors(for: options.input) { try CardCommand(options: options).run() }
         }
     }
 

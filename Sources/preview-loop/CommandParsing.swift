@@ -24,6 +24,9 @@ extension ThumbOptions {
         quality = try arguments.quality(lossy: format.isLossy, output: output)
         contentMode = try arguments.choice("fit", default: contentMode)
         accuracy = try arguments.choice("accuracy", default: accuracy, among: [.exact, .keyframe])
+        showsPlayButton = arguments.flags.contains("play-button")
+        cornerRadius = try arguments.cornerRadius(default: cornerRadius)
+        background = try arguments.background()
         // Each value is valid on its own; now whether they go together.
         switch time {
         case .auto:

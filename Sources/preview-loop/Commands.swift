@@ -16,6 +16,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case render
     /// Writes scrub-bar thumbnails: sprite sheets and a WebVTT track.
     case sprites
+    /// Writes a preview card: poster with play button, reveal, playing video.
+    case card
 
     /// The one-line summary shown in help.
     var abstract: String {
@@ -27,6 +29,8 @@ enum Subcommand: String, CaseIterable, Sendable {
         case .timing: "Summarise a loop's CSV timing log: rates, decode and scale times, lateness, seams, drops."
         case .render: "Write a window of a video as a muted hover preview that loops: MP4, animated WebP or GIF."
         case .sprites: "Write scrub-bar thumbnails: frames every few seconds tiled into sprite sheets, and a WebVTT track."
+        case .card: "Write a preview card: the poster with a play button, the circular reveal (or a fade), the playing "
+            + "video in rounded corners, as an animation, PNG frames or one still."
         }
     }
 }
@@ -47,6 +51,8 @@ enum ParsedCommand: Equatable, Sendable {
     case render(RenderOptions)
     /// `preview-loop sprites`.
     case sprites(SpritesOptions)
+    /// `preview-loop card`.
+    case card(CardOptions)
     /// `--help`, `-h` or `help`: the text to print on standard output.
     case help(String)
     /// `--version`.
@@ -85,10 +91,20 @@ struct ThumbOptions: Equatable, Sendable {
     var contentMode: ContentMode = .aspectFill
     /// Which frame answers an explicit time (`--accuracy`): exact or keyframe.
     var accuracy: SeekAccuracy = .exact
+    /// Whether a play button is drawn in the middle (`--play-button`).
+    var showsPlayButton = false
+    /// The rounded corners' radius in pixels (`--corner-radius`); 0 for none.
+    var cornerRadius = 0.0
+    /// The colour outside rounded corners (`--background`); `nil`: transparent in PNG and WebP, white
+    /// elsewhere.
+    var background: RGBAColor?
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+
+    /// Whether the picture gets a play button or rounded corners.
+    var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
 }
 
 /// When `thumb` takes its frame, as `--at` gives it.
@@ -242,4 +258,45 @@ struct SpritesOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening and for each read (`--timeout`).
     var timeout = 30.0
+}
+
+/// What `preview-loop card` writes, chosen by the output path.
+enum CardDestination: Equatable, Sendable {
+    /// `.webp`, `.gif`, `.mp4`: the whole sequence as a looping animation.
+    case animation(AnimationFormat)
+    /// `.png`, `.jpg`, `.ppm`: the card at one instant (`--at`).
+    case still(ImageFileFormat)
+    /// Anything else (a directory): every picture as `card-NNNNN.png`.
+    case directory
+}
+
+/// The options of `preview-loop card`.
+struct CardOptions: Equatable, Sendable {
+    /// The video: a path or an http(s) URL.
+    var input: String
+    /// The file or directory to write (`-o`, `--output`).
+    var output: String
+    /// What the output's extension asks for.
+    var destination: CardDestination
+    /// The card's look and timing (`--size`/`--aspect`, `--corner-radius`, `--reveal`, `--poster-hold`,
+    /// `--play-length`, `--close`, `--background`, `--no-play-button`).
+    var style = CardStyle()
+    /// Frames per second of animations and frame directories (`--fps`).
+    var framesPerSecond = 30
+    /// Where the loop window starts (`--start`): the poster is its first good frame.
+    var start: TimePosition = .seconds(0)
+    /// How long the loop window lasts (`--length`).
+    var length: TimePosition = .seconds(15)
+    /// The poster's time in the clip (`--poster-at`); `nil` for the window's first good frame.
+    var posterTime: TimePosition?
+    /// The instant a still shows, seconds from the sequence's start (`--at`); 0 is the poster.
+    var stillTime = 0.0
+    /// Quality 0–100 (`-q`, `--quality`) for lossy outputs; `nil` for the default.
+    var quality: Int?
+    /// Decoding threads (`--threads`).
+    var threads = 2
+    /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
+    var timeout = 30.0
+    /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
+    var note: String?
 }

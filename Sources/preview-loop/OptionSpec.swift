@@ -99,6 +99,19 @@ extension OptionSpec {
         abstract: "How long the window lasts, in the same forms as --start; cut at the end of the clip. Must be above 0.",
         defaultValue: "15")
 
+    /// `--corner-radius <px>`.
+    static func cornerRadius(default radius: String) -> OptionSpec {
+        OptionSpec(name: "corner-radius", valueName: "px",
+                   abstract: "Round the corners with this radius in pixels (anti-aliased); 0 for square corners.",
+                   defaultValue: radius)
+    }
+
+    /// `--background <color>`.
+    static let background = OptionSpec(
+        name: "background", valueName: "color",
+        abstract: "The colour outside rounded corners: #rrggbb, #rrggbbaa, black, white or transparent. Without "
+            + "it, .png and .webp are transparent there and other formats white.")
+
     /// `-h, --help`.
     static let help = OptionSpec(name: "help", shortName: "h", abstract: "Show help information.")
 }
@@ -135,6 +148,11 @@ extension Subcommand {
                         abstract: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
                             + "before it; faster). Only with an explicit --at time.",
                         defaultValue: SeekAccuracy.exact.rawValue),
+             OptionSpec(name: "play-button",
+                        abstract: "Draw a play button in the middle: a white triangle in a translucent dark disc, "
+                            + "72 pixels across at 320 wide, scaling with the picture."),
+             .cornerRadius(default: "0"),
+             .background,
              .threads, .timeout(wholeJob: true), .help]
         case .strip:
             [.output,
@@ -230,6 +248,50 @@ extension Subcommand {
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
              .fit, .threads, .timeout(wholeJob: false), .help]
+        case .card:
+            [OptionSpec(name: "output", shortName: "o", valueName: "path",
+                        abstract: "What to write, by extension: .webp (animated, transparent corners), .gif or .mp4 "
+                            + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
+                            + ".ppm (one still); any other path is a directory of PNG frames card-00001.png…, "
+                            + "created if missing. Files are written whole or not at all.",
+                        isRequired: true),
+             OptionSpec(name: "size", shortName: "s", valueName: "WxH",
+                        abstract: "The card's size in pixels; even for .mp4. Not with --aspect.", defaultValue: "480x270"),
+             OptionSpec(name: "aspect", valueName: "W:H",
+                        abstract: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5); a ratio that is not "
+                            + "finite and positive falls back to 16:9 with a note. Not with --size."),
+             .cornerRadius(default: "22"),
+             OptionSpec(name: "reveal", valueName: "reveal",
+                        abstract: "circle (a disc grows from the centre to the frame's diagonal in 0.6 s, eased) or "
+                            + "fade (a cross-fade of the same length, the Reduce Motion variant).",
+                        defaultValue: CardReveal.circle.rawValue),
+             OptionSpec(name: "poster-hold", valueName: "time",
+                        abstract: "How long the poster with its play button shows before the reveal.", defaultValue: "1"),
+             OptionSpec(name: "play-length", valueName: "time",
+                        abstract: "How long the video plays after the reveal, from the poster's time.", defaultValue: "3"),
+             OptionSpec(name: "close",
+                        abstract: "End by fading back to the poster (0.35 s), as the close button does: a looping "
+                            + "animation then joins its end to its start."),
+             .background,
+             OptionSpec(name: "no-play-button", abstract: "Show the poster without the play button."),
+             OptionSpec(name: "fps", valueName: "n",
+                        abstract: "Frames per second of animations and frame directories, 1 to 120.", defaultValue: "30"),
+             .start,
+             OptionSpec(name: "length", valueName: "time",
+                        abstract: "How long the loop window lasts: the poster is its first good frame, and the video "
+                            + "wraps at its end.",
+                        defaultValue: "15"),
+             OptionSpec(name: "poster-at", valueName: "time",
+                        abstract: "Take the poster at this time of the clip (seconds, mm:ss, hh:mm:ss.ms or a "
+                            + "percentage) instead of the window's first good frame; the video then plays from --start.",
+                        defaultValue: "the first good frame"),
+             OptionSpec(name: "at", shortName: "t", valueName: "time",
+                        abstract: "For a still: the instant of the sequence to show, in seconds from its start "
+                            + "(0: the poster; poster-hold + 0.3: mid-reveal).",
+                        defaultValue: "0"),
+             OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
+                        abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
+             .threads, .timeout(wholeJob: true), .help]
         }
     }
 

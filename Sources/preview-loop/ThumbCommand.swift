@@ -26,7 +26,19 @@ struct ThumbCommand {
             if let duration { time = min(max(0, time), duration) }
             frame = try sampler.frame(at: time, size: options.size, mode: options.contentMode, accuracy: options.accuracy)
         }
-        try AtomicFile.write(try options.format.encode(frame.image, quality: options.quality), to: options.output)
+        let bytes: [UInt8]
+        if options.hasOverlays || options.background != nil {
+            // The card's poster picture: the same compositor, play button and corners.
+            let style = CardStyle(size: frame.image.size, cornerRadius: options.cornerRadius, background: options.background,
+                                  showsPlayButton: options.showsPlayButton)
+            let compositor = CardCompositor(style: style)
+            let picture = compositor.withBackground(compositor.picture(at: .poster, poster: frame.image, video: nil))
+            bytes = try ImageEncoder.encode(picture, as: options.format, quality: options.quality,
+                                            background: options.background ?? .white)
+        } else {
+            bytes = try options.format.encode(frame.image, quality: options.quality)
+        }
+        try AtomicFile.write(bytes, to: options.output)
         Console.writeOutput("wrote \(options.output) (\(frame.image.width)x\(frame.image.height), "
             + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n")
         return ExitStatus.success

@@ -1,0 +1,259 @@
+import Foundation
+
+/// One picture of a card's sequence.
+public struct CardFrame: Sendable {
+    /// The picture, with transparent corners (see ``CardCompositor``).
+    public var image: RGBAImage
+    /// Seconds from the sequence's start.
+    public var time: Double
+    /// Its number in the sequence, from 0.
+    public var index: Int
+    /// Where the sequence is.
+    public var phase: CardPhase
+    /// The source time (seconds from the stream's start) of the video frame shown, when video shows.
+    public var videoSourceTime: Double?
+}
+
+/// The poster of a card and where its video starts.
+public struct CardPoster: Sendable {
+    /// The poster frame, at the card's size.
+    public var frame: VideoFrame
+    /// Why it was chosen, when chosen automatically; `nil` when its time was given.
+    public var choice: PosterChoice?
+    /// Where the video starts playing at the tap, seconds from the stream's start: the poster's own
+    /// time when chosen automatically (poster and video meet without a jump), the window's start when
+    /// the poster's time was given (a poster picked from elsewhere in the clip, like artwork).
+    public var videoStart: Double
+}
+
+/// What ``PreviewCard/render(to:framesPerSecond:quality:)`` wrote.
+public struct CardSummary: Sendable, Hashable {
+    /// The file, or the directory of PNG frames, written.
+    public var path: String
+    /// The animation format, or `nil` for a directory of PNG frames.
+    public var format: AnimationFormat?
+    /// The picture size.
+    public var size: Size
+    /// The frame rate.
+    public var framesPerSecond: Int
+    /// Pictures written.
+    public var frameCount: Int
+    /// How long the sequence lasts.
+    public var duration: Double
+    /// The poster's time in the clip, seconds from the stream's start.
+    public var posterTime: Double
+    /// Where the video started, seconds from the stream's start.
+    public var videoStart: Double
+}
+
+/// A preview card rendered headless: the poster (the window's first good frame) with a play button,
+/// the reveal (a disc growing from the centre, or a cross-fade), the video playing from the poster's
+/// time (or from the window's start when the poster's time is given), and optionally the fade back to the poster; every picture cut to rounded corners.
+///
+/// ```swift
+/// let card = try PreviewCard(source: .file("clip.mp4"), style: CardStyle(size: Size(width: 480, height: 270)))
+/// try card.render(to: "card.webp")                  // animated, transparent corners
+/// let midReveal = try card.still(at: 1.3).image      // one picture, for a snapshot test
+/// ```
+///
+/// The video plays within the loop window `[windowStart, windowStart + windowLength)`, from
+/// ``CardPoster/videoStart``, and wraps back there at the window's (or the clip's) end. The card
+/// reads its source twice (once to choose the poster, once to play), so standard input cannot be used.
+/// Not thread-safe: use from one thread.
+public final class PreviewCard {
+    /// The clip.
+    public let source: Source
+    /// The card's look and timing.
+    public let style: CardStyle
+    /// Where the loop window starts, seconds from the stream's start.
+    public let windowStart: Double
+    /// How long the loop window lasts, in seconds.
+    public let windowLength: Double
+    /// The compositor for ``style``.
+    public let compositor: CardCompositor
+    /// The sequence's timing.
+    public var timeline: CardTimeline { CardTimeline(style: style) }
+
+    private let threads: Int
+    private let sourceOptions: SourceOptions
+    private let sampler: FrameSampler
+    private let posterTime: Double?
+    private var chosenPoster: CardPoster?
+
+    /// Opens `source` for a card.
+    ///
+    /// - Parameter posterTime: the poster's time in the clip (seconds from the stream's start), or `nil`
+    ///   (the default) for the loop window's first good frame.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for an unusable style or window, or standard
+    ///   input; any error of opening the source.
+    public init(source: Source, style: CardStyle = CardStyle(), windowStart: Double = 0, windowLength: Double = 15,
+                posterTime: Double? = nil, threads: Int = 2, sourceOptions: SourceOptions = .init()) throws {
+        try style.validate()
+        guard windowStart.isFinite, windowStart >= 0, windowLength.isFinite, windowLength > 0 else {
+            throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")
+        }
+        if case .standardInput = source {
+            throw PreviewLoopError(.invalidArgument, "a card reads its clip twice (poster, then video): give a file or URL, not standard input")
+        }
+        self.source = source
+        self.style = style
+        self.windowStart = windowStart
+        self.windowLength = windowLength
+        self.posterTime = posterTime
+        self.threads = threads
+        self.sourceOptions = sourceOptions
+        compositor = CardCompositor(style: style)
+        sampler = try FrameSampler(source: source, threads: threads, options: sourceOptions)
+        if let duration = sampler.info.duration, windowStart >= duration, !sampler.info.isStillPicture {
+            throw PreviewLoopError(.invalidArgument, String(format: "%@: the window starts at %.3f s, past the end of the clip (%.3f s)",
+                                                            source.description, windowStart, duration))
+        }
+    }
+
+    /// The poster: the loop window's first good frame (see ``FrameSampler/posterFrame(in:size:mode:)``),
+    /// or the frame at the given poster time; chosen once.
+    public func poster() throws -> CardPoster {
+        if let chosenPoster { return chosenPoster }
+        let poster: CardPoster
+        if let posterTime {
+            poster = CardPoster(frame: try sampler.frame(at: posterTime, size: style.size), choice: nil, videoStart: windowStart)
+        } else {
+            let choice = try sampler.posterFrame(in: windowStart..<(windowStart + windowLength), size: style.size)
+            poster = CardPoster(frame: choice.frame, choice: choice, videoStart: choice.frame.sourceTime)
+        }
+        chosenPoster = poster
+        return poster
+    }
+
+    /// The window the video plays in: from where it starts to the loop window's end.
+    private func playWindow(from videoStart: Double) -> (start: Double, length: Double) {
+        var end = windowStart + windowLength
+        if let duration = sampler.info.duration { end = min(end, duration) }
+        let frameInterval = sampler.info.frameRate?.doubleValue.map { 1 / $0 } ?? 0.04
+        return (videoStart, max(end - videoStart, frameInterval))
+    }
+
+    /// The card at `time` seconds from the sequence's start: one picture, decoding only the frame it shows.
+    public func still(at time: Double) throws -> CardFrame {
+        let poster = try poster()
+        let phase = timeline.phase(at: time)
+        var video: VideoFrame?
+        if let videoTime = phase.videoTime {
+            let window = playWindow(from: poster.videoStart)
+            video = try sampler.frame(at: window.start + videoTime.truncatingRemainder(dividingBy: window.length), size: style.size)
+        }
+        return CardFrame(image: compositor.picture(at: phase, poster: poster.frame.image, video: video?.image),
+                         time: min(max(0, time), timeline.duration), index: 0, phase: phase,
+                         videoSourceTime: video?.sourceTime)
+    }
+
+    /// The sequence's pictures at `framesPerSecond`, in order: picture `k` shows the card at `k / fps`;
+    /// the last one lasts until the sequence's end (see ``lastFrameDuration(framesPerSecond:)``).
+    ///
+    /// The video is decoded once, forward, and each picture takes the frame displayed at its instant.
+    public func frames(framesPerSecond: Int, _ body: (CardFrame) throws -> Void) throws {
+        guard (1...120).contains(framesPerSecond) else {
+            throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
+        }
+        let poster = try poster()
+        let timeline = self.timeline
+        let count = Self.frameCount(duration: timeline.duration, framesPerSecond: framesPerSecond)
+        var index = 0
+        func emit(_ video: VideoFrame?) throws {
+            let time = Double(index) / Double(framesPerSecond)
+            let phase = timeline.phase(at: time)
+            let image = compositor.picture(at: phase, poster: poster.frame.image, video: video?.image)
+            try body(CardFrame(image: image, time: time, index: index, phase: phase, videoSourceTime: video?.sourceTime))
+            index += 1
+        }
+        // Before the tap: the poster alone.
+        while index < count, timeline.phase(at: Double(index) / Double(framesPerSecond)).videoTime == nil { try emit(nil) }
+        guard index < count else { return }
+        // After it, each picture shows the video frame displayed at its video time, in one forward pass
+        // (wrapping at the play window's end).
+        let window = playWindow(from: poster.videoStart)
+        let loop = try PreviewLoop(source: source, configuration: .init(
+            size: style.size, contentMode: .aspectFill, windowStart: .fromSeconds(window.start),
+            windowLength: .fromSeconds(window.length), threads: threads, sourceOptions: sourceOptions))
+        let frameInterval = loop.info.frameRate?.doubleValue.map { 1 / $0 } ?? 0.04
+        var previous: VideoFrame?
+        var passStart = 0.0, pass = 0
+        struct Finished: Error {}
+        func videoTime(of index: Int) -> Double {
+            timeline.phase(at: Double(index) / Double(framesPerSecond)).videoTime ?? 0
+        }
+        do {
+            try loop.run(loops: nil) { frame in
+                if frame.loopIndex != pass, let last = previous {
+                    // The pass wrapped at the window's end, or where the clip's last frame stopped showing.
+                    passStart += min(window.length, last.presentationTime.seconds + frameInterval)
+                    pass = frame.loopIndex
+                }
+                let arrival = passStart + frame.presentationTime.seconds
+                // Every instant before this frame's shows the previous frame (or this one, the first).
+                while index < count, videoTime(of: index) < arrival - 1e-6 { try emit(previous ?? frame) }
+                previous = frame
+                if index >= count { throw Finished() }
+            }
+        } catch is Finished {}
+        while index < count, let last = previous { try emit(last) }
+    }
+
+    /// How many pictures a sequence of `duration` seconds has at `framesPerSecond`: one per started
+    /// frame interval, at least one.
+    public static func frameCount(duration: Double, framesPerSecond: Int) -> Int {
+        max(1, Int((duration * Double(framesPerSecond) - 1e-9).rounded(.up)))
+    }
+
+    /// How long the last picture lasts, so that the sequence lasts exactly its duration.
+    public func lastFrameDuration(framesPerSecond: Int) -> Double {
+        let count = Self.frameCount(duration: timeline.duration, framesPerSecond: framesPerSecond)
+        return timeline.duration - Double(count - 1) / Double(framesPerSecond)
+    }
+
+    /// Writes the sequence: an animation when `path` ends in `.webp`, `.gif` or `.mp4` (looping forever;
+    /// WebP keeps the transparent corners, MP4 and GIF show the background), or else a directory of PNG
+    /// frames `card-00001.png`… (created if missing, with transparent corners).
+    ///
+    /// Files are written whole or not at all.
+    ///
+    /// - Throws: ``PreviewLoopError`` for an unusable input, an odd size for MP4, an unwritable output
+    ///   or an encoder failure.
+    @discardableResult
+    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil) throws -> CardSummary {
+        let lastDuration = lastFrameDuration(framesPerSecond: framesPerSecond)
+        var written = 0
+        if let format = AnimationFormat(path: path) {
+            let writer = try AnimationWriter(path: path, format: format, size: style.size, framesPerSecond: framesPerSecond,
+                                             quality: quality, background: style.background ?? .white)
+            try frames(framesPerSecond: framesPerSecond) { frame in
+                if format == .webp {
+                    try writer.append(compositor.withBackground(frame.image))
+                } else {
+                    try writer.append(compositor.flattened(frame.image))
+                }
+            }
+            try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
+            written = writer.frameCount
+        } else {
+            let created = try AtomicFile.createDirectory(path)
+            var names: [String] = []
+            do {
+                try frames(framesPerSecond: framesPerSecond) { frame in
+                    let name = (path as NSString).appendingPathComponent(String(format: "card-%05d.png", frame.index + 1))
+                    try AtomicFile.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), to: name)
+                    names.append(name)
+                }
+            } catch {
+                // Nothing half-done stays behind: the frames written so far go, and the directory if made here.
+                for name in names { try? FileManager.default.removeItem(atPath: name) }
+                if created { try? FileManager.default.removeItem(atPath: path) }
+                throw error
+            }
+            written = names.count
+        }
+        return CardSummary(path: path, format: AnimationFormat(path: path), size: style.size, framesPerSecond: framesPerSecond,
+                           frameCount: written, duration: timeline.duration, posterTime: try poster().frame.sourceTime,
+                           videoStart: try poster().videoStart)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import PreviewLoop
+
+/// `preview-loop card`: the preview card's sequence as an animation or PNG frames, or one still of it.
+struct CardCommand {
+    /// The parsed options.
+    var options: CardOptions
+
+    /// Renders the card and prints one summary line on standard output.
+    func run() throws -> Int32 {
+        if let note = options.note { Console.writeError(note + "\n") }
+        let source = Source(argument: options.input)
+        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout)
+        var duration: Double?
+        if options.start.isPercentage || options.length.isPercentage || options.posterTime?.isPercentage == true {
+            duration = try MediaProbe.probe(source, options: limits).duration
+        }
+        let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
+        let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
+        guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
+        let posterTime = try options.posterTime.map { try SampleSpan.seconds($0, duration: duration, option: "--poster-at") }
+        let card = try PreviewCard(source: source, style: options.style, windowStart: start, windowLength: length,
+                                   posterTime: posterTime, threads: options.threads, sourceOptions: limits)
+        let poster = try card.poster()
+        let posterNote = "poster at \(Format.fixed(poster.frame.sourceTime, 3)) s (\(poster.choice.map(ThumbCommand.explanation) ?? "as asked")), "
+            + "video from \(Format.fixed(poster.videoStart, 3)) s"
+        switch options.destination {
+        case .still(let format):
+            let still = try card.still(at: options.stillTime)
+            let image = card.compositor.withBackground(still.image)
+            try AtomicFile.write(try ImageEncoder.encode(image, as: format, quality: options.quality,
+                                                         background: options.style.background ?? .white),
+                                 to: options.output)
+            Console.writeOutput("wrote \(options.output) (\(options.style.size), card at \(Format.fixed(still.time, 3)) s: "
+                + "\(Self.describe(still.phase)); \(posterNote))\n")
+        case .animation, .directory:
+            let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality)
+            let kind = summary.format.map(\.rawValue) ?? "PNG frames"
+            Console.writeOutput("wrote \(options.output) (\(kind), \(summary.size), \(summary.frameCount) frames at "
+                + "\(summary.framesPerSecond) fps = \(Format.fixed(summary.duration, 3)) s; \(posterNote))\n")
+        }
+        return ExitStatus.success
+    }
+
+    /// `poster`, `revealing 50%`, `playing 1.234 s into the video`, `closing 20%`.
+    static func describe(_ phase: CardPhase) -> String {
+        switch phase {
+        case .poster: "poster"
+        case .revealing(let progress, _): "revealing \(Int((progress * 100).rounded()))%"
+        case .playing(let time): "playing, \(Format.fixed(time, 3)) s into the video"
+        case .closing(let progress, _): "closing \(Int((progress * 100).rounded()))%"
+        }
+    }
+}
