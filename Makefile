@@ -2,6 +2,7 @@
 SWIFT ?= swift
 DEMO_OUT ?= demo-output
 FIXTURE ?= Fixtures/landscape.mp4
+CARD_FIXTURE ?= Fixtures/card.mp4
 BIN_DEBUG = .build/debug/preview-loop
 BIN_RELEASE = .build/release/preview-loop
 
@@ -30,8 +31,15 @@ demo: release
 	$(BIN_RELEASE) thumb $(FIXTURE) -o $(DEMO_OUT)/thumb.ppm --at 50% --size 320x180
 	$(BIN_RELEASE) strip $(FIXTURE) -o $(DEMO_OUT)/strip.ppm --count 8 --columns 4
 	$(BIN_RELEASE) loop $(FIXTURE) --loops 2 --size 320x180 --log $(DEMO_OUT)/timing.csv --frames $(DEMO_OUT)/frames
+	$(BIN_RELEASE) card $(CARD_FIXTURE) -o $(DEMO_OUT)/card.webp --size 320x180 --close
+	$(BIN_RELEASE) card $(CARD_FIXTURE) -o $(DEMO_OUT)/card.mp4 --size 320x180 --reveal fade
+	@# The README's pictures of the card (deterministic: rewritten byte for byte on the same FFmpeg build).
+	$(BIN_RELEASE) card $(CARD_FIXTURE) -o Docs/card-poster.png --size 320x180 --at 0
+	$(BIN_RELEASE) card $(CARD_FIXTURE) -o Docs/card-reveal.png --size 320x180 --at 1.3
+	$(BIN_RELEASE) card $(CARD_FIXTURE) -o Docs/card-fade.png --size 320x180 --at 1.3 --reveal fade
 	@echo
-	@echo "Demo outputs in $(DEMO_OUT)/: thumb.ppm, strip.ppm, timing.csv, frames/ ($$(ls $(DEMO_OUT)/frames | wc -l) frames)"
+	@echo "Demo outputs in $(DEMO_OUT)/: thumb.ppm, strip.ppm, timing.csv, frames/ ($$(ls $(DEMO_OUT)/frames | wc -l) frames), card.webp, card.mp4;"
+	@echo "the README's card pictures in Docs/: card-poster.png, card-reveal.png, card-fade.png"
 
 fixtures:
 	./Fixtures/make-fixtures.sh
