@@ -295,6 +295,15 @@ struct CardCLITests {
         #expect(jpeg.status == 0)
         let flat = try CardOracle.rgba(directory + "/poster.jpg", size: size)
         #expect(flat[1, 1].green > 200 && flat[1, 1].red < 60 && flat[1, 1].blue < 60)
+        // WebP keeps the transparent corners too (decoded by libwebp's dwebp, alpha included).
+        let webp = try Run.program(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/poster.webp",
+                                                         "--corner-radius", "22"])
+        #expect(webp.status == 0)
+        let pam = directory + "/poster.pam"
+        #expect(try Run.program("/usr/bin/dwebp", ["-quiet", directory + "/poster.webp", "-pam", "-o", pam]).status == 0)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pam)))
+        let pixels = Array(bytes.suffix(size.area * 4))
+        #expect(pixels[3] == 0 && pixels[(90 * 320 + 160) * 4 + 3] == 255)
         let bad = try Run.program(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/x.png", "--corner-radius", "-2"])
         #expect(bad.status == 64 && !FileManager.default.fileExists(atPath: directory + "/x.png"))
     }
