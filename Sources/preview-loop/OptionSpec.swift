@@ -56,8 +56,8 @@ extension OptionSpec {
     /// `-q, --quality <0-100>` for image outputs.
     static let imageQuality = OptionSpec(
         name: "quality", shortName: "q", valueName: "0-100",
-        abstract: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFormat.lossyExtensionList) outputs; "
-            + "a usage error with .png and .ppm, which are lossless.",
+        abstract: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFormat.lossyExtensionList) outputs "
+            + "(WebP at 100 is lossless); a usage error with .png and .ppm, which are lossless.",
         defaultValue: "85")
 
     /// `-s, --size <WxH>` with the subcommand's default.
@@ -223,7 +223,7 @@ extension Subcommand {
                         defaultValue: "15"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
-                            + "for .webp; a usage error for .gif, whose palette has no quality.",
+                            + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
              .fit, .threads, .timeout(wholeJob: true), .help]
         case .sprites:

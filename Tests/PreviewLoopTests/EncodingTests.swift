@@ -114,6 +114,13 @@ struct EncodingTests {
         expectSameColours(decoded, image)
     }
 
+    @Test("WebP at quality 100 is lossless: the exact pixels, decoded by ffmpeg")
+    func webpLossless() throws {
+        let image = try Self.engineFrame()
+        let path = try Self.write(try ImageEncoder.encode(image, as: .webp, quality: 100), "lossless.webp")
+        #expect(try WebOracle.firstFrame(of: path, size: Self.size) == image)
+    }
+
     @Test("Quality trades size for fidelity", arguments: [ImageFileFormat.jpeg, .webp])
     func qualityOrdersSizeAndFidelity(format: ImageFileFormat) throws {
         let image = try Self.engineFrame()

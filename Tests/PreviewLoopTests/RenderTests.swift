@@ -145,6 +145,10 @@ struct RenderTests {
         #expect(psnr >= 31.5, "WebP first frame PSNR \(psnr) dB")
         // Luma, which 4:2:0 keeps whole, is far above the bar: measured 42.3 dB.
         #expect(luma >= 40, "WebP first frame luma PSNR \(luma) dB")
+        // Quality 100 is lossless: every whole frame is the engine's exactly.
+        let lossless = TestPaths.temporaryDirectory() + "/lossless.webp"
+        try Self.loop().render(to: lossless, quality: 100)
+        #expect(try WebOracle.webpFrame(1, of: lossless, size: Self.size) == pass[0].image)
         expectSameColours(first, pass[0].image)
     }
 

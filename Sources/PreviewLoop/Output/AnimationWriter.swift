@@ -184,7 +184,7 @@ public final class AnimationWriter {
         case .webp:
             settings.encoderName = "libwebp_anim"
             settings.pixelFormat = ConversionTarget.argb.pixelFormat
-            settings.options = ["quality": String(quality), "lossless": "0"]
+            settings.options = AnimationFormat.webpOptions(quality: quality)
             return (settings, "webp", ["loop": "0"])
         case .gif:
             settings.encoderName = "gif"

@@ -36,7 +36,7 @@ public enum ImageEncoder {
                 throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
             }
             let settings = settings(.webp, "libwebp", image.size, ConversionTarget.argb.pixelFormat,
-                                    options: ["quality": String(quality ?? 85), "lossless": "0"])
+                                    options: AnimationFormat.webpOptions(quality: quality ?? 85))
             return try encodeConverted(image, settings: settings, target: .argb)
         }
     }
@@ -59,7 +59,7 @@ public enum ImageEncoder {
                 throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
             }
             let encoder = try EncoderContext(settings(.webp, "libwebp", image.size, AV_PIX_FMT_BGRA,
-                                                      options: ["quality": String(quality ?? 85), "lossless": "0"]))
+                                                      options: AnimationFormat.webpOptions(quality: quality ?? 85)))
             let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_BGRA)
             frame.fill(bgra: image)
             return try encoder.encodeStill(frame)

@@ -15,7 +15,7 @@ public enum ImageFileFormat: String, CaseIterable, Sendable {
     /// for 4:4:4 at the default quality), for files about 1.5 times smaller.
     case jpeg
     /// WebP, lossy (VP8, BT.601 limited-range 4:2:0, the only lossy layout WebP has, made by libwebp
-    /// from RGB); quality is libwebp's own 0–100 scale.
+    /// from RGB); quality is libwebp's own 0–100 scale, and 100 means lossless (VP8L, exact pixels).
     case webp
 
     /// The extensions that select this format, lower-case, without the dot; the first is the usual one.
