@@ -26,6 +26,7 @@ rotated90.mp4  |0:0.001     |2.0|h264|320x240|1:1|90 |unknown|unknown|50 |1|aac
 rotated180.mp4 |0:0.001     |1.0|h264|320x240|1:1|180|unknown|unknown|25 |0|-
 rotated270.mp4 |0:0.001     |1.0|h264|320x240|1:1|270|unknown|unknown|25 |0|-
 anamorphic.mp4 |0:0.001     |2.0|h264|360x240|3:2|0  |unknown|unknown|50 |0|-
+anamorphic-rotated90.mp4|0:0.001|2.0|h264|360x240|3:2|90 |unknown|unknown|50 |0|-
 short.mp4      |0:0.001     |0.4|h264|320x240|1:1|0  |unknown|unknown|10 |1|aac
 offset.ts      |11.4:0.1    |3.0|h264|320x240|1:1|0  |unknown|unknown|75 |1|aac
 audio-only.m4a |0:0.001     |1.0|-   |-      |-  |0  |-      |-      |0  |1|aac
