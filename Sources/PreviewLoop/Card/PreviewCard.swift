@@ -105,8 +105,8 @@ public final class PreviewCard {
         compositor = CardCompositor(style: style)
         sampler = try FrameSampler(source: source, threads: threads, options: sourceOptions)
         if let duration = sampler.info.duration, windowStart >= duration, !sampler.info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, String(format: "%@: the window starts at %.3f s, past the end of the clip (%.3f s)",
-                                                            source.description, windowStart, duration))
+            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(windowStart, 3)) s, "
+                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
         }
     }
 

@@ -85,8 +85,8 @@ public final class PreviewLoop: Sendable {
         let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: configuration.threads)
         let input = decoder.input
         if let duration = input.info.duration, configuration.windowStart.seconds >= duration, !input.info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, String(format: "%@: the window starts at %.3f s, past the end of the clip (%.3f s)",
-                                                            source.description, configuration.windowStart.seconds, duration))
+            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(configuration.windowStart.seconds, 3)) s, "
+                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
         }
         self.source = source
         self.configuration = configuration
