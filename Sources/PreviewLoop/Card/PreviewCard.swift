@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One picture of a card's sequence.
 public struct CardFrame: Sendable {
@@ -240,7 +240,7 @@ public final class PreviewCard {
             var names: [String] = []
             do {
                 try frames(framesPerSecond: framesPerSecond) { frame in
-                    let name = (path as NSString).appendingPathComponent(String(format: "card-%05d.png", frame.index + 1))
+                    let name = FileSystem.appending("card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png", to: path)
                     try AtomicFile.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), to: name)
                     names.append(name)
                 }

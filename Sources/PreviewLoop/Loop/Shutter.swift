@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Where recorded frames go: every frame presented between `startRecording` and `stopRecording`.
