@@ -1,4 +1,3 @@
-import Foundation
 import PreviewLoop
 
 /// `preview-loop card`: the preview card's sequence as an animation or PNG frames, or one still of it.

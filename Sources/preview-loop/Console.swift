@@ -1,4 +1,5 @@
-import Foundation
+import Glibc
+import PreviewLoop
 
 /// Standard output and standard error, written with `write(2)` so nothing is lost or reordered by
 /// buffering when the process exits right after.
@@ -21,7 +22,7 @@ enum Console {
         return bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return false
@@ -35,9 +36,9 @@ enum Console {
 
 /// Number spellings shared by the commands' output.
 enum Format {
-    /// `value` with exactly `digits` decimals, for example `fixed(4, 3)` → `4.000`.
+    /// `value` with exactly `digits` decimals, rounded as `printf`'s `%.Nf`: `fixed(4, 3)` → `4.000`.
     static func fixed(_ value: Double, _ digits: Int) -> String {
-        String(format: "%.\(digits)f", value)
+        DecimalText.fixed(value, digits)
     }
 
     /// A duration in seconds as a floating-point number.

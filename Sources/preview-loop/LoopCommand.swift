@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PreviewLoop
 
 /// `preview-loop loop`: plays a window of the video in a loop, optionally writing every frame and a

@@ -1,4 +1,3 @@
-import Foundation
 import PreviewLoop
 import Synchronization
 
@@ -68,7 +67,7 @@ final class LoopRecorder: Sendable {
                     while let next = state.pendingCaptures.first, next <= wall {
                         state.pendingCaptures.removeFirst()
                         state.captureCount += 1
-                        let name = String(format: "capture-%02d.ppm", state.captureCount)
+                        let name = "capture-\(DecimalText.zeroPadded(state.captureCount, 2)).ppm"
                         try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: directory + "/" + name)
                     }
                     if let span = shutter.recordSpan, span.contains(wall) {
@@ -89,7 +88,7 @@ final class LoopRecorder: Sendable {
 
     /// `PPP-FFFFF.ppm`: the pass and the frame within it, from 1, zero-padded to 3 and 5 digits.
     static func frameFileName(pass: Int, index: Int) -> String {
-        String(format: "%03d-%05d.ppm", pass, index)
+        DecimalText.zeroPadded(pass, 3) + "-" + DecimalText.zeroPadded(index, 5) + ".ppm"
     }
 
     /// The first failure to write a frame or a log row, if any.

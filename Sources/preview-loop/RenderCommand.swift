@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PreviewLoop
 
 /// `preview-loop render`: one pass of the loop window written as a hover preview that loops cleanly
@@ -23,7 +23,8 @@ struct RenderCommand {
             windowLength: .seconds(length), threads: options.threads, sourceOptions: limits))
         let summary = try loop.render(to: options.output, format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality)
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: options.output)[.size] as? Int) ?? 0
+        var status = stat()
+        let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
         Console.writeOutput("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
             + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)))\n")

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PreviewLoop
 
 /// `preview-loop sprites`: scrub-bar thumbnails, one frame per `--every` seconds of the whole clip,

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 import PreviewLoop
 import Synchronization
 

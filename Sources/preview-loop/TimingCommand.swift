@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PreviewLoop
 
 /// The options of `preview-loop timing`.

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import PreviewLoop
 
 /// The loop's CSV timing log: a header, then one row per frame.
@@ -128,7 +128,7 @@ final class PendingFile {
         let isWritten = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
-                let count = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let count = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if count < 0 {
                     if errno == EINTR { continue }
                     return false

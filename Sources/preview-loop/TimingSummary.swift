@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a loop's CSV timing log says, summarised: `preview-loop timing <log.csv>`.
 ///
 /// Pure: built from the log's text, printed as aligned lines or one JSON object.
@@ -99,15 +97,16 @@ struct TimingSummary: Equatable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One JSON object with sorted keys.
+    /// One JSON object with sorted keys; `{}` when a number is not finite (a log with `nan` in it).
     var json: String {
-        func object(_ p: Percentiles) -> [String: Double] { ["p50": p.p50, "p95": p.p95, "p99": p.p99, "max": p.maximum] }
-        var value: [String: Any] = [
-            "frames": frames, "passes": passes, "fps": (framesPerSecond * 100).rounded() / 100,
-            "decode_ms": object(decode), "scale_ms": object(scale), "seam_lateness_ms": seamLateness, "dropped": dropped,
-        ]
-        value["lateness_ms"] = lateness.map(object) ?? NSNull()
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+        func object(_ p: Percentiles) -> PrettyJSON {
+            .object(["p50": .number(p.p50), "p95": .number(p.p95), "p99": .number(p.p99), "max": .number(p.maximum)])
+        }
+        let value = PrettyJSON.object([
+            "frames": .integer(frames), "passes": .integer(passes), "fps": .number((framesPerSecond * 100).rounded() / 100),
+            "decode_ms": object(decode), "scale_ms": object(scale), "seam_lateness_ms": .array(seamLateness.map(PrettyJSON.number)),
+            "dropped": .integer(dropped), "lateness_ms": lateness.map(object) ?? .null,
+        ])
+        return (value.isFinite ? value.text() : "{}") + "\n"
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 // Parse, run, exit: 0 success, 1 failure, 64 usage error (see `ExitStatus`).
 exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))

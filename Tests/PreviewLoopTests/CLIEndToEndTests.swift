@@ -402,4 +402,13 @@ struct CLIFailureTests {
         #expect(result.stdoutText.range(of: #"^preview-loop [0-9]+\.[0-9]+\.[0-9]+\n$"#, options: .regularExpression) != nil,
                 "\(result.stdoutText)")
     }
+
+    @Test("The binary links FoundationEssentials only, not full Foundation and its ICU (about 6 MB of peak memory)")
+    func noFullFoundation() throws {
+        let result = try Run.tool("ldd", [TestPaths.cliBinary])
+        #expect(result.status == 0)
+        for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!result.stdoutText.contains(library), "\(library) is linked")
+        }
+    }
 }

@@ -394,4 +394,34 @@ struct TimingSummaryTests {
     @Test func parsesTheSubcommand() throws {
         #expect(try CommandLineParser.parse(["timing", "log.csv", "--json"]) == .timing(TimingOptions(input: "log.csv", isJSON: true)))
     }
+
+    /// What `JSONSerialization` (pretty-printed, sorted keys) wrote for a summary, as `--json` did before.
+    static func foundationJSON(_ summary: TimingSummary) -> String {
+        func object(_ p: TimingSummary.Percentiles) -> [String: Double] { ["p50": p.p50, "p95": p.p95, "p99": p.p99, "max": p.maximum] }
+        var value: [String: Any] = [
+            "frames": summary.frames, "passes": summary.passes, "fps": (summary.framesPerSecond * 100).rounded() / 100,
+            "decode_ms": object(summary.decode), "scale_ms": object(summary.scale), "seam_lateness_ms": summary.seamLateness,
+            "dropped": summary.dropped,
+        ]
+        value["lateness_ms"] = summary.lateness.map(object) ?? NSNull()
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    @Test("--json is byte for byte what JSONSerialization wrote", arguments: [
+        // Realtime, two seams, odd decimals and whole numbers.
+        [header, "1,1,0.000000,0.000000,2.000,1.000,0.100,0", "1,2,0.040000,0.041000,3.125,0.333,0.200,2",
+         "2,1,0.000000,0.124000,0.000,0.000,4.000,0", "3,1,0.000000,0.300000,12345.678,1e-7,17.5,0"],
+        // Offline: no lateness (null), no seams (an empty array).
+        ["pass,index,presentation_time,wall_time,decode_ms,scale_ms,lateness_ms",
+         "1,1,0.000000,0.001000,1.000,0.500,", "1,2,0.040000,0.002000,1.000,0.500,"],
+        // A single frame: no span, 0 fps.
+        [header, "1,1,0.000000,0.000000,0.001,0.002,,0"],
+        // Not finite: JSONSerialization refused it, and {} was printed.
+        [header, "1,1,0.000000,0.000000,nan,1.000,0.100,0", "1,2,0.040000,0.040000,1.000,1.000,inf,0"],
+    ])
+    func jsonMatchesFoundation(_ lines: [String]) throws {
+        let summary = try TimingSummary(csv: lines.joined(separator: "\n") + "\n")
+        #expect(summary.json == Self.foundationJSON(summary))
+    }
 }

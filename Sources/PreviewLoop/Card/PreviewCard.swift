@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One picture of a card's sequence.
 public struct CardFrame: Sendable {
@@ -105,8 +105,8 @@ public final class PreviewCard {
         compositor = CardCompositor(style: style)
         sampler = try FrameSampler(source: source, threads: threads, options: sourceOptions)
         if let duration = sampler.info.duration, windowStart >= duration, !sampler.info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, String(format: "%@: the window starts at %.3f s, past the end of the clip (%.3f s)",
-                                                            source.description, windowStart, duration))
+            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(windowStart, 3)) s, "
+                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
         }
     }
 
@@ -240,7 +240,7 @@ public final class PreviewCard {
             var names: [String] = []
             do {
                 try frames(framesPerSecond: framesPerSecond) { frame in
-                    let name = (path as NSString).appendingPathComponent(String(format: "card-%05d.png", frame.index + 1))
+                    let name = FileSystem.appending("card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png", to: path)
                     try AtomicFile.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), to: name)
                     names.append(name)
                 }

@@ -1,5 +1,5 @@
 import CFFmpeg
-import Foundation
+import FoundationEssentials
 
 /// An opened input reduced to its best video stream: every other stream is discarded at the demuxer
 /// (`AVDISCARD_ALL`), so audio and subtitles are never read into packets for decoding, let alone decoded.
@@ -100,9 +100,7 @@ final class MediaInput {
         var bytes: [UInt8]
         switch source {
         case .file(let path):
-            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-            defer { try? handle.close() }
-            bytes = [UInt8]((try? handle.read(upToCount: 64 * 1024)) ?? Data())
+            bytes = FileSystem.prefix(ofFileAt: path, count: 64 * 1024) ?? []
         case .data(let data):
             bytes = [UInt8](data.prefix(64 * 1024))
         case .url(let url):

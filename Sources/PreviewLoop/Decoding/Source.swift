@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Where a clip comes from.
 public enum Source: Sendable, Hashable, CustomStringConvertible {
@@ -83,8 +84,8 @@ public struct SourceOptions: Sendable, Hashable {
             guard !path.isEmpty else { throw PreviewLoopError(.inputNotFound, "empty input path") }
             // The explicit `file:` prefix stops FFmpeg from reading a protocol out of the path.
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory.boolValue {
+            var isDirectory = false
+            if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory {
                 throw PreviewLoopError(.notMediaFile, "\(path): is a directory, not a media file")
             }
             // Opening a named pipe blocks until a writer comes, beyond any timeout's reach, and a device

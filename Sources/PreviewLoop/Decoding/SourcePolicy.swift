@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// What an input may make the engine open besides itself (playlist segments, referenced files).
@@ -30,7 +30,7 @@ final class SourcePolicy: Sendable {
     func refusal(for url: String) -> String? {
         let count = opens.withLock { value -> Int in value += 1; return value }
         let lowered = url.lowercased()
-        let scheme = lowered.range(of: ":").map { String(lowered[..<$0.lowerBound]) } ?? ""
+        let scheme = lowered.firstIndex(of: ":").map { String(lowered[..<$0]) } ?? ""
         switch kind {
         case .localFiles:
             // A plain path or file: only; any other protocol (http, concat, subfile, data…) is refused.

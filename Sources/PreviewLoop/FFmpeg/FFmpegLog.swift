@@ -1,5 +1,5 @@
 import CFFmpeg
-import Foundation
+import Glibc
 import Synchronization
 
 /// How much FFmpeg itself prints on standard error.
@@ -49,7 +49,7 @@ public enum FFmpegLog {
     /// Applies the default level once per process, before the first FFmpeg call that could log, and
     /// installs the callback that remembers each thread's last FFmpeg error.
     static let applyDefault: Void = {
-        let requested = ProcessInfo.processInfo.environment["PREVIEW_LOOP_FFMPEG_LOG"].flatMap(FFmpegLogLevel.init(rawValue:))
+        let requested = getenv("PREVIEW_LOOP_FFMPEG_LOG").flatMap { FFmpegLogLevel(rawValue: String(cString: $0)) }
         av_log_set_level((requested ?? .quiet).ffmpegValue)
         cffmpeg_install_log_handler(callback)
     }()
@@ -79,9 +79,11 @@ public enum FFmpegLog {
             let thread = UInt(pthread_self())
             lastErrors.withLock { errors in
                 if errors.count > 256 { errors.removeAll() }
-                errors[thread] = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                errors[thread] = line.trimmingWhitespace()
             }
         }
-        if level <= av_log_get_level() { FileHandle.standardError.write(Data(line.utf8)) }
+        if level <= av_log_get_level() {
+            _ = Array(line.utf8).withUnsafeBytes { FileSystem.writeAll($0, to: STDERR_FILENO) }
+        }
     }
 }

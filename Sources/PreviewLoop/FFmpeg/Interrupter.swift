@@ -1,6 +1,6 @@
 import CFFmpeg
+import Dispatch
 import Synchronization
-import Foundation
 
 /// Decides when FFmpeg's blocking calls must give up: on cancellation, or past a deadline.
 ///

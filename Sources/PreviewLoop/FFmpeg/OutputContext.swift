@@ -1,5 +1,5 @@
 import CFFmpeg
-import Foundation
+import Glibc
 
 /// Owns an output `AVFormatContext` muxing one video stream into a temporary file beside the
 /// destination; ``finish()`` writes the trailer and renames the file over the destination. Until then

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A point in pixel coordinates: `x` to the right, `y` down, `(0, 0)` the top-left corner of the
 /// top-left pixel (whose centre is `(0.5, 0.5)`).

@@ -1,12 +1,10 @@
-import Foundation
-
 /// A bounded hand-over of frames from the decoding thread to an async consumer.
 ///
 /// The producer blocks while `capacity` frames wait (so a slow consumer never lets decoding run ahead
 /// and fill memory); the consumer suspends while none is ready.
 /// `@unchecked Sendable`: every stored property is read and written only with `condition` locked.
 final class FrameChannel: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private let capacity: Int
     private var buffer: [VideoFrame] = []
     private var waiter: CheckedContinuation<VideoFrame?, any Error>?

@@ -1,12 +1,10 @@
-import Foundation
-
 /// A bounded, blocking hand-over between two threads: the decoding thread puts, the converting thread
 /// takes. Either side can close it; a closed pipe wakes and releases both.
 ///
 /// `@unchecked Sendable`: every stored property is accessed only with `condition` locked, and an item
 /// put in is owned by the taker from then on (the putter keeps no reference).
 final class FramePipe<Item>: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private let capacity: Int
     /// A ring of `capacity` slots; a taken slot is emptied at once so the pipe never keeps a frame alive.
     private var slots: [Item?]

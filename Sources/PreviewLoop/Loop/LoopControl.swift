@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Synchronization
 
 /// Stops a running loop from any thread: cancels FFmpeg's blocking I/O (through the interrupter) and
@@ -10,7 +10,7 @@ final class LoopControl: @unchecked Sendable {
     let interrupter = Interrupter()
     /// Stills and recordings of the presented frames.
     let shutter = Shutter()
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     /// Interrupters of inputs opened before the loop started, cancelled along with its own.
     private let adopted = Mutex<[Interrupter]>([])
 
@@ -47,7 +47,7 @@ final class LoopControl: @unchecked Sendable {
         while !isStopped {
             let remaining = clock.now.duration(to: deadline)
             if remaining <= .zero { return true }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.seconds))
+            condition.wait(timeout: remaining)
         }
         return false
     }

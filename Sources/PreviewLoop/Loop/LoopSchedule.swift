@@ -1,5 +1,3 @@
-import Foundation
-
 /// What the decoding thread hands to the converting thread.
 enum LoopEvent {
     /// A decoded frame of a pass, with its index in the pass and its time from the window start.

@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// Which clock paces a loop's frames.
@@ -85,8 +84,8 @@ public final class PreviewLoop: Sendable {
         let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: configuration.threads)
         let input = decoder.input
         if let duration = input.info.duration, configuration.windowStart.seconds >= duration, !input.info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, String(format: "%@: the window starts at %.3f s, past the end of the clip (%.3f s)",
-                                                            source.description, configuration.windowStart.seconds, duration))
+            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(configuration.windowStart.seconds, 3)) s, "
+                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
         }
         self.source = source
         self.configuration = configuration
@@ -133,7 +132,7 @@ public final class PreviewLoop: Sendable {
                onCompletion: @escaping @Sendable ((any Error)?) -> Void) -> PreviewLoopHandle {
         let control = LoopControl()
         let handle = PreviewLoopHandle(control: control)
-        let thread = Thread { [self] in
+        let body: @Sendable () -> Void = { [self] in
             var failure: (any Error)?
             do {
                 try self.run(loops: loops, control: control) { frame in onFrame(frame, control) }
@@ -145,8 +144,13 @@ public final class PreviewLoop: Sendable {
             onCompletion(failure)
             handle.finish(failure)
         }
-        thread.name = "PreviewLoop"
-        thread.start()
+        do {
+            try NamedThread.detach(name: "PreviewLoop", body)
+        } catch {
+            let failure = PreviewLoopError(error.code, "\(source): \(error.message)")
+            onCompletion(failure)
+            handle.finish(failure)
+        }
         return handle
     }
 
@@ -168,21 +172,21 @@ public final class PreviewLoop: Sendable {
         // in realtime, far enough ahead (8 frames) to hide the seek back at the wrap.
         let isRealtime = configuration.clock == .realtime
         let pipe = FramePipe<LoopEvent>(capacity: isRealtime ? 8 : 2)
-        let producerDone = DispatchSemaphore(value: 0)
         let schedule = LoopSchedule(decoder: decoder, windowStart: configuration.windowStart,
                                     windowLength: configuration.windowLength, loops: loops,
                                     cacheableFrames: cacheableFrames)
         let transfer = UncheckedTransfer(schedule)
-        let producer = Thread {
-            transfer.value.produce(into: pipe)
-            producerDone.signal()
+        let producer: NamedThread
+        do {
+            producer = try NamedThread(name: "PreviewLoop decode") { transfer.value.produce(into: pipe) }
+        } catch {
+            control.shutter.close()
+            throw PreviewLoopError(error.code, "\(source): \(error.message)")
         }
-        producer.name = "PreviewLoop decode"
-        producer.start()
         defer {
             pipe.close(discardingItems: true)
             control.cancelIO()
-            producerDone.wait()
+            producer.join()
             control.shutter.close()
         }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Where recorded frames go: every frame presented between `startRecording` and `stopRecording`.
@@ -35,10 +35,10 @@ public final class ImageDirectorySink: FrameSink {
 
     /// Writes the frame as `PPP-FFFFF.ppm`.
     public func write(_ frame: VideoFrame) throws {
-        let name = String(format: "%03d-%05d.ppm", frame.loopIndex + 1, frame.index + 1)
+        let name = DecimalText.zeroPadded(frame.loopIndex + 1, 3) + "-" + DecimalText.zeroPadded(frame.index + 1, 5) + ".ppm"
         try AtomicFile.write(PPM.encode(frame.image), to: directory + "/" + name)
-        let row = String(format: "%@,%d,%d,%.6f,%.6f", name, frame.loopIndex + 1, frame.index + 1,
-                         frame.presentationTime.seconds, frame.timings.wallTime.seconds)
+        let row = "\(name),\(frame.loopIndex + 1),\(frame.index + 1),\(DecimalText.fixed(frame.presentationTime.seconds, 6)),"
+            + DecimalText.fixed(frame.timings.wallTime.seconds, 6)
         rows.withLock { $0.append(row) }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes files so that readers see either nothing or the whole file: the bytes go to a temporary file
 /// in the same directory, which is then renamed over the destination. A failure leaves nothing behind.
@@ -10,11 +11,11 @@ public enum AtomicFile {
     static func temporaryPath(for path: String) throws(PreviewLoopError) -> String {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
             throw PreviewLoopError(.outputNotWritable, "\(path): the directory \(directory) does not exist")
         }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
             throw PreviewLoopError(.outputNotWritable, "\(path): is a directory")
         }
         return directory + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
@@ -29,19 +30,7 @@ public enum AtomicFile {
         guard descriptor >= 0 else {
             throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
         }
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        var failure = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
         close(descriptor)
         if failure == 0 && rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {
@@ -57,9 +46,9 @@ public enum AtomicFile {
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when it cannot be created or is a file.
     @discardableResult
     public static func createDirectory(_ path: String) throws -> Bool {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+            guard isDirectory else {
                 throw PreviewLoopError(.outputNotWritable, "\(path): is a file, not a directory")
             }
             return false
@@ -67,8 +56,7 @@ public enum AtomicFile {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            let reason = (error as NSError).localizedDescription.split(whereSeparator: \.isNewline).joined(separator: " ")
-            throw PreviewLoopError(.outputNotWritable, "cannot create the directory \(path): \(reason)")
+            throw PreviewLoopError(.outputNotWritable, "cannot create the directory \(path): \(FileSystem.reason(for: error))")
         }
         return true
     }

@@ -1,0 +1,68 @@
+import FoundationEssentials
+import Glibc
+
+/// The few file operations the engine does below `FileManager`: whole writes to a descriptor, a file's
+/// first bytes, path joining, and the system's words for a failure.
+enum FileSystem {
+    /// Writes all of `bytes` to `descriptor`, retrying after interruptions and short writes.
+    ///
+    /// - Returns: 0, or the `errno` that stopped the write (a closed pipe, a full disk).
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return 0
+    }
+
+    /// Up to `count` bytes from the start of the file at `path` (fewer when the file is shorter);
+    /// `nil` when it cannot be opened or read.
+    static func prefix(ofFileAt path: String, count: Int) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        let isRead = bytes.withUnsafeMutableBytes { buffer -> Bool in
+            while filled < count {
+                let got = read(descriptor, buffer.baseAddress! + filled, count - filled)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                if got == 0 { break }
+                filled += got
+            }
+            return true
+        }
+        guard isRead else { return nil }
+        bytes.removeSubrange(filled...)
+        return bytes
+    }
+
+    /// `name` inside the directory `directory`: `out` + `a.png` → `out/a.png`, `out/` + `a.png` →
+    /// `out/a.png`, an empty directory → `a.png`.
+    static func appending(_ name: String, to directory: String) -> String {
+        if directory.isEmpty { return name }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// The system's text for an `errno` value (`strerror`): `No such file or directory`.
+    static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Why a `FileManager` call failed, in the system's words when it names an `errno`, on one line.
+    static func reason(for error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError {
+            return errorText(posix.code.rawValue)
+        }
+        if let posix = error as? POSIXError { return errorText(posix.code.rawValue) }
+        return String(describing: error).replacingNewlines()
+    }
+}
