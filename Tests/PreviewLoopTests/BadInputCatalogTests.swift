@@ -70,7 +70,7 @@ struct BadInputCatalogTests {
             expectCLIFailure(result, input: path, outputDirectory: output)
         }
         if let knownIssue = item.knownIssue {
-            try withKnownIssue(Comment(rawValue: knownIssue)) { try check() }
+            withKnownIssue(Comment(rawValue: knownIssue)) { try check() }
         } else {
             try check()
         }

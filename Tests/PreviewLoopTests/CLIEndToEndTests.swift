@@ -283,12 +283,12 @@ struct CLIFailureTests {
             switch self {
             case .missing: return directory + "/missing.mp4"
             case .empty:
-                FileManager.default.createFile(atPath: directory + "/empty.mp4", contents: Data())
+                _ = FileManager.default.createFile(atPath: directory + "/empty.mp4", contents: Data())
                 return directory + "/empty.mp4"
             case .randomBytes:
                 var generator = SystemRandomNumberGenerator()
                 let bytes = (0..<4096).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-                FileManager.default.createFile(atPath: directory + "/random.mp4", contents: Data(bytes))
+                _ = FileManager.default.createFile(atPath: directory + "/random.mp4", contents: Data(bytes))
                 return directory + "/random.mp4"
             case .text: return TestPaths.fixture("not-video.txt")
             case .audioOnly: return TestPaths.fixture("audio-only.m4a")

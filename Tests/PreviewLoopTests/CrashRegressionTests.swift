@@ -44,7 +44,7 @@ struct CrashRegressionTests {
             }
         }
         if let issue = Self.knownCrashes[URL(fileURLWithPath: path).lastPathComponent] {
-            try withKnownIssue(Comment(rawValue: issue)) { try check() }
+            withKnownIssue(Comment(rawValue: issue)) { try check() }
         } else {
             try check()
         }
