@@ -27,7 +27,7 @@ mkdir -p "$OUT/corpus" "$OUT/artifacts"
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort))
 if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" Sources/CFFmpeg -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name PreviewLoop \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name PreviewLoop -package-name main \
       -I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil) \
       "${SOURCES[@]}" -o "$BINARY"
 fi
