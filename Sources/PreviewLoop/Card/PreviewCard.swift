@@ -129,8 +129,7 @@ public final class PreviewCard {
     private func playWindow(from videoStart: Double) -> (start: Double, length: Double) {
         var end = windowStart + windowLength
         if let duration = sampler.info.duration { end = min(end, duration) }
-        let frameInterval = sampler.info.frameRate?.doubleValue.map { 1 / $0 } ?? 0.04
-        return (videoStart, max(end - videoStart, frameInterval))
+        return (videoStart, max(end - videoStart, sampler.info.frameInterval))
     }
 
     /// The card at `time` seconds from the sequence's start: one picture, decoding only the frame it shows.
@@ -175,7 +174,7 @@ public final class PreviewCard {
         let loop = try PreviewLoop(source: source, configuration: .init(
             size: style.size, contentMode: .aspectFill, windowStart: .fromSeconds(window.start),
             windowLength: .fromSeconds(window.length), threads: threads, sourceOptions: sourceOptions))
-        let frameInterval = loop.info.frameRate?.doubleValue.map { 1 / $0 } ?? 0.04
+        let frameInterval = loop.info.frameInterval
         var previous: VideoFrame?
         var passStart = 0.0, pass = 0
         struct Finished: Error {}

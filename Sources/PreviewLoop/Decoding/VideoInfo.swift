@@ -21,6 +21,9 @@ public struct VideoInfo: Sendable, Hashable {
     public var displaySize: Size
     /// The average frame rate, if known.
     public var frameRate: Rational?
+
+    /// Seconds between frames at ``frameRate``, or 0.04 (25 fps) when the rate is unknown.
+    public var frameInterval: Double { frameRate?.doubleValue.map { 1 / $0 } ?? 0.04 }
     /// The decoded pixel format's name, for example `yuv420p`.
     public var pixelFormat: String
     /// `tv` (limited), `pc` (full) or `unknown`.

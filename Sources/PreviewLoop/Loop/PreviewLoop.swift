@@ -198,7 +198,7 @@ public final class PreviewLoop: Sendable {
         var cache: [CachedFrame] = []
         var cacheLength = Duration.zero
         // A frame that would be shown more than one frame interval late is skipped and counted.
-        let frameInterval = Duration.fromSeconds(decoder.info.frameRate?.doubleValue.map { 1 / $0 } ?? 0.04)
+        let frameInterval = Duration.fromSeconds(decoder.info.frameInterval)
         var dropped = 0
 
         func deliver(_ image: RGBImage, presentation: Duration, sourceTime: Double, pass: Int, index: Int,
