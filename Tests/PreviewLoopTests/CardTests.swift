@@ -36,14 +36,7 @@ enum CardOracle {
 
     /// PSNR over all four channels.
     static func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
-        precondition(a.pixels.count == b.pixels.count)
-        var sum = 0.0
-        for index in 0..<a.pixels.count {
-            let d = Double(a.pixels[index]) - Double(b.pixels[index])
-            sum += d * d
-        }
-        let mse = sum / Double(a.pixels.count)
-        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+        Compare.psnr(a.pixels, b.pixels)
     }
 
     /// PSNR over the colour of the pixels both pictures show opaque (corners left out).

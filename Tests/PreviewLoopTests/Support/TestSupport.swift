@@ -117,13 +117,18 @@ struct OracleError: Error, CustomStringConvertible { var message: String; var de
 enum Compare {
     /// Peak signal-to-noise ratio in dB over all channels (infinity for identical images).
     static func psnr(_ a: RGBImage, _ b: RGBImage) -> Double {
-        precondition(a.pixels.count == b.pixels.count)
+        psnr(a.pixels, b.pixels)
+    }
+
+    /// PSNR in dB of two equally long runs of 8-bit samples (infinity when identical).
+    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        precondition(a.count == b.count)
         var sum = 0.0
-        for index in 0..<a.pixels.count {
-            let d = Double(a.pixels[index]) - Double(b.pixels[index])
+        for index in 0..<a.count {
+            let d = Double(a[index]) - Double(b[index])
             sum += d * d
         }
-        let mse = sum / Double(a.pixels.count)
+        let mse = sum / Double(a.count)
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 
