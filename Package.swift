@@ -14,9 +14,15 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libswscale libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
         ),
+        // FreeType 2 from Debian's libfreetype-dev: draws the contact sheet's text (Sources/PreviewLoop/Text).
+        .systemLibrary(
+            name: "CFreeType",
+            pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]
+        ),
         .target(
             name: "PreviewLoop",
-            dependencies: ["CFFmpeg"]
+            dependencies: ["CFFmpeg", "CFreeType"]
         ),
         .executableTarget(
             name: "preview-loop",

@@ -25,10 +25,11 @@ mkdir -p "$OUT/corpus" "$OUT/artifacts"
 
 # --- Build (again only when a source changed) ---------------------------------------------------
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort))
-if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" Sources/CFFmpeg -newer "$BINARY" | head -1)" ]; then
+if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" Sources/CFFmpeg Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name PreviewLoop -package-name main \
       -I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil) \
+      -I Sources/CFreeType $(pkg-config --cflags-only-I freetype2) \
       "${SOURCES[@]}" -o "$BINARY"
 fi
 

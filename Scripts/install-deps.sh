@@ -2,13 +2,17 @@
 # Installs what building and testing PreviewLoop needs on Debian 12, only when it is missing:
 # FFmpeg 5.1's -dev packages (found through pkg-config), the ffmpeg/ffprobe CLIs (test oracles),
 # python3 (the tests' HTTP server), a C compiler (the allocation-counting shim) and libwebp's tools
-# (the tests' decoder for animated WebP).
+# (the tests' decoder for animated WebP), FreeType and the DejaVu fonts (contact sheets' text).
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if ! pkg-config --exists libavformat libavcodec libswscale libavutil 2>/dev/null; then
   need+=(libavformat-dev libavcodec-dev libswscale-dev libavutil-dev)
 fi
+# FreeType draws the contact sheet's text with Debian's DejaVu fonts.
+pkg-config --exists freetype2 2>/dev/null || need+=(libfreetype-dev)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] \
+  && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need+=(fonts-dejavu-core)
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 command -v python3 >/dev/null 2>&1 || need+=(python3)

@@ -50,6 +50,7 @@ enum CommandLineParser {
         case .probe: return .probe(try ProbeOptions(scanned))
         case .thumb: return .thumb(try ThumbOptions(scanned))
         case .strip: return .strip(try StripOptions(scanned))
+        case .sheet: return .sheet(try SheetOptions(scanned))
         case .loop: return .loop(try LoopOptions(scanned))
         case .timing: return .timing(try TimingOptions(scanned))
         case .render: return .render(try RenderOptions(scanned))

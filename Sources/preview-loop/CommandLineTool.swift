@@ -37,6 +37,8 @@ enum CommandLineTool {
             return reportingErrors(for: options.input) { try ThumbCommand(options: options).run() }
         case .strip(let options):
             return reportingErrors(for: options.input) { try StripCommand(options: options).run() }
+        case .sheet(let options):
+            return reportingErrors(for: options.input) { try SheetCommand(options: options).run() }
         case .loop(let options):
             return reportingErrors(for: options.input) { try LoopCommand(options: options).run() }
         case .timing(let options):

@@ -66,6 +66,14 @@ extension StripOptions {
         length = try arguments.length(default: length)
         accuracy = try arguments.choice("accuracy", default: accuracy)
         contentMode = try arguments.choice("fit", default: contentMode)
+        gap = try arguments.integer("gap", default: gap, in: 0...256)
+        showsTimestamps = arguments.flags.contains("timestamps")
+        let rows = (count + columns - 1) / columns
+        if gap > 0 && (columns * size.width + (columns - 1) * gap > 16384 || rows * size.height + (rows - 1) * gap > 16384) {
+            throw UsageError(.conflictingOptions("gap", "size"), subcommand: .strip,
+                             "\(count) tiles of \(size) in \(columns) columns with --gap \(gap) make an image over 16384 "
+                                 + "pixels a side; use fewer tiles, smaller tiles or a smaller gap.")
+        }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }

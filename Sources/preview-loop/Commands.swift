@@ -8,6 +8,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case thumb
     /// Writes frames sampled over a span, tiled in one image.
     case strip
+    /// Writes a contact sheet of the whole clip: header, tiles with times.
+    case sheet
     /// Plays a window of a video in a loop.
     case loop
     /// Summarises a loop's timing log.
@@ -25,6 +27,8 @@ enum Subcommand: String, CaseIterable, Sendable {
         case .probe: "Show a video's duration, size, rotation, frame rate and streams."
         case .thumb: "Write one frame of a video as an image: by default the poster frame, the first good one of the window."
         case .strip: "Write frames sampled evenly over a span, tiled in one image."
+        case .sheet: "Write a contact sheet of the whole clip: a header (name, duration, size, codec, frame rate, bit "
+            + "rate, file size), then a grid of frames with their times."
         case .loop: "Play a window of a video in a loop, writing frames and a timing log."
         case .timing: "Summarise a loop's CSV timing log: rates, decode and scale times, lateness, seams, drops."
         case .render: "Write a window of a video as a muted hover preview that loops: MP4, animated WebP or GIF."
@@ -43,6 +47,8 @@ enum ParsedCommand: Equatable, Sendable {
     case thumb(ThumbOptions)
     /// `preview-loop strip`.
     case strip(StripOptions)
+    /// `preview-loop sheet`.
+    case sheet(SheetOptions)
     /// `preview-loop loop`.
     case loop(LoopOptions)
     /// `preview-loop timing`.
@@ -149,6 +155,10 @@ struct StripOptions: Equatable, Sendable {
     var accuracy: SeekAccuracy = .auto
     /// How each picture fills its tile (`--fit`).
     var contentMode: ContentMode = .aspectFill
+    /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
+    var gap = 0
+    /// Whether each tile shows its frame's time (`--timestamps`).
+    var showsTimestamps = false
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).

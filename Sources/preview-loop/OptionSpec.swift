@@ -174,7 +174,50 @@ extension Subcommand {
                             + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
                             + "otherwise exact).",
                         defaultValue: SeekAccuracy.auto.rawValue),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit,
+             OptionSpec(name: "gap", valueName: "px",
+                        abstract: "Black pixels between neighbouring tiles, 0 to 256.", defaultValue: "0"),
+             OptionSpec(name: "timestamps",
+                        abstract: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
+                            + "bottom-right corner, as 'sheet' does."),
+             .threads, .timeout(wholeJob: true), .help]
+        case .sheet:
+            [.output,
+             OptionSpec(name: "grid", valueName: "CxR",
+                        abstract: "C columns by R rows of tiles, each 1 to 100, at most \(SheetOptions.maximumTiles) "
+                            + "tiles; the frames are taken at the middles of C×R equal slices of the clip.",
+                        defaultValue: "4x4"),
+             OptionSpec(name: "width", valueName: "px",
+                        abstract: "The sheet's width, 16 to 16383: the tiles share what the margins and gaps leave; "
+                            + "their height keeps the picture's display aspect ratio. Not with --tile-width.",
+                        defaultValue: "1280"),
+             OptionSpec(name: "tile-width", valueName: "px",
+                        abstract: "Each tile's width instead, 16 to 4096; the sheet's width follows from it."),
+             OptionSpec(name: "gap", valueName: "px",
+                        abstract: "Pixels between tiles and below the header, 0 to 256.", defaultValue: "6"),
+             OptionSpec(name: "margin", valueName: "px",
+                        abstract: "Pixels around everything, 0 to 1024.", defaultValue: "12"),
+             OptionSpec(name: "background", valueName: "color",
+                        abstract: "The colour of the margins, gaps and header: #rrggbb, #rgb, black or white.",
+                        defaultValue: "black"),
+             OptionSpec(name: "text-color", valueName: "color",
+                        abstract: "The colour of the header and of the tile times, in the same forms.",
+                        defaultValue: "white"),
+             OptionSpec(name: "font", valueName: "file",
+                        abstract: "A TrueType/OpenType font for all text, instead of DejaVu Sans (header) and DejaVu "
+                            + "Sans Mono (times) from Debian's fonts-dejavu-core."),
+             OptionSpec(name: "no-header",
+                        abstract: "Leave out the header (file name; duration, display size, codec, frame rate, bit "
+                            + "rate, file size)."),
+             OptionSpec(name: "no-timestamps", abstract: "Leave out the times on the tiles."),
+             .imageQuality,
+             OptionSpec(name: "accuracy", valueName: "accuracy",
+                        abstract: "exact (the frame shown at each slice's middle), keyframe (the nearest keyframe at or "
+                            + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise "
+                            + "exact; two slices may then share a keyframe). Each tile prints the time of the frame "
+                            + "it shows.",
+                        defaultValue: SeekAccuracy.exact.rawValue),
+             .threads, .timeout(wholeJob: true), .help]
         case .loop:
             [.start, .length,
              OptionSpec(name: "loops", valueName: "n",

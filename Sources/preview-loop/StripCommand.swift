@@ -8,6 +8,10 @@ struct StripCommand {
 
     /// Samples the frames, writes the tiled image and prints one summary line on standard output.
     func run() throws -> Int32 {
+        // With gaps or times the strip is a contact sheet without header or margins (same code as
+        // `sheet`); the font is checked before any decoding.
+        let drawer = options.gap > 0 || options.showsTimestamps
+            ? try ContactSheet(style: stripStyle, hasHeader: false) : nil
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
                                                               jobTimeout: options.timeout))
@@ -16,12 +20,26 @@ struct StripCommand {
         let times = span.sampleTimes(count: options.count)
         let frames = try sampler.frames(at: times, size: options.size, mode: options.contentMode,
                                         accuracy: options.accuracy, interval: span.interval(count: options.count))
-        let sheet = RGBImage.tiled(frames.map(\.image), columns: options.columns)
-        try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
         let rows = (frames.count + options.columns - 1) / options.columns
+        let sheet: RGBImage
+        if let drawer {
+            let layout = ContactSheetLayout(columns: options.columns, rows: rows, tileSize: options.size, gap: options.gap)
+            sheet = try drawer.render(frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }, layout: layout,
+                                      header: nil, clipDuration: sampler.info.duration)
+        } else {
+            sheet = RGBImage.tiled(frames.map(\.image), columns: options.columns)
+        }
+        try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
         Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames "
             + "in \(options.columns)x\(rows) tiles of \(options.size), "
             + "\(Format.fixed(span.start, 3))–\(Format.fixed(span.start + span.length, 3)) s)\n")
         return ExitStatus.success
+    }
+
+    /// A sheet style for the strip: black gaps, white times or none.
+    private var stripStyle: ContactSheetStyle {
+        var style = ContactSheetStyle()
+        style.showsTimestamps = options.showsTimestamps
+        return style
     }
 }
