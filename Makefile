@@ -37,9 +37,10 @@ demo: release
 	$(BIN_RELEASE) card $(CARD_FIXTURE) -o Docs/card-poster.png --size 320x180 --at 0
 	$(BIN_RELEASE) card $(CARD_FIXTURE) -o Docs/card-reveal.png --size 320x180 --at 1.3
 	$(BIN_RELEASE) card $(CARD_FIXTURE) -o Docs/card-fade.png --size 320x180 --at 1.3 --reveal fade
+	$(BIN_RELEASE) sheet $(FIXTURE) -o Docs/sheet.jpg --grid 4x3 --width 640
 	@echo
 	@echo "Demo outputs in $(DEMO_OUT)/: thumb.ppm, strip.ppm, timing.csv, frames/ ($$(ls $(DEMO_OUT)/frames | wc -l) frames), card.webp, card.mp4;"
-	@echo "the README's card pictures in Docs/: card-poster.png, card-reveal.png, card-fade.png"
+	@echo "the README's pictures in Docs/: card-poster.png, card-reveal.png, card-fade.png, sheet.jpg"
 
 fixtures:
 	./Fixtures/make-fixtures.sh

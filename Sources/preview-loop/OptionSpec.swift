@@ -110,7 +110,7 @@ extension OptionSpec {
     static let background = OptionSpec(
         name: "background", valueName: "color",
         abstract: "The colour outside rounded corners: #rrggbb, #rrggbbaa, black, white or transparent. Without "
-            + "it, .png and .webp are transparent there and other formats white.")
+            + "it, .png, .webp and a card's .gif are transparent there and other formats white.")
 
     /// `-h, --help`.
     static let help = OptionSpec(name: "help", shortName: "h", abstract: "Show help information.")
@@ -188,8 +188,9 @@ extension Subcommand {
                             + "tiles; the frames are taken at the middles of C×R equal slices of the clip.",
                         defaultValue: "4x4"),
              OptionSpec(name: "width", valueName: "px",
-                        abstract: "The sheet's width, 16 to 16383: the tiles share what the margins and gaps leave; "
-                            + "their height keeps the picture's display aspect ratio. Not with --tile-width.",
+                        abstract: "The sheet's width, 16 to 16383: the tiles share what the margins and gaps leave "
+                            + "(so the sheet may come out up to C-1 pixels narrower); their height keeps the picture's "
+                            + "display aspect ratio. Not with --tile-width.",
                         defaultValue: "1280"),
              OptionSpec(name: "tile-width", valueName: "px",
                         abstract: "Each tile's width instead, 16 to 4096; the sheet's width follows from it."),
@@ -293,7 +294,7 @@ extension Subcommand {
              .fit, .threads, .timeout(wholeJob: false), .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
-                        abstract: "What to write, by extension: .webp (animated, transparent corners), .gif or .mp4 "
+                        abstract: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
                             + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
                             + ".ppm (one still); any other path is a directory of PNG frames card-00001.png…, "
                             + "created if missing. Files are written whole or not at all.",

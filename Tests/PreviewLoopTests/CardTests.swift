@@ -155,20 +155,49 @@ struct CardTests {
         #expect(first[0, 0].alpha == 0 && first[96, 54].alpha == 255 && first[191, 107].alpha == 0)
     }
 
-    @Test("MP4 and GIF show the background in the corners; MP4 is H.264 with the sequence's frames")
+    @Test("MP4 and GIF with a background show it in the corners; MP4 is H.264 with the sequence's frames")
     func mp4AndGIF() throws {
         let directory = TestPaths.temporaryDirectory()
-        var style = CardStyle(size: Self.size, cornerRadius: 12, background: RGBAColor(red: 255, green: 0, blue: 0), playLength: 1)
+        let style = CardStyle(size: Self.size, cornerRadius: 12, background: RGBAColor(red: 255, green: 0, blue: 0), playLength: 1)
         try PreviewCard(source: .file(Self.clip), style: style).render(to: directory + "/card.mp4", framesPerSecond: 10)
         let report = try WebOracle.probe(directory + "/card.mp4", countFrames: true)
         #expect(report.codec == "h264" && report.pixelFormat == "yuv420p" && report.streamTypes == ["video"])
         #expect(report.frameCount == 26)
         let mp4 = try CardOracle.rgba(directory + "/card.mp4", size: Self.size)
         #expect(mp4[1, 1].red > 200 && mp4[1, 1].green < 60)
-        style.background = nil
-        try PreviewCard(source: .file(Self.clip), style: style).render(to: directory + "/card.gif", framesPerSecond: 10)
-        let gif = try CardOracle.rgba(directory + "/card.gif", size: Self.size)
-        #expect(gif[0, 0].red >= 250 && gif[0, 0].green >= 250 && gif[0, 0].blue >= 250)   // white, via the palette
+        try PreviewCard(source: .file(Self.clip), style: style).render(to: directory + "/red.gif", framesPerSecond: 10)
+        for frame in [0, 15, 25] {
+            let gif = try CardOracle.rgba(directory + "/red.gif", size: Self.size, frame: frame)
+            #expect(gif[0, 0].alpha == 255 && gif[0, 0].red >= 240 && gif[0, 0].green <= 20, "frame \(frame)")
+        }
+    }
+
+    @Test("GIF corners are transparent by default, on every frame; the card itself is opaque and right")
+    func gifTransparentCorners() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let style = CardStyle(size: Self.size, cornerRadius: 12, playLength: 1)
+        let card = try PreviewCard(source: .file(Self.clip), style: style)
+        try card.render(to: directory + "/card.gif", framesPerSecond: 10)
+        for (frame, time) in [(0, 0.0), (15, 1.5), (25, 2.5)] {
+            let gif = try CardOracle.rgba(directory + "/card.gif", size: Self.size, frame: frame)
+            for (x, y) in [(0, 0), (191, 0), (0, 107), (191, 107), (1, 1)] {
+                #expect(gif[x, y].alpha == 0, "frame \(frame) corner (\(x), \(y)): alpha \(gif[x, y].alpha)")
+            }
+            #expect(gif[96, 54].alpha == 255 && gif[12, 54].alpha == 255 && gif[96, 1].alpha == 255, "frame \(frame)")
+            // Inside the corners the picture is the card's own (flattened) at that instant.
+            let expected = card.compositor.flattened(try card.still(at: time).image)
+            var squared = 0.0, count = 0.0
+            for y in 14..<94 { for x in 14..<178 {
+                let a = gif[x, y], b = expected[x, y]
+                for (p, q) in [(a.red, b.red), (a.green, b.green), (a.blue, b.blue)] {
+                    squared += pow(Double(p) - Double(q), 2)
+                    count += 1
+                }
+            } }
+            let psnr = 10 * log10(255 * 255 / max(squared / count, 1e-9))
+            #expect(psnr >= 28, "frame \(frame): \(psnr) dB inside the corners")
+        }
     }
 
     @Test("A directory gets every picture as a PNG with alpha; a failure midway leaves none of them")

@@ -211,7 +211,8 @@ public final class PreviewCard {
     }
 
     /// Writes the sequence: an animation when `path` ends in `.webp`, `.gif` or `.mp4` (looping forever;
-    /// WebP keeps the transparent corners, MP4 and GIF show the background), or else a directory of PNG
+    /// WebP and GIF keep the transparent corners unless the style sets a background, MP4 shows the
+    /// background, white by default), or else a directory of PNG
     /// frames `card-00001.png`… (created if missing, with transparent corners).
     ///
     /// Files are written whole or not at all.
@@ -224,9 +225,10 @@ public final class PreviewCard {
         var written = 0
         if let format = AnimationFormat(path: path) {
             let writer = try AnimationWriter(path: path, format: format, size: style.size, framesPerSecond: framesPerSecond,
-                                             quality: quality, background: style.background ?? .white)
+                                             quality: quality, background: style.background ?? .white,
+                                             keepsGIFTransparency: style.background == nil)
             try frames(framesPerSecond: framesPerSecond) { frame in
-                if format == .webp {
+                if format == .webp || (format == .gif && style.background == nil) {
                     try writer.append(compositor.withBackground(frame.image))
                 } else {
                     try writer.append(compositor.flattened(frame.image))

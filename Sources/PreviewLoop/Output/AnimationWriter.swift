@@ -40,6 +40,12 @@ public final class AnimationWriter {
     private var held: HeldPicture?
     /// Every picture, for GIF: the palette is computed from the whole clip before the first frame.
     private var gifImages: [RGBImage] = []
+    /// For each GIF picture, which pixels are transparent (alpha below half), when it had any and
+    /// ``keepsGIFTransparency``; `nil` for an opaque picture.
+    private var gifMasks: [[Bool]?] = []
+    /// Whether translucent pictures keep their transparency in GIF (pixels under half opacity become
+    /// GIF's one transparent index) instead of being flattened on ``background``.
+    public let keepsGIFTransparency: Bool
     /// Whether `finish` ran (successfully or not): the writer takes nothing more after it.
     private var isFinished = false
 
@@ -52,11 +58,14 @@ public final class AnimationWriter {
     ///   - threads: encoder threads, 0 to let the encoder choose.
     ///   - background: what translucent pictures (``append(_:)-(RGBAImage)``) are flattened on in MP4
     ///     and GIF; animated WebP keeps their transparency.
+    ///   - keepsGIFTransparency: for GIF, keep translucent pictures' transparency instead: pixels under
+    ///     half opacity become the transparent index, the rest are flattened on mid grey (an edge that
+    ///     suits light and dark pages alike).
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a frame rate outside 1–120, a quality
     ///   outside 0–100, an odd size for MP4 or a size over 16383 for WebP;
     ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
-                threads: Int = 0, background: RGBAColor = .white) throws {
+                threads: Int = 0, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws {
         guard (1...120).contains(framesPerSecond) else {
             throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
         }
@@ -77,6 +86,7 @@ public final class AnimationWriter {
         self.quality = quality ?? format.defaultQuality
         self.threads = threads
         self.background = background
+        self.keepsGIFTransparency = keepsGIFTransparency
         ticksPerSecond = format == .mp4 ? Int64(framesPerSecond) * 1000 : Int64(framesPerSecond)
         if format != .gif {
             // Opened now, so that a directory that cannot be written fails before any decoding.
@@ -99,14 +109,23 @@ public final class AnimationWriter {
     ///
     /// - Throws: as ``append(_:)-(RGBImage)``.
     public func append(_ image: RGBAImage) throws {
+        if format == .gif && keepsGIFTransparency && !image.isOpaque {
+            try append(.opaque(image.flattened(on: Self.gifEdgeBackground)))
+            gifMasks[gifMasks.count - 1] = stride(from: 3, to: image.pixels.count, by: 4).map { image.pixels[$0] < 128 }
+            return
+        }
         try append(format == .webp && !image.isOpaque ? .translucent(image) : .opaque(image.flattened(on: background)))
     }
+
+    /// What the half-opaque edge pixels of a GIF that keeps transparency are flattened on: mid grey.
+    static let gifEdgeBackground = RGBAColor(red: 128, green: 128, blue: 128)
 
     private func append(_ picture: HeldPicture) throws {
         precondition(picture.size == size, "every picture must be \(size), not \(picture.size)")
         guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
         if format == .gif, case .opaque(let image) = picture {
             gifImages.append(image)
+            gifMasks.append(nil)
         } else if let previous = held {
             try encode(previous, index: frameCount - 1, duration: ticksPerSecond / Int64(framesPerSecond))
         }
@@ -148,19 +167,32 @@ public final class AnimationWriter {
         try stream.encode(picture)
     }
 
+    /// The per-channel change (of 255) under which a GIF pixel keeps its previous frame's index: above
+    /// decoded video's noise in still areas, below what the eye notices through a 256-colour dither.
+    static let gifStaticTolerance = 6
+
     private func writeGIF(finalDelay: Int) throws {
-        let palette = ColorPalette(representing: gifImages)
+        // 255 colours: one index stays free for the encoder's transparent "unchanged" pixels.
+        // With transparency, that index (255) is the transparent one, marked by alpha 0 in the palette.
+        let palette = ColorPalette(representing: gifImages, maximumCount: 255)
+        let transparentIndex: Int? = gifMasks.contains { $0 != nil } ? 255 : nil
         var mapper = PaletteMapper(palette: palette)
+        var stable = StableIndices(tolerance: Self.gifStaticTolerance)
         let stream = try EncodedStream(writer: self, finalDelay: finalDelay)
         let picture = try DecodedFrame(picture: size, format: AV_PIX_FMT_PAL8)
         for (index, image) in gifImages.enumerated() {
             try picture.makeWritable()
-            picture.fill(indices: mapper.indices(for: image), palette: palette, width: size.width)
+            var indices = stable.indices(mapper.indices(for: image), for: image)
+            if let transparentIndex, let mask = gifMasks[index] {
+                for pixel in indices.indices where mask[pixel] { indices[pixel] = UInt8(transparentIndex) }
+            }
+            picture.fill(indices: indices, palette: palette, width: size.width, transparentIndex: transparentIndex)
             picture.pointer.pointee.pts = Int64(index)
             stream.durations[Int64(index)] = 1
             try stream.encode(picture)
         }
         gifImages = []
+        gifMasks = []
         try stream.finish()
     }
 
@@ -239,8 +271,9 @@ private final class EncodedStream {
 }
 
 extension DecodedFrame {
-    /// Fills a PAL8 frame: one palette index per pixel, and the palette as opaque ARGB words.
-    func fill(indices: [UInt8], palette: ColorPalette, width: Int) {
+    /// Fills a PAL8 frame: one palette index per pixel, and the palette as opaque ARGB words, except
+    /// `transparentIndex`, whose word has alpha 0 (how FFmpeg's `gif` encoder learns the transparent index).
+    func fill(indices: [UInt8], palette: ColorPalette, width: Int, transparentIndex: Int? = nil) {
         let stride = Int(pointer.pointee.linesize.0)
         let destination = pointer.pointee.data.0!
         indices.withUnsafeBufferPointer { source in
@@ -253,5 +286,6 @@ extension DecodedFrame {
             let color = index < palette.colors.count ? palette.colors[index] : PaletteColor(red: 0, green: 0, blue: 0)
             words[index] = 0xFF00_0000 | UInt32(color.red) << 16 | UInt32(color.green) << 8 | UInt32(color.blue)
         }
+        if let transparentIndex { words[transparentIndex] = 0 }
     }
 }
