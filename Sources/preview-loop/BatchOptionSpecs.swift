@@ -17,7 +17,7 @@ extension OptionSpec {
         OptionSpec(name: "recipe", valueName: "file",
                    abstract: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sprites\": {…}, \"hover\": {…}} "
                        + "(see Docs/batch.md).",
-                   defaultValue: "poster + sprites with WebVTT"),
+                   defaultValue: "poster+sprites"),
         OptionSpec(name: "jobs", shortName: "j", valueName: "n", abstract: "Clips at a time, 1 to 256.",
                    defaultValue: "cores"),
         OptionSpec(name: "force", abstract: "Redo clips whose outputs are already complete."),
@@ -27,8 +27,10 @@ extension OptionSpec {
         OptionSpec(name: "retry-delay", valueName: "seconds", abstract: "Wait before the first retry, doubled for "
                    + "each further one (at most 60 s).", defaultValue: "1"),
         OptionSpec(name: "shard", valueName: "I/N", abstract: "Do shard I (0 to N-1) of N: the clips whose id hashes "
-                   + "to I, a deterministic, disjoint share.",
-                   defaultValue: "from SLURM_ARRAY_TASK_ID/COUNT, JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX/SIZE, else all"),
+                   + "to I, a deterministic, disjoint share. Without it: from SLURM_ARRAY_TASK_ID and "
+                   + "SLURM_ARRAY_TASK_COUNT, JOB_COMPLETION_INDEX, or AWS_BATCH_JOB_ARRAY_INDEX and "
+                   + "AWS_BATCH_JOB_ARRAY_SIZE when set, else the whole manifest.",
+                   defaultValue: "0/1"),
         OptionSpec(name: "shard-count", valueName: "n", abstract: "The shard count for an index taken from the "
                    + "environment (Kubernetes gives only JOB_COMPLETION_INDEX; or set PREVIEW_LOOP_SHARD_COUNT)."),
         OptionSpec(name: "progress", abstract: "Write one JSON progress line per finished clip on standard error "
@@ -38,7 +40,7 @@ extension OptionSpec {
         OptionSpec(name: "deadline", valueName: "seconds", abstract: "Allowed for all of one clip's reading; a clip "
                    + "past it fails as timed_out (transient).", defaultValue: "600"),
         OptionSpec(name: "memory-budget", valueName: "MB", abstract: "Estimated decoder memory clips in flight may "
-                   + "hold together; a clip that does not fit waits.", defaultValue: "half of the available memory"),
+                   + "hold together; a clip that does not fit waits (default: half of MemAvailable)."),
         OptionSpec(name: "threads", valueName: "n", abstract: "Decoding threads per clip, 0 for cores / jobs.",
                    defaultValue: "0"),
         OptionSpec(name: "json", abstract: "batch report: print one JSON object instead of text."),

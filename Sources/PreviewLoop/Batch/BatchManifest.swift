@@ -52,7 +52,7 @@ public enum BatchManifest {
     public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws -> [BatchClip] {
         var clips: [BatchClip] = []
         var seen: [String: Int] = [:]
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         let isJSON = lines.first { !String($0).trimmedSpaces.isEmpty }.map { String($0).trimmedSpaces.hasPrefix("{") } ?? false
         for (offset, rawLine) in lines.enumerated() {
             let number = offset + 1
