@@ -368,18 +368,30 @@ public final class BatchRunner: Sendable {
                                          framesPerSecond: hover.framesPerSecond, quality: hover.quality, threads: 1)
         var written = 0
         var lastDuration = length - Double(wanted - 1) / fps
-        for k in 0..<wanted {
-            if k % 15 == 0 && isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
-            let frame: VideoFrame
+        var next = 0
+        decoding: while next < wanted {
+            if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
+            // A second of instants at a time: one scaler for all of them, forward decoding reused.
+            let chunk = Array(next..<min(wanted, next + hover.framesPerSecond))
+            let times = chunk.map { start + Double($0) / fps }
             do {
-                frame = try sampler.frame(at: start + Double(k) / fps, size: hover.size, accuracy: .exact)
-            } catch let error as PreviewLoopError where error.code == .corruptData && written > 0 {
+                for frame in try sampler.frames(at: times, size: hover.size, accuracy: .exact, interval: 0) {
+                    try writer.append(frame.image)
+                    written += 1
+                }
+            } catch let error as PreviewLoopError where error.code == .corruptData && written + chunk.count > 1 {
                 // The container's duration ran past the video's last frame: the preview ends there.
-                lastDuration = 1 / fps
-                break
+                for time in times {
+                    guard let frame = try? sampler.frame(at: time, size: hover.size, accuracy: .exact) else {
+                        guard written > 0 else { throw error }
+                        lastDuration = 1 / fps
+                        break decoding
+                    }
+                    try writer.append(frame.image)
+                    written += 1
+                }
             }
-            try writer.append(frame.image)
-            written += 1
+            next += chunk.count
         }
         try writer.finish(lastFrameDuration: .seconds(lastDuration))
         var result = entry
