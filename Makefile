@@ -6,7 +6,7 @@ CARD_FIXTURE ?= Fixtures/card.mp4
 BIN_DEBUG = .build/debug/preview-loop
 BIN_RELEASE = .build/release/preview-loop
 
-.PHONY: deps build release test demo fixtures bench clean
+.PHONY: deps build release test demo fixtures bench clean slurm-check
 
 # Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
 # apt-get, only when something is missing.
@@ -61,3 +61,10 @@ fuzz: deps
 
 fuzz-ci: deps
 	./Fuzz/run.sh --replay-only
+
+# A real one-node Slurm cluster (slurm-wlm + munge, installed when missing, daemons started and stopped
+# by the script) runs `batch` as an array job with a corrupt and a missing clip; GNU parallel runs the
+# same shards. See Scripts/slurm-check.sh for what it checks. Needs root. About 20 s after the build.
+slurm-check: deps
+	$(SWIFT) build -c release --product preview-loop
+	./Scripts/slurm-check.sh

@@ -56,6 +56,7 @@ enum CommandLineParser {
         case .render: return .render(try RenderOptions(scanned))
         case .sprites: return .sprites(try SpritesOptions(scanned))
         case .card: return .card(try CardOptions(scanned))
+        case .batch: return .batch(try BatchCommandOptions(scanned))
         }
     }
 

@@ -49,6 +49,8 @@ enum CommandLineTool {
             return reportingErrors(for: options.input) { try SpritesCommand(options: options).run() }
         case .card(let options):
             return reportingErrors(for: options.input) { try CardCommand(options: options).run() }
+        case .batch(let options):
+            return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }
         }
     }
 

@@ -20,6 +20,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case sprites
     /// Writes a preview card: poster with play button, reveal, playing video.
     case card
+    /// Makes a recipe's outputs for every clip of a manifest; `batch report` merges results.
+    case batch
 
     /// The one-line summary shown in help.
     var abstract: String {
@@ -35,6 +37,8 @@ enum Subcommand: String, CaseIterable, Sendable {
         case .sprites: "Write scrub-bar thumbnails: frames every few seconds tiled into sprite sheets, and a WebVTT track."
         case .card: "Write a preview card: the poster with a play button, the circular reveal (or a fade), the playing "
             + "video in rounded corners, as an animation, PNG frames or one still."
+        case .batch: "Make posters, strips, sprites and hover previews for a whole manifest of clips, resumable "
+            + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files."
         }
     }
 }
@@ -59,6 +63,8 @@ enum ParsedCommand: Equatable, Sendable {
     case sprites(SpritesOptions)
     /// `preview-loop card`.
     case card(CardOptions)
+    /// `preview-loop batch`.
+    case batch(BatchCommandOptions)
     /// `--help`, `-h` or `help`: the text to print on standard output.
     case help(String)
     /// `--version`.

@@ -29,7 +29,8 @@ enum HelpText {
         }
         text += entry("help", "Show subcommand help information.") + "\n\n"
         text += "  See '\(toolName) help <subcommand>' for detailed help.\n"
-        text += "  Exit status: 0 success, 1 failure (the message names the input), 64 usage error."
+        text += "  Exit status: 0 success, 1 failure (the message names the input), 64 usage error;\n"
+        text += "  batch: 65 some clips failed permanently, 75 some failed transiently (retry)."
         return text
     }
 
@@ -38,7 +39,8 @@ enum HelpText {
         var text = wrap(subcommand.abstract, prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
         text += wrap(usagePieces(for: subcommand), prefix: "USAGE: ") + "\n\n"
         text += "ARGUMENTS:\n"
-        text += entry("<input>", subcommand == .timing ? "A CSV timing log written by 'loop --log'."
+        text += subcommand == .batch ? entry("<manifest>", OptionSpec.batchManifestHelp) + "\n\n"
+            : entry("<input>", subcommand == .timing ? "A CSV timing log written by 'loop --log'."
                                                       : "The video to read: a file path or an http(s):// URL.") + "\n\n"
         text += "OPTIONS:\n"
         text += subcommand.options.map { option in
@@ -57,7 +59,7 @@ enum HelpText {
 
     /// `preview-loop thumb`, `<input>`, `-o <file>`, `[--at <time>]`…: the usage's unbreakable pieces.
     static func usagePieces(for subcommand: Subcommand) -> [String] {
-        ["\(toolName) \(subcommand.rawValue)", "<input>"]
+        ["\(toolName) \(subcommand.rawValue)", subcommand == .batch ? "<manifest>" : "<input>"]
             + subcommand.options.filter { $0.name != "help" }.map(\.usageSpelling)
     }
 

@@ -336,6 +336,8 @@ extension Subcommand {
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
              .threads, .timeout(wholeJob: true), .help]
+        case .batch:
+            OptionSpec.batchOptions
         }
     }
 

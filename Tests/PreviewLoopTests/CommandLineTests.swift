@@ -155,7 +155,8 @@ struct CommandLineHelpTests {
         #expect(try parse(["help", name]) == expected)
         #expect(try parse([name, "--bogus", "--size", "oops", "-h"]) == expected)  // help wins over errors
         let text = HelpText.help(for: subcommand)
-        for section in ["OVERVIEW:", "USAGE: preview-loop \(name) <input>", "ARGUMENTS:", "  <input>", "OPTIONS:"] {
+        let argument = subcommand == .batch ? "<manifest>" : "<input>"
+        for section in ["OVERVIEW:", "USAGE: preview-loop \(name) \(argument)", "ARGUMENTS:", "  \(argument)", "OPTIONS:"] {
             #expect(text.contains(section))
         }
         for option in subcommand.options {

@@ -1,0 +1,224 @@
+import FoundationEssentials
+
+/// One clip of a batch: a stable id (its output folder's name), the input, and per-clip overrides.
+public struct BatchClip: Sendable, Hashable {
+    /// The folder name under the output directory: 1–128 of `A–Z a–z 0–9 . _ -`, not starting with a
+    /// dot and not ending in `.jsonl`, so it can never leave the output directory or hide a results file.
+    public var id: String
+    /// A path (relative paths are taken from the manifest's directory) or an `http(s)` URL.
+    public var input: String
+    /// Per-clip settings that replace the recipe's.
+    public var overrides: BatchOverrides
+
+    /// Creates a clip; the id must be valid (see ``BatchManifest/validate(id:)``).
+    public init(id: String, input: String, overrides: BatchOverrides = .init()) {
+        self.id = id
+        self.input = input
+        self.overrides = overrides
+    }
+}
+
+/// Per-clip settings a manifest line may carry; `nil` keeps the recipe's value.
+public struct BatchOverrides: Sendable, Hashable, Codable {
+    /// Where the poster's window and the hover preview start, in seconds (`"start"`).
+    public var start: Double?
+    /// How long the poster's window lasts, in seconds (`"length"`).
+    public var length: Double?
+    /// Seconds between scrub-bar thumbnails (`"every"`).
+    public var every: Double?
+
+    /// Creates overrides.
+    public init(start: Double? = nil, length: Double? = nil, every: Double? = nil) {
+        self.start = start
+        self.length = length
+        self.every = every
+    }
+}
+
+/// Reads batch manifests: JSON Lines (one object per clip: `id`, `input`, optional `start`, `length`,
+/// `every`) or a plain list of paths/URLs, one a line (blank lines and `#` comments skipped). A clip
+/// without an id gets a derived one: its sanitised base name and a short hash of its input.
+public enum BatchManifest {
+    /// The largest manifest read (it is read whole, before any clip starts).
+    public static let maxBytes = 256 << 20
+
+    /// Parses a manifest's text.
+    ///
+    /// - Parameters:
+    ///   - name: how errors name the manifest.
+    ///   - baseDirectory: what relative input paths are relative to (`nil`: left as they are).
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line for a line that is not a
+    ///   valid object, a missing input, an unknown key, an invalid or duplicate id, or an input `-`.
+    public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws -> [BatchClip] {
+        var clips: [BatchClip] = []
+        var seen: [String: Int] = [:]
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        let isJSON = lines.first { !String($0).trimmedSpaces.isEmpty }.map { String($0).trimmedSpaces.hasPrefix("{") } ?? false
+        for (offset, rawLine) in lines.enumerated() {
+            let number = offset + 1
+            var line = String(rawLine)
+            if line.hasSuffix("\r") { line.removeLast() }
+            let trimmed = line.trimmedSpaces
+            if trimmed.isEmpty || (!isJSON && trimmed.hasPrefix("#")) { continue }
+            func fail(_ why: String) -> PreviewLoopError {
+                PreviewLoopError(.invalidArgument, "\(name): line \(number): \(why)")
+            }
+            var clip: BatchClip
+            if isJSON {
+                let entry: ManifestEntry
+                do {
+                    entry = try JSONDecoder().decode(ManifestEntry.self, from: Data(trimmed.utf8))
+                } catch let error as ManifestEntry.KeyError {
+                    throw fail(error.message)
+                } catch {
+                    throw fail("not a JSON object with a string \"input\" (\(Self.reason(error)))")
+                }
+                clip = BatchClip(id: entry.id ?? derivedID(for: entry.input), input: entry.input,
+                                 overrides: BatchOverrides(start: entry.start, length: entry.length, every: entry.every))
+            } else {
+                // A plain list: the whole line is the input (spaces inside a file name are kept).
+                clip = BatchClip(id: derivedID(for: line), input: line)
+            }
+            guard !clip.input.isEmpty else { throw fail("the input is empty") }
+            guard clip.input != "-" else { throw fail("'-' (standard input) cannot be a batch input") }
+            if let start = clip.overrides.start, !(start >= 0 && start.isFinite) { throw fail("\"start\" must be 0 or more") }
+            if let length = clip.overrides.length, !(length > 0 && length.isFinite) { throw fail("\"length\" must be above 0") }
+            if let every = clip.overrides.every, !(every > 0 && every.isFinite) { throw fail("\"every\" must be above 0") }
+            do { try validate(id: clip.id) } catch { throw fail(error.message) }
+            if let first = seen[clip.id] { throw fail("the id '\(clip.id)' is already used on line \(first)") }
+            seen[clip.id] = number
+            if let baseDirectory, Source(argument: clip.input).isFile, !clip.input.hasPrefix("/") {
+                clip.input = baseDirectory == "." ? clip.input : baseDirectory + "/" + clip.input
+            }
+            clips.append(clip)
+        }
+        return clips
+    }
+
+    /// Reads and parses a manifest file whole (or standard input for `-`, only when asked).
+    public static func read(path: String) throws -> [BatchClip] {
+        let data: [UInt8]
+        if path == "-" {
+            data = try BatchFiles.readAll(descriptor: 0, name: "<standard input>", limit: maxBytes)
+        } else {
+            data = try BatchFiles.readFile(path, limit: maxBytes)
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw PreviewLoopError(.invalidArgument, "\(path): the manifest is not UTF-8 text")
+        }
+        let directory = path == "-" ? nil : URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try parse(text, name: path, baseDirectory: directory.map { path.contains("/") ? $0 : "." })
+    }
+
+    /// A stable id for an input: its base name without extension, reduced to safe characters, and
+    /// the first 8 hex digits of a hash of the whole input (`beach_day-3fa2c1d0`).
+    public static func derivedID(for input: String) -> String {
+        var base = input
+        if let query = base.firstIndex(where: { $0 == "?" || $0 == "#" }), Source(argument: input).isURL { base = String(base[..<query]) }
+        while base.hasSuffix("/") { base.removeLast() }
+        if let slash = base.lastIndex(of: "/") { base = String(base[base.index(after: slash)...]) }
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
+        var safe = String(base.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
+                ? Character(scalar) : "_"
+        })
+        while safe.hasPrefix("_") || safe.hasPrefix("-") { safe.removeFirst() }
+        if safe.count > 64 { safe = String(safe.prefix(64)) }
+        let hash = String(StableHash.fnv1a64(input), radix: 16)
+        let padded = String(repeating: "0", count: max(0, 16 - hash.count)) + hash
+        return (safe.isEmpty ? "clip" : safe) + "-" + padded.prefix(8)
+    }
+
+    /// Checks that an id is a safe folder name.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` saying what is wrong.
+    public static func validate(id: String) throws(PreviewLoopError) {
+        guard !id.isEmpty, id.utf8.count <= 128 else {
+            throw PreviewLoopError(.invalidArgument, "the id '\(id)' must be 1 to 128 characters")
+        }
+        guard id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                                                            || $0 == "." || $0 == "_" || $0 == "-") }) else {
+            throw PreviewLoopError(.invalidArgument, "the id '\(id)' may use only letters, digits, '.', '_' and '-'")
+        }
+        guard !id.hasPrefix(".") else { throw PreviewLoopError(.invalidArgument, "the id '\(id)' must not start with '.'") }
+        guard !id.hasSuffix(".jsonl") else {
+            throw PreviewLoopError(.invalidArgument, "the id '\(id)' must not end in '.jsonl' (the results files' names)")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "no \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let context): "wrong type at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        case DecodingError.valueNotFound(_, let context): "null at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        default: "invalid JSON"
+        }
+    }
+}
+
+/// One JSON manifest line, unknown keys refused (a typo must not silently drop a setting).
+private struct ManifestEntry: Decodable {
+    struct KeyError: Error { var message: String }
+    var id: String?
+    var input: String
+    var start: Double?
+    var length: Double?
+    var every: Double?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        let known = ["id", "input", "start", "length", "every"]
+        if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw KeyError(message: "unknown key \"\(unknown.stringValue)\" (known: \(known.joined(separator: ", ")))")
+        }
+        id = try container.decodeIfPresent(String.self, forKey: AnyKey("id"))
+        input = try container.decode(String.self, forKey: AnyKey("input"))
+        start = try container.decodeIfPresent(Double.self, forKey: AnyKey("start"))
+        length = try container.decodeIfPresent(Double.self, forKey: AnyKey("length"))
+        every = try container.decodeIfPresent(Double.self, forKey: AnyKey("every"))
+    }
+}
+
+/// A coding key of any name, for objects whose unknown keys must be reported.
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Hashes that never change between runs, machines or Swift versions (unlike `Hasher`).
+public enum StableHash {
+    /// 64-bit FNV-1a of the string's UTF-8 bytes.
+    public static func fnv1a64(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    /// The hash as 16 hex digits.
+    public static func hex(_ text: String) -> String {
+        let digits = String(fnv1a64(text), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+extension Source {
+    /// Whether the source is a local path.
+    var isFile: Bool { if case .file = self { true } else { false } }
+    /// Whether the source is an http(s) URL.
+    var isURL: Bool { if case .url = self { true } else { false } }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    var trimmedSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,189 @@
+import FoundationEssentials
+
+/// What a batch makes for each clip. Every output is optional; ``standard`` (poster JPEG and sprites
+/// with WebVTT) is used when no recipe is given. Files, inside `OUT/<id>/`: `poster.jpg`, `strip.jpg`,
+/// `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4`.
+///
+/// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15},
+/// "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85}, "sprites": {"every": 10,
+/// "size": "160x90", "grid": "10x10", "quality": 85}, "hover": {"start": 0, "length": 3, "size":
+/// "480x270", "fps": 15, "quality": 75}}`; an empty object `{}` takes every default of that output;
+/// unknown keys are refused.
+public struct BatchRecipe: Sendable, Hashable {
+    /// The poster: the first good frame of a window (as `thumb --at auto`), as JPEG.
+    public struct Poster: Sendable, Hashable {
+        public var size = Size(width: 320, height: 180)
+        public var quality = 85
+        public var start = 0.0
+        public var length = 15.0
+        public init() {}
+    }
+    /// A contact strip over the whole clip (as `strip --span all`), as JPEG.
+    public struct Strip: Sendable, Hashable {
+        public var count = 8
+        public var columns = 8
+        public var size = Size(width: 160, height: 90)
+        public var quality = 85
+        public init() {}
+    }
+    /// Scrub-bar thumbnails: JPEG sprite sheets and a WebVTT track (as `sprites`).
+    public struct Sprites: Sendable, Hashable {
+        public var every = 10.0
+        public var size = Size(width: 160, height: 90)
+        public var columns = 10
+        public var rows = 10
+        public var quality = 85
+        public init() {}
+    }
+    /// A muted hover preview that loops: H.264 MP4 of a window (as `render`).
+    public struct Hover: Sendable, Hashable {
+        public var start = 0.0
+        public var length = 3.0
+        public var size = Size(width: 480, height: 270)
+        public var framesPerSecond = 15
+        public var quality = 75
+        public init() {}
+    }
+
+    public var poster: Poster?
+    public var strip: Strip?
+    public var sprites: Sprites?
+    public var hover: Hover?
+
+    /// Creates a recipe.
+    public init(poster: Poster? = nil, strip: Strip? = nil, sprites: Sprites? = nil, hover: Hover? = nil) {
+        self.poster = poster
+        self.strip = strip
+        self.sprites = sprites
+        self.hover = hover
+    }
+
+    /// The default: a poster JPEG and sprites with WebVTT.
+    public static let standard = BatchRecipe(poster: Poster(), sprites: Sprites())
+
+    /// Whether the recipe makes nothing.
+    public var isEmpty: Bool { poster == nil && strip == nil && sprites == nil && hover == nil }
+
+    /// The output kinds, in the order they are made.
+    public var kinds: [String] {
+        [poster.map { _ in "poster" }, strip.map { _ in "strip" }, sprites.map { _ in "sprites" }, hover.map { _ in "hover" }]
+            .compactMap { $0 }
+    }
+
+    /// A canonical one-line description: two recipes make the same files exactly when these are equal
+    /// (it goes into the completion marker, so a changed recipe redoes the clip).
+    public var canonical: String {
+        var parts: [String] = []
+        if let p = poster { parts.append("poster(\(p.size),q\(p.quality),\(p.start)+\(p.length))") }
+        if let s = strip { parts.append("strip(\(s.count)/\(s.columns),\(s.size),q\(s.quality))") }
+        if let s = sprites { parts.append("sprites(\(s.every),\(s.size),\(s.columns)x\(s.rows),q\(s.quality))") }
+        if let h = hover { parts.append("hover(\(h.start)+\(h.length),\(h.size),\(h.framesPerSecond)fps,q\(h.quality))") }
+        return parts.joined(separator: ";")
+    }
+
+    /// Parses a recipe file's JSON.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the key for anything unknown or out of range.
+    public static func parse(json: [UInt8], name: String = "recipe") throws -> BatchRecipe {
+        do {
+            let recipe = try JSONDecoder().decode(DecodedRecipe.self, from: Data(json)).recipe
+            guard !recipe.isEmpty else { throw RecipeError(message: "names no output (poster, strip, sprites, hover)") }
+            return recipe
+        } catch let error as RecipeError {
+            throw PreviewLoopError(.invalidArgument, "\(name): \(error.message)")
+        } catch {
+            throw PreviewLoopError(.invalidArgument, "\(name): not a JSON recipe object (\(BatchManifest.reason(error)))")
+        }
+    }
+}
+
+private struct RecipeError: Error { var message: String }
+
+/// Decodes the recipe's JSON, refusing unknown keys and values out of range.
+private struct DecodedRecipe: Decodable {
+    var recipe = BatchRecipe()
+
+    init(from decoder: any Decoder) throws {
+        let top = try decoder.container(keyedBy: AnyKey.self)
+        try Self.refuseUnknown(top, known: ["poster", "strip", "sprites", "hover"], in: "the recipe")
+        func section(_ name: String, _ known: [String]) throws -> KeyedDecodingContainer<AnyKey>? {
+            guard top.contains(AnyKey(name)) else { return nil }
+            let container = try top.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(name))
+            try Self.refuseUnknown(container, known: known, in: "\"\(name)\"")
+            return container
+        }
+        if let c = try section("poster", ["size", "quality", "start", "length"]) {
+            var p = BatchRecipe.Poster()
+            p.size = try Self.size(c, "size", p.size, "poster")
+            p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
+            p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
+            p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
+            recipe.poster = p
+        }
+        if let c = try section("strip", ["count", "columns", "size", "quality"]) {
+            var s = BatchRecipe.Strip()
+            s.count = try Self.integer(c, "count", s.count, 1...1000, "strip")
+            s.columns = min(try Self.integer(c, "columns", s.count, 1...1000, "strip"), s.count)
+            s.size = try Self.size(c, "size", s.size, "strip")
+            s.quality = try Self.integer(c, "quality", s.quality, 0...100, "strip")
+            recipe.strip = s
+        }
+        if let c = try section("sprites", ["every", "size", "grid", "quality"]) {
+            var s = BatchRecipe.Sprites()
+            s.every = try Self.seconds(c, "every", s.every, allowZero: false, "sprites")
+            s.size = try Self.size(c, "size", s.size, "sprites")
+            if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
+                guard let parsed = Size(parsing: grid), (1...100).contains(parsed.width), (1...100).contains(parsed.height) else {
+                    throw RecipeError(message: "\"sprites\".\"grid\": expected CxR, each 1 to 100, not \(grid)")
+                }
+                (s.columns, s.rows) = (parsed.width, parsed.height)
+            }
+            s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sprites")
+            recipe.sprites = s
+        }
+        if let c = try section("hover", ["start", "length", "size", "fps", "quality"]) {
+            var h = BatchRecipe.Hover()
+            h.start = try Self.seconds(c, "start", h.start, allowZero: true, "hover")
+            h.length = try Self.seconds(c, "length", h.length, allowZero: false, "hover")
+            h.size = try Self.size(c, "size", h.size, "hover")
+            guard h.size.width % 2 == 0, h.size.height % 2 == 0 else {
+                throw RecipeError(message: "\"hover\".\"size\": H.264 needs an even width and height, not \(h.size)")
+            }
+            h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, 1...120, "hover")
+            h.quality = try Self.integer(c, "quality", h.quality, 0...100, "hover")
+            recipe.hover = h
+        }
+    }
+
+    static func refuseUnknown(_ container: KeyedDecodingContainer<AnyKey>, known: [String], in place: String) throws {
+        if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw RecipeError(message: "unknown key \"\(unknown.stringValue)\" in \(place) (known: \(known.joined(separator: ", ")))")
+        }
+    }
+
+    static func size(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Size, _ section: String) throws -> Size {
+        guard let text = try c.decodeIfPresent(String.self, forKey: AnyKey(key)) else { return fallback }
+        guard let size = Size(parsing: text), (1...16384).contains(size.width), (1...16384).contains(size.height) else {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": expected WxH, each 1 to 16384, not \(text)")
+        }
+        return size
+    }
+
+    static func integer(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Int, _ range: ClosedRange<Int>,
+                        _ section: String) throws -> Int {
+        guard let value = try c.decodeIfPresent(Int.self, forKey: AnyKey(key)) else { return fallback }
+        guard range.contains(value) else {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": \(value) is outside \(range.lowerBound)–\(range.upperBound)")
+        }
+        return value
+    }
+
+    static func seconds(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Double, allowZero: Bool,
+                        _ section: String) throws -> Double {
+        guard let value = try c.decodeIfPresent(Double.self, forKey: AnyKey(key)) else { return fallback }
+        guard value.isFinite, allowZero ? value >= 0 : value > 0 else {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": \(value) must be \(allowZero ? "0 or more" : "above 0") seconds")
+        }
+        return value
+    }
+}

@@ -1,0 +1,452 @@
+import FoundationEssentials
+import Glibc
+import Synchronization
+
+/// How a batch runs.
+public struct BatchOptions: Sendable {
+    /// Where `<id>/` folders, results files and the batch's own state (`.staging/`, `.failures/`) go.
+    public var outputDirectory: String
+    /// What to make for each clip.
+    public var recipe: BatchRecipe = .standard
+    /// Clips processed at the same time.
+    public var jobs = BatchOptions.processorCount
+    /// Redo clips whose outputs are complete.
+    public var force = false
+    /// Retry clips that failed permanently in an earlier run.
+    public var retryFailed = false
+    /// Extra attempts for a transient failure, in this run.
+    public var retries = 2
+    /// Seconds before the first retry; doubled for each further one (at most 60 s).
+    public var retryDelay = 1.0
+    /// The share of the manifest this run does.
+    public var shard = BatchShard.all
+    /// Seconds allowed for opening a clip and for each read.
+    public var timeout = 30.0
+    /// Seconds allowed for all of one clip's reading, from its opening; `nil` for no limit.
+    public var deadline: Double? = 600
+    /// Estimated decoder memory, in bytes, that clips in flight may hold together; a clip that does
+    /// not fit waits until others finish (one larger than the whole budget runs alone).
+    public var memoryBudget = BatchOptions.defaultMemoryBudget
+    /// Decoding threads per clip; 0 picks cores ÷ jobs.
+    public var threadsPerClip = 0
+
+    /// Creates options for an output directory.
+    public init(outputDirectory: String) {
+        self.outputDirectory = outputDirectory
+    }
+
+    /// The processors online.
+    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Half the memory available when asked (`MemAvailable` in `/proc/meminfo`), at least 256 MiB;
+    /// 1 GiB when it cannot be read.
+    public static var defaultMemoryBudget: Int {
+        guard let bytes = try? BatchFiles.readFile("/proc/meminfo", limit: 1 << 20),
+              let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
+              let kibibytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 1 << 30 }
+        return max(256 << 20, kibibytes * 1024 / 2)
+    }
+}
+
+/// Makes a recipe's outputs for each clip of a manifest, with bounded concurrency and a memory
+/// budget, resuming where an earlier run stopped.
+///
+/// - Each clip is opened once (one probe, one decoder) for all its outputs; its files are written in
+///   a staging folder, checked (every file present and not empty), marked complete
+///   (`.complete.json`, the clip's record) and renamed into `OUT/<id>/` in one step: a killed run
+///   leaves a clip's outputs complete or absent.
+/// - A clip whose folder is complete for the same input and recipe is skipped (``BatchOptions/force``
+///   redoes it). A permanent failure is remembered in `OUT/.failures/<id>.json` and not retried
+///   unless ``BatchOptions/retryFailed``; a transient one is retried ``BatchOptions/retries`` times
+///   with a doubling delay.
+/// - ``stop()`` (or ending the ``results()`` sequence) starts no further clip and abandons the ones
+///   in flight at their next output, removing their staging folders.
+public final class BatchRunner: Sendable {
+    /// This shard's clips, in manifest order.
+    public let clips: [BatchClip]
+    /// The options.
+    public let options: BatchOptions
+    private let stopped = Atomic<Bool>(false)
+    private let gate: MemoryGate
+    private let lockDescriptor: Int32
+    private let stagingDirectory: String
+
+    /// Prepares a run: selects the shard's clips, creates the output directory, locks the shard
+    /// (a second run of the same shard on the same directory is refused) and clears its staging folder.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be used,
+    ///   ``PreviewLoopError/Code/invalidArgument`` for an empty recipe or another run holding the shard.
+    public init(manifest: [BatchClip], options: BatchOptions) throws {
+        guard !options.recipe.isEmpty else { throw PreviewLoopError(.invalidArgument, "the recipe makes nothing") }
+        guard (1...256).contains(options.jobs) else { throw PreviewLoopError(.invalidArgument, "jobs must be 1 to 256") }
+        guard (0...100).contains(options.retries) else { throw PreviewLoopError(.invalidArgument, "retries must be 0 to 100") }
+        self.options = options
+        clips = options.shard.select(manifest)
+        gate = MemoryGate(budget: options.memoryBudget)
+        let out = options.outputDirectory
+        try BatchFiles.makeDirectory(out)
+        let shardName = options.shard.count == 1 ? "all" : "shard-\(options.shard.index)-of-\(options.shard.count)"
+        let lockPath = out + "/.lock." + shardName
+        lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockDescriptor >= 0 else {
+            throw PreviewLoopError(.outputNotWritable, "\(lockPath): cannot create (\(FileSystem.errorText(errno)))")
+        }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw PreviewLoopError(.invalidArgument, "\(out): another batch is running shard \(options.shard) there")
+        }
+        stagingDirectory = out + "/.staging/" + shardName
+        BatchFiles.remove(stagingDirectory)
+        try BatchFiles.makeDirectory(stagingDirectory)
+        try BatchFiles.makeDirectory(out + "/.failures")
+    }
+
+    deinit {
+        flock(lockDescriptor, LOCK_UN)
+        close(lockDescriptor)
+    }
+
+    /// Starts no further clip; clips in flight are abandoned at their next output.
+    public func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Whether ``stop()`` was called.
+    public var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
+
+    /// Runs the batch: one record per clip as each finishes, at most ``BatchOptions/jobs`` at a time.
+    /// Ending the sequence early (or cancelling the task that iterates it) stops the batch. A clip
+    /// abandoned because of a stop has no record.
+    public func results() -> AsyncStream<BatchRecord> {
+        let (stream, continuation) = AsyncStream<BatchRecord>.makeStream()
+        continuation.onTermination = { [self] termination in
+            if case .cancelled = termination { stop() }
+        }
+        let next = Mutex(0)
+        let remaining = Mutex(min(options.jobs, clips.count))
+        if clips.isEmpty { continuation.finish() }
+        for worker in 0..<min(options.jobs, clips.count) {
+            do {
+                try NamedThread.detach(name: "batch-\(worker)") { [self] in
+                    while !isStopped {
+                        let index = next.withLock { value -> Int in defer { value += 1 }; return value }
+                        guard index < clips.count else { break }
+                        if let record = process(clips[index]) { continuation.yield(record) }
+                    }
+                    if remaining.withLock({ value -> Int in value -= 1; return value }) == 0 { continuation.finish() }
+                }
+            } catch {
+                if remaining.withLock({ value -> Int in value -= 1; return value }) == 0 { continuation.finish() }
+            }
+        }
+        return stream
+    }
+
+    /// The fingerprint of a clip's work: its input, overrides and the recipe.
+    public func fingerprint(of clip: BatchClip) -> String {
+        let o = clip.overrides
+        let values: [Double?] = [o.start, o.length, o.every]
+        let overrides = values.map { $0.map { "\($0)" } ?? "-" }.joined(separator: " ")
+        return StableHash.hex(clip.input + "\n" + overrides + "\n" + options.recipe.canonical)
+    }
+
+    /// The clip's completion record when its folder holds every output it lists, at the listed sizes,
+    /// for the same fingerprint.
+    public func completedRecord(of clip: BatchClip) -> BatchRecord? {
+        let out = options.outputDirectory
+        guard let bytes = try? BatchFiles.readFile(out + "/" + clip.id + "/.complete.json", limit: 16 << 20),
+              let record = try? JSONDecoder().decode(BatchRecord.self, from: Data(bytes)),
+              record.status == .ok, record.fingerprint == fingerprint(of: clip), !record.outputs.isEmpty,
+              record.outputs.allSatisfy({ output in output.bytes > 0 && BatchFiles.fileSize(out + "/" + output.path) == output.bytes })
+        else { return nil }
+        return record
+    }
+
+    /// Does one clip: skips it when done (or failed for good), else makes its outputs, retrying
+    /// transient failures. Blocks; returns `nil` when abandoned because the batch was stopped.
+    public func process(_ clip: BatchClip) -> BatchRecord? {
+        let out = options.outputDirectory
+        let fingerprint = fingerprint(of: clip)
+        if !options.force, var done = completedRecord(of: clip) {
+            done.skipped = true
+            done.attempts = 0
+            return done
+        }
+        let failurePath = out + "/.failures/" + clip.id + ".json"
+        if !options.retryFailed, let bytes = try? BatchFiles.readFile(failurePath, limit: 16 << 20),
+           var failed = try? JSONDecoder().decode(BatchRecord.self, from: Data(bytes)),
+           failed.fingerprint == fingerprint, failed.permanence == .permanent {
+            failed.skipped = true
+            failed.attempts = 0
+            return failed
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            guard !isStopped else { return nil }
+            var context = ClipContext()
+            do {
+                var record = try make(clip, fingerprint: fingerprint, context: &context)
+                record.attempts = attempt
+                unlink(failurePath)
+                return record
+            } catch {
+                let failure = error as? PreviewLoopError ?? PreviewLoopError(.decodingFailed, "\(clip.input): \(error)")
+                if isStopped { return nil }
+                let permanence = BatchFailure.permanence(of: failure)
+                if permanence == .transient && attempt <= options.retries {
+                    let delay = min(60, options.retryDelay * Double(1 << min(attempt - 1, 20)))
+                    let until = ContinuousClock.now + .seconds(delay)
+                    while ContinuousClock.now < until && !isStopped { usleep(50_000) }
+                    continue
+                }
+                var record = BatchRecord(id: clip.id, input: clip.input, status: .failed, attempts: attempt,
+                                         clip: context.info.map(BatchRecord.ClipInfo.init), timings: context.timings,
+                                         shard: options.shard.description, fingerprint: fingerprint)
+                record.reason = BatchFailure.reason(for: failure)
+                record.permanence = permanence
+                record.message = failure.description
+                try? AtomicFile.write(Array(record.jsonLine().utf8), to: failurePath)
+                return record
+            }
+        }
+    }
+
+    /// What is known about a clip while it is made, kept for its failure record.
+    struct ClipContext {
+        var info: VideoInfo?
+        var timings: [String: Double] = [:]
+    }
+
+    private func make(_ clip: BatchClip, fingerprint: String, context: inout ClipContext) throws -> BatchRecord {
+        let clock = ContinuousClock()
+        let started = clock.now
+        func milliseconds(since instant: ContinuousClock.Instant) -> Double {
+            let elapsed = (clock.now - instant).components
+            return (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15 * 1).rounded(toPlaces: 3)
+        }
+        let out = options.outputDirectory
+        let staging = stagingDirectory + "/" + clip.id
+        BatchFiles.remove(staging)
+        try BatchFiles.makeDirectory(staging)
+        var isPublished = false
+        defer { if !isPublished { BatchFiles.remove(staging) } }
+
+        let source = Source(argument: clip.input)
+        if case .standardInput = source { throw PreviewLoopError(.refusedByPolicy, "'-' cannot be a batch input") }
+        let threads = options.threadsPerClip > 0 ? options.threadsPerClip : max(1, BatchOptions.processorCount / options.jobs)
+        let sampler = try FrameSampler(source: source, threads: min(threads, 16), options: SourceOptions(
+            openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.deadline))
+        let info = sampler.info
+        context.info = info
+        context.timings["open_ms"] = milliseconds(since: started)
+
+        let reservation = gate.acquire(Self.memoryEstimate(info, recipe: options.recipe, threads: threads))
+        defer { gate.release(reservation) }
+        var outputs: [BatchRecord.Output] = []
+        let recipe = options.recipe
+        func checkStop() throws {
+            if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
+        }
+        func output(_ kind: String, _ name: String) -> BatchRecord.Output {
+            BatchRecord.Output(kind: kind, path: clip.id + "/" + name, bytes: 0)
+        }
+        let duration = info.duration
+
+        if let poster = recipe.poster {
+            try checkStop()
+            let began = clock.now
+            var start = clip.overrides.start ?? poster.start
+            var end = start + (clip.overrides.length ?? poster.length)
+            if let duration {
+                guard start < duration else {
+                    throw PreviewLoopError(.invalidArgument, "\(clip.input): the poster window starts at \(start) s, at or past the end (\(duration) s)")
+                }
+                end = min(end, duration)
+            }
+            start = max(0, start)
+            let choice = try sampler.posterFrame(in: start..<end, size: poster.size)
+            try AtomicFile.write(try ImageEncoder.encode(choice.frame.image, as: .jpeg, quality: poster.quality), to: staging + "/poster.jpg")
+            var entry = output("poster", "poster.jpg")
+            entry.width = poster.size.width
+            entry.height = poster.size.height
+            entry.time = choice.time
+            entry.choice = choice.reason.description + (choice.flaw.map { " (itself \($0))" } ?? "")
+            entry.skippedFrames = choice.rejected.count
+            outputs.append(entry)
+            context.timings["poster_ms"] = milliseconds(since: began)
+        }
+        if let hover = recipe.hover {
+            try checkStop()
+            let began = clock.now
+            outputs.append(try makeHover(hover, clip: clip, sampler: sampler, staging: staging, entry: output("hover", "hover.mp4")))
+            context.timings["hover_ms"] = milliseconds(since: began)
+        }
+        if let strip = recipe.strip {
+            try checkStop()
+            let began = clock.now
+            guard let duration, duration > 0 else {
+                throw PreviewLoopError(.invalidArgument, "\(clip.input): the duration is unknown; a strip over the whole clip needs it")
+            }
+            let step = duration / Double(strip.count)
+            let frames = try sampler.frames(at: (0..<strip.count).map { (Double($0) + 0.5) * step }, size: strip.size,
+                                            accuracy: .auto, interval: step)
+            let image = RGBImage.tiled(frames.map(\.image), columns: strip.columns)
+            try AtomicFile.write(try ImageEncoder.encode(image, as: .jpeg, quality: strip.quality), to: staging + "/strip.jpg")
+            var entry = output("strip", "strip.jpg")
+            entry.width = image.width
+            entry.height = image.height
+            entry.tiles = frames.count
+            entry.time = frames.first?.sourceTime
+            outputs.append(entry)
+            context.timings["strip_ms"] = milliseconds(since: began)
+        }
+        if let sprites = recipe.sprites {
+            try checkStop()
+            let began = clock.now
+            var sheets: [BatchRecord.Output] = []
+            let track = try sampler.thumbnailTrack(
+                every: clip.overrides.every ?? sprites.every,
+                layout: .init(tileSize: sprites.size, columns: sprites.columns, rows: sprites.rows),
+                onSheet: { index, sheet in
+                    try checkStop()
+                    let name = "sheet-\(index + 1).jpg"
+                    try AtomicFile.write(try ImageEncoder.encode(sheet, as: .jpeg, quality: sprites.quality), to: staging + "/" + name)
+                    var entry = output("sprite_sheet", name)
+                    entry.width = sheet.width
+                    entry.height = sheet.height
+                    sheets.append(entry)
+                })
+            let vtt = track.webVTT { "sheet-\($0 + 1).jpg" }
+            try AtomicFile.write(Array(vtt.utf8), to: staging + "/thumbnails.vtt")
+            var entry = output("webvtt", "thumbnails.vtt")
+            entry.tiles = track.cues.count
+            entry.duration = track.cues.last?.end
+            outputs.append(entry)
+            outputs += sheets
+            context.timings["sprites_ms"] = milliseconds(since: began)
+        }
+        try checkStop()
+        // Never "ok" with a missing or empty file: every output is measured where it lies.
+        for index in outputs.indices {
+            let name = String(outputs[index].path.dropFirst(clip.id.count + 1))
+            guard let size = BatchFiles.fileSize(staging + "/" + name), size > 0 else {
+                throw PreviewLoopError(.outputNotWritable, "\(clip.input): \(name) is missing or empty after writing")
+            }
+            outputs[index].bytes = size
+        }
+        context.timings["total_ms"] = milliseconds(since: started)
+        let record = BatchRecord(id: clip.id, input: clip.input, status: .ok, outputs: outputs, clip: BatchRecord.ClipInfo(info),
+                                 timings: context.timings, shard: options.shard.description, fingerprint: fingerprint)
+        try AtomicFile.write(Array(record.jsonLine().utf8), to: staging + "/.complete.json")
+        // Publish: the old folder (incomplete, or redone with --force) goes aside, the new one takes its place.
+        let destination = out + "/" + clip.id
+        let old = staging + ".old"
+        if BatchFiles.isDirectory(destination) || BatchFiles.fileSize(destination) != nil {
+            BatchFiles.remove(old)
+            try BatchFiles.rename(destination, old)
+        }
+        try BatchFiles.rename(staging, destination)
+        isPublished = true
+        BatchFiles.remove(old)
+        return record
+    }
+
+    /// The hover preview: the exact frame shown at each instant `start + k / fps` of the window, from
+    /// the clip's one decoder, encoded as a looping H.264 MP4.
+    private func makeHover(_ hover: BatchRecipe.Hover, clip: BatchClip, sampler: FrameSampler, staging: String,
+                           entry: BatchRecord.Output) throws -> BatchRecord.Output {
+        let start = clip.overrides.start ?? hover.start
+        var length = hover.length
+        if let duration = sampler.info.duration {
+            guard start < duration else {
+                throw PreviewLoopError(.invalidArgument, "\(clip.input): the hover window starts at \(start) s, at or past the end (\(duration) s)")
+            }
+            length = min(length, duration - start)
+        }
+        let fps = Double(hover.framesPerSecond)
+        let wanted = max(1, Int((length * fps - 1e-6).rounded(.up)))
+        let writer = try AnimationWriter(path: staging + "/hover.mp4", format: .mp4, size: hover.size,
+                                         framesPerSecond: hover.framesPerSecond, quality: hover.quality, threads: 1)
+        var written = 0
+        var lastDuration = length - Double(wanted - 1) / fps
+        var next = 0
+        decoding: while next < wanted {
+            if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
+            // A second of instants at a time: one scaler for all of them, forward decoding reused.
+            let chunk = Array(next..<min(wanted, next + hover.framesPerSecond))
+            let times = chunk.map { start + Double($0) / fps }
+            do {
+                for frame in try sampler.frames(at: times, size: hover.size, accuracy: .exact, interval: 0) {
+                    try writer.append(frame.image)
+                    written += 1
+                }
+            } catch let error as PreviewLoopError where error.code == .corruptData && written + chunk.count > 1 {
+                // The container's duration ran past the video's last frame: the preview ends there.
+                for time in times {
+                    guard let frame = try? sampler.frame(at: time, size: hover.size, accuracy: .exact) else {
+                        guard written > 0 else { throw error }
+                        lastDuration = 1 / fps
+                        break decoding
+                    }
+                    try writer.append(frame.image)
+                    written += 1
+                }
+            }
+            next += chunk.count
+        }
+        try writer.finish(lastFrameDuration: .seconds(lastDuration))
+        var result = entry
+        result.width = hover.size.width
+        result.height = hover.size.height
+        result.frames = written
+        result.duration = (Double(written - 1) / fps + lastDuration).rounded(toPlaces: 6)
+        return result
+    }
+
+    /// Bytes a clip may hold while decoding: the decoder's reference and threading frames at the
+    /// coded size (4:2:0, two bytes a sample above 8 bits), plus the sheets and encoder of the recipe.
+    public static func memoryEstimate(_ info: VideoInfo, recipe: BatchRecipe, threads: Int) -> Int {
+        let bytesPerSample = info.pixelFormat.contains("10") || info.pixelFormat.contains("12") ? 2 : 1
+        let frame = info.width * info.height * 3 / 2 * bytesPerSample
+        var total = frame * (16 + 2 * threads) + (16 << 20)
+        if let sprites = recipe.sprites { total += sprites.size.area * sprites.columns * sprites.rows * 3 }
+        if let strip = recipe.strip { total += strip.size.area * strip.count * 3 * 2 }
+        if let hover = recipe.hover { total += hover.size.area * 3 * 40 + (32 << 20) }
+        return total
+    }
+}
+
+/// Admits work by estimated memory: a reservation waits until it fits beside those held, except that
+/// one alone is always admitted (so a clip over the whole budget still runs, by itself).
+final class MemoryGate: @unchecked Sendable {
+    private let budget: Int
+    private var held = 0
+    private var holders = 0
+    private let lock = ConditionLock()
+
+    init(budget: Int) { self.budget = max(1, budget) }
+
+    func acquire(_ bytes: Int) -> Int {
+        lock.lock()
+        while holders > 0 && held + bytes > budget { lock.wait() }
+        held += bytes
+        holders += 1
+        lock.unlock()
+        return bytes
+    }
+
+    func release(_ bytes: Int) {
+        lock.lock()
+        held -= bytes
+        holders -= 1
+        lock.broadcast()
+        lock.unlock()
+    }
+}
+
+extension Double {
+    func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
+    }
+}

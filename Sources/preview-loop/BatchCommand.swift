@@ -1,0 +1,263 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PreviewLoop
+import Synchronization
+
+/// The options of `preview-loop batch` (or of `preview-loop batch report`).
+struct BatchCommandOptions: Equatable, Sendable {
+    /// `batch <manifest>` runs; `batch report <paths…>` merges results files.
+    enum Mode: Equatable, Sendable {
+        case run(manifest: String)
+        case report(paths: [String])
+    }
+    var mode: Mode
+    /// `-o`, `--out`: the output directory.
+    var outputDirectory = ""
+    /// `--recipe FILE`.
+    var recipePath: String?
+    /// `-j`, `--jobs`.
+    var jobs = BatchOptions.processorCount
+    var force = false
+    var retryFailed = false
+    var retries = 2
+    var retryDelay = 1.0
+    /// `--shard I/N`, if given.
+    var shard: BatchShard?
+    /// `--shard-count N`: the count for an index from the environment.
+    var shardCount: Int?
+    /// `--progress`: JSON progress lines on standard error.
+    var isMachineProgress = false
+    var timeout = 30.0
+    var deadline = 600.0
+    /// `--memory-budget MB`, if given.
+    var memoryBudget: Int?
+    /// `--threads`, 0 for cores ÷ jobs.
+    var threads = 0
+    /// `--json` (report).
+    var isJSON = false
+}
+
+extension BatchCommandOptions {
+    /// Types and validates `batch`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let positionals = arguments.positionals
+        if positionals.first == "report" {
+            guard positionals.count > 1 else {
+                throw UsageError(.missingInput, subcommand: .batch, "Missing the output directory or results files to report on.")
+            }
+            let runOnly = ["out", "recipe", "jobs", "retries", "retry-delay", "shard", "shard-count", "timeout", "deadline",
+                           "memory-budget", "threads"]
+            if let given = runOnly.first(where: { arguments.values[$0] != nil })
+                ?? ["force", "retry-failed", "progress"].first(where: { arguments.flags.contains($0) }) {
+                throw UsageError(.conflictingOptions(given, "report"), subcommand: .batch, "'--\(given)' does not apply to 'batch report'.")
+            }
+            self.init(mode: .report(paths: Array(positionals.dropFirst())))
+            isJSON = arguments.flags.contains("json")
+            return
+        }
+        guard let manifest = positionals.first else {
+            throw UsageError(.missingInput, subcommand: .batch, "Missing the manifest (a JSON Lines file or a list of paths; - for standard input).")
+        }
+        if positionals.count > 1 {
+            throw UsageError(.unexpectedArgument(positionals[1]), subcommand: .batch,
+                             "Unexpected argument '\(positionals[1])': batch takes one manifest.")
+        }
+        self.init(mode: .run(manifest: manifest))
+        guard let out = try arguments.nonEmpty("out") else {
+            throw UsageError(.missingOption("out"), subcommand: .batch, "Missing '--out <dir>': where the outputs and results go.")
+        }
+        if arguments.flags.contains("json") {
+            throw UsageError(.conflictingOptions("json", "batch"), subcommand: .batch,
+                             "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
+        }
+        outputDirectory = out
+        recipePath = try arguments.nonEmpty("recipe")
+        jobs = try arguments.integer("jobs", default: jobs, in: 1...256)
+        force = arguments.flags.contains("force")
+        retryFailed = arguments.flags.contains("retry-failed")
+        retries = try arguments.integer("retries", default: retries, in: 0...100)
+        retryDelay = try arguments.typed("retry-delay", default: retryDelay, expectation: "seconds from 0 to 3600") { text in
+            Double(text).flatMap { $0.isFinite && $0 >= 0 && $0 <= 3600 ? $0 : nil }
+        }
+        shard = try arguments.typed("shard", default: nil, expectation: "I/N with 0 ≤ I < N, for example 3/16") { text -> BatchShard?? in
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
+                  let shard = try? BatchShard(index: index, count: count) else { return nil }
+            return .some(shard)
+        }
+        shardCount = try arguments.values["shard-count"].map { _ throws(UsageError) in
+            try arguments.integer("shard-count", default: 1, in: 1...100_000)
+        }
+        if shard != nil && shardCount != nil {
+            throw UsageError(.conflictingOptions("shard", "shard-count"), subcommand: .batch,
+                             "'--shard I/N' already gives the count; '--shard-count' is for an index from the environment.")
+        }
+        isMachineProgress = arguments.flags.contains("progress")
+        timeout = try arguments.timeout()
+        deadline = try arguments.typed("deadline", default: deadline, expectation: "seconds above 0, at most 86400") { text in
+            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
+        }
+        memoryBudget = try arguments.values["memory-budget"].map { _ throws(UsageError) in
+            try arguments.integer("memory-budget", default: 0, in: 64...1_048_576) << 20
+        }
+        threads = try arguments.integer("threads", default: 0, in: 0...64)
+    }
+}
+
+/// `preview-loop batch`: a manifest's clips → each clip's outputs in `OUT/<id>/`, one JSON Lines
+/// record per clip in `OUT/results*.jsonl`, and an exit status schedulers act on.
+struct BatchCommand {
+    var options: BatchCommandOptions
+
+    /// `EX_DATAERR`: some clips failed permanently.
+    static let permanentFailures: Int32 = 65
+    /// `EX_TEMPFAIL`: some clips failed transiently or were not reached; retry the task.
+    static let transientFailures: Int32 = 75
+
+    func run() throws -> Int32 {
+        switch options.mode {
+        case .report(let paths):
+            return try BatchReport(paths: paths, isJSON: options.isJSON).run()
+        case .run(let manifestPath):
+            return try runBatch(manifestPath: manifestPath)
+        }
+    }
+
+    private func runBatch(manifestPath: String) throws -> Int32 {
+        // The manifest is read first and whole; then standard input is closed to everything else, so
+        // nothing later (a decoder, a library) can swallow a caller's input by accident.
+        let manifest = try BatchManifest.read(path: manifestPath)
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if null >= 0 { dup2(null, STDIN_FILENO); close(null) }
+
+        var recipe = BatchRecipe.standard
+        if let recipePath = options.recipePath {
+            recipe = try BatchRecipe.parse(json: BatchFiles.readFile(recipePath, limit: 1 << 20), name: recipePath)
+        }
+        var shard = BatchShard.all
+        if let given = options.shard {
+            shard = given
+        } else if let fromEnvironment = try BatchShard.fromEnvironment(ProcessInfo.processInfo.environment,
+                                                                       countHint: options.shardCount) {
+            shard = fromEnvironment.shard
+        } else if options.shardCount != nil {
+            throw PreviewLoopError(.invalidArgument, "--shard-count needs an index from SLURM_ARRAY_TASK_ID, "
+                + "JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX, or use --shard I/N")
+        }
+        var batchOptions = BatchOptions(outputDirectory: options.outputDirectory)
+        batchOptions.recipe = recipe
+        batchOptions.jobs = options.jobs
+        batchOptions.force = options.force
+        batchOptions.retryFailed = options.retryFailed
+        batchOptions.retries = options.retries
+        batchOptions.retryDelay = options.retryDelay
+        batchOptions.shard = shard
+        batchOptions.timeout = options.timeout
+        batchOptions.deadline = options.deadline
+        if let budget = options.memoryBudget { batchOptions.memoryBudget = budget }
+        batchOptions.threadsPerClip = options.threads
+        let runner = try BatchRunner(manifest: manifest, options: batchOptions)
+        let resultsPath = options.outputDirectory + "/" + shard.resultsFileName
+        let results = try BatchLineWriter(path: resultsPath)
+
+        let signalled = Mutex<Int32?>(nil)
+        let watcher = SignalWatcher { number in
+            let isFirst = signalled.withLock { value -> Bool in defer { if value == nil { value = number } }; return value == nil }
+            runner.stop()
+            if isFirst { Console.writeError("\nbatch: stopping (signal \(number)): no new clip starts; clips in flight are abandoned\n") }
+        }
+        defer { watcher.cancel() }
+
+        let progress = BatchProgress(total: runner.clips.count, isTerminal: isatty(STDERR_FILENO) == 1,
+                                     isMachine: options.isMachineProgress)
+        let started = ContinuousClock.now
+        let collected = Mutex<[BatchRecord]>([])
+        let writeFailure = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let stream = runner.results()
+        Task {
+            for await record in stream {
+                do { try results.append(record.jsonLine()) } catch {
+                    writeFailure.withLock { $0 = $0 ?? "\(error)" }
+                }
+                let all = collected.withLock { records -> [BatchRecord] in records.append(record); return records }
+                progress.update(all)
+            }
+            done.signal()
+        }
+        done.wait()
+        progress.finish()
+        let records = collected.withLock { $0 }
+        let recorded = Set(records.map(\.id))
+        let stoppedBefore = runner.isStopped ? runner.clips.first(where: { !recorded.contains($0.id) })?.id : nil
+        let elapsed = ContinuousClock.now - started
+        let summary = BatchSummary(shard: shard.description, records: records, clips: runner.clips.count,
+                                   stoppedBefore: stoppedBefore,
+                                   seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
+        Console.writeOutput(Self.summaryLine(summary, resultsPath: resultsPath) + "\n")
+        if let failure = writeFailure.withLock({ $0 }) {
+            Console.writeError("Error: the results file could not be written: \(Format.oneLine(failure))\n")
+            return Self.transientFailures
+        }
+        return summary.exitStatus
+    }
+
+    /// `batch 0/1: 10 clips: 8 ok (3 skipped), 2 failed (permanent 2: corrupt_data 1, input_not_found 1) in 4.2 s; results in OUT/results.jsonl`.
+    static func summaryLine(_ summary: BatchSummary, resultsPath: String) -> String {
+        var line = "batch \(summary.shard): \(summary.clips) clip\(summary.clips == 1 ? "" : "s"): \(summary.ok) ok"
+        line += ", \(summary.failed) failed"
+        if summary.failed > 0 {
+            line += " (\(summary.permanent) permanent, \(summary.transient) transient: "
+                + summary.failuresByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+        }
+        if summary.skipped > 0 { line += ", \(summary.skipped) left as they were" }
+        if summary.stopped { line += "; stopped before \(summary.stoppedBefore ?? "?"), \(summary.notDone) not done" }
+        line += " in \(Format.fixed(summary.seconds, 1)) s; results in \(resultsPath)"
+        return line
+    }
+}
+
+/// Progress on standard error: a line rewritten in place on a terminal (done, failed, rate, ETA),
+/// and/or one JSON object a line with `--progress`.
+final class BatchProgress: Sendable {
+    let total: Int
+    let isTerminal: Bool
+    let isMachine: Bool
+    let started = ContinuousClock.now
+
+    init(total: Int, isTerminal: Bool, isMachine: Bool) {
+        self.total = total
+        self.isTerminal = isTerminal
+        self.isMachine = isMachine
+    }
+
+    func update(_ records: [BatchRecord]) {
+        let done = records.count, failed = records.filter { $0.status == .failed }.count
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let worked = records.filter { !$0.skipped }.count
+        let rate = seconds > 0 ? Double(worked) / seconds : 0
+        let eta = rate > 0 ? Double(total - done) / rate : nil
+        if isMachine {
+            var line = "{\"type\":\"progress\",\"done\":\(done),\"total\":\(total),\"failed\":\(failed),"
+                + "\"elapsed\":\(Format.fixed(seconds, 3)),\"rate\":\(Format.fixed(rate, 3))"
+            if let eta { line += ",\"eta\":\(Format.fixed(eta, 1))" }
+            line += ",\"id\":\"\(records.last?.id ?? "")\"}\n"
+            Console.writeError(line)
+        } else if isTerminal {
+            let etaText = eta.map { " ETA \(Int($0) / 60):\(String(format2: Int($0) % 60))" } ?? ""
+            Console.writeError("\rbatch: \(done)/\(total) done, \(failed) failed, \(Format.fixed(rate, 2)) clips/s\(etaText)   ")
+        }
+    }
+
+    func finish() {
+        if isTerminal && !isMachine && total > 0 { Console.writeError("\n") }
+    }
+}
+
+extension String {
+    /// Two digits, zero-padded.
+    init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
+}

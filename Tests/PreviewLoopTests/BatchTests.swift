@@ -1,0 +1,428 @@
+import Foundation
+import Glibc
+@testable import PreviewLoop
+import Synchronization
+import Testing
+
+private final class Flag: Sendable { let value = Atomic<Int>(0) }
+
+/// A batch directory for one test: a manifest over fixtures, bad inputs made here, and the CLI.
+private struct BatchBench {
+    let directory = TestPaths.temporaryDirectory()
+    var out: String { directory + "/OUT" }
+    var manifest: String { directory + "/clips.jsonl" }
+
+    /// Writes a manifest, one `{"id", "input"}` object a line.
+    func writeManifest(_ clips: [(id: String, input: String)]) throws {
+        let lines = clips.map { "{\"id\":\"\($0.id)\",\"input\":\"\($0.input)\"}" }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: manifest, atomically: true, encoding: .utf8)
+    }
+
+    /// A corrupt clip: the landscape fixture (index first) with all its media data zeroed.
+    func makeCorrupt() throws -> String {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixture("landscape.mp4"))))
+        let mdat = Array("mdat".utf8)
+        let at = (0..<(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == mdat }!
+        for index in (at + 4)..<bytes.count { bytes[index] = 0 }
+        let path = directory + "/corrupt.mp4"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func batch(_ arguments: [String]) throws -> ProcessResult {
+        try Run.program(TestPaths.cliBinary, ["batch", manifest, "--out", out] + arguments)
+    }
+
+    /// The clip records of a results file, by id.
+    func records(_ name: String = "results.jsonl") throws -> [String: [String: Any]] {
+        let text = try String(contentsOfFile: out + "/" + name, encoding: .utf8)
+        var byID: [String: [String: Any]] = [:]
+        for line in text.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            if object["type"] as? String == "clip" { byID[object["id"] as! String] = object }
+        }
+        return byID
+    }
+
+    /// Every file under OUT/<id>/ (hidden batch state and results files excluded) with its bytes.
+    func outputs() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let manager = FileManager.default
+        for id in try manager.contentsOfDirectory(atPath: out) where !id.hasPrefix(".") && !id.hasSuffix(".jsonl") {
+            for name in try manager.contentsOfDirectory(atPath: out + "/" + id) where name != ".complete.json" {
+                files[id + "/" + name] = try Data(contentsOf: URL(fileURLWithPath: out + "/" + id + "/" + name))
+            }
+        }
+        return files
+    }
+}
+
+@Suite("Batch: manifests and shards")
+struct BatchManifestTests {
+    @Test("Shards are disjoint and together complete for N = 1…16, and stable when the manifest is re-read")
+    func shardsPartition() throws {
+        let text = (0..<300).map { "/media/library/clip \($0).mp4" }.joined(separator: "\n")
+        let clips = try BatchManifest.parse(text)
+        #expect(Set(clips.map(\.id)).count == 300)
+        let reread = try BatchManifest.parse((0..<300).reversed().map { "/media/library/clip \($0).mp4" }.joined(separator: "\n"))
+        for count in 1...16 {
+            var seen: [String: Int] = [:]
+            for index in 0..<count {
+                let shard = try BatchShard(index: index, count: count)
+                for clip in shard.select(clips) {
+                    #expect(seen[clip.id] == nil, "clip \(clip.id) in shards \(seen[clip.id] ?? -1) and \(index) of \(count)")
+                    seen[clip.id] = index
+                }
+                #expect(Set(shard.select(reread).map(\.id)) == Set(shard.select(clips).map(\.id)))
+            }
+            #expect(seen.count == clips.count)
+            if count > 1 { #expect(Set(seen.values).count == count, "every one of \(count) shards gets clips") }
+        }
+    }
+
+    @Test("Derived ids are stable, safe and distinct; unsafe or duplicate ids are refused")
+    func ids() throws {
+        let id = BatchManifest.derivedID(for: "/a/b/../Beach Day (1).MOV")
+        #expect(id == BatchManifest.derivedID(for: "/a/b/../Beach Day (1).MOV"))
+        #expect(id.hasPrefix("Beach_Day__1_-"))
+        #expect(BatchManifest.derivedID(for: "/x/clip.mp4") != BatchManifest.derivedID(for: "/y/clip.mp4"))
+        #expect(BatchManifest.derivedID(for: "https://cdn.example/v/../../etc/passwd?x=1").hasPrefix("passwd-"))
+        try BatchManifest.validate(id: BatchManifest.derivedID(for: "../../.."))
+        for bad in ["../escape", "a/b", ".hidden", "..", "", "results.jsonl", String(repeating: "x", count: 129), "naïve"] {
+            #expect(throws: PreviewLoopError.self, "id \(bad)") { try BatchManifest.validate(id: bad) }
+            #expect(throws: PreviewLoopError.self) { try BatchManifest.parse("{\"id\":\"\(bad)\",\"input\":\"a.mp4\"}") }
+        }
+        #expect(throws: PreviewLoopError.self) { try BatchManifest.parse("{\"id\":\"a\",\"input\":\"x\"}\n{\"id\":\"a\",\"input\":\"y\"}") }
+        #expect(throws: PreviewLoopError.self) { try BatchManifest.parse("{\"id\":\"a\",\"input\":\"x\",\"strat\":1}") }
+        #expect(throws: PreviewLoopError.self) { try BatchManifest.parse("{\"id\":\"a\",\"input\":\"-\"}") }
+        #expect(throws: PreviewLoopError.self) { try BatchManifest.parse("{\"id\":\"a\"}") }
+        let parsed = try BatchManifest.parse("# comment\n\nclips/a.mp4\r\nhttps://example.com/b.mp4\n", baseDirectory: "/lib")
+        #expect(parsed.map(\.input) == ["/lib/clips/a.mp4", "https://example.com/b.mp4"])
+    }
+
+    @Test("Shards come from Slurm, Kubernetes and AWS Batch environments")
+    func environmentShards() throws {
+        #expect(try BatchShard.fromEnvironment([:]) == nil)
+        let slurm = try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "8"])
+        #expect(slurm?.shard == (try BatchShard(index: 4, count: 8)))
+        let kubernetes = try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"], countHint: 3)
+        #expect(kubernetes?.shard == (try BatchShard(index: 2, count: 3)))
+        let aws = try BatchShard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "0", "AWS_BATCH_JOB_ARRAY_SIZE": "10"])
+        #expect(aws?.shard == (try BatchShard(index: 0, count: 10)))
+        #expect(throws: PreviewLoopError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"]) }
+        #expect(throws: PreviewLoopError.self) { try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_COUNT": "4"]) }
+    }
+
+    @Test("Recipes: defaults, every output, unknown keys and bad values refused")
+    func recipes() throws {
+        let recipe = try BatchRecipe.parse(json: Array(#"{"poster":{},"hover":{"length":2,"size":"320x180"},"sprites":{"grid":"5x4"}}"#.utf8))
+        #expect(recipe.kinds == ["poster", "sprites", "hover"])
+        #expect(recipe.hover?.length == 2 && recipe.sprites?.columns == 5 && recipe.sprites?.rows == 4)
+        for bad in [#"{}"#, #"{"poster":{"sise":"1x1"}}"#, #"{"hover":{"size":"321x180"}}"#, #"{"strip":{"count":0}}"#,
+                    #"{"gif":{}}"#, #"[1]"#, #"{"sprites":{"every":-1}}"#] {
+            #expect(throws: PreviewLoopError.self, "\(bad)") { try BatchRecipe.parse(json: Array(bad.utf8)) }
+        }
+    }
+
+    @Test("Failures are classified: bad input permanent, environment transient")
+    func classification() {
+        #expect(BatchFailure.permanence(of: PreviewLoopError(.corruptData, "x")) == .permanent)
+        #expect(BatchFailure.permanence(of: PreviewLoopError(.timedOut, "x")) == .transient)
+        let full = PreviewLoopError(.outputNotWritable, "a.jpg: cannot write (No space left on device)")
+        #expect(BatchFailure.reason(for: full) == "disk_full")
+        #expect(BatchFailure.reason(for: PreviewLoopError(.notMediaFile, "x")) == "not_media_file")
+    }
+
+    @Test("The memory gate admits what fits, and one clip alone whatever its size")
+    func memoryGate() async throws {
+        let gate = MemoryGate(budget: 100)
+        let big = gate.acquire(500)              // alone: admitted although over the budget
+        let flag = Flag()
+        let thread = Thread { _ = gate.acquire(60); flag.value.store(1, ordering: .sequentiallyConsistent) }
+        thread.start()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(flag.value.load(ordering: .sequentiallyConsistent) == 0)
+        gate.release(big)
+        for _ in 0..<100 where flag.value.load(ordering: .sequentiallyConsistent) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(flag.value.load(ordering: .sequentiallyConsistent) == 1)
+    }
+}
+
+@Suite("Batch: runs end to end", .serialized, .timeLimit(.minutes(3)))
+struct BatchRunTests {
+    @Test("Good clips ok with every output; corrupt, missing and not-media clips permanent failures; a rerun skips all")
+    func honestResultsAndResume() throws {
+        let bench = BatchBench()
+        let notMedia = bench.directory + "/text.mp4"
+        try "not a video\n".write(toFile: notMedia, atomically: true, encoding: .utf8)
+        try bench.writeManifest([("land", TestPaths.fixture("landscape.mp4")), ("rot", TestPaths.fixture("rotated90.mp4")),
+                                 ("corrupt", try bench.makeCorrupt()), ("missing", bench.directory + "/nope.mp4"),
+                                 ("text", notMedia)])
+        let first = try bench.batch(["--jobs", "2"])
+        #expect(first.status == 65, "\(first.stderr)")
+        let records = try bench.records()
+        #expect(records.count == 5)
+        for id in ["land", "rot"] {
+            let record = try #require(records[id])
+            #expect(record["status"] as? String == "ok")
+            let outputs = record["outputs"] as! [[String: Any]]
+            #expect(Set(outputs.map { $0["kind"] as! String }) == ["poster", "webvtt", "sprite_sheet"])
+            for output in outputs {
+                let size = try FileManager.default.attributesOfItem(atPath: bench.out + "/" + (output["path"] as! String))[.size] as! Int
+                #expect(size > 0 && size == output["bytes"] as? Int)
+            }
+            #expect((record["clip"] as? [String: Any])?["codec"] as? String == "h264")
+        }
+        #expect((records["rot"]?["clip"] as? [String: Any])?["rotation"] as? Int == 90)
+        let expected = ["corrupt": "corrupt_data", "missing": "input_not_found", "text": "not_media_file"]
+        for (id, reason) in expected {
+            #expect(records[id]?["status"] as? String == "failed")
+            #expect(records[id]?["reason"] as? String == reason)
+            #expect(records[id]?["permanence"] as? String == "permanent")
+            #expect(!FileManager.default.fileExists(atPath: bench.out + "/" + id))
+        }
+        let before = try bench.outputs()
+        let modified = try FileManager.default.attributesOfItem(atPath: bench.out + "/land/poster.jpg")[.modificationDate] as! Date
+
+        // Rerun: nothing redone, the same exit status, every record marked skipped.
+        let second = try bench.batch([])
+        #expect(second.status == 65)
+        let rerun = try bench.records()
+        #expect(rerun.values.allSatisfy { $0["skipped"] as? Bool == true && $0["attempts"] as? Int == 0 })
+        #expect(try bench.outputs() == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: bench.out + "/land/poster.jpg")[.modificationDate] as! Date == modified)
+
+        // --retry-failed tries the bad ones again (and they fail again); --force redoes the good ones.
+        let retried = try bench.batch(["--retry-failed"])
+        #expect(retried.status == 65)
+        let again = try bench.records()
+        #expect(again["corrupt"]?["attempts"] as? Int == 1 && again["land"]?["skipped"] as? Bool == true)
+        let forced = try bench.batch(["--force"])
+        #expect(forced.status == 65)
+        #expect(try bench.records()["land"]?["skipped"] as? Bool == false)
+        #expect(try bench.outputs() == before)
+
+        // A deleted output makes the clip incomplete: the next run redoes it.
+        try FileManager.default.removeItem(atPath: bench.out + "/rot/sheet-1.jpg")
+        _ = try bench.batch([])
+        #expect(try bench.records()["rot"]?["skipped"] as? Bool == false)
+        #expect(try bench.outputs() == before)
+
+        let report = try Run.program(TestPaths.cliBinary, ["batch", "report", bench.out, "--json"])
+        #expect(report.status == 0)
+        let summary = try JSONSerialization.jsonObject(with: report.stdout) as! [String: Any]
+        #expect(summary["ok"] as? Int == 2 && summary["failed"] as? Int == 3 && summary["permanent"] as? Int == 3)
+    }
+
+    @Test("Shards on one directory write disjoint results files whose union is the whole manifest")
+    func shardedRuns() throws {
+        let bench = BatchBench()
+        let fixtures = ["landscape.mp4", "rotated90.mp4", "rotated180.mp4", "short.mp4", "vp9.webm", "offset.ts"]
+        try bench.writeManifest(fixtures.map { (String($0.split(separator: ".")[0]), TestPaths.fixture($0)) })
+        var seen: [String] = []
+        for index in 0..<3 {
+            let result = try bench.batch(["--shard", "\(index)/3", "--jobs", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            seen += try bench.records("results.shard-\(index)-of-3.jsonl").keys
+        }
+        #expect(seen.sorted() == fixtures.map { String($0.split(separator: ".")[0]) }.sorted())
+        // The same shard from Slurm's environment: everything already done.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["batch", bench.manifest, "--out", bench.out]
+        process.environment = ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "3"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try bench.records("results.shard-1-of-3.jsonl").values.allSatisfy { $0["skipped"] as? Bool == true })
+    }
+
+    @Test("A run killed with SIGKILL mid-way, then rerun, leaves exactly the outputs of an uninterrupted run")
+    func killedAndResumed() throws {
+        let bench = BatchBench(), reference = BatchBench()
+        let recipe = bench.directory + "/recipe.json"
+        try #"{"poster":{},"sprites":{"every":1},"hover":{"length":2}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let clips = (0..<8).map { ("clip\($0)", TestPaths.fixture(["landscape.mp4", "rotated90.mp4", "card.mp4", "vp9.webm"][$0 % 4])) }
+        try bench.writeManifest(clips)
+        try reference.writeManifest(clips)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--recipe", recipe, "--jobs", "2"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it once two clips are recorded, while others are in flight.
+        let results = bench.out + "/results.jsonl"
+        for _ in 0..<600 {
+            let lines = (try? String(contentsOfFile: results, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if lines >= 2 || !process.isRunning { break }
+            usleep(10_000)
+        }
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(wasRunning, "the batch finished before it could be killed; the test proves nothing")
+        // Complete folders or none: every published folder carries its completion record.
+        for id in try FileManager.default.contentsOfDirectory(atPath: bench.out) where id.hasPrefix("clip") {
+            #expect(FileManager.default.fileExists(atPath: bench.out + "/" + id + "/.complete.json"))
+        }
+        let resumed = try bench.batch(["--recipe", recipe, "--jobs", "2"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try bench.records().values.contains { $0["skipped"] as? Bool == true })
+        let whole = try reference.batch(["--recipe", recipe, "--jobs", "2"])
+        #expect(whole.status == 0)
+        let resumedFiles = try bench.outputs(), wholeFiles = try reference.outputs()
+        #expect(resumedFiles.keys.sorted() == wholeFiles.keys.sorted())
+        #expect(resumedFiles.count >= 8 * 4)   // poster, hover, thumbnails.vtt and at least one sheet each
+        for (name, bytes) in wholeFiles { #expect(resumedFiles[name] == bytes, "\(name) differs") }
+        let staging = try FileManager.default.contentsOfDirectory(atPath: bench.out + "/.staging/all")
+        #expect(staging.isEmpty)
+    }
+
+    @Test("A stalled HTTP server times the clip out (transient) and the batch goes on")
+    func stalledServer() throws {
+        let server = try HostileServer(.silent)
+        defer { server.stop() }
+        let bench = BatchBench()
+        try bench.writeManifest([("stalled", server.url(for: "clip.mp4").absoluteString), ("good", TestPaths.fixture("landscape.mp4"))])
+        let started = Date()
+        let result = try bench.batch(["--timeout", "1", "--retries", "1", "--retry-delay", "0.1", "--jobs", "1"])
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(result.status == 75)
+        let records = try bench.records()
+        #expect(records["stalled"]?["reason"] as? String == "timed_out")
+        #expect(records["stalled"]?["permanence"] as? String == "transient")
+        #expect(records["stalled"]?["attempts"] as? Int == 2)
+        #expect(records["good"]?["status"] as? String == "ok")
+        #expect(!FileManager.default.fileExists(atPath: bench.out + "/stalled"))
+        // A transient failure does not stop the next run from trying again.
+        let second = try bench.batch(["--timeout", "1", "--retries", "0", "--jobs", "1"])
+        #expect(second.status == 75)
+        #expect(try bench.records()["stalled"]?["attempts"] as? Int == 1)
+    }
+
+    @Test("A full disk is a transient failure that leaves nothing partial", .enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
+    func fullDisk() throws {
+        let bench = BatchBench()
+        let mount = bench.directory + "/small"
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let mounted = try Run.program("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount])
+        try #require(mounted.status == 0, "mount failed: \(mounted.stderr)")
+        defer { _ = try? Run.program("/bin/umount", [mount]) }
+        // Leave 24 KB: room for the results, not for a 1080p poster at quality 100 (about 250 KB).
+        let filler = try Run.program("/usr/bin/fallocate", ["-l", "\(1024 * 1024 - 24 * 1024)", mount + "/filler"])
+        try #require(filler.status == 0)
+        let recipe = bench.directory + "/recipe.json"
+        try #"{"poster":{"size":"1920x1080","quality":100}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        try bench.writeManifest([("big", TestPaths.fixture("landscape.mp4"))])
+        let result = try Run.program(TestPaths.cliBinary, ["batch", bench.manifest, "--out", mount + "/OUT", "--recipe", recipe,
+                                                           "--retries", "0"])
+        #expect(result.status == 75, "\(result.stdoutText) \(result.stderr)")
+        let text = try String(contentsOfFile: mount + "/OUT/results.jsonl", encoding: .utf8)
+        #expect(text.contains("\"reason\":\"disk_full\"") && text.contains("\"permanence\":\"transient\""))
+        #expect(!FileManager.default.fileExists(atPath: mount + "/OUT/big"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mount + "/OUT/.staging/all").isEmpty)
+    }
+
+    @Test("Standard input is never read by accident; the manifest is read from it only when named -")
+    func standardInput() throws {
+        let bench = BatchBench()
+        try bench.writeManifest([("land", TestPaths.fixture("landscape.mp4"))])
+        // A pipe with the caller's bytes in it; the child gets a copy of its read end, the test keeps one.
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let payload = Array("keep me: the caller's next command reads this\n".utf8)
+        #expect(write(ends[1], payload, payload.count) == payload.count)
+        close(ends[1])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["batch", bench.manifest, "--out", bench.out]
+        process.standardInput = FileHandle(fileDescriptor: dup(ends[0]), closeOnDealloc: true)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        var left = [UInt8](repeating: 0, count: 4096)
+        let count = read(ends[0], &left, left.count)
+        #expect(count == payload.count && Array(left.prefix(max(0, count))) == payload, "the batch read its standard input")
+
+        // `-`: the manifest itself comes from standard input.
+        let fromStdin = Process()
+        fromStdin.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        fromStdin.arguments = ["batch", "-", "--out", bench.directory + "/OUT2"]
+        let manifestPipe = Pipe()
+        fromStdin.standardInput = manifestPipe
+        fromStdin.standardOutput = FileHandle.nullDevice
+        try fromStdin.run()
+        manifestPipe.fileHandleForWriting.write(Data((TestPaths.fixture("short.mp4") + "\n").utf8))
+        try manifestPipe.fileHandleForWriting.close()
+        fromStdin.waitUntilExit()
+        #expect(fromStdin.terminationStatus == 0)
+        let made = try FileManager.default.contentsOfDirectory(atPath: bench.directory + "/OUT2")
+        #expect(made.contains { $0.hasPrefix("short-") })
+    }
+
+    @Test("SIGTERM stops between clips, records where it stopped, exits 75; a rerun finishes")
+    func terminated() throws {
+        let bench = BatchBench()
+        let recipe = bench.directory + "/recipe.json"
+        try #"{"poster":{},"hover":{"length":3}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        try bench.writeManifest((0..<12).map { ("c\($0)", TestPaths.fixture("card.mp4")) })
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--recipe", recipe, "--jobs", "1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let results = bench.out + "/results.jsonl"
+        for _ in 0..<600 {
+            if ((try? String(contentsOfFile: results, encoding: .utf8))?.split(separator: "\n").count ?? 0) >= 1 || !process.isRunning { break }
+            usleep(10_000)
+        }
+        #expect(process.isRunning)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 75)
+        let lines = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n")
+        let summary = try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as! [String: Any]
+        #expect(summary["type"] as? String == "summary" && summary["stopped"] as? Bool == true)
+        #expect((summary["not_done"] as? Int ?? 0) > 0 && summary["stopped_before"] is String)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bench.out + "/.staging/all").isEmpty)
+        let rerun = try bench.batch(["--recipe", recipe])
+        #expect(rerun.status == 0)
+        #expect(try bench.records().count == 12)
+    }
+
+    @Test("Usage errors exit 64")
+    func usage() throws {
+        for arguments in [["batch"], ["batch", "m.jsonl"], ["batch", "m.jsonl", "-o", "x", "--shard", "3/3"],
+                          ["batch", "m.jsonl", "-o", "x", "--jobs", "0"], ["batch", "report"],
+                          ["batch", "report", "x", "--force"], ["batch", "a", "b", "-o", "x"]] {
+            let result = try Run.program(TestPaths.cliBinary, arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: "))
+        }
+    }
+
+    @Test("The library's results() sequence yields one record per clip")
+    func library() async throws {
+        let directory = TestPaths.temporaryDirectory()
+        let clips = [BatchClip(id: "a", input: TestPaths.fixture("short.mp4")), BatchClip(id: "b", input: TestPaths.fixture("dark.mp4"))]
+        var options = BatchOptions(outputDirectory: directory)
+        options.recipe = BatchRecipe(strip: .init())
+        options.jobs = 2
+        let runner = try BatchRunner(manifest: clips, options: options)
+        var ids: [String] = []
+        for await record in runner.results() {
+            #expect(record.status == .ok)
+            #expect(record.outputs.map(\.kind) == ["strip"])
+            ids.append(record.id)
+        }
+        #expect(ids.sorted() == ["a", "b"])
+        #expect(throws: PreviewLoopError.self) { try BatchRunner(manifest: clips, options: options) }   // the shard is locked while `runner` lives
+        _ = runner
+    }
+}
