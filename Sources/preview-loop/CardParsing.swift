@@ -56,6 +56,26 @@ extension CardOptions {
         case .directory: isLossy = false
         }
         quality = try arguments.quality(lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
+        budget = try arguments.budget()
+        let size = style.size
+        let encoderRefusal: String? = switch destination {
+        case .animation(let format): WorkBudget.encoderRefusal(size, webp: format == .webp)
+        case .still(let format): WorkBudget.encoderRefusal(size, webp: false, ownEncoder: format == .ppm)
+        case .directory: WorkBudget.encoderRefusal(size, webp: false)
+        }
+        try arguments.refuse(encoderRefusal.map { "A \(size) card cannot be written: \($0)" },
+                             option: arguments.values["aspect"] != nil ? "aspect" : "size")
+        var frames = 1.0
+        if case .still = destination {} else {
+            frames = Double(PreviewCard.frameCount(duration: CardTimeline(style: style).duration,
+                                                   framesPerSecond: framesPerSecond))
+            try arguments.refuse(budget.frameRefusal(frames, what: "A card of \(Format.fixed(CardTimeline(style: style).duration, 3)) s "
+                                                      + "at \(framesPerSecond) fps"), option: "max-frames")
+        }
+        // The poster, the video frame, the composited and encoded pictures; a GIF holds all its frames.
+        let gifFrames = destination == .animation(.gif) ? frames : 0
+        try arguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size),
+                                                  what: "A \(size) card"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }

@@ -54,6 +54,9 @@ enum CommandLineTool {
     static func reportingErrors(for input: String, _ body: () throws -> Int32) -> Int32 {
         do {
             return try body()
+        } catch let error as WorkLimitError {
+            Console.writeError(errorLine(for: error, input: input) + "\n")
+            return ExitStatus.usage
         } catch {
             Console.writeError(errorLine(for: error, input: input) + "\n")
             return ExitStatus.failure

@@ -40,6 +40,11 @@ extension ThumbOptions {
                                  "'--\(name)' sets the window of '--at auto'; it has no effect with an explicit '--at' time.")
             }
         }
+        budget = try arguments.budget()
+        try arguments.refuse(WorkBudget.encoderRefusal(size, webp: format == .webp, ownEncoder: format == .ppm)
+                                 .map { "A \(size) picture cannot be written: \($0)" }, option: "size")
+        // The scaled frame, the picture with its overlays, the encoder's copy.
+        try arguments.refuse(budget.memoryRefusal(4 * WorkBudget.rgba(size), what: "A \(size) thumbnail"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -66,6 +71,15 @@ extension StripOptions {
         length = try arguments.length(default: length)
         accuracy = try arguments.choice("accuracy", default: accuracy)
         contentMode = try arguments.choice("fit", default: contentMode)
+        budget = try arguments.budget()
+        let rows = (count + columns - 1) / columns
+        let sheet = Size(width: columns * size.width, height: rows * size.height)
+        try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm)
+                                 .map { "A strip of \(columns)x\(rows) tiles of \(size) is \(sheet) pixels and cannot be written: \($0)" },
+                             option: "size")
+        // The tiles, the sheet they are copied into, and the encoder's copy of it.
+        try arguments.refuse(budget.memoryRefusal(3 * Double(count) * WorkBudget.rgb(size),
+                                                  what: "A strip of \(count) tiles of \(size)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -98,6 +112,9 @@ extension LoopOptions {
             throw UsageError(.missingOption("capture-dir"), subcommand: .loop,
                              "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
         }
+        budget = try arguments.budget()
+        // Frames in flight between the decoder and the consumer, the scaler's and the writer's copies.
+        try arguments.refuse(budget.memoryRefusal(12 * WorkBudget.rgb(size), what: "A loop at \(size)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }

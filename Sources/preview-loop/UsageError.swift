@@ -26,6 +26,8 @@ struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         case unsupportedOutputFormat(String)
         /// Two options that cannot be used together, by long name.
         case conflictingOptions(String, String)
+        /// A request over a work or encoder limit (the option that sets it, or the size option).
+        case overLimit(String)
     }
 
     /// What is wrong.
