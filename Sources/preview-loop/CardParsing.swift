@@ -15,11 +15,11 @@ extension CardOptions {
         }
         let needsEvenSize = destination == .animation(.mp4)
         style.size = try arguments.size(default: style.size)
-        if let text = arguments.values["aspect"] {
+        if arguments.values["aspect"] != nil {
             let ratio = try arguments.typed("aspect", default: CardStyle.defaultAspectRatio,
-                                            expectation: "W:H or a number, for example 16:9, 4:3 or 1.5") { Self.aspectRatio(parsing: $0) }
-            if CardStyle.usableAspectRatio(ratio) != ratio {
-                note = "note: the aspect ratio '\(text)' is not finite and positive; using 16:9"
+                                            expectation: "W:H or a decimal number from 1:16 to 16:1 (0.0625 to 16), for example "
+                                                + "16:9, 4:3 or 1.5") { text in
+                Self.aspectRatio(parsing: text).flatMap { Self.aspectRange.contains($0) ? $0 : nil }
             }
             style.size = CardStyle.size(width: 480, aspectRatio: ratio, even: needsEvenSize)
         }
@@ -87,6 +87,9 @@ extension CardOptions {
         return .directory
     }
 
+    /// The aspect ratios `--aspect` accepts: 1:16 to 16:1 (at 480 wide, 480x7680 to 480x30).
+    static let aspectRange = 0.0625...16.0
+
     /// `16:9`, `4:3` or a plain number such as `1.5`, as width ÷ height; `nil` for text that is not one.
     /// Ratios that are numbers but not usable (`0:9`, `-1`, `16:0`, `nan`, `inf`) are returned as such,
     /// for ``CardStyle/usableAspectRatio(_:)`` to replace.
@@ -94,9 +97,9 @@ extension CardOptions {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         switch parts.count {
         case 1:
-            return Double(text)
+            return DecimalText.number(text)
         case 2:
-            guard let width = Double(parts[0]), let height = Double(parts[1]) else { return nil }
+            guard let width = DecimalText.number(parts[0]), let height = DecimalText.number(parts[1]) else { return nil }
             return width / height
         default:
             return nil
@@ -108,7 +111,7 @@ extension ScannedArguments {
     /// `--corner-radius`: pixels, 0 or more.
     func cornerRadius(default defaultValue: Double) throws(UsageError) -> Double {
         try typed("corner-radius", default: defaultValue, expectation: "a number of pixels, 0 or more") { text in
-            Double(text).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            DecimalText.number(text).flatMap { $0 >= 0 ? $0 : nil }
         }
     }
 

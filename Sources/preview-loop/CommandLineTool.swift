@@ -67,6 +67,7 @@ enum CommandLineTool {
     /// already starts with it.
     static func errorLine(for error: any Error, input: String) -> String {
         let description = Format.oneLine(String(describing: error))
-        return description.hasPrefix(input) ? "Error: \(description)" : "Error: \(input): \(description)"
+        let name = Format.oneLine(input)
+        return description.hasPrefix(name) ? "Error: \(description)" : "Error: \(name): \(description)"
     }
 }

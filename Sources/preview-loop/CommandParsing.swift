@@ -201,7 +201,7 @@ extension ScannedArguments {
     /// `--timeout`, seconds above 0 and at most a day.
     func timeout() throws(UsageError) -> Double {
         try typed("timeout", default: 30, expectation: "a number of seconds above 0 and at most 86400") { text in
-            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
+            DecimalText.number(text).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil }
         }
     }
 

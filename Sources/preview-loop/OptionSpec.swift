@@ -258,8 +258,8 @@ extension Subcommand {
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
                         abstract: "The card's size in pixels; even for .mp4. Not with --aspect.", defaultValue: "480x270"),
              OptionSpec(name: "aspect", valueName: "W:H",
-                        abstract: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5); a ratio that is not "
-                            + "finite and positive falls back to 16:9 with a note. Not with --size."),
+                        abstract: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5), from 1:16 to 16:1. "
+                            + "Not with --size."),
              .cornerRadius(default: "22"),
              OptionSpec(name: "reveal", valueName: "reveal",
                         abstract: "circle (a disc grows from the centre to the frame's diagonal in 0.6 s, eased) or "

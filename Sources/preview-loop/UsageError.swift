@@ -52,7 +52,7 @@ struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         let usage = subcommand.map(HelpText.usagePieces(for:)) ?? [HelpText.rootUsage]
         let helpCommand = subcommand.map { "\(HelpText.toolName) \($0.rawValue) --help" } ?? "\(HelpText.toolName) --help"
         return """
-            Error: \(message)
+            Error: \(Format.oneLine(message))
             \(HelpText.wrap(usage, prefix: "Usage: "))
             See '\(helpCommand)'.
             """
