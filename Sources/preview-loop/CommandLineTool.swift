@@ -66,8 +66,11 @@ enum CommandLineTool {
     /// `Error: <input>: <description>` on one line; the input is not repeated when the description
     /// already starts with it.
     static func errorLine(for error: any Error, input: String) -> String {
-        let description = Format.oneLine(String(describing: error))
-        let name = Format.oneLine(input)
-        return description.hasPrefix(name) ? "Error: \(description)" : "Error: \(name): \(description)"
+        let raw = String(describing: error)
+        let description = Format.oneLine(raw)
+        // Errors may name the input with its line breaks already turned into spaces.
+        let spaced = String(input.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        let namesInput = raw.hasPrefix(input) || raw.hasPrefix(spaced)
+        return namesInput ? "Error: \(description)" : "Error: \(Format.oneLine(input)): \(description)"
     }
 }
