@@ -74,7 +74,7 @@ extension StripOptions {
         budget = try arguments.budget()
         let rows = (count + columns - 1) / columns
         let sheet = Size(width: columns * size.width, height: rows * size.height)
-        try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm)
+        try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm, jpeg: format == .jpeg)
                                  .map { "A strip of \(columns)x\(rows) tiles of \(size) is \(sheet) pixels and cannot be written: \($0)" },
                              option: "size")
         // The tiles, the sheet they are copied into, and the encoder's copy of it.

@@ -63,10 +63,14 @@ extension OptionSpec {
     /// `-s, --size <WxH>` with the subcommand's default.
     static func size(default size: Size, tile: Bool = false) -> OptionSpec {
         OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                   abstract: tile ? "The size of each tile in pixels, 1 to 16384 a side."
-                       : "The output size in pixels, 1 to 16384 a side.",
+                   abstract: (tile ? "The size of each tile in pixels, 1 to 16384 a side."
+                       : "The output size in pixels, 1 to 16384 a side.") + " \(encoderLimits)",
                    defaultValue: size.description)
     }
+
+    /// What the encoders take, for the help of size options.
+    static let encoderLimits = "Encoders limit the written picture (a strip or sheet as tiled): (W+128)x(H+128) "
+        + "below 268435456 (about 16250x16250; not for .ppm), JPEG at most 65535 and WebP at most 16383 a side."
 
     /// `--fit <mode>`.
     static let fit = OptionSpec(
@@ -216,7 +220,7 @@ extension Subcommand {
                         defaultValue: "3"),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
                         abstract: "The picture size in pixels, 1 to 16384 a side; even for .mp4 (H.264 4:2:0), "
-                            + "an odd size is a usage error.",
+                            + "an odd size is a usage error. \(OptionSpec.encoderLimits)",
                         defaultValue: "480x270"),
              OptionSpec(name: "fps", valueName: "n",
                         abstract: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
@@ -256,7 +260,8 @@ extension Subcommand {
                             + "created if missing. Files are written whole or not at all.",
                         isRequired: true),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                        abstract: "The card's size in pixels; even for .mp4. Not with --aspect.", defaultValue: "480x270"),
+                        abstract: "The card's size in pixels; even for .mp4. Not with --aspect. \(OptionSpec.encoderLimits)",
+                        defaultValue: "480x270"),
              OptionSpec(name: "aspect", valueName: "W:H",
                         abstract: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5), from 1:16 to 16:1. "
                             + "Not with --size."),

@@ -27,9 +27,12 @@ struct WorkBudget: Equatable, Sendable {
     static let ffmpegAreaLimit = 268_435_456.0
 
     /// Why an encoder cannot take a picture of `size` (`nil` when it can); `format` names the encoder.
-    static func encoderRefusal(_ size: Size, webp: Bool, ownEncoder: Bool = false) -> String? {
+    static func encoderRefusal(_ size: Size, webp: Bool, ownEncoder: Bool = false, jpeg: Bool = false) -> String? {
         if webp && (size.width > 16383 || size.height > 16383) {
             return "WebP pictures are at most 16383 pixels a side"
+        }
+        if jpeg && (size.width > 65535 || size.height > 65535) {
+            return "JPEG pictures are at most 65535 pixels a side"
         }
         if !ownEncoder && (Double(size.width) + 128) * (Double(size.height) + 128) >= ffmpegAreaLimit {
             return "FFmpeg's encoders take pictures with (width+128)×(height+128) below 268435456 (about 16250x16250)"
