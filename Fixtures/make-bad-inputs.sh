@@ -174,7 +174,7 @@ rm -f cover.png
 "${FF[@]}" -i small.mp4 -c copy -frames:v 1 -output_ts_offset 1000000000 one-at-1e9.mkv
 "${FF[@]}" -i small.mp4 -c copy -frames:v 3 -output_ts_offset 1000 three-at-1000.mkv
 # Two frames 1,000,000 s apart.
-"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=1:duration=2 -vf setpts=PTS*1000000 "${X264[@]}" gap-1e6.mkv
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=1:duration=2 -vf 'setpts=PTS*1000000' "${X264[@]}" gap-1e6.mkv
 # An hour of 16x16 at 1 fps (about 60 KB): a long clip for the work budget.
 "${FF[@]}" -f lavfi -i color=c=gray:size=16x16:rate=1:duration=3600 -c:v libx264 -threads 1 -preset ultrafast -g 600 long-1h.mkv
 

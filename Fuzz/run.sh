@@ -31,7 +31,7 @@ SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
          $(find Sources/preview-loop -name '*.swift' ! -name main.swift | sort))
 if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" Sources/CFFmpeg -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name PreviewLoop -package-name main \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -module-name PreviewLoop -package-name main \
       -I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil) \
       "${SOURCES[@]}" -o "$BINARY"
 fi
@@ -103,7 +103,7 @@ FT=(ffmpeg -hide_banner -nostdin -loglevel error -y)
 "${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -output_ts_offset 1000000000000 "$TSEEDS/far-1e12.mkv"
 "${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -frames:v 1 -output_ts_offset 1000000000 "$TSEEDS/one-at-1e9.mkv"
 "${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -frames:v 3 -output_ts_offset 1000 "$TSEEDS/three-at-1000.mkv"
-"${FT[@]}" -f lavfi -i testsrc2=size=64x48:rate=1:duration=2 -vf setpts=PTS*1000000 -c:v libx264 -preset ultrafast "$TSEEDS/gap-1e6.mkv"
+"${FT[@]}" -f lavfi -i testsrc2=size=64x48:rate=1:duration=2 -vf 'setpts=PTS*1000000' -c:v libx264 -preset ultrafast "$TSEEDS/gap-1e6.mkv"
 "${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -output_ts_offset 1000 -f mpegts "$TSEEDS/late.ts"
 
 # --- Seeds of the cli target: argument lists, NUL-separated -----------------------------------------
