@@ -164,4 +164,18 @@ rm -f part-a.ts parts.txt
   -disposition:v attached_pic cover-art.mp3
 rm -f cover.png
 
+# --- Hostile timing (issue 11): the far/gap family -----------------------------------------------
+# small.mp4: 5 s of 320x180 at 25 fps, the clip the timing files are cut from.
+"${FF[@]}" $(src 320x180 5) "${X264[@]}" small.mp4
+# The whole clip 1e12 s and 1e9 s from zero (Matroska then declares durations of 1e12 + 5 s).
+"${FF[@]}" -i small.mp4 -c copy -output_ts_offset 1000000000000 far-1e12.mkv
+"${FF[@]}" -i small.mp4 -c copy -output_ts_offset 1000000000 far-1e9.mkv
+# One frame at 1e9 s; three frames at 1000 s (the container gives no start for either).
+"${FF[@]}" -i small.mp4 -c copy -frames:v 1 -output_ts_offset 1000000000 one-at-1e9.mkv
+"${FF[@]}" -i small.mp4 -c copy -frames:v 3 -output_ts_offset 1000 three-at-1000.mkv
+# Two frames 1,000,000 s apart.
+"${FF[@]}" -f lavfi -i testsrc2=size=320x180:rate=1:duration=2 -vf 'setpts=PTS*1000000' "${X264[@]}" gap-1e6.mkv
+# An hour of 16x16 at 1 fps (about 60 KB): a long clip for the work budget.
+"${FF[@]}" -f lavfi -i color=c=gray:size=16x16:rate=1:duration=3600 -c:v libx264 -threads 1 -preset ultrafast -g 600 long-1h.mkv
+
 touch .complete

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target (Fuzz/FuzzEntry.swift compiled with the library's sources, with
-# -sanitize=fuzzer,address), replays every saved reproducer in Fuzz/crashes/, then fuzzes for SECONDS
-# from a seed corpus made at run time: the small fixtures plus tiny clips in other containers and
-# codecs, made with the ffmpeg CLI (no media is committed for this).
+# Builds the libFuzzer binary (Fuzz/FuzzEntry.swift compiled with the library's and the CLI's sources,
+# with -sanitize=fuzzer,address), replays every saved reproducer in Fuzz/crashes/, then fuzzes three
+# targets for SECONDS in all: `media` half of it (seeds: the small fixtures plus tiny clips in other
+# containers and codecs), `timing` a quarter (seeds: the far/gap family of crafted timestamps) and `cli`
+# a quarter (seeds: argument lists). Seeds are made at run time with the ffmpeg CLI (no media is
+# committed for this). Reproducers named timing-* and cli-* replay through their own target.
 #
 # Usage: Fuzz/run.sh [SECONDS]          (any cwd; default 60; `make fuzz SECONDS=N`)
 #        Fuzz/run.sh --replay-only       (build and replay Fuzz/crashes/ and the corpus; `make fuzz-ci`)
@@ -24,10 +26,12 @@ BINARY="$OUT/preview-loop-fuzz"
 mkdir -p "$OUT/corpus" "$OUT/artifacts"
 
 # --- Build (again only when a source changed) ---------------------------------------------------
-SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort))
+# The CLI's sources without its main.swift: the `cli` target calls its pure parser.
+SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
+         $(find Sources/preview-loop -name '*.swift' ! -name main.swift | sort))
 if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" Sources/CFFmpeg Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name PreviewLoop -package-name main \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -module-name PreviewLoop -package-name main \
       -I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil) \
       -I Sources/CFreeType $(pkg-config --cflags-only-I freetype2) \
       "${SOURCES[@]}" -o "$BINARY"
@@ -41,7 +45,12 @@ failed=0
 for reproducer in Fuzz/crashes/*; do
   [ -f "$reproducer" ] || continue
   case "$reproducer" in *.md) continue ;; esac
-  if "$BINARY" "${FLAGS[@]}" "$reproducer" > "$OUT/replay.log" 2>&1; then
+  case "$(basename "$reproducer")" in
+    timing-*) target=timing ;;
+    cli-*) target=cli ;;
+    *) target=media ;;
+  esac
+  if PREVIEW_LOOP_FUZZ_TARGET=$target "$BINARY" "${FLAGS[@]}" "$reproducer" > "$OUT/replay.log" 2>&1; then
     echo "fuzz: replay $reproducer: ok"
   else
     echo "fuzz: replay $reproducer: STILL FAILS"
@@ -51,9 +60,12 @@ for reproducer in Fuzz/crashes/*; do
 done
 
 if [ "$MODE" = "--replay-only" ]; then
-  if ls "$OUT"/corpus/* > /dev/null 2>&1; then
-    "$BINARY" "${FLAGS[@]}" -runs=0 "$OUT/corpus" 2>&1 | grep -E "INITED|DONE|ERROR" || failed=1
-  fi
+  for target in media timing cli; do
+    corpus="$OUT/corpus"; [ "$target" = media ] || corpus="$OUT/corpus-$target"
+    if ls "$corpus"/* > /dev/null 2>&1; then
+      PREVIEW_LOOP_FUZZ_TARGET=$target "$BINARY" "${FLAGS[@]}" -runs=0 "$corpus" 2>&1 | grep -E "INITED|DONE|ERROR" || failed=1
+    fi
+  done
   exit "$failed"
 fi
 [ "$failed" = 0 ] || { echo "fuzz: fix the reproducers above first" >&2; exit 1; }
@@ -84,14 +96,46 @@ FF=(ffmpeg -hide_banner -nostdin -loglevel error -y -f lavfi -i testsrc2=size=64
 "${FF[@]}" -frames:v 1 "$SEEDS/tiny.jpg"
 "${FF[@]}" -c:v png -pix_fmt rgba "$SEEDS/tiny-alpha.mov"
 
-# --- Fuzz ------------------------------------------------------------------------------------------
-echo "fuzz: $MODE s from $(ls "$SEEDS" | wc -l) seeds and $(ls "$OUT/corpus" | wc -l) corpus inputs"
-status=0
-"$BINARY" "${FLAGS[@]}" -max_total_time="$MODE" -print_final_stats=1 "$OUT/corpus" "$SEEDS" > "$OUT/fuzz.log" 2>&1 || status=$?
-grep -E "^#[0-9]+.*(INITED|DONE)|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)" "$OUT/fuzz.log" || true
-if [ "$status" != 0 ]; then
-  echo "fuzz: FOUND A PROBLEM (libFuzzer exit $status):"
-  grep -E "ERROR|Fatal error|SUMMARY|Test unit written|^    #[0-9]+ " "$OUT/fuzz.log" | head -30
-  exit 1
-fi
-echo "fuzz: no crash, hang or leak in $MODE s"
+# --- Seeds of the timing target: the far/gap family, tiny ------------------------------------------
+TSEEDS="$OUT/seeds-timing"
+rm -rf "$TSEEDS" && mkdir -p "$TSEEDS" "$OUT/corpus-timing" "$OUT/corpus-cli"
+FT=(ffmpeg -hide_banner -nostdin -loglevel error -y)
+"${FF[@]}" -c:v libx264 -preset ultrafast -g 2 "$TSEEDS/base.mkv"
+"${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -output_ts_offset 1000000000000 "$TSEEDS/far-1e12.mkv"
+"${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -frames:v 1 -output_ts_offset 1000000000 "$TSEEDS/one-at-1e9.mkv"
+"${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -frames:v 3 -output_ts_offset 1000 "$TSEEDS/three-at-1000.mkv"
+"${FT[@]}" -f lavfi -i testsrc2=size=64x48:rate=1:duration=2 -vf 'setpts=PTS*1000000' -c:v libx264 -preset ultrafast "$TSEEDS/gap-1e6.mkv"
+"${FT[@]}" -i "$TSEEDS/base.mkv" -c copy -output_ts_offset 1000 -f mpegts "$TSEEDS/late.ts"
+
+# --- Seeds of the cli target: argument lists, NUL-separated -----------------------------------------
+CSEEDS="$OUT/seeds-cli"
+rm -rf "$CSEEDS" && mkdir -p "$CSEEDS"
+seed() { local name="$1"; shift; printf '%s\0' "$@" | head -c -1 > "$CSEEDS/$name"; }
+seed thumb thumb clip.mp4 -o a.png --size 16384x16384 --at 1.5 --corner-radius 3 --timeout 0x10
+seed strip strip clip.mp4 -o s.jpg --count 1000 --columns 1 --size 2000x2000 --start 10% --length 00:01.5
+seed render render clip.mp4 -o r.gif --length 1000000000 --fps 120 --max-memory 16 --quality 5
+seed sprites sprites clip.mp4 -o sp --every 0.000000001 --grid 100x100 --size 16x9 --max-frames 7
+seed card card clip.mp4 -o c.gif --aspect 0.0000000001 --play-length 1e9 --poster-hold 1:00 --fps 30
+seed loop loop clip.mp4 --capture-at 1,2.5,00:10 --record 2-5 --capture-dir d --loops 0 --size 8x8
+
+# --- Fuzz: media half the time, timing and cli a quarter each ---------------------------------------
+fuzz_target() {
+  local target="$1" seconds="$2" corpus="$3" seeds="$4" status=0
+  echo "fuzz[$target]: $seconds s from $(ls "$seeds" | wc -l) seeds and $(ls "$corpus" | wc -l) corpus inputs"
+  PREVIEW_LOOP_FUZZ_TARGET=$target "$BINARY" "${FLAGS[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+      "$corpus" "$seeds" > "$OUT/fuzz-$target.log" 2>&1 || status=$?
+  grep -E "^#[0-9]+.*(INITED|DONE)|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)" \
+      "$OUT/fuzz-$target.log" || true
+  if [ "$status" != 0 ]; then
+    echo "fuzz[$target]: FOUND A PROBLEM (libFuzzer exit $status):"
+    grep -E "ERROR|Fatal error|SUMMARY|Test unit written|^    #[0-9]+ " "$OUT/fuzz-$target.log" | head -30
+    return 1
+  fi
+}
+QUARTER=$(( MODE / 4 > 0 ? MODE / 4 : 1 ))
+failed=0
+fuzz_target media $(( MODE - 2 * QUARTER > 0 ? MODE - 2 * QUARTER : 1 )) "$OUT/corpus" "$SEEDS" || failed=1
+fuzz_target timing "$QUARTER" "$OUT/corpus-timing" "$TSEEDS" || failed=1
+fuzz_target cli "$QUARTER" "$OUT/corpus-cli" "$CSEEDS" || failed=1
+[ "$failed" = 0 ] || exit 1
+echo "fuzz: no crash, hang or leak in $MODE s (media, timing, cli)"

@@ -33,7 +33,8 @@ struct CardCommand {
             Console.writeOutput("wrote \(options.output) (\(options.style.size), card at \(Format.fixed(still.time, 3)) s: "
                 + "\(Self.describe(still.phase)); \(posterNote))\n")
         case .animation, .directory:
-            let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality)
+            let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality,
+                                          maxFrames: options.budget.maxFrames)
             let kind = summary.format.map(\.rawValue) ?? "PNG frames"
             Console.writeOutput("wrote \(options.output) (\(kind), \(summary.size), \(summary.frameCount) frames at "
                 + "\(summary.framesPerSecond) fps = \(Format.fixed(summary.duration, 3)) s; \(posterNote))\n")

@@ -15,11 +15,11 @@ extension CardOptions {
         }
         let needsEvenSize = destination == .animation(.mp4)
         style.size = try arguments.size(default: style.size)
-        if let text = arguments.values["aspect"] {
+        if arguments.values["aspect"] != nil {
             let ratio = try arguments.typed("aspect", default: CardStyle.defaultAspectRatio,
-                                            expectation: "W:H or a number, for example 16:9, 4:3 or 1.5") { Self.aspectRatio(parsing: $0) }
-            if CardStyle.usableAspectRatio(ratio) != ratio {
-                note = "note: the aspect ratio '\(text)' is not finite and positive; using 16:9"
+                                            expectation: "W:H or a decimal number from 1:16 to 16:1 (0.0625 to 16), for example "
+                                                + "16:9, 4:3 or 1.5") { text in
+                Self.aspectRatio(parsing: text).flatMap { Self.aspectRange.contains($0) ? $0 : nil }
             }
             style.size = CardStyle.size(width: 480, aspectRatio: ratio, even: needsEvenSize)
         }
@@ -56,6 +56,26 @@ extension CardOptions {
         case .directory: isLossy = false
         }
         quality = try arguments.quality(lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
+        budget = try arguments.budget()
+        let size = style.size
+        let encoderRefusal: String? = switch destination {
+        case .animation(let format): WorkBudget.encoderRefusal(size, webp: format == .webp)
+        case .still(let format): WorkBudget.encoderRefusal(size, webp: false, ownEncoder: format == .ppm)
+        case .directory: WorkBudget.encoderRefusal(size, webp: false)
+        }
+        try arguments.refuse(encoderRefusal.map { "A \(size) card cannot be written: \($0)" },
+                             option: arguments.values["aspect"] != nil ? "aspect" : "size")
+        var frames = 1.0
+        if case .still = destination {} else {
+            frames = Double(PreviewCard.frameCount(duration: CardTimeline(style: style).duration,
+                                                   framesPerSecond: framesPerSecond))
+            try arguments.refuse(budget.frameRefusal(frames, what: "A card of \(Format.fixed(CardTimeline(style: style).duration, 3)) s "
+                                                      + "at \(framesPerSecond) fps"), option: "max-frames")
+        }
+        // The poster, the video frame, the composited and encoded pictures; a GIF holds all its frames.
+        let gifFrames = destination == .animation(.gif) ? frames : 0
+        try arguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size),
+                                                  what: "A \(size) card"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -67,6 +87,9 @@ extension CardOptions {
         return .directory
     }
 
+    /// The aspect ratios `--aspect` accepts: 1:16 to 16:1 (at 480 wide, 480x7680 to 480x30).
+    static let aspectRange = 0.0625...16.0
+
     /// `16:9`, `4:3` or a plain number such as `1.5`, as width ÷ height; `nil` for text that is not one.
     /// Ratios that are numbers but not usable (`0:9`, `-1`, `16:0`, `nan`, `inf`) are returned as such,
     /// for ``CardStyle/usableAspectRatio(_:)`` to replace.
@@ -74,9 +97,9 @@ extension CardOptions {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         switch parts.count {
         case 1:
-            return Double(text)
+            return DecimalText.number(text)
         case 2:
-            guard let width = Double(parts[0]), let height = Double(parts[1]) else { return nil }
+            guard let width = DecimalText.number(parts[0]), let height = DecimalText.number(parts[1]) else { return nil }
             return width / height
         default:
             return nil
@@ -88,7 +111,7 @@ extension ScannedArguments {
     /// `--corner-radius`: pixels, 0 or more.
     func cornerRadius(default defaultValue: Double) throws(UsageError) -> Double {
         try typed("corner-radius", default: defaultValue, expectation: "a number of pixels, 0 or more") { text in
-            Double(text).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            DecimalText.number(text).flatMap { $0 >= 0 ? $0 : nil }
         }
     }
 

@@ -58,6 +58,9 @@ enum CommandLineTool {
     static func reportingErrors(for input: String, _ body: () throws -> Int32) -> Int32 {
         do {
             return try body()
+        } catch let error as WorkLimitError {
+            Console.writeError(errorLine(for: error, input: input) + "\n")
+            return ExitStatus.usage
         } catch {
             Console.writeError(errorLine(for: error, input: input) + "\n")
             return ExitStatus.failure
@@ -67,7 +70,11 @@ enum CommandLineTool {
     /// `Error: <input>: <description>` on one line; the input is not repeated when the description
     /// already starts with it.
     static func errorLine(for error: any Error, input: String) -> String {
-        let description = Format.oneLine(String(describing: error))
-        return description.hasPrefix(input) ? "Error: \(description)" : "Error: \(input): \(description)"
+        let raw = String(describing: error)
+        let description = Format.oneLine(raw)
+        // Errors may name the input with its line breaks already turned into spaces.
+        let spaced = String(input.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        let namesInput = raw.hasPrefix(input) || raw.hasPrefix(spaced)
+        return namesInput ? "Error: \(description)" : "Error: \(Format.oneLine(input)): \(description)"
     }
 }

@@ -40,6 +40,11 @@ extension ThumbOptions {
                                  "'--\(name)' sets the window of '--at auto'; it has no effect with an explicit '--at' time.")
             }
         }
+        budget = try arguments.budget()
+        try arguments.refuse(WorkBudget.encoderRefusal(size, webp: format == .webp, ownEncoder: format == .ppm)
+                                 .map { "A \(size) picture cannot be written: \($0)" }, option: "size")
+        // The scaled frame, the picture with its overlays, the encoder's copy.
+        try arguments.refuse(budget.memoryRefusal(4 * WorkBudget.rgba(size), what: "A \(size) thumbnail"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -68,12 +73,15 @@ extension StripOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         gap = try arguments.integer("gap", default: gap, in: 0...256)
         showsTimestamps = arguments.flags.contains("timestamps")
+        budget = try arguments.budget()
         let rows = (count + columns - 1) / columns
-        if gap > 0 && (columns * size.width + (columns - 1) * gap > 16384 || rows * size.height + (rows - 1) * gap > 16384) {
-            throw UsageError(.conflictingOptions("gap", "size"), subcommand: .strip,
-                             "\(count) tiles of \(size) in \(columns) columns with --gap \(gap) make an image over 16384 "
-                                 + "pixels a side; use fewer tiles, smaller tiles or a smaller gap.")
-        }
+        let sheet = Size(width: columns * size.width + (columns - 1) * gap, height: rows * size.height + (rows - 1) * gap)
+        try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm, jpeg: format == .jpeg)
+                                 .map { "A strip of \(columns)x\(rows) tiles of \(size)\(gap > 0 ? " with --gap \(gap)" : "") is \(sheet) pixels and cannot be written: \($0)" },
+                             option: "size")
+        // The tiles, the sheet they are copied into, and the encoder's copy of it.
+        try arguments.refuse(budget.memoryRefusal(3 * Double(count) * WorkBudget.rgb(size),
+                                                  what: "A strip of \(count) tiles of \(size)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -106,6 +114,9 @@ extension LoopOptions {
             throw UsageError(.missingOption("capture-dir"), subcommand: .loop,
                              "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
         }
+        budget = try arguments.budget()
+        // Frames in flight between the decoder and the consumer, the scaler's and the writer's copies.
+        try arguments.refuse(budget.memoryRefusal(12 * WorkBudget.rgb(size), what: "A loop at \(size)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -192,7 +203,7 @@ extension ScannedArguments {
     /// `--timeout`, seconds above 0 and at most a day.
     func timeout() throws(UsageError) -> Double {
         try typed("timeout", default: 30, expectation: "a number of seconds above 0 and at most 86400") { text in
-            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
+            DecimalText.number(text).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil }
         }
     }
 

@@ -110,6 +110,8 @@ struct ThumbOptions: Equatable, Sendable {
     /// The colour outside rounded corners (`--background`); `nil`: transparent in PNG and WebP, white
     /// elsewhere.
     var background: RGBAColor?
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
@@ -165,6 +167,8 @@ struct StripOptions: Equatable, Sendable {
     var gap = 0
     /// Whether each tile shows its frame's time (`--timestamps`).
     var showsTimestamps = false
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
@@ -205,6 +209,8 @@ struct LoopOptions: Equatable, Sendable {
     var recordSpan: Range<Double>?
     /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
     var captureDirectory: String?
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
@@ -231,6 +237,8 @@ struct RenderOptions: Equatable, Sendable {
     var quality: Int?
     /// How the picture fills the size (`--fit`).
     var contentMode: ContentMode = .aspectFill
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
@@ -270,6 +278,8 @@ struct SpritesOptions: Equatable, Sendable {
     var quality: Int?
     /// How each picture fills its tile (`--fit`).
     var contentMode: ContentMode = .aspectFill
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening and for each read (`--timeout`).
@@ -309,6 +319,8 @@ struct CardOptions: Equatable, Sendable {
     var stillTime = 0.0
     /// Quality 0–100 (`-q`, `--quality`) for lossy outputs; `nil` for the default.
     var quality: Int?
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).

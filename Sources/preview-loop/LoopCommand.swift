@@ -26,9 +26,10 @@ struct LoopCommand {
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
         let captureDirectory = options.captureDirectory ?? options.framesDirectory
+        var createdCaptureDirectory: String?
         if let captureDirectory, captureDirectory != options.framesDirectory,
            !options.captureTimes.isEmpty || options.recordSpan != nil {
-            _ = try Self.createDirectory(captureDirectory)
+            createdCaptureDirectory = try Self.createDirectory(captureDirectory)
         }
         let log: TimingLog?
         do {
@@ -85,6 +86,26 @@ struct LoopCommand {
             abandon()
             Console.writeError("loop: interrupted before the first frame\n")
             return ExitStatus.interrupted(by: signal)
+        }
+        // Captures and recordings the loop never reached are reported, not passed over in silence.
+        let outcome = recorder.shutterOutcome
+        var missed: [String] = []
+        if !outcome.missedCaptures.isEmpty {
+            missed.append("--capture-at \(outcome.missedCaptures.map { Format.fixed($0, 3) }.joined(separator: ", ")) s")
+        }
+        if let span = options.recordSpan, outcome.recorded == 0 {
+            missed.append("--record \(Format.fixed(span.lowerBound, 3))-\(Format.fixed(span.upperBound, 3)) s")
+        }
+        if !missed.isEmpty {
+            let reason = "not captured: \(missed.joined(separator: " and ")); the loop presented frames for "
+                + "\(Format.fixed(Format.seconds(elapsed), 3)) s of wall time"
+                + (options.isRealtime ? "" : " (without --realtime frames are decoded as fast as possible)")
+            if signal == nil {
+                abandon()
+                if let createdCaptureDirectory { rmdir(createdCaptureDirectory) }
+                throw PreviewLoopError(.invalidArgument, reason)
+            }
+            Console.writeError("loop: \(reason)\n")
         }
         try recorder.commitLog()
         Console.writeError(Self.summary(frames: counts.frames, passes: counts.passes, elapsed: elapsed,

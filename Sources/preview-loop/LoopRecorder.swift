@@ -22,6 +22,8 @@ final class LoopRecorder: Sendable {
         var pendingCaptures: [Double] = []
         /// Stills written so far.
         var captureCount = 0
+        /// Recorded frames written so far.
+        var recordCount = 0
     }
 
     /// What `--capture-at` and `--record` ask for: stills at wall times, and every frame of a
@@ -73,6 +75,7 @@ final class LoopRecorder: Sendable {
                     if let span = shutter.recordSpan, span.contains(wall) {
                         let name = "record-" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1)
                         try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: directory + "/" + name)
+                        state.recordCount += 1
                     }
                 }
             } catch {
@@ -99,6 +102,11 @@ final class LoopRecorder: Sendable {
     /// The frames recorded, and the passes they came from.
     var counts: (frames: Int, passes: Int) {
         state.withLock { ($0.frameCount, $0.passCount) }
+    }
+
+    /// The `--capture-at` times no frame reached, and how many frames `--record` wrote.
+    var shutterOutcome: (missedCaptures: [Double], recorded: Int) {
+        state.withLock { ($0.pendingCaptures, $0.recordCount) }
     }
 
     /// Finishes the log: renamed into place (or already on standard output).

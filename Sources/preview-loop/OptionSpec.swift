@@ -63,10 +63,14 @@ extension OptionSpec {
     /// `-s, --size <WxH>` with the subcommand's default.
     static func size(default size: Size, tile: Bool = false) -> OptionSpec {
         OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                   abstract: tile ? "The size of each tile in pixels, 1 to 16384 a side."
-                       : "The output size in pixels, 1 to 16384 a side.",
+                   abstract: (tile ? "The size of each tile in pixels, 1 to 16384 a side."
+                       : "The output size in pixels, 1 to 16384 a side.") + " \(encoderLimits)",
                    defaultValue: size.description)
     }
+
+    /// What the encoders take, for the help of size options.
+    static let encoderLimits = "Encoders limit the written picture (a strip or sheet as tiled): (W+128)x(H+128) "
+        + "below 268435456 (about 16250x16250; not for .ppm), JPEG at most 65535 and WebP at most 16383 a side."
 
     /// `--fit <mode>`.
     static let fit = OptionSpec(
@@ -153,7 +157,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .threads, .timeout(wholeJob: true), .help]
+             .maxMemory, .threads, .timeout(wholeJob: true), .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -180,7 +184,7 @@ extension Subcommand {
              OptionSpec(name: "timestamps",
                         abstract: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
                             + "bottom-right corner, as 'sheet' does."),
-             .threads, .timeout(wholeJob: true), .help]
+             .maxMemory, .threads, .timeout(wholeJob: true), .help]
         case .sheet:
             [.output,
              OptionSpec(name: "grid", valueName: "CxR",
@@ -246,7 +250,7 @@ extension Subcommand {
              OptionSpec(name: "capture-dir", valueName: "dir",
                         abstract: "Where --capture-at and --record write (default: the --frames directory); "
                             + "created if missing."),
-             .threads, .timeout(wholeJob: false), .help]
+             .maxMemory, .threads, .timeout(wholeJob: false), .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
                         abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
@@ -260,7 +264,7 @@ extension Subcommand {
                         defaultValue: "3"),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
                         abstract: "The picture size in pixels, 1 to 16384 a side; even for .mp4 (H.264 4:2:0), "
-                            + "an odd size is a usage error.",
+                            + "an odd size is a usage error. \(OptionSpec.encoderLimits)",
                         defaultValue: "480x270"),
              OptionSpec(name: "fps", valueName: "n",
                         abstract: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
@@ -269,7 +273,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit, .maxMemory, .maxFrames, .threads, .timeout(wholeJob: true), .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt; created if "
@@ -291,7 +295,7 @@ extension Subcommand {
                         defaultValue: SeekAccuracy.auto.rawValue),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
-             .fit, .threads, .timeout(wholeJob: false), .help]
+             .fit, .maxMemory, .maxFrames, .threads, .timeout(wholeJob: false), .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
                         abstract: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
@@ -300,10 +304,11 @@ extension Subcommand {
                             + "created if missing. Files are written whole or not at all.",
                         isRequired: true),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                        abstract: "The card's size in pixels; even for .mp4. Not with --aspect.", defaultValue: "480x270"),
+                        abstract: "The card's size in pixels; even for .mp4. Not with --aspect. \(OptionSpec.encoderLimits)",
+                        defaultValue: "480x270"),
              OptionSpec(name: "aspect", valueName: "W:H",
-                        abstract: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5); a ratio that is not "
-                            + "finite and positive falls back to 16:9 with a note. Not with --size."),
+                        abstract: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5), from 1:16 to 16:1. "
+                            + "Not with --size."),
              .cornerRadius(default: "22"),
              OptionSpec(name: "reveal", valueName: "reveal",
                         abstract: "circle (a disc grows from the centre to the frame's diagonal in 0.6 s, eased) or "
@@ -335,7 +340,7 @@ extension Subcommand {
                         defaultValue: "0"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
-             .threads, .timeout(wholeJob: true), .help]
+             .maxMemory, .maxFrames, .threads, .timeout(wholeJob: true), .help]
         case .batch:
             OptionSpec.batchOptions
         }

@@ -21,8 +21,18 @@ struct RenderCommand {
         let loop = try PreviewLoop(source: source, configuration: .init(
             size: options.size, contentMode: options.contentMode, windowStart: .seconds(start),
             windowLength: .seconds(length), threads: options.threads, sourceOptions: limits))
+        // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
+        let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
+        let frames = (windowLength * Double(options.framesPerSecond)).rounded(.up)
+        let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
+        if let refusal = options.budget.frameRefusal(frames, what: what)
+            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: options.size, format: options.format),
+                                            what: what + " of \(options.size) \(options.format.rawValue)") {
+            throw WorkLimitError(message: refusal)
+        }
         let summary = try loop.render(to: options.output, format: options.format,
-                                      framesPerSecond: options.framesPerSecond, quality: options.quality)
+                                      framesPerSecond: options.framesPerSecond, quality: options.quality,
+                                      maxFrames: options.budget.maxFrames)
         var status = stat()
         let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
         Console.writeOutput("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "

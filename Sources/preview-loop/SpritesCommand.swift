@@ -16,6 +16,13 @@ struct SpritesCommand {
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
+        // Before decoding (and before the directory is made): how many thumbnails the clip makes.
+        if let duration = sampler.info.duration, duration > 0,
+           let refusal = options.budget.frameRefusal(ThumbnailTrack.thumbnailCount(duration: duration, every: options.every),
+                                                     what: "One thumbnail every \(options.every < 0.001 ? "\(options.every)" : Format.fixed(options.every, 3)) s of "
+                                                         + "\(Format.fixed(duration, 3)) s") {
+            throw WorkLimitError(message: refusal)
+        }
         let directory = options.outputDirectory.hasSuffix("/") && options.outputDirectory.count > 1
             ? String(options.outputDirectory.dropLast()) : options.outputDirectory
         let created = try LoopCommand.createDirectory(directory)
@@ -27,7 +34,7 @@ struct SpritesCommand {
             track = try sampler.thumbnailTrack(
                 every: options.every,
                 layout: .init(tileSize: options.size, columns: options.columns, rows: options.rows),
-                mode: options.contentMode, accuracy: options.accuracy,
+                mode: options.contentMode, accuracy: options.accuracy, maxThumbnails: options.budget.maxFrames,
                 progress: { done, total in
                     if showsProgress { Console.writeError("\rsprites: \(done)/\(total) thumbnails") }
                 },

@@ -1,3 +1,5 @@
+import PreviewLoop
+
 /// What a loop's CSV timing log says, summarised: `preview-loop timing <log.csv>`.
 ///
 /// Pure: built from the log's text, printed as aligned lines or one JSON object.
@@ -52,17 +54,26 @@ struct TimingSummary: Equatable {
         var latenesses: [Double] = [], seams: [Double] = [], dropped = 0
         for (number, line) in lines.enumerated() {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count >= 7, let pass = Int(fields[0]), let index = Int(fields[1]), let wall = Double(fields[3]),
-                  let decode = Double(fields[4]), let scale = Double(fields[5]) else {
-                throw Malformed(description: "line \(number + 2) is not a timing row: \(line)")
+            // Finite decimal numbers only: a NaN or an infinity would make every statistic meaningless.
+            guard fields.count >= 7, let pass = Int(fields[0]), let index = Int(fields[1]), let wall = DecimalText.number(fields[3]),
+                  let decode = DecimalText.number(fields[4]), let scale = DecimalText.number(fields[5]),
+                  fields[6].isEmpty || DecimalText.number(fields[6]) != nil,
+                  fields.count == 7 || fields[7].isEmpty || Int(fields[7]).map({ $0 >= 0 }) == true else {
+                throw Malformed(description: "line \(number + 2) is not a timing row (finite decimal numbers expected): \(line)")
             }
             passes.insert(pass)
             walls.append(wall); decodes.append(decode); scales.append(scale)
-            if let late = Double(fields[6]) {
+            if let late = DecimalText.number(fields[6]) {
                 latenesses.append(late)
                 if index == 1 && pass > 1 { seams.append(late) }
             }
-            if fields.count > 7, let skipped = Int(fields[7]) { dropped += skipped }
+            if fields.count > 7, let skipped = Int(fields[7]) {
+                let (sum, overflow) = dropped.addingReportingOverflow(skipped)
+                guard !overflow else {
+                    throw Malformed(description: "line \(number + 2): the dropped counts add up to more than \(Int.max)")
+                }
+                dropped = sum
+            }
         }
         frames = lines.count
         self.passes = passes.count

@@ -26,6 +26,8 @@ struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         case unsupportedOutputFormat(String)
         /// Two options that cannot be used together, by long name.
         case conflictingOptions(String, String)
+        /// A request over a work or encoder limit (the option that sets it, or the size option).
+        case overLimit(String)
     }
 
     /// What is wrong.
@@ -50,7 +52,7 @@ struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         let usage = subcommand.map(HelpText.usagePieces(for:)) ?? [HelpText.rootUsage]
         let helpCommand = subcommand.map { "\(HelpText.toolName) \($0.rawValue) --help" } ?? "\(HelpText.toolName) --help"
         return """
-            Error: \(message)
+            Error: \(Format.oneLine(message))
             \(HelpText.wrap(usage, prefix: "Usage: "))
             See '\(helpCommand)'.
             """

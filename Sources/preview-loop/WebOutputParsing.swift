@@ -24,8 +24,19 @@ extension RenderOptions {
         framesPerSecond = try arguments.integer("fps", default: framesPerSecond, in: 1...120)
         quality = try arguments.quality(lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
         contentMode = try arguments.choice("fit", default: contentMode)
+        budget = try arguments.budget()
+        try arguments.refuse(WorkBudget.encoderRefusal(size, webp: format == .webp)
+                                 .map { "A \(size) \(format.rawValue) cannot be written: \($0)" }, option: "size")
+        try arguments.refuse(budget.memoryRefusal(RenderOptions.bytes(frames: 1, size: size, format: format),
+                                                  what: "A \(size) \(format.rawValue)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+    }
+
+    /// The bytes of pictures a render of `frames` frames holds: a few working pictures, and for GIF every
+    /// frame (its palette is computed from all of them).
+    static func bytes(frames: Double, size: Size, format: AnimationFormat) -> Double {
+        6 * WorkBudget.rgba(size) + (format == .gif ? frames * WorkBudget.rgb(size) : 0)
     }
 }
 
@@ -52,6 +63,13 @@ extension SpritesOptions {
         accuracy = try arguments.choice("accuracy", default: accuracy)
         quality = try arguments.quality(lossy: true, output: outputDirectory)
         contentMode = try arguments.choice("fit", default: contentMode)
+        budget = try arguments.budget()
+        let sheet = Size(width: columns * size.width, height: rows * size.height)
+        try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp)
+                                 .map { "A sheet of \(columns)x\(rows) tiles of \(size) is \(sheet) pixels and cannot be written: \($0)" },
+                             option: "size")
+        // The sheet's tiles, the sheet, the encoder's copy.
+        try arguments.refuse(budget.memoryRefusal(3 * WorkBudget.rgb(sheet), what: "A sheet of \(sheet)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }

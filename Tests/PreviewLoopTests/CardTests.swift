@@ -258,14 +258,21 @@ struct CardCLITests {
         #expect(jpeg[1, 1].blue > 200 && jpeg[1, 1].red < 60)
     }
 
-    @Test("An unusable --aspect falls back to 16:9 with a note; a usable one sets the height",
-          arguments: [("0:9", 270), ("16:0", 270), ("-4:3", 270), ("nan", 270), ("4:3", 360), ("1", 480)])
+    @Test("A usable --aspect sets the height; one outside 1:16 to 16:1, not finite or not decimal is a usage error",
+          arguments: [("0:9", 0), ("16:0", 0), ("-4:3", 0), ("nan", 0), ("0.0000000001", 0), ("0x10", 0), ("17", 0),
+                      ("4:3", 360), ("1", 480), ("16", 30), ("1:16", 7680)])
     func aspect(text: String, height: Int) throws {
         let directory = TestPaths.temporaryDirectory()
         let result = try Self.cli([CardTests.clip, "-o", directory + "/card.png", "--aspect=\(text)"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdoutText.contains("(480x\(height),"))
-        #expect(result.stderr.contains("using 16:9") == (height == 270))
+        if height == 0 {
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1)
+            #expect(result.stderr.contains("1:16 to 16:1"))
+            #expect(!FileManager.default.fileExists(atPath: directory + "/card.png"))
+        } else {
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutText.contains("(480x\(height),"))
+        }
     }
 
     @Test("Usage errors exit 64 with one line and write nothing", arguments: [

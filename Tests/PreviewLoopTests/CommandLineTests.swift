@@ -418,11 +418,17 @@ struct TimingSummaryTests {
          "1,1,0.000000,0.001000,1.000,0.500,", "1,2,0.040000,0.002000,1.000,0.500,"],
         // A single frame: no span, 0 fps.
         [header, "1,1,0.000000,0.000000,0.001,0.002,,0"],
-        // Not finite: JSONSerialization refused it, and {} was printed.
-        [header, "1,1,0.000000,0.000000,nan,1.000,0.100,0", "1,2,0.040000,0.040000,1.000,1.000,inf,0"],
     ])
     func jsonMatchesFoundation(_ lines: [String]) throws {
         let summary = try TimingSummary(csv: lines.joined(separator: "\n") + "\n")
         #expect(summary.json == Self.foundationJSON(summary))
+    }
+
+    @Test("A log with values that are not finite decimals is refused (it printed {} and exited 0)", arguments: [
+        "1,1,0.000000,0.000000,nan,1.000,0.100,0", "1,2,0.040000,0.040000,1.000,1.000,inf,0",
+        "1,1,0.000000,0x1p4,1.000,1.000,,0", "1,1,0.000000,1e400,1.000,1.000,,0", "1,1,0.000000,0.000000,1.000,1.000,,-1",
+    ])
+    func nonFiniteRefused(_ line: String) {
+        #expect(throws: TimingSummary.Malformed.self) { try TimingSummary(csv: Self.header + "\n" + line + "\n") }
     }
 }

@@ -71,7 +71,8 @@ public struct CardStyle: Hashable, Sendable {
     /// when `even` (H.264 in 4:2:0 needs one).
     public static func size(width: Int, aspectRatio: Double, even: Bool = false) -> Size {
         let ratio = usableAspectRatio(aspectRatio)
-        var height = max(1, Int((Double(width) / ratio).rounded()))
+        // In Double first: a ratio near zero must not trap the conversion.
+        var height = Int(max(1, min(16384, (Double(width) / ratio).rounded())))
         if even { height = max(2, (height + 1) & ~1) }
         return Size(width: width, height: min(height, 16384))
     }

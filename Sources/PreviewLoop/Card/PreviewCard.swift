@@ -201,7 +201,9 @@ public final class PreviewCard {
     /// How many pictures a sequence of `duration` seconds has at `framesPerSecond`: one per started
     /// frame interval, at least one.
     public static func frameCount(duration: Double, framesPerSecond: Int) -> Int {
-        max(1, Int((duration * Double(framesPerSecond) - 1e-9).rounded(.up)))
+        // Clamped: a duration from hostile options must not trap the conversion (the CLI refuses such counts first).
+        let count = (duration * Double(framesPerSecond) - 1e-9).rounded(.up)
+        return count.isFinite ? max(1, Int(min(count, 1e15))) : 1
     }
 
     /// How long the last picture lasts, so that the sequence lasts exactly its duration.
@@ -220,13 +222,14 @@ public final class PreviewCard {
     /// - Throws: ``PreviewLoopError`` for an unusable input, an odd size for MP4, an unwritable output
     ///   or an encoder failure.
     @discardableResult
-    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil) throws -> CardSummary {
+    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil, maxFrames: Int = .max) throws -> CardSummary {
         let lastDuration = lastFrameDuration(framesPerSecond: framesPerSecond)
         var written = 0
         if let format = AnimationFormat(path: path) {
             let writer = try AnimationWriter(path: path, format: format, size: style.size, framesPerSecond: framesPerSecond,
                                              quality: quality, background: style.background ?? .white,
                                              keepsGIFTransparency: style.background == nil)
+            writer.maxFrames = maxFrames
             try frames(framesPerSecond: framesPerSecond) { frame in
                 if format == .webp || (format == .gif && style.background == nil) {
                     try writer.append(compositor.withBackground(frame.image))
@@ -241,6 +244,9 @@ public final class PreviewCard {
             var names: [String] = []
             do {
                 try frames(framesPerSecond: framesPerSecond) { frame in
+                    guard names.count < maxFrames else {
+                        throw PreviewLoopError(.tooLarge, "\(path): the card reached its limit of \(maxFrames) frames")
+                    }
                     let name = FileSystem.appending("card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png", to: path)
                     try AtomicFile.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), to: name)
                     names.append(name)

@@ -47,26 +47,49 @@ final class MediaInput {
         }
 
         let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        let streams = format.streams
+        var streams = format.streams
         let counts = Self.countStreams(streams)
         guard !streams.isEmpty else {
             throw PreviewLoopError(.notMediaFile, "\(name): not a media file FFmpeg can read (no streams)")
         }
-        guard best >= 0, let stream = streams[safe: Int(best)] else {
+        guard best >= 0, let bestStream = streams[safe: Int(best)] else {
             let what = counts.audio > 0 ? "has no video stream (audio only)" : "has no video stream"
             throw PreviewLoopError(best == cffmpeg_averror_decoder_not_found() ? .unsupportedCodec : .noVideoStream,
                                    "\(name): \(what)", operation: "av_find_best_stream",
                                    ffmpegCode: best, ffmpegMessage: FFmpegError.text(best))
         }
         streamIndex = best
+        var stream = bestStream
+        let nopts = cffmpeg_nopts_value()
+        var start: Int64? = stream.pointee.start_time == nopts ? nil : stream.pointee.start_time
+        if start == nil, source != .standardInput {
+            // TimingRule: without a start from the container, the first video packet's timestamp is the
+            // stream's start (not the container's zero, which may lie 1e9 s away). Reading packets moves
+            // the demuxer, so the input is opened again afterwards (only for such containers).
+            for (index, other) in streams.enumerated() where index != Int(best) { other.pointee.discard = AVDISCARD_ALL }
+            start = try Self.firstTimestamp(format: format, streamIndex: best, readTimeout: options.readTimeout,
+                                            interrupter: interrupter)
+            if start != nil {
+                interrupter.setDeadline(after: options.openTimeout)
+                if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
+                format = try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
+                                           memory: memory, maxPixels: options.maxPixels, interrupter: interrupter)
+                interrupter.setDeadline(after: nil)
+                streams = format.streams
+                guard let again = streams[safe: Int(best)] else {
+                    throw PreviewLoopError(.corruptData, "\(name): the video stream changed when the input was opened again")
+                }
+                stream = again
+            }
+        }
         for (index, other) in streams.enumerated() where index != Int(best) {
             other.pointee.discard = AVDISCARD_ALL
         }
         let tb = stream.pointee.time_base
         timeBase = tb.den > 0 && tb.num > 0 ? Double(tb.num) / Double(tb.den) : 1.0 / 90_000
-        let nopts = cffmpeg_nopts_value()
-        startTimestamp = stream.pointee.start_time == nopts ? nil : stream.pointee.start_time
-        info = Self.describe(format: format.pointer, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp, counts: counts)
+        startTimestamp = start
+        info = try Self.describe(format: format.pointer, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp,
+                                 counts: counts, byteSize: format.pointer.pointee.pb.map { avio_size($0) } ?? -1, name: name)
         let parameters = stream.pointee.codecpar.pointee
         if parameters.width <= 0 || parameters.height <= 0 {
             // The probing decoder refused the picture size (max_pixels), or found none.
@@ -180,9 +203,33 @@ final class MediaInput {
         return counts
     }
 
+    /// The smallest timestamp among the first video packets (up to ``TimingRule/originPackets`` of them,
+    /// reading at most ``TimingRule/originReadLimit`` packets), or `nil` when none carries one.
+    private static func firstTimestamp(format: FormatContext, streamIndex: Int32, readTimeout: Double,
+                                       interrupter: Interrupter) throws(PreviewLoopError) -> Int64? {
+        let packet = try Packet()
+        let nopts = cffmpeg_nopts_value()
+        var first: Int64?
+        var videoPackets = 0, packets = 0
+        while videoPackets < TimingRule.originPackets && packets < TimingRule.originReadLimit {
+            interrupter.setDeadline(after: readTimeout)
+            let hasPacket = try format.readPacket(into: packet)
+            interrupter.setDeadline(after: nil)
+            guard hasPacket else { break }
+            packets += 1
+            let raw = packet.pointer.pointee
+            guard raw.stream_index == streamIndex else { continue }
+            videoPackets += 1
+            let stamp = raw.pts != nopts ? raw.pts : raw.dts
+            if stamp != nopts { first = min(first ?? stamp, stamp) }
+        }
+        return first
+    }
+
     private static func describe(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
                                  timeBase: Double, startTimestamp: Int64?,
-                                 counts: (video: Int, audio: Int, subtitle: Int)) -> VideoInfo {
+                                 counts: (video: Int, audio: Int, subtitle: Int), byteSize: Int64,
+                                 name: String) throws(PreviewLoopError) -> VideoInfo {
         let parameters = stream.pointee.codecpar.pointee
         let nopts = cffmpeg_nopts_value()
         let formatStart = format.pointee.start_time == nopts ? 0 : Double(format.pointee.start_time) / Double(AV_TIME_BASE)
@@ -190,9 +237,23 @@ final class MediaInput {
         var duration: Double?
         if format.pointee.duration != nopts && format.pointee.duration > 0 {
             // The container's duration runs from its own start; measure from the video stream's start.
-            duration = Double(format.pointee.duration) / Double(AV_TIME_BASE) - max(0, startTime - formatStart)
+            let declared = Double(format.pointee.duration) / Double(AV_TIME_BASE)
+            duration = declared - max(0, startTime - formatStart)
+            if let measured = duration, formatStart > TimingRule.maxGap, declared > formatStart,
+               TimingRule.isImplausible(duration: measured, bytes: byteSize) {
+                // TimingRule: a container whose start lies far from zero and whose declared duration is
+                // an end time (it counts from zero: Matroska with an output offset), not a length.
+                duration = declared - startTime
+            }
         } else if stream.pointee.duration != nopts && stream.pointee.duration > 0 {
             duration = Double(stream.pointee.duration) * timeBase
+        }
+        if let measured = duration {
+            guard measured.isFinite, measured <= TimingRule.maxDuration, !TimingRule.isImplausible(duration: measured, bytes: byteSize) else {
+                throw PreviewLoopError(.corruptData, "\(name): corrupt timing: the video declares \(DecimalText.fixed(measured, 3)) s "
+                    + "in \(byteSize >= 0 ? "\(byteSize) bytes" : "an input of unknown size") (the timing rule allows at most "
+                    + "\(Int(TimingRule.maxDuration)) s and at least \(Int(TimingRule.minBytesPerSecond)) byte per second of a file)")
+            }
         }
         var sar = Rational(Int(parameters.sample_aspect_ratio.num), Int(parameters.sample_aspect_ratio.den))
         if !sar.isDefined {

@@ -69,7 +69,10 @@ final class VideoDecoder {
             }
             switch outcome {
             case .frame:
-                return timed(frame, decodeTime: clock.now - started)
+                let previous = lastTime
+                let result = timed(frame, decodeTime: clock.now - started)
+                try checkTiming(result, previous: previous)
+                return result
             case .endOfStream:
                 return nil
             case .needsInput:
@@ -131,6 +134,21 @@ final class VideoDecoder {
         lastTime = time
         let duration = raw.pkt_duration > 0 ? Double(raw.pkt_duration) * input.timeBase : frameInterval
         return TimedFrame(frame: frame, time: time, duration: duration, isKeyframe: raw.key_frame != 0, decodeTime: decodeTime)
+    }
+
+    /// ``TimingRule``: a frame far outside the declared extent, or after a gap above the bound, is corrupt
+    /// timing, not a reason to stretch a window or an output across it.
+    private func checkTiming(_ frame: TimedFrame, previous: Double?) throws(PreviewLoopError) {
+        let bound = TimingRule.maxGap
+        let end = info.duration ?? .infinity
+        if !frame.time.isFinite || frame.time < -bound || frame.time > end + bound {
+            throw PreviewLoopError(.corruptData, "\(input.source): corrupt timing: a frame at \(DecimalText.fixed(frame.time, 3)) s lies "
+                + "more than \(Int(bound)) s outside the stream's declared extent (0 to \(info.duration.map { DecimalText.fixed($0, 3) } ?? "unknown") s)")
+        }
+        if let previous, frame.time - previous > bound {
+            throw PreviewLoopError(.corruptData, "\(input.source): corrupt timing: a gap of \(DecimalText.fixed(frame.time - previous, 3)) s "
+                + "between frames at \(DecimalText.fixed(previous, 3)) s and \(DecimalText.fixed(frame.time, 3)) s (at most \(Int(bound)) s is allowed)")
+        }
     }
 
     /// Seeks so that decoding resumes at the keyframe at or before `seconds`; flushes the decoder.
@@ -353,7 +371,9 @@ final class VideoDecoder {
                     continue
                 }
                 guard outcome == .frame else { return }
-                try deliver(produced, timed(frame, decodeTime: clock.now - started))
+                let result = timed(frame, decodeTime: clock.now - started)
+                try checkTiming(result, previous: nil)
+                try deliver(produced, result)
                 produced += 1
                 started = clock.now
             }

@@ -67,6 +67,6 @@ public struct FrameLayout: Hashable, Sendable {
     /// Rounds to the nearest whole pixel, at least 1 and at most `limit`.
     static func clampedRound(_ value: Double, upTo limit: Int) -> Int {
         guard value.isFinite else { return limit }
-        return min(max(Int(value.rounded()), 1), limit)
+        return Int(min(Double(limit), max(1, value.rounded())))
     }
 }

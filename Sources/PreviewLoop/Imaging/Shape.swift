@@ -87,8 +87,9 @@ public enum Shape: Hashable, Sendable {
         }
         func clamped(_ low: Double, _ high: Double, _ limit: Int) -> Range<Int> {
             guard low.isFinite, high.isFinite else { return 0..<0 }
-            let first = max(0, min(limit, Int((low - 1).rounded(.down))))
-            let last = max(first, min(limit, Int((high + 1).rounded(.up))))
+            // Clamped in Double first: a shape from hostile sizes may lie 1e300 pixels away.
+            let first = Int(max(0, min(Double(limit), (low - 1).rounded(.down))))
+            let last = max(first, Int(max(0, min(Double(limit), (high + 1).rounded(.up)))))
             return first..<last
         }
         return (clamped(minX, maxX, size.width), clamped(minY, maxY, size.height))

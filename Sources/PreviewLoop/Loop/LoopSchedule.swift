@@ -42,6 +42,12 @@ final class LoopSchedule {
                     throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
                                            "\(decoder.input.source): no frame could be decoded in the loop window")
                 }
+                if timed.time >= windowEnd - 1e-9 {
+                    // The stream starts after the window: a frame outside [start, start + length) is never delivered.
+                    throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): no frame in the loop window "
+                        + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
+                        + "at \(DecimalText.fixed(timed.time, 3)) s")
+                }
                 var index = 0
                 var length = Duration.zero
                 while true {

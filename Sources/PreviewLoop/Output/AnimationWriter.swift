@@ -26,6 +26,9 @@ public final class AnimationWriter {
     public let framesPerSecond: Int
     /// How many pictures were appended so far.
     public private(set) var frameCount = 0
+    /// The most pictures ``append(_:)-(RGBImage)`` accepts: the job bound that also counts frames
+    /// repeated or replayed from memory; one more throws ``PreviewLoopError/Code/tooLarge``.
+    public var maxFrames = Int.max
 
     private let quality: Int?
     private let threads: Int
@@ -123,6 +126,9 @@ public final class AnimationWriter {
     private func append(_ picture: HeldPicture) throws {
         precondition(picture.size == size, "every picture must be \(size), not \(picture.size)")
         guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
+        guard frameCount < maxFrames else {
+            throw PreviewLoopError(.tooLarge, "\(path): the animation reached its limit of \(maxFrames) frames")
+        }
         if format == .gif, case .opaque(let image) = picture {
             gifImages.append(image)
             gifMasks.append(nil)

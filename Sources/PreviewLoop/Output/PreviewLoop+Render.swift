@@ -84,17 +84,19 @@ extension PreviewLoop {
     ///   - format: the file format, or `nil` to take it from `path`'s extension.
     ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
     ///   - encoderThreads: encoder threads, 0 to let the encoder choose.
+    ///   - maxFrames: the most frames the file may get (repeats included); more throws ``PreviewLoopError/Code/tooLarge``.
     /// - Throws: ``PreviewLoopError`` for an unusable input, an unknown extension, an odd size for MP4,
     ///   an unwritable output, or an encoder failure.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = 0) throws -> RenderSummary {
+                       encoderThreads: Int = 0, maxFrames: Int = .max) throws -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
         }
         let writer = try AnimationWriter(path: path, format: format, size: configuration.size,
                                          framesPerSecond: framesPerSecond, quality: quality, threads: encoderThreads)
+        writer.maxFrames = maxFrames
         var resampler = ConstantRateResampler(framesPerSecond: framesPerSecond)
         var current: RGBImage?
         var times: [Double] = []

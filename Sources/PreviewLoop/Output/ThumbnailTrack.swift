@@ -71,8 +71,15 @@ public struct ThumbnailTrack: Sendable, Hashable {
     public static func intervals(duration: Double, every: Double) -> [(start: Double, end: Double)] {
         precondition(duration > 0 && every > 0)
         // A duration a hair over a whole number of intervals (60.000001 s) adds no sliver of a cue.
-        let count = max(1, Int((duration / every - 1e-6).rounded(.up)))
+        // In Double first: a tiny `every` must not trap the conversion (callers bound the count before).
+        let raw = (duration / every - 1e-6).rounded(.up)
+        let count = raw.isFinite ? max(1, Int(min(raw, 1e15))) : 1
         return (0..<count).map { index in (Double(index) * every, min(duration, Double(index + 1) * every)) }
+    }
+
+    /// How many intervals ``intervals(duration:every:)`` makes, in `Double` (it may be astronomically large).
+    public static func thumbnailCount(duration: Double, every: Double) -> Double {
+        max(1, (duration / every - 1e-6).rounded(.up))
     }
 
     /// The WebVTT file: `WEBVTT`, a blank line, then for each cue its `start --> end` line and the
@@ -91,7 +98,7 @@ public struct ThumbnailTrack: Sendable, Hashable {
 
     /// `HH:MM:SS.mmm`, WebVTT's timestamp (hours take more digits past 99), rounded to the millisecond.
     public static func timestamp(_ seconds: Double) -> String {
-        let milliseconds = Int((max(0, seconds) * 1000).rounded())
+        let milliseconds = seconds.isFinite ? Int((min(max(0, seconds), 1e12) * 1000).rounded()) : 0
         let hours = milliseconds / 3_600_000, minutes = milliseconds / 60_000 % 60
         let wholeSeconds = milliseconds / 1000 % 60, fraction = milliseconds % 1000
         func pad(_ value: Int, _ width: Int) -> String {
@@ -115,15 +122,22 @@ extension FrameSampler {
     /// from an earlier interval.
     ///
     /// - Parameters:
+    ///   - maxThumbnails: the most thumbnails the track may have; more throws ``PreviewLoopError/Code/tooLarge``
+    ///     before anything is decoded.
     ///   - progress: called after each batch of frames with (frames done, frames in all).
     ///   - onSheet: receives each sheet's index (from 0) and picture; the last sheet holds only the rows it needs.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when the duration is unknown or `every` is not above 0.
     public func thumbnailTrack(every: Double, layout: ThumbnailTrack.Layout = .init(), mode: ContentMode = .aspectFill,
-                               accuracy: SeekAccuracy = .auto, progress: (Int, Int) -> Void = { _, _ in },
+                               accuracy: SeekAccuracy = .auto, maxThumbnails: Int = 1_000_000, progress: (Int, Int) -> Void = { _, _ in },
                                onSheet: (Int, RGBImage) throws -> Void) throws -> ThumbnailTrack {
         guard every > 0, every.isFinite else { throw PreviewLoopError(.invalidArgument, "the thumbnail interval must be above 0 s") }
         guard let duration = info.duration, duration > 0 else {
             throw PreviewLoopError(.invalidArgument, "the clip's duration is unknown or 0: thumbnails need it to cover the clip")
+        }
+        let wanted = ThumbnailTrack.thumbnailCount(duration: duration, every: every)
+        guard wanted <= Double(maxThumbnails) else {
+            throw PreviewLoopError(.tooLarge, "one thumbnail every \(DecimalText.fixed(every, 3)) s of \(DecimalText.fixed(duration, 3)) s "
+                + "would be \(DecimalText.fixed(wanted, 0)) thumbnails, more than the limit of \(maxThumbnails)")
         }
         let intervals = ThumbnailTrack.intervals(duration: duration, every: every)
         var cues: [ThumbnailTrack.Cue] = [], tiles: [RGBImage] = []

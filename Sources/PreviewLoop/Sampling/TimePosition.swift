@@ -14,7 +14,7 @@ public enum TimePosition: Hashable, Sendable, CustomStringConvertible {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { return nil }
         if trimmed.hasSuffix("%") {
-            guard let value = Double(trimmed.dropLast()), value.isFinite, (0...100).contains(value) else { return nil }
+            guard let value = DecimalText.number(trimmed.dropLast()), (0...100).contains(value) else { return nil }
             self = .percent(value)
             return
         }
@@ -24,7 +24,7 @@ public enum TimePosition: Hashable, Sendable, CustomStringConvertible {
         for (position, field) in fields.enumerated() {
             let isLast = position == fields.count - 1
             guard !field.isEmpty, field.allSatisfy({ $0.isASCII && ($0.isNumber || (isLast && $0 == ".")) }),
-                  let value = Double(field), value.isFinite else { return nil }
+                  let value = DecimalText.number(field) else { return nil }
             if position > 0 && value >= 60 { return nil }
             total = total * 60 + value
         }

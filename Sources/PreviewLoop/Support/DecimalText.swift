@@ -48,6 +48,33 @@ package enum DecimalText {
         return sign + String(scaledDigits[..<point]) + "." + String(scaledDigits[point...])
     }
 
+    /// A number written in decimal — an optional sign, digits with an optional `.` fraction, an optional
+    /// `e` exponent — as a finite `Double`; `nil` for anything else: hex (`0x10`, `0x1p4`), `nan`, `inf`,
+    /// spaces, an empty string, or a value too large for a `Double`. The one number reader for values
+    /// from outside (options, logs), so no spelling `Double(_:)` happens to accept slips through.
+    package static func number(_ text: some StringProtocol) -> Double? {
+        var digits = 0, sawPoint = false, sawExponent = false, exponentDigits = 0, previous: UInt8 = 0
+        for (offset, byte) in text.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if sawExponent { exponentDigits += 1 } else { digits += 1 }
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                guard offset == 0 || previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E") else { return nil }
+            case UInt8(ascii: "."):
+                guard !sawPoint, !sawExponent else { return nil }
+                sawPoint = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                guard !sawExponent, digits > 0 else { return nil }
+                sawExponent = true
+            default:
+                return nil
+            }
+            previous = byte
+        }
+        guard digits > 0, !sawExponent || exponentDigits > 0, let value = Double(String(text)), value.isFinite else { return nil }
+        return value
+    }
+
     /// `value` in decimal, padded with leading zeros to `width` characters (the sign included), as
     /// `%0<width>d`: `zeroPadded(7, 3)` → `007`, `zeroPadded(-7, 3)` → `-07`, `zeroPadded(1234, 2)` → `1234`.
     package static func zeroPadded(_ value: Int, _ width: Int) -> String {

@@ -1,0 +1,109 @@
+import PreviewLoop
+
+/// The work a job may do, computed before anything is decoded (README, "Security and limits").
+///
+/// - Memory: the bytes of pictures a job holds at once, estimated from its sizes and counts (a GIF holds
+///   all its frames), at most `--max-memory` MB (default 1024, up to 65536).
+/// - Frames: the pictures a job produces (render and card frames, sprite thumbnails), at most
+///   `--max-frames` (default 100,000, up to 10,000,000); writers also count them while running, so
+///   frames repeated or replayed from memory cannot exceed it either.
+/// - Encoder sizes: FFmpeg's image encoders need (W+128)×(H+128) below 268,435,456 (so at most about
+///   16,250×16,250); WebP at most 16383 a side. Not settable.
+struct WorkBudget: Equatable, Sendable {
+    /// `--max-memory`, in MB (2^20 bytes).
+    var maxMemoryMB = WorkBudget.defaultMemoryMB
+    /// `--max-frames`.
+    var maxFrames = WorkBudget.defaultFrames
+
+    static let defaultMemoryMB = 1024
+    static let memoryRange = 16...65_536
+    static let defaultFrames = 100_000
+    static let framesRange = 1...10_000_000
+
+    /// The memory limit in bytes.
+    var maxBytes: Double { Double(maxMemoryMB) * 1_048_576 }
+
+    /// FFmpeg's `av_image_check_size`: (W+128)×(H+128) must stay below INT_MAX / 8.
+    static let ffmpegAreaLimit = 268_435_456.0
+
+    /// Why an encoder cannot take a picture of `size` (`nil` when it can); `format` names the encoder.
+    static func encoderRefusal(_ size: Size, webp: Bool, ownEncoder: Bool = false, jpeg: Bool = false) -> String? {
+        if webp && (size.width > 16383 || size.height > 16383) {
+            return "WebP pictures are at most 16383 pixels a side"
+        }
+        if jpeg && (size.width > 65535 || size.height > 65535) {
+            return "JPEG pictures are at most 65535 pixels a side"
+        }
+        if !ownEncoder && (Double(size.width) + 128) * (Double(size.height) + 128) >= ffmpegAreaLimit {
+            return "FFmpeg's encoders take pictures with (width+128)×(height+128) below 268435456 (about 16250x16250)"
+        }
+        return nil
+    }
+
+    /// `nil` when `bytes` fit the memory limit, else the refusal.
+    func memoryRefusal(_ bytes: Double, what: String) -> String? {
+        guard bytes > maxBytes else { return nil }
+        return "\(what) would hold about \(Self.megabytes(bytes)) MB of pictures in memory, more than the limit of "
+            + "\(maxMemoryMB) MB (raise it with --max-memory <MB>, at most \(Self.memoryRange.upperBound))"
+    }
+
+    /// `nil` when `frames` fit the frame limit, else the refusal.
+    func frameRefusal(_ frames: Double, what: String) -> String? {
+        guard frames > Double(maxFrames) else { return nil }
+        return "\(what) would make \(frames < 1e15 ? String(Int(frames)) : "more than 10^15") frames, more than the limit of "
+            + "\(maxFrames) (raise it with --max-frames <n>, at most \(Self.framesRange.upperBound))"
+    }
+
+    static func megabytes(_ bytes: Double) -> String {
+        bytes < 1e18 ? String(Int((bytes / 1_048_576).rounded(.up))) : "more than 10^12"
+    }
+
+    /// Bytes of one RGB picture.
+    static func rgb(_ size: Size) -> Double { Double(size.width) * Double(size.height) * 3 }
+    /// Bytes of one RGBA picture.
+    static func rgba(_ size: Size) -> Double { Double(size.width) * Double(size.height) * 4 }
+}
+
+/// A request over the work budget, found once the clip is open but before decoding: reported as one
+/// `Error:` line with the usage status (64).
+struct WorkLimitError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+extension ScannedArguments {
+    /// `--max-memory` and `--max-frames` (each only where the subcommand has it).
+    func budget() throws(UsageError) -> WorkBudget {
+        var budget = WorkBudget()
+        if subcommand.options.contains(where: { $0.name == "max-memory" }) {
+            budget.maxMemoryMB = try integer("max-memory", default: budget.maxMemoryMB, in: WorkBudget.memoryRange)
+        }
+        if subcommand.options.contains(where: { $0.name == "max-frames" }) {
+            budget.maxFrames = try integer("max-frames", default: budget.maxFrames, in: WorkBudget.framesRange)
+        }
+        return budget
+    }
+
+    /// Throws a usage error naming the limit when `refusal` is not `nil`.
+    func refuse(_ refusal: String?, option: String) throws(UsageError) {
+        guard let refusal else { return }
+        throw UsageError(.overLimit(option), subcommand: subcommand, refusal + ".")
+    }
+}
+
+extension OptionSpec {
+    /// `--max-memory <MB>`.
+    static let maxMemory = OptionSpec(
+        name: "max-memory", valueName: "MB",
+        abstract: "Refuse, before decoding, a job whose pictures would take more memory than this (estimated from "
+            + "sizes and counts; a GIF holds all its frames), \(WorkBudget.memoryRange.lowerBound) to "
+            + "\(WorkBudget.memoryRange.upperBound).",
+        defaultValue: String(WorkBudget.defaultMemoryMB))
+
+    /// `--max-frames <n>`.
+    static let maxFrames = OptionSpec(
+        name: "max-frames", valueName: "n",
+        abstract: "Refuse, before decoding, a job that would make more frames or thumbnails than this; frames repeated "
+            + "or replayed from memory count too. \(WorkBudget.framesRange.lowerBound) to \(WorkBudget.framesRange.upperBound).",
+        defaultValue: String(WorkBudget.defaultFrames))
+}
