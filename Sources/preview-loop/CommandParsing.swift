@@ -8,6 +8,7 @@ extension ProbeOptions {
         self.init(input: try arguments.input())
         isJSON = arguments.flags.contains("json")
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
@@ -42,6 +43,7 @@ extension ThumbOptions {
         }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
@@ -68,6 +70,7 @@ extension StripOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
@@ -100,6 +103,7 @@ extension LoopOptions {
         }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 

@@ -87,6 +87,13 @@ extension OptionSpec {
                    defaultValue: "30")
     }
 
+    /// `--allow-redirects`.
+    static let allowRedirects = OptionSpec(
+        name: "allow-redirects",
+        abstract: "Let a URL input redirect to another http(s) host or port (by default only redirects within its "
+            + "own host and port are followed). Never to another protocol; a playlist's segments stay on the "
+            + "input's origins either way.")
+
     /// `--start <time>` for a window.
     static let start = OptionSpec(
         name: "start", valueName: "time",
@@ -124,7 +131,7 @@ extension Subcommand {
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."), .help]
         case .probe:
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."),
-             .timeout(wholeJob: true), .help]
+             .timeout(wholeJob: true), .allowRedirects, .help]
         case .thumb:
             [.output,
              OptionSpec(name: "at", shortName: "t", valueName: "time",
@@ -153,7 +160,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .threads, .timeout(wholeJob: true), .help]
+             .threads, .timeout(wholeJob: true), .allowRedirects, .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -174,7 +181,7 @@ extension Subcommand {
                             + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
                             + "otherwise exact).",
                         defaultValue: SeekAccuracy.auto.rawValue),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit, .threads, .timeout(wholeJob: true), .allowRedirects, .help]
         case .loop:
             [.start, .length,
              OptionSpec(name: "loops", valueName: "n",
@@ -202,7 +209,7 @@ extension Subcommand {
              OptionSpec(name: "capture-dir", valueName: "dir",
                         abstract: "Where --capture-at and --record write (default: the --frames directory); "
                             + "created if missing."),
-             .threads, .timeout(wholeJob: false), .help]
+             .threads, .timeout(wholeJob: false), .allowRedirects, .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
                         abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
@@ -225,7 +232,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit, .threads, .timeout(wholeJob: true), .allowRedirects, .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt; created if "
@@ -247,7 +254,7 @@ extension Subcommand {
                         defaultValue: SeekAccuracy.auto.rawValue),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
-             .fit, .threads, .timeout(wholeJob: false), .help]
+             .fit, .threads, .timeout(wholeJob: false), .allowRedirects, .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
                         abstract: "What to write, by extension: .webp (animated, transparent corners), .gif or .mp4 "
@@ -291,7 +298,7 @@ extension Subcommand {
                         defaultValue: "0"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
-             .threads, .timeout(wholeJob: true), .help]
+             .threads, .timeout(wholeJob: true), .allowRedirects, .help]
         }
     }
 

@@ -26,6 +26,7 @@ extension RenderOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
@@ -54,6 +55,7 @@ extension SpritesOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
