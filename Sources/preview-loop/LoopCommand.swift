@@ -48,6 +48,7 @@ struct LoopCommand {
             guard stopper.interrupt(by: signal) else {
                 // A second signal: the user insists. Leave no partial log behind.
                 if let temporaryLogPath { unlink(temporaryLogPath) }
+                TemporaryFiles.removeAll()
                 Console.writeError("Error: \(input): interrupted again, stopping at once\n")
                 _exit(ExitStatus.interrupted(by: signal))
             }
