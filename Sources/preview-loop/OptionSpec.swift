@@ -235,8 +235,9 @@ extension Subcommand {
              .fit, .threads, .timeout(wholeJob: true), .allowRedirects, .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
-                        abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt; created if "
-                            + "missing. Each file is written whole or not at all.",
+                        abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
+                            + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
+                            + "directory holding other files is refused.",
                         isRequired: true),
              OptionSpec(name: "every", valueName: "time",
                         abstract: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0.",
@@ -260,7 +261,8 @@ extension Subcommand {
                         abstract: "What to write, by extension: .webp (animated, transparent corners), .gif or .mp4 "
                             + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
                             + ".ppm (one still); any other path is a directory of PNG frames card-00001.png…, "
-                            + "created if missing. Files are written whole or not at all.",
+                            + "built beside it and swapped in whole (an existing directory holding other files is "
+                            + "refused). Files are written whole or not at all.",
                         isRequired: true),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
                         abstract: "The card's size in pixels; even for .mp4. Not with --aspect.", defaultValue: "480x270"),

@@ -190,6 +190,25 @@ struct OutputSafetyTests {
         #expect(names(root).isEmpty, "left: \(names(root))")
     }
 
+    @Test("loop --frames and --capture-dir under SIGTERM: the loop stops cleanly, every frame file whole, no temporary")
+    func loopFramesUnderSignal() throws {
+        let root = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let frames = root + "/frames", captures = root + "/captures"
+        let outcome = try interrupt(["loop", clip, "--loops", "0", "--frames", frames, "--capture-dir", captures,
+                                     "--record", "0-1000", "--size", "64x36"], with: SIGTERM) { self.names(frames).count > 20 }
+        #expect(outcome.wasMidWrite)
+        // The documented rule for loop: a signal after the first frame ends it cleanly (exit 0).
+        #expect(outcome.status == 0, "exit \(outcome.status): \(outcome.stderr)")
+        for directory in [frames, captures] {
+            let written = names(directory)
+            #expect(!written.isEmpty && written.allSatisfy { $0.hasSuffix(".ppm") && !$0.hasPrefix(".") }, "\(directory): \(written.suffix(3))")
+            let size = 3 * 64 * 36 + "P6\n64 36\n255\n".utf8.count
+            #expect(written.allSatisfy { FileManager.default.contents(atPath: directory + "/" + $0)?.count == size })
+        }
+        #expect(names(root) == ["captures", "frames"], "\(names(root))")
+    }
+
     // MARK: - Modes and standard output
 
     @Test("Replacing a 0600 file keeps 0600 (thumb, render, loop --log); a new file gets the umask's mode")

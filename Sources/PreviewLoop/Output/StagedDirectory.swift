@@ -5,8 +5,8 @@ import Glibc
 /// in only when complete: readers see the old contents or the new, never a mix, and a failure (a full
 /// disk, a signal) leaves the old contents as they were.
 ///
-/// The rule for an existing directory: it is replaced only when everything in it is a file this kind
-/// of output writes (`ownsName`, e.g. `sheet-N.jpg` and `thumbnails.vtt`); a directory holding anything
+/// The rule for an existing directory: it is replaced only when everything in it is a regular file with
+/// a name this kind of output writes (`ownsName`, e.g. `sheet-N.jpg` and `thumbnails.vtt`); a directory holding anything
 /// else is refused before any work, so no user file is ever deleted. A symbolic link is refused too.
 /// The new directory keeps the old one's permission bits. The swap is one `renameat2(RENAME_EXCHANGE)`
 /// where the file system has it (else rename aside, rename in, rename back on failure); then the old
@@ -44,7 +44,12 @@ package final class StagedDirectory {
             } catch {
                 throw PreviewLoopError(.outputNotWritable, "\(trimmed): cannot be read (\(FileSystem.reason(for: error)))")
             }
-            if let foreign = names.sorted().first(where: { !ownsName($0) }) {
+            // Only regular files with the output's own names (a directory named card-00001.png is not ours).
+            let isOwnFile = { (name: String) -> Bool in
+                var entry = stat()
+                return ownsName(name) && lstat(trimmed + "/" + name, &entry) == 0 && entry.st_mode & S_IFMT == S_IFREG
+            }
+            if let foreign = names.sorted().first(where: { !isOwnFile($0) }) {
                 throw PreviewLoopError(.outputNotWritable, "\(trimmed): holds files this command did not write ('\(foreign)'); "
                     + "it replaces a directory only when all it holds is its own output: choose a new or empty directory")
             }
