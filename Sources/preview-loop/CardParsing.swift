@@ -78,6 +78,7 @@ extension CardOptions {
                                                   what: "A \(size) card"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 
     /// What an output path asks for: an animation or still by extension, else a directory.

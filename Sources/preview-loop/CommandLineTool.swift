@@ -15,8 +15,19 @@ enum ExitStatus {
 
 /// The tool: parses the command line, runs the command, reports errors, returns the exit status.
 enum CommandLineTool {
-    /// Runs the tool on the arguments after the program name and returns the exit status.
+    /// Runs the tool on the arguments after the program name and returns the exit status; output lost
+    /// on standard output (a full disk) is a failure, reported in one `Error:` line.
     static func run(_ arguments: [String]) -> Int32 {
+        let status = runCommand(arguments)
+        // A command that failed has said so already; one that "succeeded" into a full disk has not.
+        guard status == ExitStatus.success, let code = Console.outputError else { return status }
+        let input = (try? CommandLineParser.parse(arguments))?.input
+        Console.writeError("Error: \(input.map { "\($0): " } ?? "")cannot write to standard output (\(Format.systemError(code)))\n")
+        return ExitStatus.failure
+    }
+
+    /// Parses and runs one command.
+    private static func runCommand(_ arguments: [String]) -> Int32 {
         let command: ParsedCommand
         do {
             command = try CommandLineParser.parse(arguments)
@@ -34,21 +45,33 @@ enum CommandLineTool {
         case .probe(let options):
             return reportingErrors(for: options.input) { try ProbeCommand(options: options).run() }
         case .thumb(let options):
-            return reportingErrors(for: options.input) { try ThumbCommand(options: options).run() }
+            return reportingErrors(for: options.input) {
+                try SignalCleanup.run(input: options.input) { try ThumbCommand(options: options).run() }
+            }
         case .strip(let options):
-            return reportingErrors(for: options.input) { try StripCommand(options: options).run() }
+            return reportingErrors(for: options.input) {
+                try SignalCleanup.run(input: options.input) { try StripCommand(options: options).run() }
+            }
         case .sheet(let options):
-            return reportingErrors(for: options.input) { try SheetCommand(options: options).run() }
+            return reportingErrors(for: options.input) {
+                try SignalCleanup.run(input: options.input) { try SheetCommand(options: options).run() }
+            }
         case .loop(let options):
             return reportingErrors(for: options.input) { try LoopCommand(options: options).run() }
         case .timing(let options):
             return reportingErrors(for: options.input) { try TimingCommand(options: options).run() }
         case .render(let options):
-            return reportingErrors(for: options.input) { try RenderCommand(options: options).run() }
+            return reportingErrors(for: options.input) {
+                try SignalCleanup.run(input: options.input) { try RenderCommand(options: options).run() }
+            }
         case .sprites(let options):
-            return reportingErrors(for: options.input) { try SpritesCommand(options: options).run() }
+            return reportingErrors(for: options.input) {
+                try SignalCleanup.run(input: options.input) { try SpritesCommand(options: options).run() }
+            }
         case .card(let options):
-            return reportingErrors(for: options.input) { try CardCommand(options: options).run() }
+            return reportingErrors(for: options.input) {
+                try SignalCleanup.run(input: options.input) { try CardCommand(options: options).run() }
+            }
         case .batch(let options):
             return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }
         }
@@ -76,5 +99,24 @@ enum CommandLineTool {
         let spaced = String(input.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
         let namesInput = raw.hasPrefix(input) || raw.hasPrefix(spaced)
         return namesInput ? "Error: \(description)" : "Error: \(Format.oneLine(input)): \(description)"
+    }
+}
+
+extension ParsedCommand {
+    /// The command's input as given, for error lines; `nil` for help and version.
+    var input: String? {
+        switch self {
+        case .help, .version: nil
+        case .probe(let options): options.input
+        case .thumb(let options): options.input
+        case .strip(let options): options.input
+        case .loop(let options): options.input
+        case .timing(let options): options.input
+        case .render(let options): options.input
+        case .sprites(let options): options.input
+        case .card(let options): options.input
+        case .sheet(let options): options.input
+        case .batch: "batch"
+        }
     }
 }

@@ -8,6 +8,7 @@ extension ProbeOptions {
         self.init(input: try arguments.input())
         isJSON = arguments.flags.contains("json")
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
@@ -47,6 +48,7 @@ extension ThumbOptions {
         try arguments.refuse(budget.memoryRefusal(4 * WorkBudget.rgba(size), what: "A \(size) thumbnail"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
@@ -84,6 +86,7 @@ extension StripOptions {
                                                   what: "A strip of \(count) tiles of \(size)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 
@@ -119,6 +122,7 @@ extension LoopOptions {
         try arguments.refuse(budget.memoryRefusal(12 * WorkBudget.rgb(size), what: "A loop at \(size)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 

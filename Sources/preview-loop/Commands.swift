@@ -79,6 +79,8 @@ struct ProbeOptions: Equatable, Sendable {
     var isJSON = false
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
     var timeout = 30.0
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
 }
 
 /// The options of `preview-loop thumb`.
@@ -116,6 +118,8 @@ struct ThumbOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
@@ -173,6 +177,8 @@ struct StripOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -215,6 +221,8 @@ struct LoopOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
 }
 
 /// The options of `preview-loop render`.
@@ -243,6 +251,8 @@ struct RenderOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
     var timeout = 30.0
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -284,6 +294,8 @@ struct SpritesOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening and for each read (`--timeout`).
     var timeout = 30.0
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
 }
 
 /// What `preview-loop card` writes, chosen by the output path.
@@ -325,6 +337,8 @@ struct CardOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
     var timeout = 30.0
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
 }

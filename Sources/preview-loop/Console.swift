@@ -1,13 +1,26 @@
 import Glibc
 import PreviewLoop
+import Synchronization
 
 /// Standard output and standard error, written with `write(2)` so nothing is lost or reordered by
 /// buffering when the process exits right after.
 enum Console {
-    /// Writes text to standard output.
+    /// Writes text to standard output; a failure is remembered in ``outputError``.
     static func writeOutput(_ text: String) {
-        write(text, to: STDOUT_FILENO)
+        if !write(text, to: STDOUT_FILENO) {
+            let code = errno
+            _ = failedOutput.compareExchange(expected: 0, desired: code == 0 ? EIO : code, ordering: .relaxed)
+        }
     }
+
+    /// The first `errno` a write to standard output failed with (a full disk, `/dev/full`), if any.
+    static var outputError: Int32? {
+        let code = failedOutput.load(ordering: .relaxed)
+        return code == 0 ? nil : code
+    }
+
+    /// The first failure of ``writeOutput(_:)``; 0 for none.
+    private static let failedOutput = Atomic<Int32>(0)
 
     /// Writes text to standard error.
     static func writeError(_ text: String) {

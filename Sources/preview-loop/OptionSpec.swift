@@ -91,6 +91,13 @@ extension OptionSpec {
                    defaultValue: "30")
     }
 
+    /// `--allow-redirects`.
+    static let allowRedirects = OptionSpec(
+        name: "allow-redirects",
+        abstract: "Let a URL input redirect to another http(s) host or port (by default only redirects within its "
+            + "own host and port are followed). Never to another protocol; a playlist's segments stay on the "
+            + "input's origins either way.")
+
     /// `--start <time>` for a window.
     static let start = OptionSpec(
         name: "start", valueName: "time",
@@ -128,7 +135,7 @@ extension Subcommand {
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."), .help]
         case .probe:
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."),
-             .timeout(wholeJob: true), .help]
+             .timeout(wholeJob: true), .allowRedirects, .help]
         case .thumb:
             [.output,
              OptionSpec(name: "at", shortName: "t", valueName: "time",
@@ -157,7 +164,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .maxMemory, .threads, .timeout(wholeJob: true), .help]
+             .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -184,7 +191,7 @@ extension Subcommand {
              OptionSpec(name: "timestamps",
                         abstract: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
                             + "bottom-right corner, as 'sheet' does."),
-             .maxMemory, .threads, .timeout(wholeJob: true), .help]
+             .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .sheet:
             [.output,
              OptionSpec(name: "grid", valueName: "CxR",
@@ -250,7 +257,7 @@ extension Subcommand {
              OptionSpec(name: "capture-dir", valueName: "dir",
                         abstract: "Where --capture-at and --record write (default: the --frames directory); "
                             + "created if missing."),
-             .maxMemory, .threads, .timeout(wholeJob: false), .help]
+             .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
                         abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
@@ -273,11 +280,12 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .maxMemory, .maxFrames, .threads, .timeout(wholeJob: true), .help]
+             .fit, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
-                        abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt; created if "
-                            + "missing. Each file is written whole or not at all.",
+                        abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
+                            + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
+                            + "directory holding other files is refused.",
                         isRequired: true),
              OptionSpec(name: "every", valueName: "time",
                         abstract: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0.",
@@ -295,13 +303,14 @@ extension Subcommand {
                         defaultValue: SeekAccuracy.auto.rawValue),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
-             .fit, .maxMemory, .maxFrames, .threads, .timeout(wholeJob: false), .help]
+             .fit, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
                         abstract: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
                             + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
                             + ".ppm (one still); any other path is a directory of PNG frames card-00001.png…, "
-                            + "created if missing. Files are written whole or not at all.",
+                            + "built beside it and swapped in whole (an existing directory holding other files is "
+                            + "refused). Files are written whole or not at all.",
                         isRequired: true),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
                         abstract: "The card's size in pixels; even for .mp4. Not with --aspect. \(OptionSpec.encoderLimits)",
@@ -340,7 +349,7 @@ extension Subcommand {
                         defaultValue: "0"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
-             .maxMemory, .maxFrames, .threads, .timeout(wholeJob: true), .help]
+             .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .batch:
             OptionSpec.batchOptions
         }

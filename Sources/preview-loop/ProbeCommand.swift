@@ -9,7 +9,8 @@ struct ProbeCommand {
     func run() throws -> Int32 {
         let info = try MediaProbe.probe(Source(argument: options.input),
                                         options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                               jobTimeout: options.timeout))
+                                                               jobTimeout: options.timeout,
+                                                               allowsCrossOriginRedirects: options.allowsRedirects))
         Console.writeOutput(options.isJSON ? Self.json(for: info) : Self.text(for: info))
         return ExitStatus.success
     }

@@ -3,7 +3,8 @@ import PreviewLoop
 
 /// `preview-loop sprites`: scrub-bar thumbnails, one frame per `--every` seconds of the whole clip,
 /// tiled into `sheet-N.jpg` (or `.webp`) sheets, plus `thumbnails.vtt` mapping each interval to its
-/// tile. Each file is written atomically; a failure removes the files this run wrote.
+/// tile. The directory is built beside its destination and swapped in whole: a failure leaves the
+/// previous contents as they were, and a re-run leaves no stale sheet behind.
 struct SpritesCommand {
     /// The parsed options.
     var options: SpritesOptions
@@ -15,7 +16,8 @@ struct SpritesCommand {
     /// summary line on standard output.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
+                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
+                                                              allowsCrossOriginRedirects: options.allowsRedirects))
         // Before decoding (and before the directory is made): how many thumbnails the clip makes.
         if let duration = sampler.info.duration, duration > 0,
            let refusal = options.budget.frameRefusal(ThumbnailTrack.thumbnailCount(duration: duration, every: options.every),
@@ -23,12 +25,14 @@ struct SpritesCommand {
                                                          + "\(Format.fixed(duration, 3)) s") {
             throw WorkLimitError(message: refusal)
         }
-        let directory = options.outputDirectory.hasSuffix("/") && options.outputDirectory.count > 1
-            ? String(options.outputDirectory.dropLast()) : options.outputDirectory
-        let created = try LoopCommand.createDirectory(directory)
         let fileExtension = options.format.rawValue
+        // Built beside the destination and swapped in whole: old sheets stay until the new set is complete.
+        let staged = try StagedDirectory(replacing: options.outputDirectory) { name in
+            name == Self.trackName || StagedDirectory.isNumbered(name, prefix: "sheet-", suffix: ".jpg")
+                || StagedDirectory.isNumbered(name, prefix: "sheet-", suffix: ".webp")
+        }
+        let directory = staged.path
         let showsProgress = isatty(STDERR_FILENO) == 1
-        var written: [String] = []
         let track: ThumbnailTrack
         do {
             track = try sampler.thumbnailTrack(
@@ -39,18 +43,16 @@ struct SpritesCommand {
                     if showsProgress { Console.writeError("\rsprites: \(done)/\(total) thumbnails") }
                 },
                 onSheet: { index, sheet in
-                    let path = "\(directory)/sheet-\(index + 1).\(fileExtension)"
-                    try AtomicFile.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
-                                         to: path)
-                    written.append(path)
+                    try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
+                                     named: "sheet-\(index + 1).\(fileExtension)")
                 })
             if showsProgress { Console.writeError("\n") }
             let vtt = track.webVTT { "sheet-\($0 + 1).\(fileExtension)" }
-            try AtomicFile.write(Array(vtt.utf8), to: "\(directory)/\(Self.trackName)")
+            try staged.write(Array(vtt.utf8), named: Self.trackName)
+            try staged.commit()
         } catch {
             if showsProgress { Console.writeError("\n") }
-            for path in written { unlink(path) }
-            if let created { rmdir(created) }
+            staged.discard()
             throw error
         }
         let sheets = track.sheetCount

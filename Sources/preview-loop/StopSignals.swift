@@ -101,3 +101,21 @@ final class SignalWatcher {
         signals.forEach { signal($0, SIG_DFL) }
     }
 }
+
+/// For the commands that write files and have no loop to stop (thumb, strip, render, sprites, card):
+/// while `body` runs, SIGINT or SIGTERM removes every temporary file and staging directory the process
+/// is writing (``TemporaryFiles``), prints one `Error:` line and exits at once with 130 or 143. Earlier
+/// outputs are untouched: a file or directory is only ever replaced by a rename of a finished one.
+enum SignalCleanup {
+    /// Runs `body` with the signals handled so.
+    static func run(input: String, _ body: () throws -> Int32) throws -> Int32 {
+        let watcher = SignalWatcher { signal in
+            TemporaryFiles.removeAll()
+            Console.writeError("Error: \(input): interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); "
+                + "unfinished outputs removed\n")
+            _exit(ExitStatus.interrupted(by: signal))
+        }
+        defer { watcher.cancel() }
+        return try body()
+    }
+}

@@ -14,7 +14,8 @@ struct StripCommand {
             ? try ContactSheet(style: stripStyle, hasHeader: false) : nil
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              jobTimeout: options.timeout))
+                                                              jobTimeout: options.timeout,
+                                                              allowsCrossOriginRedirects: options.allowsRedirects))
         let span = try SampleSpan.resolve(options.span, start: options.start, length: options.length,
                                           duration: sampler.info.duration)
         let times = span.sampleTimes(count: options.count)

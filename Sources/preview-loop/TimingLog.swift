@@ -117,6 +117,7 @@ final class PendingFile {
         guard descriptor >= 0 else {
             throw PreviewLoopError(.outputNotWritable, "cannot create the \(purpose) \(path): \(Format.systemError())")
         }
+        TemporaryFiles.register(temporaryPath)
     }
 
     deinit {
@@ -144,10 +145,12 @@ final class PendingFile {
 
     /// Closes the temporary and renames it to ``path``, replacing any file there.
     func commit() throws {
+        defer { TemporaryFiles.unregister(temporaryPath) }
+        let kept = AtomicFile.keepMode(of: path, on: temporaryPath)
         let closed = close(descriptor)
         descriptor = -1
-        guard closed == 0, rename(temporaryPath, path) == 0 else {
-            let reason = Format.systemError()
+        guard kept == 0, closed == 0, rename(temporaryPath, path) == 0 else {
+            let reason = kept != 0 ? Format.systemError(kept) : Format.systemError()
             unlink(temporaryPath)
             throw PreviewLoopError(.outputNotWritable, "cannot write the \(purpose) \(path): \(reason)")
         }
@@ -159,5 +162,6 @@ final class PendingFile {
         close(descriptor)
         descriptor = -1
         unlink(temporaryPath)
+        TemporaryFiles.unregister(temporaryPath)
     }
 }

@@ -31,6 +31,7 @@ extension RenderOptions {
                                                   what: "A \(size) \(format.rawValue)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 
     /// The bytes of pictures a render of `frames` frames holds: a few working pictures, and for GIF every
@@ -72,6 +73,7 @@ extension SpritesOptions {
         try arguments.refuse(budget.memoryRefusal(3 * WorkBudget.rgb(sheet), what: "A sheet of \(sheet)"), option: "max-memory")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
     }
 }
 

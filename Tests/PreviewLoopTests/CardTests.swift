@@ -209,7 +209,7 @@ struct CardTests {
         let png = try WebOracle.probe(directory + "/card-00001.png")
         #expect(png.codec == "png" && png.pixelFormat == "rgba")
 
-        // A directory in the way of the third picture: the first two go again, the directory stays.
+        // A directory in the way of the third picture is not a file the card wrote: refused, and it stays.
         let blocked = TestPaths.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: blocked + "/card-00003.png", withIntermediateDirectories: false)
         #expect(throws: PreviewLoopError.self) { try Self.card().render(to: blocked, framesPerSecond: 5) }

@@ -15,6 +15,27 @@ struct CommandLineParsingTests {
         #expect(try parse(["probe", "--json", "clip.mp4"]) == .probe(ProbeOptions(input: "clip.mp4", isJSON: true)))
     }
 
+    @Test("--allow-redirects is a flag of every command that reads a clip, off by default",
+          arguments: ["probe", "thumb", "strip", "loop", "render", "sprites", "card"])
+    func allowRedirects(subcommand: String) throws {
+        let output = ["thumb": ["-o", "a.png"], "strip": ["-o", "a.png"], "render": ["-o", "a.mp4"], "sprites": ["-o", "dir"],
+                      "card": ["-o", "a.webp"]][subcommand] ?? []
+        func allows(_ command: ParsedCommand) -> Bool? {
+            switch command {
+            case .probe(let options): options.allowsRedirects
+            case .thumb(let options): options.allowsRedirects
+            case .strip(let options): options.allowsRedirects
+            case .loop(let options): options.allowsRedirects
+            case .render(let options): options.allowsRedirects
+            case .sprites(let options): options.allowsRedirects
+            case .card(let options): options.allowsRedirects
+            default: nil
+            }
+        }
+        #expect(allows(try parse([subcommand, "http://a.test/clip.mp4"] + output)) == false)
+        #expect(allows(try parse([subcommand, "http://a.test/clip.mp4", "--allow-redirects"] + output)) == true)
+    }
+
     @Test func thumbDefaults() throws {
         let expected = ThumbOptions(input: "clip.mp4", output: "out.ppm", format: .ppm, time: .auto,
                                     size: Size(width: 320, height: 180), contentMode: .aspectFill,

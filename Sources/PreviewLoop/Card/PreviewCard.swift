@@ -217,7 +217,10 @@ public final class PreviewCard {
     /// background, white by default), or else a directory of PNG
     /// frames `card-00001.png`… (created if missing, with transparent corners).
     ///
-    /// Files are written whole or not at all.
+    /// Files are written whole or not at all. A directory is built beside `path` and swapped in when
+    /// complete; an existing directory is replaced only when it holds nothing but `card-NNNNN.png`
+    /// files (anything else is refused before rendering), so a failure keeps the old frames and a
+    /// shorter re-run leaves no stale ones.
     ///
     /// - Throws: ``PreviewLoopError`` for an unusable input, an odd size for MP4, an unwritable output
     ///   or an encoder failure.
@@ -240,21 +243,21 @@ public final class PreviewCard {
             try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
             written = writer.frameCount
         } else {
-            let created = try AtomicFile.createDirectory(path)
+            // Built beside the destination and swapped in whole: the old frames stay until the new set is complete.
+            let staged = try StagedDirectory(replacing: path) { StagedDirectory.isNumbered($0, prefix: "card-", suffix: ".png") }
             var names: [String] = []
             do {
                 try frames(framesPerSecond: framesPerSecond) { frame in
                     guard names.count < maxFrames else {
                         throw PreviewLoopError(.tooLarge, "\(path): the card reached its limit of \(maxFrames) frames")
                     }
-                    let name = FileSystem.appending("card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png", to: path)
-                    try AtomicFile.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), to: name)
+                    let name = "card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png"
+                    try staged.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), named: name)
                     names.append(name)
                 }
+                try staged.commit()
             } catch {
-                // Nothing half-done stays behind: the frames written so far go, and the directory if made here.
-                for name in names { try? FileManager.default.removeItem(atPath: name) }
-                if created { try? FileManager.default.removeItem(atPath: path) }
+                staged.discard()
                 throw error
             }
             written = names.count

@@ -53,6 +53,10 @@ public struct SourceOptions: Sendable, Hashable {
     public var maxPixels: Int
     /// The most streams an input may have (default 64).
     public var maxStreams: Int
+    /// Whether a URL input may be redirected to another http(s) origin (default `false`: only within
+    /// its own scheme, host and port). Redirects to other protocols (`file:`…) are always refused, and
+    /// the resources a playlist names may never be redirected off the input's origins.
+    public var allowsCrossOriginRedirects: Bool
 
     /// The demuxers allowed by default: the containers and raw streams previews are made from.
     public static let defaultFormats: Set<String> = [
@@ -66,13 +70,14 @@ public struct SourceOptions: Sendable, Hashable {
     /// Creates options; see each property for its default.
     public init(openTimeout: Double = 30, readTimeout: Double = 30, jobTimeout: Double? = nil,
                 allowedFormats: Set<String>? = SourceOptions.defaultFormats,
-                maxPixels: Int = 8192 * 4320, maxStreams: Int = 64) {
+                maxPixels: Int = 8192 * 4320, maxStreams: Int = 64, allowsCrossOriginRedirects: Bool = false) {
         self.openTimeout = openTimeout
         self.readTimeout = readTimeout
         self.jobTimeout = jobTimeout
         self.allowedFormats = allowedFormats
         self.maxPixels = maxPixels
         self.maxStreams = maxStreams
+        self.allowsCrossOriginRedirects = allowsCrossOriginRedirects
     }
 
     /// What FFmpeg opens, the options it is opened with, and the policy its nested opens obey.
@@ -104,7 +109,8 @@ public struct SourceOptions: Sendable, Hashable {
             options["rw_timeout"] = String(Int(readTimeout * 1_000_000))
             options["reconnect"] = "0"
             let port = url.port ?? (scheme == "https" ? 443 : 80)
-            return (url.absoluteString, options, SourcePolicy(kind: .sameOrigin(host: host.lowercased(), port: port)))
+            return (url.absoluteString, options, SourcePolicy(kind: .sameOrigin(host: host.lowercased(), port: port),
+                                                              allowsCrossOriginRedirects: allowsCrossOriginRedirects))
         case .data:
             options["protocol_whitelist"] = ""
             return ("", options, SourcePolicy(kind: .nothing))

@@ -6,8 +6,13 @@ import Synchronization
 /// FFmpeg calls ``FormatContext``'s `io_open` hook for every resource a demuxer opens, the input
 /// itself included; the hook asks ``refusal(for:)`` first. A remote input may only reach its own origin
 /// (so a playlist cannot point at a local file or another local port), a local file only local files
-/// (never the network), and memory or a pipe nothing at all. Thread-safe: the record of refusals is
-/// guarded by a mutex; everything else is immutable.
+/// (never the network), and memory or a pipe nothing at all.
+///
+/// Redirects are checked hop by hop (``refusal(forRedirectTo:ofInput:)``): a redirect of the input
+/// itself may only stay on its origin unless `allowsCrossOriginRedirects` (then any http(s) origin,
+/// which then counts as the input's own for its nested opens); a redirect of a nested resource may
+/// only lead to an origin the input has. Never to another protocol. Thread-safe: the record of
+/// refusals, the open count and the origins reached are guarded by mutexes; everything else is immutable.
 final class SourcePolicy: Sendable {
     enum Kind: Sendable, Equatable {
         case localFiles
@@ -19,11 +24,50 @@ final class SourcePolicy: Sendable {
     }
 
     let kind: Kind
+    /// Whether the input itself may be redirected to other http(s) origins.
+    let allowsCrossOriginRedirects: Bool
     private let refused = Mutex<String?>(nil)
     private let opens = Mutex(0)
+    /// Origins (`host:port`) a remote input was redirected to with permission: its nested opens may use them too.
+    private let redirectOrigins = Mutex<[String]>([])
 
-    init(kind: Kind) {
+    init(kind: Kind, allowsCrossOriginRedirects: Bool = false) {
         self.kind = kind
+        self.allowsCrossOriginRedirects = allowsCrossOriginRedirects
+    }
+
+    /// How many opens ``refusal(for:)`` has been asked about (the first is the input itself).
+    var openCount: Int { opens.withLock { $0 } }
+
+    /// Why a redirect to `url` may not be followed, or `nil` when it may.
+    ///
+    /// - Parameter ofInput: whether the redirect answers the request for the input itself (not a
+    ///   playlist's segment or another nested resource).
+    func refusal(forRedirectTo url: String, ofInput: Bool) -> String? {
+        guard case .sameOrigin(let host, let port) = kind else {
+            return "this input may not be redirected (to \(url))"
+        }
+        guard let origin = Self.origin(of: url) else {
+            return "a redirect may only lead to an http(s) URL, not \(url)"
+        }
+        let reached = redirectOrigins.withLock { $0 }
+        if origin == "\(host):\(port)" || reached.contains(origin) { return nil }
+        if ofInput && allowsCrossOriginRedirects {
+            redirectOrigins.withLock { $0.append(origin) }
+            return nil
+        }
+        if ofInput {
+            return "the input redirects to another origin, \(origin) (only \(host):\(port) unless cross-origin redirects are allowed: --allow-redirects)"
+        }
+        return "a nested resource redirects to \(origin) (only \(host):\(port))"
+    }
+
+    /// `host:port` of an http(s) URL (the port defaulted from the scheme), or `nil` for any other URL.
+    static func origin(of url: String) -> String? {
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let parsed = URL(string: url),
+              let host = parsed.host?.lowercased(), !host.isEmpty else { return nil }
+        return "\(host):\(parsed.port ?? (lowered.hasPrefix("https://") ? 443 : 80))"
     }
 
     /// Why `url` may not be opened, or `nil` when it may.
@@ -42,6 +86,7 @@ final class SourcePolicy: Sendable {
             }
             let otherPort = parsed.port ?? (scheme == "https" ? 443 : 80)
             if otherHost == host && otherPort == port { return nil }
+            if redirectOrigins.withLock({ $0.contains("\(otherHost):\(otherPort)") }) { return nil }
             return "a remote input may not open \(otherHost):\(otherPort) (only \(host):\(port))"
         case .nothingNested:
             return count == 1 ? nil : "this input may not open other resources"

@@ -26,7 +26,7 @@ final class FormatContext {
         guard let context = avformat_alloc_context() else {
             throw PreviewLoopError(.tooLarge, "\(displayName): out of memory")
         }
-        gate = OpenGate(policy: policy, defaultOpen: context.pointee.io_open)
+        gate = OpenGate(policy: policy, defaultOpen: context.pointee.io_open, readTimeout: options["rw_timeout"])
         context.pointee.interrupt_callback = interrupter.callback
         context.pointee.opaque = Unmanaged.passUnretained(gate).toOpaque()
         context.pointee.io_open = OpenGate.hook
@@ -114,7 +114,13 @@ final class FormatContext {
     func readPacket(into packet: Packet) throws(PreviewLoopError) -> Bool {
         av_packet_unref(packet.pointer)
         let result = av_read_frame(pointer, packet.pointer)
-        if result == FFmpegError.endOfFile { return false }
+        if result == FFmpegError.endOfFile {
+            // A playlist whose later segment was refused ends early: that is the refusal, not the clip's end.
+            if let refusal = gate.policy.firstRefusal {
+                throw PreviewLoopError(.refusedByPolicy, "refused: \(refusal)", operation: "av_read_frame")
+            }
+            return false
+        }
         if result < 0 {
             if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "cancelled", operation: "av_read_frame") }
             if let refusal = gate.policy.firstRefusal {

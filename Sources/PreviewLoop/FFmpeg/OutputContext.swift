@@ -30,6 +30,7 @@ final class OutputContext {
                                    ffmpegMessage: FFmpegError.text(allocated))
         }
         pointer = context
+        TemporaryFiles.register(temporaryPath)
         let opened = avio_open(&context.pointee.pb, temporaryPath, AVIO_FLAG_WRITE)
         if opened < 0 {
             throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(FFmpegError.text(opened)))",
@@ -41,6 +42,7 @@ final class OutputContext {
         if !isFinished {
             avio_closep(&pointer.pointee.pb)
             unlink(temporaryPath)
+            TemporaryFiles.unregister(temporaryPath)
         }
         avformat_free_context(pointer)
     }
@@ -86,9 +88,14 @@ final class OutputContext {
         try check(av_write_trailer(pointer), "av_write_trailer", code: .outputNotWritable, "\(path): cannot finish the file")
         let closed = avio_closep(&pointer.pointee.pb)
         try check(closed, "avio_closep", code: .outputNotWritable, "\(path): cannot write")
+        let kept = AtomicFile.keepMode(of: path, on: temporaryPath)
+        guard kept == 0 else {
+            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(kept))))")
+        }
         guard rename(temporaryPath, path) == 0 else {
             throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
         }
         isFinished = true
+        TemporaryFiles.unregister(temporaryPath)
     }
 }

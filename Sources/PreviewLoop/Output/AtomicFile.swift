@@ -24,19 +24,33 @@ public enum AtomicFile {
     /// Writes `bytes` to `path` atomically.
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` naming the path and the cause.
+    /// A new file gets the process's usual mode (0666 less the umask); a file it replaces keeps its mode.
     public static func write(_ bytes: [UInt8], to path: String) throws {
         let temporary = try temporaryPath(for: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
         }
+        TemporaryFiles.register(temporary)
+        defer { TemporaryFiles.unregister(temporary) }
         var failure = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
-        close(descriptor)
+        if failure == 0 { failure = keepMode(of: path, on: temporary) }
+        if close(descriptor) != 0 && failure == 0 { failure = errno }
         if failure == 0 && rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temporary)
             throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(failure))))")
         }
+    }
+
+    /// Gives `temporary` the permission bits of the regular file at `path`, if there is one, so that
+    /// replacing a file does not change who may read it.
+    ///
+    /// - Returns: 0, or the `errno` of a failed `chmod`.
+    package static func keepMode(of path: String, on temporary: String) -> Int32 {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return 0 }
+        return chmod(temporary, status.st_mode & 0o7777) == 0 ? 0 : errno
     }
 
     /// Creates the directory `path` and any missing parents.

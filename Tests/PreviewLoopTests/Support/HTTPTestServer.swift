@@ -19,11 +19,16 @@ final class HTTPTestServer {
     let port: Int
 
     /// Starts the server and waits (up to 10 s) until it prints its port.
-    init(directory: String, flavour: Flavour = .byteRanges) throws {
+    ///
+    /// - Parameter redirects: names (the request path's last component) answered with `302 Found` and
+    ///   this `Location` instead of a file (`.byteRanges` only).
+    init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         switch flavour {
-        case .byteRanges: process.arguments = ["-u", "-c", Self.unblockSignals + "\n" + Self.rangeServerScript, directory]
+        case .byteRanges:
+            process.arguments = ["-u", "-c", Self.unblockSignals + "\n" + Self.rangeServerScript, directory]
+                + redirects.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         case .plain:
             // `python3 -m http.server 0 --bind 127.0.0.1 --directory DIR`, after unblocking the signals.
             process.arguments = ["-u", "-c", Self.unblockSignals + "import runpy; runpy.run_module('http.server', run_name='__main__')",
@@ -96,13 +101,18 @@ final class HTTPTestServer {
     private static let rangeServerScript = #"""
 import http.server, os, re, sys
 root = sys.argv[1]
+redirects = dict(argument.split('=', 1) for argument in sys.argv[2:])
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     def log_message(self, *args): pass
     def do_HEAD(self): self.respond(False)
     def do_GET(self): self.respond(True)
     def respond(self, with_body):
-        path = os.path.join(root, os.path.basename(self.path.split('?')[0]))
+        name = os.path.basename(self.path.split('?')[0])
+        if name in redirects:
+            self.send_response(302); self.send_header('Location', redirects[name])
+            self.send_header('Content-Length', '0'); self.end_headers(); return
+        path = os.path.join(root, name)
         if not os.path.isfile(path):
             self.send_response(404); self.send_header('Content-Length', '0'); self.end_headers(); return
         with open(path, 'rb') as f: data = f.read()

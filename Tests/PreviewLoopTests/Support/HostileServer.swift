@@ -19,6 +19,8 @@ final class HostileServer {
         case hold(file: String, burst: Int)
         /// Answers `404` at once: a witness that only records who called.
         case witness
+        /// Answers `200` with the whole file at once: a working server that records who called.
+        case serve(file: String)
     }
 
     /// What the reader thread learns from the server's output.
@@ -40,6 +42,7 @@ final class HostileServer {
         case .trickle(let file, let burst): arguments = ["trickle", file, String(burst)]
         case .hold(let file, let burst): arguments = ["hold", file, String(burst)]
         case .witness: arguments = ["witness", "-", "0"]
+        case .serve(let file): arguments = ["trickle", file, String(Int32.max)]
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
