@@ -11,7 +11,7 @@ import PreviewLoop
 @Suite("Argument space: extreme values never crash", .timeLimit(.minutes(3)))
 struct ArgumentSpaceTests {
     /// Options whose values are not numbers.
-    static let nonNumeric: Set<String> = ["output", "fit", "accuracy", "span", "format", "reveal", "background", "log",
+    static let nonNumeric: Set<String> = ["output", "text-color", "font", "out", "recipe", "fit", "accuracy", "span", "format", "reveal", "background", "log",
                                           "frames", "capture-dir"]
 
     /// The extremes tried on every numeric option.
@@ -33,6 +33,8 @@ struct ArgumentSpaceTests {
         case .render: [subcommand.rawValue, "clip.mp4", "-o", "out.gif"]
         case .sprites: [subcommand.rawValue, "clip.mp4", "-o", "sp"]
         case .card: [subcommand.rawValue, "clip.mp4", "-o", "card.gif"]
+        case .sheet: [subcommand.rawValue, "clip.mp4", "-o", "sheet.png"]
+        case .batch: [subcommand.rawValue, "clips.jsonl", "--out", "out"]
         }
     }
 
@@ -83,6 +85,10 @@ struct ArgumentSpaceTests {
             #expect(o.style.posterHold.isFinite && o.style.playLength.isFinite && o.stillTime.isFinite)
             let frames = PreviewCard.frameCount(duration: CardTimeline(style: o.style).duration, framesPerSecond: o.framesPerSecond)
             #expect(frames <= o.budget.maxFrames, "\(arguments)")
+        case .sheet(let o):
+            timeout(o.timeout)
+            #expect((1...100).contains(o.columns) && (1...100).contains(o.rows) && o.columns * o.rows <= SheetOptions.maximumTiles)
+        case .batch: break
         case .help, .version: break
         }
     }

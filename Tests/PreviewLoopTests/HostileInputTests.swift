@@ -104,6 +104,16 @@ struct HostileInputTests {
         try run(["render", clip, "-o", "{out}/r.mp4", "--timeout", "5"], .success, seconds: 10)
     }
 
+    @Test("Reading ahead for the origin loses no frame: a raw H.264 stream (no start, no timestamps) loops whole")
+    func originReadAheadKeepsFrames() throws {
+        let clip = try Self.bad("raw.h264")
+        let (loop, _) = try run(["loop", clip, "--log", "-"], .success)
+        let rows = String(decoding: loop.stdout, as: UTF8.self).split(separator: "\n").dropFirst()
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
+                                             "-of", "csv=p=0", clip])
+        #expect(rows.count == Int(probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)), "\(rows.count) frames")
+    }
+
     @Test("Three frames at 1000 s: render's file lasts a fraction of a second, not 999.9 s")
     func threeFramesLate() throws {
         let (_, directory) = try run(["render", try Self.bad("three-at-1000.mkv"), "-o", "{out}/r.mp4"], .success)

@@ -67,9 +67,10 @@ final class MediaInput {
             // stream's start (not the container's zero, which may lie 1e9 s away). Reading packets moves
             // the demuxer, so the input is opened again afterwards (only for such containers).
             for (index, other) in streams.enumerated() where index != Int(best) { other.pointee.discard = AVDISCARD_ALL }
-            start = try Self.firstTimestamp(format: format, streamIndex: best, readTimeout: options.readTimeout,
-                                            interrupter: interrupter)
-            if start != nil {
+            let (first, packetsRead) = try Self.firstTimestamp(format: format, streamIndex: best, readTimeout: options.readTimeout,
+                                                               interrupter: interrupter)
+            start = first
+            if packetsRead > 0 {
                 interrupter.setDeadline(after: options.openTimeout)
                 if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
                 format = try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
@@ -204,9 +205,10 @@ final class MediaInput {
     }
 
     /// The smallest timestamp among the first video packets (up to ``TimingRule/originPackets`` of them,
-    /// reading at most ``TimingRule/originReadLimit`` packets), or `nil` when none carries one.
+    /// reading at most ``TimingRule/originReadLimit`` packets), or `nil` when none carries one; and how
+    /// many packets were read (the input must then be opened again, whatever was found).
     private static func firstTimestamp(format: FormatContext, streamIndex: Int32, readTimeout: Double,
-                                       interrupter: Interrupter) throws(PreviewLoopError) -> Int64? {
+                                       interrupter: Interrupter) throws(PreviewLoopError) -> (Int64?, Int) {
         let packet = try Packet()
         let nopts = cffmpeg_nopts_value()
         var first: Int64?
@@ -223,7 +225,7 @@ final class MediaInput {
             let stamp = raw.pts != nopts ? raw.pts : raw.dts
             if stamp != nopts { first = min(first ?? stamp, stamp) }
         }
-        return first
+        return (first, packets)
     }
 
     private static func describe(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
