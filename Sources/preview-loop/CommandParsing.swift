@@ -42,6 +42,7 @@ extension ThumbOptions {
         }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 
@@ -68,6 +69,7 @@ extension StripOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 
@@ -100,6 +102,7 @@ extension LoopOptions {
         }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 

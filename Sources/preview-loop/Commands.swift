@@ -102,6 +102,8 @@ struct ThumbOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
@@ -153,6 +155,8 @@ struct StripOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -193,6 +197,8 @@ struct LoopOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
     var timeout = 30.0
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// The options of `preview-loop render`.
@@ -219,6 +225,8 @@ struct RenderOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
     var timeout = 30.0
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -258,6 +266,8 @@ struct SpritesOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening and for each read (`--timeout`).
     var timeout = 30.0
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// What `preview-loop card` writes, chosen by the output path.
@@ -297,6 +307,8 @@ struct CardOptions: Equatable, Sendable {
     var threads = 2
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
     var timeout = 30.0
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
 }

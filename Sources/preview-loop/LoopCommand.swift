@@ -21,7 +21,8 @@ struct LoopCommand {
             size: options.size, contentMode: options.contentMode,
             windowStart: .seconds(window.start), windowLength: .seconds(window.length),
             clock: options.isRealtime ? .realtime : .offline, threads: options.threads,
-            sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
+            sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
+                                                              toneMapping: options.toneMapping))
         let loop = try PreviewLoop(source: source, configuration: configuration)
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
@@ -95,7 +96,8 @@ struct LoopCommand {
     /// `--start` and `--length` in seconds; probes the duration first only for a percentage.
     private func resolveWindow(of source: Source) throws -> SampleSpan {
         var duration: Double?
-        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout)
+        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout,
+                                   toneMapping: options.toneMapping)
         if case .percent = options.start { duration = try MediaProbe.probe(source, options: limits).duration }
         if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source, options: limits).duration }
         let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")

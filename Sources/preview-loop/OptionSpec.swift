@@ -74,6 +74,14 @@ extension OptionSpec {
         abstract: "fill (cover the size, cropping the overflow), fit (show it all, on black bars) or stretch.",
         defaultValue: ContentMode.aspectFill.rawValue)
 
+    /// `--tonemap <curve>`.
+    static let tonemap = OptionSpec(
+        name: "tonemap", valueName: "curve",
+        abstract: "How HDR (PQ, HLG) frames become SDR: auto (reference white at SDR white, highlights rolled off "
+            + "to the picture's peak, BT.2020 colours desaturated into BT.709), clip (reference white at SDR white, "
+            + "brighter clipped) or none (no conversion: washed out). SDR input is never changed.",
+        defaultValue: ToneMapping.auto.rawValue)
+
     /// `--threads <n>`.
     static let threads = OptionSpec(
         name: "threads", valueName: "n", abstract: "Decoding threads, 1 to 64.", defaultValue: "2")
@@ -153,7 +161,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .threads, .timeout(wholeJob: true), .help]
+             .tonemap, .threads, .timeout(wholeJob: true), .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -174,7 +182,7 @@ extension Subcommand {
                             + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
                             + "otherwise exact).",
                         defaultValue: SeekAccuracy.auto.rawValue),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit, .tonemap, .threads, .timeout(wholeJob: true), .help]
         case .loop:
             [.start, .length,
              OptionSpec(name: "loops", valueName: "n",
@@ -202,7 +210,7 @@ extension Subcommand {
              OptionSpec(name: "capture-dir", valueName: "dir",
                         abstract: "Where --capture-at and --record write (default: the --frames directory); "
                             + "created if missing."),
-             .threads, .timeout(wholeJob: false), .help]
+             .tonemap, .threads, .timeout(wholeJob: false), .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
                         abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
@@ -225,7 +233,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit, .tonemap, .threads, .timeout(wholeJob: true), .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt; created if "
@@ -247,7 +255,7 @@ extension Subcommand {
                         defaultValue: SeekAccuracy.auto.rawValue),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
-             .fit, .threads, .timeout(wholeJob: false), .help]
+             .fit, .tonemap, .threads, .timeout(wholeJob: false), .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
                         abstract: "What to write, by extension: .webp (animated, transparent corners), .gif or .mp4 "
@@ -291,7 +299,7 @@ extension Subcommand {
                         defaultValue: "0"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
-             .threads, .timeout(wholeJob: true), .help]
+             .tonemap, .threads, .timeout(wholeJob: true), .help]
         }
     }
 

@@ -10,7 +10,8 @@ struct RenderCommand {
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
         let source = Source(argument: options.input)
-        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout)
+        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout,
+                                   toneMapping: options.toneMapping)
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage {
             duration = try MediaProbe.probe(source, options: limits).duration

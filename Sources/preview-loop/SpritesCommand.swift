@@ -15,7 +15,8 @@ struct SpritesCommand {
     /// summary line on standard output.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
+                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
+                                                              toneMapping: options.toneMapping))
         let directory = options.outputDirectory.hasSuffix("/") && options.outputDirectory.count > 1
             ? String(options.outputDirectory.dropLast()) : options.outputDirectory
         let created = try LoopCommand.createDirectory(directory)

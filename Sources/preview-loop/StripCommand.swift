@@ -10,7 +10,7 @@ struct StripCommand {
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              jobTimeout: options.timeout))
+                                                              jobTimeout: options.timeout, toneMapping: options.toneMapping))
         let span = try SampleSpan.resolve(options.span, start: options.start, length: options.length,
                                           duration: sampler.info.duration)
         let times = span.sampleTimes(count: options.count)

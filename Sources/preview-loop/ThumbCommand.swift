@@ -10,7 +10,7 @@ struct ThumbCommand {
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              jobTimeout: options.timeout))
+                                                              jobTimeout: options.timeout, toneMapping: options.toneMapping))
         let duration = sampler.info.duration
         let frame: VideoFrame
         var explanation = ""

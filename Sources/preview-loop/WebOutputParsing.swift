@@ -26,6 +26,7 @@ extension RenderOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 
@@ -54,6 +55,7 @@ extension SpritesOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 

@@ -53,6 +53,9 @@ public struct SourceOptions: Sendable, Hashable {
     public var maxPixels: Int
     /// The most streams an input may have (default 64).
     public var maxStreams: Int
+    /// How HDR (PQ and HLG) frames become SDR BT.709 pictures (default ``ToneMapping/auto``); SDR input is
+    /// never changed by it.
+    public var toneMapping: ToneMapping = .auto
 
     /// The demuxers allowed by default: the containers and raw streams previews are made from.
     public static let defaultFormats: Set<String> = [
@@ -66,7 +69,8 @@ public struct SourceOptions: Sendable, Hashable {
     /// Creates options; see each property for its default.
     public init(openTimeout: Double = 30, readTimeout: Double = 30, jobTimeout: Double? = nil,
                 allowedFormats: Set<String>? = SourceOptions.defaultFormats,
-                maxPixels: Int = 8192 * 4320, maxStreams: Int = 64) {
+                maxPixels: Int = 8192 * 4320, maxStreams: Int = 64, toneMapping: ToneMapping = .auto) {
+        self.toneMapping = toneMapping
         self.openTimeout = openTimeout
         self.readTimeout = readTimeout
         self.jobTimeout = jobTimeout
