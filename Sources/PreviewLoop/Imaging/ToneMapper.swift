@@ -4,20 +4,20 @@ import Glibc
 /// as swscale writes it — into RGB24 SDR BT.709 (BT.1886 gamma 2.4), with lookup tables:
 /// code value → linear light (65 536 entries), HLG OOTF gain, the roll-off, linear → 8-bit code.
 ///
-/// Per pixel: EOTF (PQ) or inverse OETF + BT.2100 OOTF (HLG), BT.2020 → BT.709 matrix, the roll-off
+/// Per pixel: EOTF (PQ) or inverse OETF + OOTF (HLG; see `toLinear`), BT.2020 → BT.709 matrix, the roll-off
 /// driven by the largest channel and applied to all three (hue and saturation kept), colours outside
 /// BT.709 desaturated toward their luminance until they fit, then the SDR encoding. One thread at a time.
 final class ToneMapper {
     let transfer: HDRTransfer
     let mode: ToneMapping
     let convertsGamut: Bool
-    /// 16-bit code → linear light: relative to reference white (PQ) or normalised scene light (HLG).
+    /// 16-bit code → display light relative to reference white. HLG: the inverse OETF, then the OOTF of
+    /// the nominal 1000 cd/m² display (system gamma 1.2) applied to each channel, as zimg (`zscale`)
+    /// does; BT.2100 applies it to the luminance, which gives the same greys and, measured on colour
+    /// bars made by zscale, desaturated colours (yellow's blue channel 0 → 56 of 255) — see README.
     private let toLinear: [Float]
-    /// HLG: OOTF gain (display light relative to reference white, per unit of scene light) by sqrt(Ys).
-    private let ootfGain: [Float]
     /// Linear 0…1 (indexed by its square root) → 8-bit BT.1886 code.
     private let toCode: [UInt8]
-    private static let ootfSteps = 4096
     private static let codeSteps = 8192
     private static let shoulderSteps = 1024
     /// The roll-off for the last peak (quantised), as output linear by sqrt(input / peak).
@@ -31,13 +31,10 @@ final class ToneMapper {
             let signal = Double(code) / 65535
             switch transfer {
             case .pq: return Float(ToneCurve.pqToNits(signal) / ToneCurve.referenceWhite)
-            case .hlg: return Float(ToneCurve.hlgToScene(signal))
+            case .hlg:
+                let gamma = ToneCurve.hlgGamma(peak: ToneCurve.nominalPeak)
+                return Float(ToneCurve.nominalPeak / ToneCurve.referenceWhite * pow(ToneCurve.hlgToScene(signal), gamma))
             }
-        }
-        let gamma = ToneCurve.hlgGamma(peak: ToneCurve.nominalPeak)
-        ootfGain = (0...Self.ootfSteps).map { index in
-            let root = Double(index) / Double(Self.ootfSteps)
-            return Float(ToneCurve.nominalPeak / ToneCurve.referenceWhite * pow(root * root, gamma - 1))
         }
         toCode = (0...Self.codeSteps).map { index in
             let root = Double(index) / Double(Self.codeSteps)
@@ -45,17 +42,8 @@ final class ToneMapper {
         }
     }
 
-    /// The brightest light in the picture, relative to reference white, from its largest code value
-    /// (HLG: as if grey, through the OOTF).
-    func peak(ofLargestCode code: UInt16) -> Double {
-        let value = Double(toLinear[Int(code)])
-        switch transfer {
-        case .pq: return value
-        case .hlg:
-            let gamma = ToneCurve.hlgGamma(peak: ToneCurve.nominalPeak)
-            return ToneCurve.nominalPeak / ToneCurve.referenceWhite * pow(value, gamma)
-        }
-    }
+    /// The brightest light in the picture, relative to reference white, from its largest code value.
+    func peak(ofLargestCode code: UInt16) -> Double { Double(toLinear[Int(code)]) }
 
     /// The peak the roll-off aims at, relative to reference white: the frame's own peak, at most the
     /// declared one, rounded up to a sixteenth of a stop (so tables are rebuilt only when it moves).
@@ -71,42 +59,25 @@ final class ToneMapper {
     func map(red: UnsafePointer<UInt16>, green: UnsafePointer<UInt16>, blue: UnsafePointer<UInt16>, planeStride: Int,
              size: Size, declaredNits: Double, into destination: UnsafeMutablePointer<UInt8>, stride: Int) {
         var largest: UInt16 = 0
-        if mode == .auto {
-            for y in 0..<size.height {
-                let offset = y * planeStride
-                for x in 0..<size.width {
-                    largest = max(largest, red[offset + x], green[offset + x], blue[offset + x])
-                }
-            }
-        }
+        if mode == .auto { largest = Self.brightCode(red: red, green: green, blue: blue, planeStride: planeStride, size: size) }
         let peak = mode == .auto ? effectivePeak(measured: peak(ofLargestCode: largest), declaredNits: declaredNits) : 1
         if shoulder?.peak != peak { shoulder = Self.makeShoulder(peak: peak) }
         let knee = shoulder!.knee
         let peakF = Float(peak)
         let clips = mode == .clip || peak <= 1
-        let isHLG = transfer == .hlg
         let gamut = convertsGamut
         let m = ToneCurve.bt2020ToBT709
         let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
         toLinear.withUnsafeBufferPointer { lin in
-        ootfGain.withUnsafeBufferPointer { ootf in
         toCode.withUnsafeBufferPointer { code in
         shoulder!.table.withUnsafeBufferPointer { roll in
-            let ootfScale = Float(Self.ootfSteps), codeScale = Float(Self.codeSteps)
+            let codeScale = Float(Self.codeSteps)
             let rollScale = Float(Self.shoulderSteps)
             for y in 0..<size.height {
                 let offset = y * planeStride
                 let row = destination + y * stride
                 for x in 0..<size.width {
                     var r = lin[Int(red[offset + x])], g = lin[Int(green[offset + x])], b = lin[Int(blue[offset + x])]
-                    if isHLG {
-                        let luminance = max(0, 0.2627 * r + 0.6780 * g + 0.0593 * b)
-                        let position = luminance.squareRoot() * ootfScale
-                        let index = min(Int(position), Self.ootfSteps - 1)
-                        let fraction = position - Float(index)
-                        let gain = ootf[index] + (ootf[index + 1] - ootf[index]) * fraction
-                        r *= gain; g *= gain; b *= gain
-                    }
                     if gamut {
                         let r2 = m0 * r + m1 * g + m2 * b
                         let g2 = m3 * r + m4 * g + m5 * b
@@ -146,7 +117,32 @@ final class ToneMapper {
         }
         }
         }
+    }
+
+    /// Fraction of the picture's pixels allowed above the measured peak: isolated overshoots (ringing of
+    /// 4:2:0 chroma and compression at saturated edges, a few specular pixels) do not set the peak.
+    static let peakOutlierFraction = 0.005
+
+    /// The largest code value (of each pixel's largest channel) once the brightest 0.5 % of pixels are
+    /// set aside, from a 4096-bin histogram.
+    private static func brightCode(red: UnsafePointer<UInt16>, green: UnsafePointer<UInt16>, blue: UnsafePointer<UInt16>,
+                                   planeStride: Int, size: Size) -> UInt16 {
+        var histogram = [Int](repeating: 0, count: 4096)
+        histogram.withUnsafeMutableBufferPointer { bins in
+            for y in 0..<size.height {
+                let offset = y * planeStride
+                for x in 0..<size.width {
+                    bins[Int(max(red[offset + x], green[offset + x], blue[offset + x]) >> 4)] += 1
+                }
+            }
         }
+        let allowed = Int(Double(size.area) * peakOutlierFraction)
+        var seen = 0
+        for bin in stride(from: 4095, through: 0, by: -1) {
+            seen += histogram[bin]
+            if seen > allowed { return UInt16(bin << 4 | 15) }
+        }
+        return 0
     }
 
     /// The roll-off table for `peak`: output linear light at sqrt(input / peak) steps.
