@@ -17,6 +17,7 @@ struct SpritesCommand {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
                                                               toneMapping: options.toneMapping))
+        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let directory = options.outputDirectory.hasSuffix("/") && options.outputDirectory.count > 1
             ? String(options.outputDirectory.dropLast()) : options.outputDirectory
         let created = try LoopCommand.createDirectory(directory)

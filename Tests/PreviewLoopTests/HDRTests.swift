@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PreviewLoop
+@testable import preview_loop
 
 /// HDR input: colour metadata as probed, tone mapping against SDR originals and the exact-inverse
 /// ceiling (the `zscale` chain run backwards), highlight roll-off, and SDR input left alone.
@@ -174,6 +175,31 @@ struct HDRTests {
         let none = try FrameSampler(source: .file(path), options: SourceOptions(toneMapping: .none))
             .frames(at: [0.1, 0.5], size: size, interval: 0)
         #expect(auto.map(\.image) == none.map(\.image))
+    }
+
+    // MARK: CLI
+
+    @Test("CLI: --tonemap on every frame-producing command, probe's colour lines, the profile 5 warning")
+    func commandLine() throws {
+        for command in ["thumb", "strip", "sprites", "loop", "render", "card"] {
+            let output = command == "loop" ? [] : ["-o", command == "sprites" ? "dir" : command == "render" ? "x.mp4" : "x.png"]
+            #expect(usageError([command, "in.mp4", "--tonemap", "hable"] + output) != nil, "\(command) accepts an unknown curve")
+            #expect(usageError([command, "in.mp4", "--tonemap", "clip"] + output) == nil, "\(command) refuses --tonemap clip")
+        }
+        #expect(usageError(["probe", "in.mp4", "--tonemap", "auto"]) != nil)
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let probe = try Run.program(TestPaths.cliBinary, ["probe", "--json", TestPaths.fixture("hdr10.mp4")])
+        #expect(probe.status == 0)
+        #expect(probe.stdoutText.contains(#""hdr": "HDR10""#) && probe.stdoutText.contains(#""color_transfer": "smpte2084""#))
+        #expect(probe.stdoutText.contains(#""content_light_level": {"max_cll": 1000, "max_fall": 400}"#))
+        let thumb = try Run.program(TestPaths.cliBinary, ["thumb", TestPaths.fixture("dolby-vision-p5.mp4"), "--at", "0.2",
+                                                          "-o", directory + "/dv.png"])
+        #expect(thumb.status == 0)
+        #expect(thumb.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
+        let text = try Run.program(TestPaths.cliBinary, ["probe", TestPaths.fixture("dolby-vision-p5.mp4")])
+        #expect(text.stdoutText.contains("dynamic range: Dolby Vision profile 5, level 1, no compatible base layer"))
+        #expect(text.stderr.contains("Warning: Dolby Vision profile 5"))
     }
 
     // MARK: Curve
