@@ -208,5 +208,55 @@ poster_clip dark.mp4 "[1:v]lutyuv=y='16+(val-16)*0.12':u='128+(val-128)*0.12':v=
   "${X264[@]}" -pix_fmt yuv420p -an \
   "${BITEXACT[@]}" -movflags +faststart card.mp4
 
+# 18.-20. HDR fixtures: 320x180, 1.0 s, 25 fps, HEVC Main 10 (x265), made from SDR BT.709 originals by
+#     zimg (`zscale`) with SDR white placed at HDR reference white (npl=203: linear 1.0 = 203 cd/m²,
+#     ITU-R BT.2408), so the exact inverse chain gives the originals back. x265 writes the HDR10
+#     metadata (mastering display, MaxCLL/MaxFALL) as SEI; FFmpeg shows it as frame side data.
+#   hdr_clip NAME TRANSFER X265-EXTRA SOURCE...
+X265=(-c:v libx265 -preset fast -crf 20 -pix_fmt yuv420p10le -tag:v hvc1)
+hdr_clip() {
+  local out="$1" transfer="$2" extra="$3"
+  shift 3
+  "${FF[@]}" "$@" -frames:v 25 \
+    -vf "format=yuv420p,zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=$transfer:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
+    "${X265[@]}" -x265-params "log-level=error:pools=1:frame-threads=1:keyint=25:min-keyint=25:repeat-headers=1:colorprim=bt2020:transfer=$transfer:colormatrix=bt2020nc$extra" \
+    -an "${BITEXACT[@]}" "$out"
+}
+# 18. hdr10.mp4: testsrc2 in PQ, mastering display P3 D65 0.0001-1000 cd/m², MaxCLL 1000, MaxFALL 400.
+# shellcheck disable=SC2046
+hdr_clip hdr10.mp4 smpte2084 ":hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400" \
+  $(testsrc 320x180 25)
+# 19. hlg.mp4: SMPTE HD colour bars in HLG (no static metadata).
+hdr_clip hlg.mp4 arib-std-b67 "" -f lavfi -i smptehdbars=size=320x180:rate=25:duration=1
+# 20. dolby-vision-p5.mp4: hdr10.mp4 with a hand-built Dolby Vision configuration record (`dvcC`:
+#     profile 5, level 1, RPU + base layer, compatibility ID 0) appended to its hvc1 sample entry.
+#     The pictures stay HDR10's: only the record matters (profile 5 cannot be reconstructed anyway).
+python3 - hdr10.mp4 dolby-vision-p5.mp4 <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+record = bytes([1, 0, 0x0A, 0x0D, 0x00]) + bytes(19)   # v1.0; profile 5, level 1, rpu 1, el 0, bl 1; compat 0
+box = struct.pack(">I4s", 8 + len(record), b"dvcC") + record
+def find(start, end, path):
+    """Offsets of the boxes along `path` (sample entries: 8 header + 78 visual fields, stsd: 8 more)."""
+    offset = start
+    while offset < end:
+        size, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        if kind.decode() == path[0]:
+            if len(path) == 1: return [offset]
+            body = offset + 8 + (8 if kind == b"stsd" else 0)
+            return [offset] + find(body, offset + size, path[1:])
+        offset += size
+    raise SystemExit("box %s not found" % path[0])
+chain = find(0, len(data), ["moov", "trak", "mdia", "minf", "stbl", "stsd", "hvc1"])
+moov_first = data.find(b"moov") < data.find(b"mdat")
+assert not moov_first, "expects the moov box after mdat (no chunk offsets move)"
+entry = chain[-1]
+end = entry + struct.unpack(">I", data[entry:entry + 4])[0]
+data[end:end] = box
+for offset in chain:
+    struct.pack_into(">I", data, offset, struct.unpack(">I", data[offset:offset + 4])[0] + len(box))
+open(sys.argv[2], "wb").write(data)
+PY
+
 echo "== verifying"
 "$HERE/verify-fixtures.sh"

@@ -39,6 +39,9 @@ slate.mp4      |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
 blur-start.mp4 |0:0.001     |2.6|h264|320x240|1:1|0  |unknown|unknown|65 |0|-
 dark.mp4       |0:0.001     |2.2|h264|320x240|1:1|0  |unknown|unknown|55 |0|-
 card.mp4       |0:0.001     |3.0|h264|320x180|1:1|0  |unknown|unknown|75 |0|-
+hdr10.mp4      |0:0.001     |1.0|hevc|320x180|1:1|0  |tv     |bt2020nc|25 |0|-
+hlg.mp4        |0:0.001     |1.0|hevc|320x180|1:1|0  |tv     |bt2020nc|25 |0|-
+dolby-vision-p5.mp4|0:0.001 |1.0|hevc|320x180|1:1|0  |tv     |bt2020nc|25 |0|-
 "
 
 # key=value lines for the first video stream (ffprobe repeats streams under
@@ -120,6 +123,17 @@ dar="$(kv "$(vprobe anamorphic.mp4)" display_aspect_ratio)"
 v="$(vprobe bt709.mp4)"
 [[ "$(kv "$v" color_primaries)" == bt709 ]] || fail bt709.mp4 "color_primaries $(kv "$v" color_primaries)"
 [[ "$(kv "$v" color_transfer)" == bt709 ]] || fail bt709.mp4 "color_transfer $(kv "$v" color_transfer)"
+
+# HDR: transfer and primaries; HDR10 metadata (x265 SEI, so frame side data); the Dolby Vision record.
+for f in hdr10.mp4:smpte2084 hlg.mp4:arib-std-b67 dolby-vision-p5.mp4:smpte2084; do
+  v="$(vprobe "${f%%:*}")"
+  [[ "$(kv "$v" color_transfer)" == "${f#*:}" ]] || fail "${f%%:*}" "color_transfer $(kv "$v" color_transfer)"
+  [[ "$(kv "$v" color_primaries)" == bt2020 ]] || fail "${f%%:*}" "color_primaries $(kv "$v" color_primaries)"
+done
+side="$(ffprobe -v error -select_streams v:0 -read_intervals %+#1 -show_frames hdr10.mp4)"
+grep -q "^max_luminance=10000000/10000" <<<"$side" || fail hdr10.mp4 "no 1000 cd/m² mastering display metadata"
+grep -q "^max_content=1000" <<<"$side" || fail hdr10.mp4 "no MaxCLL 1000"
+ffprobe -v error -show_streams dolby-vision-p5.mp4 | grep -q "^dv_profile=5" || fail dolby-vision-p5.mp4 "no Dolby Vision profile 5 record"
 
 # landscape: the first decoded video frame has pts 0 (edit list applied).
 first_pts="$(ffprobe -v error -select_streams v:0 -read_intervals %+#1 -show_entries frame=best_effort_timestamp_time -of csv=p=0 landscape.mp4 | sed -n 1p)"

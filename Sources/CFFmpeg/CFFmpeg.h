@@ -10,6 +10,9 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/opt.h>
 #include <libavutil/error.h>
+#include <libavutil/mastering_display_metadata.h>
+#include <libavutil/hdr_dynamic_metadata.h>
+#include <libavutil/dovi_meta.h>
 #include <stdarg.h>
 #include <stdio.h>
 

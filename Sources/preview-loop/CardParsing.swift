@@ -79,6 +79,7 @@ extension CardOptions {
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 
     /// What an output path asks for: an animation or still by extension, else a directory.

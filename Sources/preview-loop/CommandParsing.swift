@@ -49,6 +49,7 @@ extension ThumbOptions {
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 
@@ -87,6 +88,7 @@ extension StripOptions {
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 
@@ -123,6 +125,7 @@ extension LoopOptions {
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 

@@ -120,6 +120,8 @@ struct ThumbOptions: Equatable, Sendable {
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
@@ -179,6 +181,8 @@ struct StripOptions: Equatable, Sendable {
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -223,6 +227,8 @@ struct LoopOptions: Equatable, Sendable {
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// The options of `preview-loop render`.
@@ -253,6 +259,8 @@ struct RenderOptions: Equatable, Sendable {
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -296,6 +304,8 @@ struct SpritesOptions: Equatable, Sendable {
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 /// What `preview-loop card` writes, chosen by the output path.
@@ -339,6 +349,8 @@ struct CardOptions: Equatable, Sendable {
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
 }

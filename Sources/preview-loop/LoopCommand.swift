@@ -22,7 +22,7 @@ struct LoopCommand {
             windowStart: .seconds(window.start), windowLength: .seconds(window.length),
             clock: options.isRealtime ? .realtime : .offline, threads: options.threads,
             sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                         allowsCrossOriginRedirects: options.allowsRedirects))
+                                         allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
         let loop = try PreviewLoop(source: source, configuration: configuration)
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
@@ -119,7 +119,7 @@ struct LoopCommand {
     private func resolveWindow(of source: Source) throws -> SampleSpan {
         var duration: Double?
         let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout,
-                                   allowsCrossOriginRedirects: options.allowsRedirects)
+                                   allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
         if case .percent = options.start { duration = try MediaProbe.probe(source, options: limits).duration }
         if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source, options: limits).duration }
         let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")

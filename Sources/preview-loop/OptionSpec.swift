@@ -78,6 +78,14 @@ extension OptionSpec {
         abstract: "fill (cover the size, cropping the overflow), fit (show it all, on black bars) or stretch.",
         defaultValue: ContentMode.aspectFill.rawValue)
 
+    /// `--tonemap <curve>`.
+    static let tonemap = OptionSpec(
+        name: "tonemap", valueName: "curve",
+        abstract: "How HDR (PQ, HLG) frames become SDR: auto (reference white at SDR white, highlights rolled off "
+            + "to the picture's peak, BT.2020 colours desaturated into BT.709), clip (reference white at SDR white, "
+            + "brighter clipped) or none (no conversion: washed out). SDR input is never changed.",
+        defaultValue: ToneMapping.auto.rawValue)
+
     /// `--threads <n>`.
     static let threads = OptionSpec(
         name: "threads", valueName: "n", abstract: "Decoding threads, 1 to 64.", defaultValue: "2")
@@ -164,7 +172,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .maxMemory, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -191,7 +199,7 @@ extension Subcommand {
              OptionSpec(name: "timestamps",
                         abstract: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
                             + "bottom-right corner, as 'sheet' does."),
-             .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .tonemap, .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .sheet:
             [.output,
              OptionSpec(name: "grid", valueName: "CxR",
@@ -257,7 +265,7 @@ extension Subcommand {
              OptionSpec(name: "capture-dir", valueName: "dir",
                         abstract: "Where --capture-at and --record write (default: the --frames directory); "
                             + "created if missing."),
-             .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
+             .maxMemory, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
                         abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
@@ -280,7 +288,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .fit, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
@@ -303,7 +311,7 @@ extension Subcommand {
                         defaultValue: SeekAccuracy.auto.rawValue),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
-             .fit, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
+             .fit, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
                         abstract: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
@@ -349,7 +357,7 @@ extension Subcommand {
                         defaultValue: "0"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
-             .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .tonemap, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .batch:
             OptionSpec.batchOptions
         }

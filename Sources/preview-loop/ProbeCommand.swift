@@ -12,6 +12,7 @@ struct ProbeCommand {
                                                                jobTimeout: options.timeout,
                                                                allowsCrossOriginRedirects: options.allowsRedirects))
         Console.writeOutput(options.isJSON ? Self.json(for: info) : Self.text(for: info))
+        if let warning = info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         return ExitStatus.success
     }
 
@@ -43,9 +44,54 @@ struct ProbeCommand {
             ("pixel_format", .string(info.pixelFormat)),
             ("color_range", .string(info.colorRange)),
             ("color_space", .string(info.colorSpace)),
+            ("color_transfer", .string(info.colorTransfer)),
+            ("color_primaries", .string(info.colorPrimaries)),
+            ("bit_depth", info.bitDepth > 0 ? .integer(info.bitDepth) : .null),
+            ("hdr", .string(info.hdrFormat.rawValue)),
+            ("mastering_display", info.masteringDisplay.map(masteringJSON) ?? .null),
+            ("content_light_level", info.contentLightLevel.map { light in
+                .object(["max_cll": .integer(light.maxContentLightLevel),
+                         "max_fall": .integer(light.maxFrameAverageLightLevel)])
+            } ?? .null),
+            ("dolby_vision", info.dolbyVision.map { dv in
+                .object(["profile": .integer(dv.profile), "level": .integer(dv.level),
+                         "compatibility_id": .integer(dv.compatibilityID),
+                         "base_layer": dv.baseLayer.map { .string($0.rawValue) } ?? .null,
+                         "reconstructible": .bool(dv.baseLayer != nil),
+                         "summary": .string(dv.summary)])
+            } ?? .null),
             ("format", .string(info.formatName)),
             ("bit_rate", info.bitRate.map { .integer($0) } ?? .null),
         ]
+    }
+
+    /// `HDR10`, `HLG`, or for Dolby Vision its profile and what is shown.
+    static func dynamicRangeText(for info: VideoInfo) -> String {
+        if let dolbyVision = info.dolbyVision { return "Dolby Vision \(dolbyVision.summary)" }
+        return info.hdrFormat.rawValue
+    }
+
+    /// `0.0001–1000 cd/m², primaries R 0.708,0.292 G 0.170,0.797 B 0.131,0.046, white 0.3127,0.3290`.
+    static func masteringText(_ display: MasteringDisplay) -> String {
+        var parts: [String] = []
+        if let low = display.minLuminance, let high = display.maxLuminance {
+            parts.append("\(decimal(low))–\(decimal(high)) cd/m²")
+        }
+        if display.primaries.count == 6, display.whitePoint.count == 2 {
+            let p = display.primaries.map { Format.fixed($0, 4) }
+            let w = display.whitePoint.map { Format.fixed($0, 4) }
+            parts.append("primaries R \(p[0]),\(p[1]) G \(p[2]),\(p[3]) B \(p[4]),\(p[5]), white \(w[0]),\(w[1])")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    static func masteringJSON(_ display: MasteringDisplay) -> JSONValue {
+        .object(["min_luminance": display.minLuminance.map { .number(decimal($0)) } ?? .null,
+                 "max_luminance": display.maxLuminance.map { .number(decimal($0)) } ?? .null,
+                 "primaries": display.primaries.count == 6
+                     ? .string(display.primaries.map { Format.fixed($0, 4) }.joined(separator: ",")) : .null,
+                 "white_point": display.whitePoint.count == 2
+                     ? .string(display.whitePoint.map { Format.fixed($0, 4) }.joined(separator: ",")) : .null])
     }
 
     /// The same facts as aligned `label: value` lines, for people.
@@ -72,7 +118,13 @@ struct ProbeCommand {
             ("pixel format", info.pixelFormat),
             ("color range", info.colorRange),
             ("color space", info.colorSpace),
-        ]
+            ("transfer", info.colorTransfer),
+            ("primaries", info.colorPrimaries),
+            ("bit depth", info.bitDepth > 0 ? "\(info.bitDepth)" : unknown),
+            ("dynamic range", dynamicRangeText(for: info)),
+        ] + (info.masteringDisplay.map { [("mastering", masteringText($0))] } ?? [])
+          + (info.contentLightLevel.map { [("light level", "MaxCLL \($0.maxContentLightLevel) cd/m², "
+                                              + "MaxFALL \($0.maxFrameAverageLightLevel) cd/m²")] } ?? [])
         let labelWidth = rows.map(\.0.count).max()! + 2
         return rows.map { label, value in
             let head = label + ":"
@@ -104,6 +156,10 @@ enum JSONValue: Equatable, Sendable {
     case string(String)
     /// `null`.
     case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// An object, written on one line with its keys sorted.
+    case object([String: JSONValue])
 
     /// The value as JSON text.
     var text: String {
@@ -111,6 +167,10 @@ enum JSONValue: Equatable, Sendable {
         case .number(let text): text
         case .integer(let value): String(value)
         case .null: "null"
+        case .bool(let value): value ? "true" : "false"
+        case .object(let fields):
+            "{" + fields.sorted { $0.key < $1.key }.map { "\(JSONValue.string($0.key).text): \($0.value.text)" }
+                .joined(separator: ", ") + "}"
         case .string(let value): "\"" + Self.escape(value) + "\""
         }
     }

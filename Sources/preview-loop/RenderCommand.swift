@@ -11,7 +11,7 @@ struct RenderCommand {
     func run() throws -> Int32 {
         let source = Source(argument: options.input)
         let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout,
-                                   allowsCrossOriginRedirects: options.allowsRedirects)
+                                   allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage {
             duration = try MediaProbe.probe(source, options: limits).duration

@@ -17,7 +17,8 @@ struct SpritesCommand {
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              allowsCrossOriginRedirects: options.allowsRedirects))
+                                                              allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         // Before decoding (and before the directory is made): how many thumbnails the clip makes.
         if let duration = sampler.info.duration, duration > 0,
            let refusal = options.budget.frameRefusal(ThumbnailTrack.thumbnailCount(duration: duration, every: options.every),

@@ -15,7 +15,8 @@ struct StripCommand {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
                                                               jobTimeout: options.timeout,
-                                                              allowsCrossOriginRedirects: options.allowsRedirects))
+                                                              allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let span = try SampleSpan.resolve(options.span, start: options.start, length: options.length,
                                           duration: sampler.info.duration)
         let times = span.sampleTimes(count: options.count)

@@ -11,7 +11,8 @@ struct ThumbCommand {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
                                                               jobTimeout: options.timeout,
-                                                              allowsCrossOriginRedirects: options.allowsRedirects))
+                                                              allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let duration = sampler.info.duration
         let frame: VideoFrame
         var explanation = ""

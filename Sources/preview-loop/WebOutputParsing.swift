@@ -32,6 +32,7 @@ extension RenderOptions {
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 
     /// The bytes of pictures a render of `frames` frames holds: a few working pictures, and for GIF every
@@ -74,6 +75,7 @@ extension SpritesOptions {
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 

@@ -6,11 +6,16 @@ final class FrameScaler {
     let outputSize: Size
     let mode: ContentMode
     let orientation: Orientation
-    private let scaleContext = ScaleContext()
+    private let scaleContext: ScaleContext
     private var scratch: [UInt8] = []
     private var cachedLayout: (source: Size, sar: Rational, layout: FrameLayout)?
 
-    init(outputSize: Size, mode: ContentMode, orientation: Orientation) {
+    /// - Parameters:
+    ///   - toneMapping: how PQ and HLG frames become SDR BT.709, after scaling (SDR frames are untouched).
+    ///   - declaredPeak: the stream's declared peak in cd/m² (MaxCLL, else the mastering display's maximum).
+    init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
+         declaredPeak: Double? = nil) {
+        scaleContext = ScaleContext(toneMapping: toneMapping, declaredPeak: declaredPeak)
         self.outputSize = outputSize
         self.mode = mode
         self.orientation = orientation

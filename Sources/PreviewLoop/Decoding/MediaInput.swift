@@ -273,7 +273,7 @@ final class MediaInput {
         default: pixelFormat.hasPrefix("yuvj") ? "pc" : "unknown"
         }
         let space = av_color_space_name(parameters.color_space).map { String(cString: $0) } ?? "unknown"
-        return VideoInfo(
+        var info = VideoInfo(
             duration: duration,
             startTime: startTime,
             codecName: String(cString: avcodec_get_name(parameters.codec_id)),
@@ -295,6 +295,8 @@ final class MediaInput {
             subtitleStreamCount: counts.subtitle,
             isStillPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
         )
+        HDRColor.describe(&info, stream: stream)
+        return info
     }
 
     /// The orientation from the stream's display matrix side data (FFmpeg 5.1 API).

@@ -57,6 +57,9 @@ public struct SourceOptions: Sendable, Hashable {
     /// its own scheme, host and port). Redirects to other protocols (`file:`…) are always refused, and
     /// the resources a playlist names may never be redirected off the input's origins.
     public var allowsCrossOriginRedirects: Bool
+    /// How HDR (PQ and HLG) frames become SDR BT.709 pictures (default ``ToneMapping/auto``); SDR input is
+    /// never changed by it.
+    public var toneMapping: ToneMapping = .auto
 
     /// The demuxers allowed by default: the containers and raw streams previews are made from.
     public static let defaultFormats: Set<String> = [
@@ -70,7 +73,9 @@ public struct SourceOptions: Sendable, Hashable {
     /// Creates options; see each property for its default.
     public init(openTimeout: Double = 30, readTimeout: Double = 30, jobTimeout: Double? = nil,
                 allowedFormats: Set<String>? = SourceOptions.defaultFormats,
-                maxPixels: Int = 8192 * 4320, maxStreams: Int = 64, allowsCrossOriginRedirects: Bool = false) {
+                maxPixels: Int = 8192 * 4320, maxStreams: Int = 64, allowsCrossOriginRedirects: Bool = false,
+                toneMapping: ToneMapping = .auto) {
+        self.toneMapping = toneMapping
         self.openTimeout = openTimeout
         self.readTimeout = readTimeout
         self.jobTimeout = jobTimeout

@@ -30,6 +30,20 @@ public struct VideoInfo: Sendable, Hashable {
     public var colorRange: String
     /// The YCbCr matrix name, for example `bt709`, or `unknown`.
     public var colorSpace: String
+    /// The transfer characteristic (FFmpeg's name): `bt709`, `smpte2084` (PQ), `arib-std-b67` (HLG), … or `unknown`.
+    public var colorTransfer: String = "unknown"
+    /// The colour primaries (FFmpeg's name): `bt709`, `bt2020`, … or `unknown`.
+    public var colorPrimaries: String = "unknown"
+    /// Bits per sample of the decoded pictures (8, 10, 12), 0 if unknown.
+    public var bitDepth: Int = 0
+    /// SDR, HDR10, HDR10+, HLG or Dolby Vision.
+    public var hdrFormat: HDRFormat = .sdr
+    /// The mastering display (SMPTE ST 2086) the stream declares, from the container or its first frame.
+    public var masteringDisplay: MasteringDisplay?
+    /// The content light levels (MaxCLL, MaxFALL) the stream declares, from the container or its first frame.
+    public var contentLightLevel: ContentLightLevel?
+    /// The Dolby Vision configuration record, when the stream has one.
+    public var dolbyVision: DolbyVisionConfiguration?
     /// The container format's short name(s), for example `mov,mp4,m4a,3gp,3g2,mj2`.
     public var formatName: String
     /// The container's overall bit rate in bits per second, if known.

@@ -10,7 +10,18 @@ final class ScaleContext {
         var flags: Int32
         /// The source carries alpha: convert to GBRAP and flatten on black.
         var hasAlpha: Bool
+        /// The source is HDR and is tone mapped: convert to 16-bit planar RGB, then map in Swift.
+        var hdrTransfer: HDRTransfer?
+        /// The HDR source has BT.2020 primaries (else BT.709: no gamut conversion).
+        var isBT2020: Bool
     }
+
+    /// How HDR frames are turned into SDR (`.none`: converted like SDR).
+    let toneMapping: ToneMapping
+    /// The peak the stream declares, in cd/m² (MaxCLL, else the mastering display's maximum), replaced by
+    /// what the frames' own side data says when they carry it.
+    private var declaredPeak: Double?
+    private var toneMapper: ToneMapper?
 
     /// Source → planar RGB at the output size.
     private var context: OpaquePointer?
@@ -36,7 +47,12 @@ final class ScaleContext {
         return (shrinksTwice ? SWS_BILINEAR : SWS_BICUBIC) | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
     }
 
-    init() {
+    /// - Parameters:
+    ///   - toneMapping: how PQ and HLG frames become SDR; SDR frames are converted the same way whatever it is.
+    ///   - declaredPeak: the stream's declared peak in cd/m², if any.
+    init(toneMapping: ToneMapping = .none, declaredPeak: Double? = nil) {
+        self.toneMapping = toneMapping
+        self.declaredPeak = declaredPeak
         planarPlanes.initialize(repeating: nil)
         planarStrides.initialize(repeating: 0)
         packedPlanes.initialize(repeating: nil)
@@ -66,11 +82,17 @@ final class ScaleContext {
         }
         let crop = Self.aligned(crop, descriptor: descriptor.pointee)
         let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || Self.isJPEGFormat(format)
+        let hdrTransfer = toneMapping == .none ? nil : HDRColor.transfer(of: frame)
+        if hdrTransfer != nil, let peak = HDRColor.declaredPeak(of: frame) { declaredPeak = peak }
         let wanted = Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), format: format,
                          width: Int32(size.width), height: Int32(size.height),
                          fullRange: fullRange, colorSpace: Int32(frame.pointee.colorspace.rawValue),
                          flags: Self.flags(crop: crop.size, output: size),
-                         hasAlpha: descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0)
+                         hasAlpha: descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0,
+                         hdrTransfer: hdrTransfer,
+                         isBT2020: frame.pointee.color_primaries == AVCOL_PRI_BT2020
+                             || (frame.pointee.color_primaries == AVCOL_PRI_UNSPECIFIED
+                                 && frame.pointee.colorspace != AVCOL_SPC_BT709))
         if wanted != key || context == nil || interleaver == nil {
             try rebuild(for: wanted, frame: frame)
         }
@@ -95,6 +117,13 @@ final class ScaleContext {
                 let scaled = sws_scale(context, sources.baseAddress, strides.baseAddress, 0, Int32(crop.height),
                                        planarPlanes.baseAddress, planarStrides.baseAddress)
                 guard scaled > 0 else { return scaled }
+                if let toneMapper {
+                    let samples = Int(planarStrides[0]) / 2
+                    toneMapper.map(red: Self.samples(planarPlanes[2]!), green: Self.samples(planarPlanes[0]!),
+                                   blue: Self.samples(planarPlanes[1]!), planeStride: samples, size: size,
+                                   declaredNits: declaredPeak ?? ToneCurve.nominalPeak, into: destination, stride: stride)
+                    return scaled
+                }
                 if wanted.hasAlpha {
                     Self.flattenOnBlack(planarPlanes, size: size, into: destination, stride: stride)
                     return scaled
@@ -117,8 +146,11 @@ final class ScaleContext {
         interleaver = nil
         key = nil
         let format = AVPixelFormat(rawValue: wanted.format)
+        // HDR: 16-bit planar RGB (little endian: the machines this runs on), so the tone curve sees the 10-bit precision and more.
+        let planar = wanted.hdrTransfer != nil ? AV_PIX_FMT_GBRP16LE : wanted.hasAlpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
+        let bytesPerSample = wanted.hdrTransfer != nil ? 2 : 1
         context = sws_getContext(wanted.sourceWidth, wanted.sourceHeight, format,
-                                 wanted.width, wanted.height, wanted.hasAlpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP,
+                                 wanted.width, wanted.height, planar,
                                  wanted.flags, nil, nil, nil)
         guard let context else {
             let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "\(wanted.format)"
@@ -134,7 +166,7 @@ final class ScaleContext {
         guard interleaver != nil else {
             throw PreviewLoopError(.decodingFailed, "cannot interleave RGB planes", operation: "sws_getContext")
         }
-        let planeBytes = Int(wanted.width) * Int(wanted.height)
+        let planeBytes = Int(wanted.width) * Int(wanted.height) * bytesPerSample
         if planeBytes * 4 > planarCapacity {
             planarBuffer.deallocate()
             planarBuffer = .allocate(capacity: planeBytes * 4)
@@ -145,8 +177,17 @@ final class ScaleContext {
         planarPlanes[1] = planarBuffer + 2 * planeBytes
         planarPlanes[2] = planarBuffer
         planarPlanes[3] = wanted.hasAlpha ? planarBuffer + 3 * planeBytes : nil
-        for plane in 0..<3 { planarStrides[plane] = wanted.width }
+        for plane in 0..<3 { planarStrides[plane] = wanted.width * Int32(bytesPerSample) }
         planarStrides[3] = wanted.hasAlpha ? wanted.width : 0
+        if let transfer = wanted.hdrTransfer {
+            planarPlanes[3] = nil
+            planarStrides[3] = 0
+            if toneMapper?.transfer != transfer || toneMapper?.convertsGamut != wanted.isBT2020 {
+                toneMapper = ToneMapper(transfer: transfer, mode: toneMapping, convertsGamut: wanted.isBT2020)
+            }
+        } else {
+            toneMapper = nil
+        }
         key = wanted
     }
 
@@ -164,6 +205,11 @@ final class ScaleContext {
                 row[3 * x + 2] = UInt8((UInt32(blue[offset + x]) * a + 127) / 255)
             }
         }
+    }
+
+    /// A planar buffer's bytes as 16-bit samples.
+    private static func samples(_ plane: UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt16> {
+        UnsafeRawPointer(plane).assumingMemoryBound(to: UInt16.self)
     }
 
     private static func isJPEGFormat(_ format: Int32) -> Bool {

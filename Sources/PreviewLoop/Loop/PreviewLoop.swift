@@ -163,7 +163,8 @@ public final class PreviewLoop: Sendable {
     func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws -> Void) throws {
         let decoder = try takeDecoder(control: control)
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
-                                 orientation: decoder.info.orientation)
+                                 orientation: decoder.info.orientation, toneMapping: decoder.input.options.toneMapping,
+                                 declaredPeak: decoder.info.declaredPeakLuminance)
         let sar = decoder.info.sampleAspectRatio
         let frameBytes = configuration.size.area * 3
         // Only worth keeping frames when a later pass will replay them.

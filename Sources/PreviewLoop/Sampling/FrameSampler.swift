@@ -36,7 +36,8 @@ public final class FrameSampler {
     public func frames(at times: [Double], size: Size, mode: ContentMode = .aspectFill,
                        accuracy: SeekAccuracy = .exact, interval: Double) throws -> [VideoFrame] {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
-        let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation)
+        let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
+                                 toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
         let clock = ContinuousClock()
         let started = clock.now
         // Keyframe samples are decoded together (the decoder's threads share them out); exact ones
@@ -115,7 +116,17 @@ public final class FrameSampler {
 /// Reads what a clip is without decoding it.
 public enum MediaProbe {
     /// Opens `source`, picks its best video stream and describes it.
+    ///
+    /// For a PQ or HLG stream the first frame is decoded too: x265 writes its mastering display and
+    /// content light levels as SEI, and HDR10+ travels with frames, which FFmpeg only exposes as frame side data.
     public static func probe(_ source: Source, options: SourceOptions = .init()) throws -> VideoInfo {
-        try MediaInput(source: source, options: options).info
+        var info = try MediaInput(source: source, options: options).info
+        guard info.isHDR || info.dolbyVision != nil, source != .standardInput else { return info }
+        // Best effort: the stream's own description stands if the first frame cannot be decoded.
+        if let decoder = try? VideoDecoder(source: source, options: options, threads: 1),
+           let first = try? decoder.nextFrame() {
+            HDRColor.describe(&info, firstFrame: first.frame.pointer)
+        }
+        return info
     }
 }

@@ -152,7 +152,8 @@ extension FrameSampler {
 
         let analysisSize = PosterAnalysis.analysisSize(output: size, display: info.displaySize, mode: mode)
         let analyser = FrameScaler(outputSize: analysisSize, mode: PosterAnalysis.analysisMode(for: mode),
-                                   orientation: info.orientation)
+                                   orientation: info.orientation, toneMapping: decoder.input.options.toneMapping,
+                                   declaredPeak: info.declaredPeakLuminance)
         func analyse(_ timed: TimedFrame) throws(PreviewLoopError) -> PosterAnalysis {
             PosterAnalysis(time: timed.time, image: try analyser.image(from: timed.frame.pointer,
                                                                        sampleAspectRatio: info.sampleAspectRatio))
@@ -223,7 +224,8 @@ extension FrameSampler {
             if abs(again.time - analysis.time) > 1e-6 { analysis = try analyse(again) }
         }
 
-        let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation)
+        let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
+                                 toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
         let converted = clock.now
         let image = try scaler.image(from: chosen.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
         let conversion = clock.now - converted
