@@ -68,6 +68,8 @@ extension StripOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         gap = try arguments.integer("gap", default: gap, in: 0...256)
         showsTimestamps = arguments.flags.contains("timestamps")
+        pick = try arguments.choice("pick", default: pick)
+        json = arguments.flags.contains("json")
         let rows = (count + columns - 1) / columns
         if gap > 0 && (columns * size.width + (columns - 1) * gap > 16384 || rows * size.height + (rows - 1) * gap > 16384) {
             throw UsageError(.conflictingOptions("gap", "size"), subcommand: .strip,

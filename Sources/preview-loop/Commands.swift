@@ -159,6 +159,10 @@ struct StripOptions: Equatable, Sendable {
     var gap = 0
     /// Whether each tile shows its frame's time (`--timestamps`).
     var showsTimestamps = false
+    /// How the frames' times are chosen (`--pick`): even slices, or shot changes.
+    var pick: TilePick = .even
+    /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
+    var json = false
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
