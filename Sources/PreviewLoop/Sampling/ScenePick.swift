@@ -204,7 +204,12 @@ extension FrameSampler {
         var keyframes: [(time: Double, thumbnail: LumaThumbnail)] = []
         if !keyTimes.isEmpty {
             var found = [(time: Double, thumbnail: LumaThumbnail)?](repeating: nil, count: keyTimes.count)
-            try decoder.keyframes(atOrBefore: keyTimes) { (index: Int, frame: TimedFrame) throws(PreviewLoopError) in
+            // Index times are decode times, a few frames before the keyframes' presentation times: ask
+            // for the keyframe at or before the middle of the way to the next one.
+            let targets = keyTimes.indices.map { index in
+                index + 1 < keyTimes.count ? (keyTimes[index] + keyTimes[index + 1]) / 2 : keyTimes[index] + 1
+            }
+            try decoder.keyframes(atOrBefore: targets) { (index: Int, frame: TimedFrame) throws(PreviewLoopError) in
                 found[index] = (frame.time, try thumbnail(frame))
             }
             var seen = Set<Int>()
