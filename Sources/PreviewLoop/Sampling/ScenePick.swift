@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// How a sheet or strip chooses the times of its tiles.
 public enum TilePick: String, Sendable, CaseIterable {
     /// The middles of equal slices of the span (what sheets and strips always did).
@@ -36,6 +38,33 @@ public struct LumaThumbnail: Hashable, Sendable {
                     }
                 }
                 cells[cellY * side + cellX] = Double(sum) / Double(256 * (y1 - y0) * (x1 - x0))
+            }
+        }
+        self.cells = cells
+    }
+
+    /// The thumbnail of an 8-bit luma plane, read straight from a decoded frame: each cell the mean of
+    /// every `step`-th pixel of every `step`-th row it covers (no scaling, no colour conversion);
+    /// limited-range values are stretched to 0–255 so the scores match ``init(_:)``'s.
+    init(luma plane: UnsafePointer<UInt8>, bytesPerRow: Int, width: Int, height: Int, step: Int, limitedRange: Bool) {
+        let side = Self.side
+        var cells = [Double](repeating: 0, count: side * side)
+        for cellY in 0..<side {
+            let y0 = min(height - 1, cellY * height / side)
+            let y1 = max(y0 + 1, min(height, (cellY + 1) * height / side))
+            for cellX in 0..<side {
+                let x0 = min(width - 1, cellX * width / side)
+                let x1 = max(x0 + 1, min(width, (cellX + 1) * width / side))
+                var sum = 0, count = 0
+                var y = y0
+                while y < y1 {
+                    let row = plane + y * bytesPerRow
+                    var x = x0
+                    while x < x1 { sum += Int(row[x]); count += 1; x += step }
+                    y += step
+                }
+                let mean = Double(sum) / Double(count)
+                cells[cellY * side + cellX] = limitedRange ? min(255, max(0, (mean - 16) * 255 / 219)) : mean
             }
         }
         self.cells = cells
@@ -192,7 +221,22 @@ extension FrameSampler {
         let end = start + length
         let scaler = FrameScaler(outputSize: Size(width: 64, height: 64), mode: .stretch, orientation: info.orientation)
         func thumbnail(_ timed: TimedFrame) throws(PreviewLoopError) -> LumaThumbnail {
-            LumaThumbnail(try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio))
+            // 8-bit planar or semi-planar YUV (nearly every decoder's output): the luma plane directly,
+            // every 4th pixel of every 4th row at 720p and up. Anything else through the scaler.
+            let frame = timed.frame.pointer.pointee
+            let format = AVPixelFormat(rawValue: frame.format)
+            let eightBitLuma: [AVPixelFormat] = [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P,
+                                                 AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P,
+                                                 AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_GRAY8]
+            if eightBitLuma.contains(format), let plane = frame.data.0, frame.linesize.0 > 0,
+               frame.width >= LumaThumbnail.side, frame.height >= LumaThumbnail.side {
+                let jpeg = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(format)
+                    || frame.color_range == AVCOL_RANGE_JPEG
+                return LumaThumbnail(luma: plane, bytesPerRow: Int(frame.linesize.0), width: Int(frame.width),
+                                     height: Int(frame.height), step: frame.height >= 720 ? 4 : (frame.height >= 240 ? 2 : 1),
+                                     limitedRange: !jpeg && format != AV_PIX_FMT_GRAY8)
+            }
+            return LumaThumbnail(try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio))
         }
         position = nil
         // Deblocking smooths what a 16x16 thumbnail averages away anyway: skipped while searching.
@@ -264,6 +308,11 @@ extension FrameSampler {
             let sampled = try frames(at: evenTimes, size: size, mode: mode, accuracy: accuracy, interval: interval)
             return TilePlan(pick: .even, tiles: evenTimes.map { TileChoice(time: $0, reason: .even) }, frames: sampled,
                             dropped: [], scan: nil)
+        }
+        // The search reads the span through before the tiles are taken: that needs going back.
+        guard decoder.input.format.isSeekable else {
+            throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): scene picks need a seekable input "
+                + "(a file, or a URL whose server takes range requests), not a pipe; use --pick even")
         }
         let scan = try sceneCuts(start: start, length: length, settings: settings)
         var pending = TileChoice.sceneChoices(cuts: scan.cuts, count: count, start: start, length: length)
