@@ -77,6 +77,8 @@ extension StripOptions {
         gap = try arguments.integer("gap", default: gap, in: 0...256)
         showsTimestamps = arguments.flags.contains("timestamps")
         budget = try arguments.budget()
+        pick = try arguments.choice("pick", default: pick)
+        json = arguments.flags.contains("json")
         let rows = (count + columns - 1) / columns
         let sheet = Size(width: columns * size.width + (columns - 1) * gap, height: rows * size.height + (rows - 1) * gap)
         try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm, jpeg: format == .jpeg)

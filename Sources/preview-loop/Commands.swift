@@ -175,6 +175,10 @@ struct StripOptions: Equatable, Sendable {
     var showsTimestamps = false
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// How the frames' times are chosen (`--pick`): even slices, or shot changes.
+    var pick: TilePick = .even
+    /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
+    var json = false
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).

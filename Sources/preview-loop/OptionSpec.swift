@@ -193,6 +193,14 @@ extension Subcommand {
                             + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
                             + "otherwise exact).",
                         defaultValue: SeekAccuracy.auto.rawValue),
+             OptionSpec(name: "pick", valueName: "pick",
+                        abstract: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
+                            + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
+                            + "tiles dropped; always exact frames).",
+                        defaultValue: TilePick.even.rawValue),
+             OptionSpec(name: "json",
+                        abstract: "Print one JSON object (each tile's time, reason and cut score; dropped "
+                            + "duplicates) instead of the summary line."),
              .fit,
              OptionSpec(name: "gap", valueName: "px",
                         abstract: "Black pixels between neighbouring tiles, 0 to 256.", defaultValue: "0"),
@@ -237,6 +245,14 @@ extension Subcommand {
                             + "exact; two slices may then share a keyframe). Each tile prints the time of the frame "
                             + "it shows.",
                         defaultValue: SeekAccuracy.exact.rawValue),
+             OptionSpec(name: "pick", valueName: "pick",
+                        abstract: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
+                            + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
+                            + "tiles dropped; always exact frames).",
+                        defaultValue: TilePick.even.rawValue),
+             OptionSpec(name: "json",
+                        abstract: "Print one JSON object (each tile's time, reason and cut score; dropped "
+                            + "duplicates) instead of the summary line."),
              .threads, .timeout(wholeJob: true), .help]
         case .loop:
             [.start, .length,

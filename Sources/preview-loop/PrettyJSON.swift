@@ -8,6 +8,8 @@ enum PrettyJSON: Equatable {
     case number(Double)
     /// `null`.
     case null
+    /// A string, escaped as `probe` escapes it.
+    case string(String)
     /// An array, one element a line.
     case array([PrettyJSON])
     /// An object, one member a line, keys sorted.
@@ -16,7 +18,7 @@ enum PrettyJSON: Equatable {
     /// Whether every number in it is finite (JSON has no spelling for NaN or infinity).
     var isFinite: Bool {
         switch self {
-        case .integer, .null: true
+        case .integer, .null, .string: true
         case .number(let value): value.isFinite
         case .array(let elements): elements.allSatisfy(\.isFinite)
         case .object(let members): members.values.allSatisfy(\.isFinite)
@@ -35,6 +37,8 @@ enum PrettyJSON: Equatable {
             return text
         case .null:
             return "null"
+        case .string(let value):
+            return JSONValue.string(value).text
         case .array(let elements):
             let lines = elements.map { inner + $0.text(level: level + 1) }
             return "[\n" + lines.joined(separator: ",\n") + "\n" + closing + "]"

@@ -31,6 +31,10 @@ struct SheetOptions: Equatable, Sendable {
     /// Which frame answers each time (`--accuracy`): exact by default, since `auto` may give two
     /// neighbouring slices the same keyframe and a sheet's tiles should all differ.
     var accuracy: SeekAccuracy = .exact
+    /// How the tiles' times are chosen (`--pick`): even slices, or shot changes.
+    var pick: TilePick = .even
+    /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
+    var json = false
     /// Decoding threads (`--threads`).
     var threads = 2
     /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
@@ -83,6 +87,8 @@ extension SheetOptions {
         style.fontPath = try arguments.nonEmpty("font")
         quality = try arguments.quality(lossy: format.isLossy, output: output)
         accuracy = try arguments.choice("accuracy", default: accuracy)
+        pick = try arguments.choice("pick", default: pick)
+        json = arguments.flags.contains("json")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
     }
@@ -127,15 +133,21 @@ struct SheetCommand {
         }
         let span = SampleSpan(start: 0, length: duration)
         let count = options.columns * options.rows
-        let frames = try sampler.frames(at: span.sampleTimes(count: count), size: tileSize, mode: .aspectFill,
+        let plan = try sampler.tilePlan(pick: options.pick, count: count, start: span.start, length: span.length,
+                                        evenTimes: span.sampleTimes(count: count), size: tileSize, mode: .aspectFill,
                                         accuracy: options.accuracy, interval: span.interval(count: count))
+        let frames = plan.frames
         let tiles = frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
         let header = ContactSheetHeader(name: Self.displayName(of: options.input), info: info,
                                         fileSize: Self.fileSize(of: options.input))
         let sheet = try drawer.render(tiles, layout: layout, header: options.showsHeader ? header : nil,
                                       clipDuration: duration)
         try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
-        Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(count) frames in "
+        if options.json {
+            Console.writeOutput(TilePlanJSON.text(plan, output: options.output, width: sheet.width, height: sheet.height) + "\n")
+            return ExitStatus.success
+        }
+        Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames in "
             + "\(options.columns)x\(options.rows) tiles of \(tileSize), "
             + "\(ContactSheet.timestampText(tiles.first!.time, clipDuration: duration))–"
             + "\(ContactSheet.timestampText(tiles.last!.time, clipDuration: duration)))\n")

@@ -19,9 +19,11 @@ struct StripCommand {
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let span = try SampleSpan.resolve(options.span, start: options.start, length: options.length,
                                           duration: sampler.info.duration)
-        let times = span.sampleTimes(count: options.count)
-        let frames = try sampler.frames(at: times, size: options.size, mode: options.contentMode,
-                                        accuracy: options.accuracy, interval: span.interval(count: options.count))
+        let plan = try sampler.tilePlan(pick: options.pick, count: options.count, start: span.start, length: span.length,
+                                        evenTimes: span.sampleTimes(count: options.count), size: options.size,
+                                        mode: options.contentMode, accuracy: options.accuracy,
+                                        interval: span.interval(count: options.count))
+        let frames = plan.frames
         let rows = (frames.count + options.columns - 1) / options.columns
         let sheet: RGBImage
         if let drawer {
@@ -32,6 +34,10 @@ struct StripCommand {
             sheet = RGBImage.tiled(frames.map(\.image), columns: options.columns)
         }
         try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
+        if options.json {
+            Console.writeOutput(TilePlanJSON.text(plan, output: options.output, width: sheet.width, height: sheet.height) + "\n")
+            return ExitStatus.success
+        }
         Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames "
             + "in \(options.columns)x\(rows) tiles of \(options.size), "
             + "\(Format.fixed(span.start, 3))–\(Format.fixed(span.start + span.length, 3)) s)\n")

@@ -53,6 +53,12 @@ final class VideoDecoder {
 
     var info: VideoInfo { input.info }
 
+    /// Whether deblocking is skipped (for the scene search's small pictures); off by default.
+    var skipsLoopFilter: Bool {
+        get { codec.skipsLoopFilter }
+        set { codec.skipsLoopFilter = newValue }
+    }
+
     /// The next frame in presentation order, or `nil` at the end of the stream.
     func nextFrame() throws(PreviewLoopError) -> TimedFrame? {
         if !pushedBack.isEmpty { return pushedBack.removeLast() }

@@ -82,6 +82,13 @@ final class CodecContext {
         }
     }
 
+    /// Whether the in-loop deblocking filter is skipped on every frame (`AVDISCARD_ALL`): for analysis
+    /// on small pictures, where its smoothing does not show and its cost does.
+    var skipsLoopFilter: Bool {
+        get { pointer.pointee.skip_loop_filter == AVDISCARD_ALL }
+        set { pointer.pointee.skip_loop_filter = newValue ? AVDISCARD_ALL : AVDISCARD_DEFAULT }
+    }
+
     /// Sends a packet, or `nil` to start draining.
     ///
     /// - Returns: `false` when the decoder must hand out frames before it takes this packet.

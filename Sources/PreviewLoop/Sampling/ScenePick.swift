@@ -1,0 +1,347 @@
+import CFFmpeg
+
+/// How a sheet or strip chooses the times of its tiles.
+public enum TilePick: String, Sendable, CaseIterable {
+    /// The middles of equal slices of the span (what sheets and strips always did).
+    case even
+    /// The first frame of each shot, strongest cuts first, filled in evenly when shots are fewer than
+    /// tiles, without near-identical tiles.
+    case scenes
+}
+
+/// A 16x16 picture of the luma (BT.601 weights) of a frame, each cell the mean of the pixels it covers.
+/// The distances between them are what `--pick scenes` decides with.
+public struct LumaThumbnail: Hashable, Sendable {
+    /// Cells a side.
+    public static let side = 16
+    /// `side`² cell means, 0–255, row by row.
+    public var cells: [Double]
+
+    /// The thumbnail of `image` (stretched: the cells cover the whole picture).
+    public init(_ image: RGBImage) {
+        let side = Self.side
+        var cells = [Double](repeating: 0, count: side * side)
+        guard image.width > 0, image.height > 0 else { self.cells = cells; return }
+        for cellY in 0..<side {
+            let y0 = min(image.height - 1, cellY * image.height / side)
+            let y1 = max(y0 + 1, min(image.height, (cellY + 1) * image.height / side))
+            for cellX in 0..<side {
+                let x0 = min(image.width - 1, cellX * image.width / side)
+                let x1 = max(x0 + 1, min(image.width, (cellX + 1) * image.width / side))
+                var sum = 0
+                for y in y0..<y1 {
+                    var offset = y * image.bytesPerRow + x0 * 3
+                    for _ in x0..<x1 {
+                        sum += 77 * Int(image.pixels[offset]) + 150 * Int(image.pixels[offset + 1])
+                            + 29 * Int(image.pixels[offset + 2])
+                        offset += 3
+                    }
+                }
+                cells[cellY * side + cellX] = Double(sum) / Double(256 * (y1 - y0) * (x1 - x0))
+            }
+        }
+        self.cells = cells
+    }
+
+    /// The thumbnail of an 8-bit luma plane, read straight from a decoded frame: each cell the mean of
+    /// every `step`-th pixel of every `step`-th row it covers (no scaling, no colour conversion);
+    /// limited-range values are stretched to 0–255 so the scores match ``init(_:)``'s.
+    init(luma plane: UnsafePointer<UInt8>, bytesPerRow: Int, width: Int, height: Int, step: Int, limitedRange: Bool) {
+        let side = Self.side
+        var cells = [Double](repeating: 0, count: side * side)
+        for cellY in 0..<side {
+            let y0 = min(height - 1, cellY * height / side)
+            let y1 = max(y0 + 1, min(height, (cellY + 1) * height / side))
+            for cellX in 0..<side {
+                let x0 = min(width - 1, cellX * width / side)
+                let x1 = max(x0 + 1, min(width, (cellX + 1) * width / side))
+                var sum = 0, count = 0
+                var y = y0
+                while y < y1 {
+                    let row = plane + y * bytesPerRow
+                    var x = x0
+                    while x < x1 { sum += Int(row[x]); count += 1; x += step }
+                    y += step
+                }
+                let mean = Double(sum) / Double(count)
+                cells[cellY * side + cellX] = limitedRange ? min(255, max(0, (mean - 16) * 255 / 219)) : mean
+            }
+        }
+        self.cells = cells
+    }
+
+    /// The mean of the cells.
+    public var mean: Double { cells.reduce(0, +) / Double(cells.count) }
+
+    /// The cut score: the mean absolute difference of the cells, 0–255 (brightness changes count).
+    public func difference(from other: LumaThumbnail) -> Double {
+        zip(cells, other.cells).reduce(0) { $0 + abs($1.0 - $1.1) } / Double(cells.count)
+    }
+
+    /// The duplicate distance: the mean absolute difference of the cells after each thumbnail's own
+    /// mean is taken away (so the same shot a little brighter or darker is still the same shot), 0–255.
+    public func normalisedDifference(from other: LumaThumbnail) -> Double {
+        let shift = mean - other.mean
+        return zip(cells, other.cells).reduce(0) { $0 + abs($1.0 - $1.1 - shift) } / Double(cells.count)
+    }
+}
+
+/// Thresholds of `--pick scenes`.
+public struct ScenePickSettings: Hashable, Sendable {
+    /// A frame starts a new shot when its ``LumaThumbnail/difference(from:)`` from the frame before is
+    /// at least this and at least ``peakRatio`` times the differences on either side of it.
+    public var cutThreshold = 15.0
+    /// See ``cutThreshold``: rejects steady fast motion, whose differences are all alike.
+    public var peakRatio = 2.0
+    /// A group of pictures is decoded frame by frame only when its keyframe and the next keyframe
+    /// differ by at least this much (or it is the last one).
+    public var groupThreshold = 8.0
+    /// A tile whose ``LumaThumbnail/normalisedDifference(from:)`` from a kept tile is below this is a
+    /// near-duplicate and dropped.
+    public var duplicateThreshold = 6.0
+
+    public init() {}
+}
+
+/// A shot change found by ``FrameSampler/sceneCuts(start:length:settings:)``.
+public struct SceneCut: Hashable, Sendable {
+    /// The time of the first frame of the new shot.
+    public var time: Double
+    /// Its cut score (``LumaThumbnail/difference(from:)`` from the frame before).
+    public var score: Double
+}
+
+/// What the cut search decoded and found.
+public struct SceneScan: Hashable, Sendable {
+    /// The cuts, in time order.
+    public var cuts: [SceneCut]
+    /// Keyframes decoded alone (the first pass).
+    public var keyframesDecoded: Int
+    /// Groups of pictures then decoded frame by frame.
+    public var groupsDecoded: Int
+    /// Groups of pictures in the span.
+    public var groups: Int
+    /// Frames decoded in the second pass.
+    public var framesDecoded: Int
+}
+
+/// One chosen tile time and why.
+public struct TileChoice: Hashable, Sendable {
+    /// Why a tile is where it is.
+    public enum Reason: String, Sendable {
+        /// `--pick even`: the middle of an equal slice.
+        case even
+        /// The start of the span: the first shot.
+        case start
+        /// The first frame of a shot after a detected cut.
+        case cut
+        /// Filled in: the middle of the longest stretch without a tile.
+        case fill
+    }
+    /// The time asked for.
+    public var time: Double
+    public var reason: Reason
+    /// The cut score, for `.cut`.
+    public var score: Double?
+
+    public init(time: Double, reason: Reason, score: Double? = nil) {
+        self.time = time
+        self.reason = reason
+        self.score = score
+    }
+}
+
+/// A tile left out as a near-duplicate of a kept one.
+public struct DroppedTile: Hashable, Sendable {
+    public var choice: TileChoice
+    /// The time of the frame it showed.
+    public var frameTime: Double
+    /// The frame time of the kept tile it repeats.
+    public var duplicateOf: Double
+    /// Their ``LumaThumbnail/normalisedDifference(from:)``.
+    public var distance: Double
+}
+
+/// The tiles chosen for a sheet or strip: their frames in time order and what was chosen and why.
+public struct TilePlan {
+    public var pick: TilePick
+    /// The kept tiles' choices, in the order of ``frames``.
+    public var tiles: [TileChoice]
+    /// The kept frames.
+    public var frames: [VideoFrame]
+    /// Tiles dropped as near-duplicates.
+    public var dropped: [DroppedTile]
+    /// The cut search, for `.scenes`.
+    public var scan: SceneScan?
+}
+
+extension TileChoice {
+    /// The scene tile times before sampling: the span's start, then the strongest `count - 1` cuts,
+    /// then fills in the middles of the longest stretches without a tile, in time order.
+    public static func sceneChoices(cuts: [SceneCut], count: Int, start: Double, length: Double) -> [TileChoice] {
+        guard count > 0 else { return [] }
+        let end = start + length
+        let strongest = cuts.filter { $0.time > start && $0.time < end }
+            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.time < $1.time }
+            .prefix(count - 1)
+        var choices = [TileChoice(time: start, reason: .start)]
+            + strongest.map { TileChoice(time: $0.time, reason: .cut, score: $0.score) }
+        let fills = fillTimes(count - choices.count, among: choices.map(\.time), start: start, end: end)
+        choices += fills.map { TileChoice(time: $0, reason: .fill) }
+        return choices.sorted { $0.time < $1.time }
+    }
+
+    /// `count` times, each the middle of the longest stretch of `start...end` between `taken` times
+    /// and the ones already added.
+    static func fillTimes(_ count: Int, among taken: [Double], start: Double, end: Double) -> [Double] {
+        guard count > 0 else { return [] }
+        var times = (taken + [start, end]).sorted()
+        var added: [Double] = []
+        for _ in 0..<count {
+            var best = 0
+            for index in 1..<times.count where times[index] - times[index - 1] > times[best + 1] - times[best] {
+                best = index - 1
+            }
+            let middle = (times[best] + times[best + 1]) / 2
+            times.insert(middle, at: best + 1)
+            added.append(middle)
+        }
+        return added
+    }
+}
+
+extension FrameSampler {
+    /// The shot changes in `start..<start+length`, found keyframe-first on 64x64 pictures reduced to
+    /// ``LumaThumbnail``s: every keyframe of the span (and the one before it) is decoded alone; only
+    /// the groups of pictures whose keyframe differs from the next keyframe by
+    /// ``ScenePickSettings/groupThreshold`` (and the last group, which has no next keyframe) are then
+    /// decoded frame by frame to find the exact frame of each cut. Deblocking is skipped throughout. Without a keyframe index (a pipe, or
+    /// a format without one) every frame of the span is decoded.
+    public func sceneCuts(start: Double, length: Double, settings: ScenePickSettings = .init()) throws -> SceneScan {
+        let end = start + length
+        let scaler = FrameScaler(outputSize: Size(width: 64, height: 64), mode: .stretch, orientation: info.orientation)
+        func thumbnail(_ timed: TimedFrame) throws(PreviewLoopError) -> LumaThumbnail {
+            // 8-bit planar or semi-planar YUV (nearly every decoder's output): the luma plane directly,
+            // every 4th pixel of every 4th row at 720p and up. Anything else through the scaler.
+            let frame = timed.frame.pointer.pointee
+            let format = AVPixelFormat(rawValue: frame.format)
+            let eightBitLuma: [AVPixelFormat] = [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P,
+                                                 AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P,
+                                                 AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_GRAY8]
+            if eightBitLuma.contains(format), let plane = frame.data.0, frame.linesize.0 > 0,
+               frame.width >= LumaThumbnail.side, frame.height >= LumaThumbnail.side {
+                let jpeg = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(format)
+                    || frame.color_range == AVCOL_RANGE_JPEG
+                return LumaThumbnail(luma: plane, bytesPerRow: Int(frame.linesize.0), width: Int(frame.width),
+                                     height: Int(frame.height), step: frame.height >= 720 ? 4 : (frame.height >= 240 ? 2 : 1),
+                                     limitedRange: !jpeg && format != AV_PIX_FMT_GRAY8)
+            }
+            return LumaThumbnail(try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio))
+        }
+        position = nil
+        // Deblocking smooths what a 16x16 thumbnail averages away anyway: skipped while searching.
+        decoder.skipsLoopFilter = true
+        defer { decoder.skipsLoopFilter = false; position = nil }
+        let indexed = decoder.input.format.isSeekable ? decoder.input.indexedKeyframeTimes() : []
+        var keyTimes = indexed.filter { $0 > start + 1e-6 && $0 < end }
+        if let before = indexed.last(where: { $0 <= start + 1e-6 }) { keyTimes.insert(before, at: 0) }
+        var keyframes: [(time: Double, thumbnail: LumaThumbnail)] = []
+        if !keyTimes.isEmpty {
+            var found = [(time: Double, thumbnail: LumaThumbnail)?](repeating: nil, count: keyTimes.count)
+            // Index times are decode times, a few frames before the keyframes' presentation times: ask
+            // for the keyframe at or before the middle of the way to the next one.
+            let targets = keyTimes.indices.map { index in
+                index + 1 < keyTimes.count ? (keyTimes[index] + keyTimes[index + 1]) / 2 : keyTimes[index] + 1
+            }
+            try decoder.keyframes(atOrBefore: targets) { (index: Int, frame: TimedFrame) throws(PreviewLoopError) in
+                found[index] = (frame.time, try thumbnail(frame))
+            }
+            var seen = Set<Int>()
+            for entry in found.compactMap({ $0 }) where seen.insert(Int((entry.time * 1e6).rounded())).inserted {
+                keyframes.append(entry)
+            }
+            keyframes.sort { $0.time < $1.time }
+        }
+        if keyframes.isEmpty { keyframes = [(start, LumaThumbnail(RGBImage(width: 1, height: 1)))] }
+        var cuts: [SceneCut] = []
+        var groupsDecoded = 0, framesDecoded = 0
+        for (index, keyframe) in keyframes.enumerated() {
+            let next = index + 1 < keyframes.count ? keyframes[index + 1] : nil
+            if let next, keyframe.thumbnail.difference(from: next.thumbnail) < settings.groupThreshold { continue }
+            groupsDecoded += 1
+            // The group frame by frame, from its keyframe (or the span's start without an index) up to
+            // the next keyframe, whose thumbnail is known, or the span's end.
+            var run: [(time: Double, thumbnail: LumaThumbnail)] = []
+            position = nil
+            guard let first = try decoder.frameDisplayed(at: max(0, indexed.isEmpty ? start : keyframe.time)) else { break }
+            run.append((first.time, try thumbnail(first)))
+            framesDecoded += 1
+            let stop = next?.time ?? end
+            while let frame = try decoder.nextFrame() {
+                if frame.time >= stop - 1e-6 { break }
+                run.append((frame.time, try thumbnail(frame)))
+                framesDecoded += 1
+            }
+            if let next { run.append(next) }
+            let differences = [0.0] + (1..<max(1, run.count)).map { run[$0].thumbnail.difference(from: run[$0 - 1].thumbnail) }
+            for frame in 1..<max(1, run.count) {
+                let score = differences[frame]
+                let neighbours = max(differences[frame - 1], frame + 1 < run.count ? differences[frame + 1] : 0)
+                if score >= settings.cutThreshold, score >= settings.peakRatio * neighbours,
+                   run[frame].time > start + 1e-6, run[frame].time < end {
+                    cuts.append(SceneCut(time: run[frame].time, score: score))
+                }
+            }
+        }
+        return SceneScan(cuts: cuts.sorted { $0.time < $1.time }, keyframesDecoded: indexed.isEmpty ? 0 : keyframes.count,
+                         groupsDecoded: groupsDecoded, groups: keyframes.count, framesDecoded: framesDecoded)
+    }
+
+    /// The tiles of a sheet or strip over `start..<start+length`: with `.even`, the frames at
+    /// `evenTimes` (taken with `accuracy`); with `.scenes`, ``TileChoice/sceneChoices(cuts:count:start:length:)``
+    /// taken exactly, then near-duplicates (``ScenePickSettings/duplicateThreshold``) dropped and
+    /// replaced by fills while fewer than `count` remain, trying at most `count` more times.
+    public func tilePlan(pick: TilePick, count: Int, start: Double, length: Double, evenTimes: [Double], size: Size,
+                         mode: ContentMode = .aspectFill, accuracy: SeekAccuracy = .exact, interval: Double,
+                         settings: ScenePickSettings = .init()) throws -> TilePlan {
+        guard pick == .scenes else {
+            let sampled = try frames(at: evenTimes, size: size, mode: mode, accuracy: accuracy, interval: interval)
+            return TilePlan(pick: .even, tiles: evenTimes.map { TileChoice(time: $0, reason: .even) }, frames: sampled,
+                            dropped: [], scan: nil)
+        }
+        // The search reads the span through before the tiles are taken: that needs going back.
+        guard decoder.input.format.isSeekable else {
+            throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): scene picks need a seekable input "
+                + "(a file, or a URL whose server takes range requests), not a pipe; use --pick even")
+        }
+        let scan = try sceneCuts(start: start, length: length, settings: settings)
+        var pending = TileChoice.sceneChoices(cuts: scan.cuts, count: count, start: start, length: length)
+        var kept: [(choice: TileChoice, frame: VideoFrame, thumbnail: LumaThumbnail)] = []
+        var dropped: [DroppedTile] = []
+        var tried = pending.map(\.time)
+        var retries = 0
+        while !pending.isEmpty {
+            // A hair past the time asked, so a cut's own frame answers even when its time is rounded.
+            let sampled = try frames(at: pending.map { min($0.time + 1e-4, start + length) }, size: size, mode: mode,
+                                     accuracy: .exact, interval: 0)
+            for (choice, frame) in zip(pending, sampled) {
+                let thumbnail = LumaThumbnail(frame.image)
+                let nearest = kept.map { ($0, thumbnail.normalisedDifference(from: $0.thumbnail)) }.min { $0.1 < $1.1 }
+                if let nearest, nearest.1 < settings.duplicateThreshold {
+                    dropped.append(DroppedTile(choice: choice, frameTime: frame.sourceTime,
+                                               duplicateOf: nearest.0.frame.sourceTime, distance: nearest.1))
+                } else {
+                    kept.append((choice, frame, thumbnail))
+                }
+            }
+            let missing = min(count - kept.count, count - retries)
+            guard missing > 0 else { break }
+            retries += missing
+            let fills = TileChoice.fillTimes(missing, among: tried, start: start, end: start + length)
+            tried += fills
+            pending = fills.map { TileChoice(time: $0, reason: .fill) }
+        }
+        kept.sort { $0.frame.sourceTime < $1.frame.sourceTime }
+        return TilePlan(pick: .scenes, tiles: kept.map(\.choice), frames: kept.map(\.frame), dropped: dropped, scan: scan)
+    }
+}
