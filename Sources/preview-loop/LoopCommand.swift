@@ -24,6 +24,7 @@ struct LoopCommand {
             sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
                                          allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
         let loop = try PreviewLoop(source: source, configuration: configuration)
+        if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
         let captureDirectory = options.captureDirectory ?? options.framesDirectory

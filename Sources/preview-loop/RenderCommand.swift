@@ -23,6 +23,7 @@ struct RenderCommand {
             size: options.size, contentMode: options.contentMode, windowStart: .seconds(start),
             windowLength: .seconds(length), threads: options.threads, sourceOptions: limits))
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
+        if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
         let frames = (windowLength * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"

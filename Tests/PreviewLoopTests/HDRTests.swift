@@ -197,6 +197,12 @@ struct HDRTests {
                                                           "-o", directory + "/dv.png"])
         #expect(thumb.status == 0)
         #expect(thumb.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
+        let loop = try Run.program(TestPaths.cliBinary, ["loop", TestPaths.fixture("dolby-vision-p5.mp4"), "--length", "0.2",
+                                                         "--size", "32x18"])
+        #expect(loop.status == 0 && loop.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
+        let render = try Run.program(TestPaths.cliBinary, ["render", TestPaths.fixture("dolby-vision-p5.mp4"), "--length", "0.2",
+                                                           "--size", "32x18", "-o", directory + "/dv.gif"])
+        #expect(render.status == 0 && render.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
         let text = try Run.program(TestPaths.cliBinary, ["probe", TestPaths.fixture("dolby-vision-p5.mp4")])
         #expect(text.stdoutText.contains("dynamic range: Dolby Vision profile 5, level 1, no compatible base layer"))
         #expect(text.stderr.contains("Warning: Dolby Vision profile 5"))
