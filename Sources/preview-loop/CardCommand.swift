@@ -21,6 +21,7 @@ struct CardCommand {
         let posterTime = try options.posterTime.map { try SampleSpan.seconds($0, duration: duration, option: "--poster-at") }
         let card = try PreviewCard(source: source, style: options.style, windowStart: start, windowLength: length,
                                    posterTime: posterTime, threads: options.threads, sourceOptions: limits)
+        if let warning = card.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let poster = try card.poster()
         let posterNote = "poster at \(Format.fixed(poster.frame.sourceTime, 3)) s (\(poster.choice.map(ThumbCommand.explanation) ?? "as asked")), "
             + "video from \(Format.fixed(poster.videoStart, 3)) s"

@@ -203,6 +203,9 @@ struct HDRTests {
         let render = try Run.program(TestPaths.cliBinary, ["render", TestPaths.fixture("dolby-vision-p5.mp4"), "--length", "0.2",
                                                            "--size", "32x18", "-o", directory + "/dv.gif"])
         #expect(render.status == 0 && render.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
+        let card = try Run.program(TestPaths.cliBinary, ["card", TestPaths.fixture("dolby-vision-p5.mp4"), "--at", "0",
+                                                         "--size", "64x36", "-o", directory + "/dv-card.png"])
+        #expect(card.status == 0 && card.stderr.contains("Warning: Dolby Vision profile 5"))
         let text = try Run.program(TestPaths.cliBinary, ["probe", TestPaths.fixture("dolby-vision-p5.mp4")])
         #expect(text.stdoutText.contains("dynamic range: Dolby Vision profile 5, level 1, no compatible base layer"))
         #expect(text.stderr.contains("Warning: Dolby Vision profile 5"))

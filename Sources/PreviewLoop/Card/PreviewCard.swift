@@ -86,6 +86,9 @@ public final class PreviewCard {
     ///   (the default) for the loop window's first good frame.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for an unusable style or window, or standard
     ///   input; any error of opening the source.
+    /// What the clip is: size, duration, colours (``VideoInfo/colorWarning`` for Dolby Vision profile 5).
+    public var info: VideoInfo { sampler.info }
+
     public init(source: Source, style: CardStyle = CardStyle(), windowStart: Double = 0, windowLength: Double = 15,
                 posterTime: Double? = nil, threads: Int = 2, sourceOptions: SourceOptions = .init()) throws {
         try style.validate()
