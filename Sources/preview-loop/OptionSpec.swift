@@ -131,6 +131,20 @@ extension OptionSpec {
         abstract: "The colour outside rounded corners: #rrggbb, #rrggbbaa, black, white or transparent. Without "
             + "it, .png, .webp and a card's .gif are transparent there and other formats white.")
 
+    /// `--pick <pick>` for strip and sheet.
+    static let pick = OptionSpec(
+        name: "pick", valueName: "pick",
+        abstract: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
+            + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
+            + "tiles dropped; always exact frames).",
+        defaultValue: TilePick.even.rawValue)
+
+    /// `--json` for strip and sheet: the chosen tiles instead of the summary line.
+    static let tilePlanJSON = OptionSpec(
+        name: "json",
+        abstract: "Print one JSON object (each tile's time, reason and cut score; dropped "
+            + "duplicates) instead of the summary line.")
+
     /// `-h, --help`.
     static let help = OptionSpec(name: "help", shortName: "h", abstract: "Show help information.")
 }
@@ -193,14 +207,7 @@ extension Subcommand {
                             + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
                             + "otherwise exact).",
                         defaultValue: SeekAccuracy.auto.rawValue),
-             OptionSpec(name: "pick", valueName: "pick",
-                        abstract: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
-                            + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
-                            + "tiles dropped; always exact frames).",
-                        defaultValue: TilePick.even.rawValue),
-             OptionSpec(name: "json",
-                        abstract: "Print one JSON object (each tile's time, reason and cut score; dropped "
-                            + "duplicates) instead of the summary line."),
+             .pick, .tilePlanJSON,
              .fit,
              OptionSpec(name: "gap", valueName: "px",
                         abstract: "Black pixels between neighbouring tiles, 0 to 256.", defaultValue: "0"),
@@ -245,14 +252,7 @@ extension Subcommand {
                             + "exact; two slices may then share a keyframe). Each tile prints the time of the frame "
                             + "it shows.",
                         defaultValue: SeekAccuracy.exact.rawValue),
-             OptionSpec(name: "pick", valueName: "pick",
-                        abstract: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
-                            + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
-                            + "tiles dropped; always exact frames).",
-                        defaultValue: TilePick.even.rawValue),
-             OptionSpec(name: "json",
-                        abstract: "Print one JSON object (each tile's time, reason and cut score; dropped "
-                            + "duplicates) instead of the summary line."),
+             .pick, .tilePlanJSON,
              .threads, .timeout(wholeJob: true), .help]
         case .loop:
             [.start, .length,
