@@ -58,6 +58,7 @@ extension CardOptions {
         quality = try arguments.quality(lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
     }
 
     /// What an output path asks for: an animation or still by extension, else a directory.

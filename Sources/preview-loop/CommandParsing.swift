@@ -8,6 +8,7 @@ extension ProbeOptions {
         self.init(input: try arguments.input())
         isJSON = arguments.flags.contains("json")
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
     }
 }
 
@@ -20,7 +21,7 @@ extension ThumbOptions {
         time = try arguments.thumbTime(default: time)
         start = try arguments.time("start", default: start)
         length = try arguments.length(default: length)
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         quality = try arguments.quality(lossy: format.isLossy, output: output)
         contentMode = try arguments.choice("fit", default: contentMode)
         accuracy = try arguments.choice("accuracy", default: accuracy, among: [.exact, .keyframe])
@@ -42,6 +43,7 @@ extension ThumbOptions {
         }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
     }
 }
 
@@ -53,7 +55,7 @@ extension StripOptions {
         self.init(input: input, output: output, format: format)
         count = try arguments.integer("count", default: count, in: 1...1000)
         columns = min(try arguments.integer("columns", default: count, in: 1...Int.max), count)
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         quality = try arguments.quality(lossy: format.isLossy, output: output)
         span = try arguments.choice("span", default: span)
         if span == .all {
@@ -68,6 +70,7 @@ extension StripOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
     }
 }
 
@@ -86,7 +89,7 @@ extension LoopOptions {
         start = try arguments.time("start", default: start)
         length = try arguments.length(default: length)
         loops = try arguments.integer("loops", default: loops, in: 0...Int.max)
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         contentMode = try arguments.choice("fit", default: contentMode)
         isRealtime = arguments.flags.contains("realtime")
         log = try arguments.nonEmpty("log").map { $0 == "-" ? .standardOutput : .file($0) }
@@ -100,6 +103,7 @@ extension LoopOptions {
         }
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
     }
 }
 
@@ -186,6 +190,22 @@ extension ScannedArguments {
         try typed("timeout", default: 30, expectation: "a number of seconds above 0 and at most 86400") { text in
             Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
         }
+    }
+
+    /// `--deadline`: seconds above 0 and at most a day, or `nil` when absent.
+    func deadline() throws(UsageError) -> Double? {
+        guard values["deadline"] != nil else { return nil }
+        return try typed("deadline", default: 0, expectation: "a number of seconds above 0 and at most 86400") { text in
+            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
+        }
+    }
+
+    /// `--size`: `WxH`, one side (`W`, `Wx`, `xH`, `Wx-1`, `-1xH`) keeping the source's shape, or
+    /// `source`; absent, the default box, turned for a portrait source.
+    func sizeRequest(default box: Size) throws(UsageError) -> SizeRequest {
+        try typed("size", default: .orientedBox(box),
+                  expectation: "WIDTHxHEIGHT in pixels, each 1 to 16384 (320x180), one side keeping the source's "
+                      + "shape (320, 320x-1, x180) or source") { SizeRequest(parsing: $0) }
     }
 
     /// `--size WxH`.

@@ -78,14 +78,18 @@ extension OptionSpec {
     static let threads = OptionSpec(
         name: "threads", valueName: "n", abstract: "Decoding threads, 1 to 64.", defaultValue: "2")
 
-    /// `--timeout <seconds>`.
-    static func timeout(wholeJob: Bool) -> OptionSpec {
-        OptionSpec(name: "timeout", valueName: "seconds",
-                   abstract: wholeJob
-                       ? "Give up when opening the input, any read, or the whole job takes longer."
-                       : "Give up when opening the input or any read takes longer.",
-                   defaultValue: "30")
-    }
+    /// `--timeout <seconds>`: a stall, not work.
+    static let timeout = OptionSpec(
+        name: "timeout", valueName: "seconds",
+        abstract: "Give up when opening the input takes longer, or when nothing is read for this long (a "
+            + "stalled server or pipe). A long job that keeps reading is never cut short by it.",
+        defaultValue: "30")
+
+    /// `--deadline <seconds>`: the whole job.
+    static let deadline = OptionSpec(
+        name: "deadline", valueName: "seconds",
+        abstract: "Give up when the whole job's reading takes longer than this, however steady.",
+        defaultValue: "none")
 
     /// `--start <time>` for a window.
     static let start = OptionSpec(
@@ -124,7 +128,7 @@ extension Subcommand {
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."), .help]
         case .probe:
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."),
-             .timeout(wholeJob: true), .help]
+             .timeout, .deadline, .help]
         case .thumb:
             [.output,
              OptionSpec(name: "at", shortName: "t", valueName: "time",
@@ -153,7 +157,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .threads, .timeout(wholeJob: true), .help]
+             .threads, .timeout, .deadline, .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -174,7 +178,7 @@ extension Subcommand {
                             + "before it; fastest) or auto (a keyframe when one lies within half a slice, "
                             + "otherwise exact).",
                         defaultValue: SeekAccuracy.auto.rawValue),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit, .threads, .timeout, .deadline, .help]
         case .loop:
             [.start, .length,
              OptionSpec(name: "loops", valueName: "n",
@@ -202,7 +206,7 @@ extension Subcommand {
              OptionSpec(name: "capture-dir", valueName: "dir",
                         abstract: "Where --capture-at and --record write (default: the --frames directory); "
                             + "created if missing."),
-             .threads, .timeout(wholeJob: false), .help]
+             .threads, .timeout, .deadline, .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
                         abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
@@ -225,7 +229,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .threads, .timeout(wholeJob: true), .help]
+             .fit, .threads, .timeout, .deadline, .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt; created if "
@@ -247,7 +251,7 @@ extension Subcommand {
                         defaultValue: SeekAccuracy.auto.rawValue),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
-             .fit, .threads, .timeout(wholeJob: false), .help]
+             .fit, .threads, .timeout, .deadline, .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
                         abstract: "What to write, by extension: .webp (animated, transparent corners), .gif or .mp4 "
@@ -291,7 +295,7 @@ extension Subcommand {
                         defaultValue: "0"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
-             .threads, .timeout(wholeJob: true), .help]
+             .threads, .timeout, .deadline, .help]
         }
     }
 

@@ -8,8 +8,7 @@ struct ProbeCommand {
     /// Probes the input and prints the result on standard output.
     func run() throws -> Int32 {
         let info = try MediaProbe.probe(Source(argument: options.input),
-                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                               jobTimeout: options.timeout))
+                                        options: SourceOptions(timeout: options.timeout, deadline: options.deadline))
         Console.writeOutput(options.isJSON ? Self.json(for: info) : Self.text(for: info))
         return ExitStatus.success
     }

@@ -10,7 +10,7 @@ struct RenderCommand {
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
         let source = Source(argument: options.input)
-        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout)
+        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline)
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage {
             duration = try MediaProbe.probe(source, options: limits).duration
@@ -19,8 +19,9 @@ struct RenderCommand {
         let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
         guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
         let loop = try PreviewLoop(source: source, configuration: .init(
-            size: options.size, contentMode: options.contentMode, windowStart: .seconds(start),
-            windowLength: .seconds(length), threads: options.threads, sourceOptions: limits))
+            contentMode: options.contentMode, windowStart: .seconds(start),
+            windowLength: .seconds(length), threads: options.threads, sourceOptions: limits),
+            sizeRequest: options.size, evenSize: options.format.needsEvenSize)
         let summary = try loop.render(to: options.output, format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality)
         var status = stat()

@@ -15,7 +15,12 @@ struct SpritesCommand {
     /// summary line on standard output.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
+                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline))
+        let size = options.size.resolved(display: sampler.info.displaySize)
+        if options.columns * size.width > 16383 || options.rows * size.height > 16383 {
+            throw PreviewLoopError(.invalidArgument, "a sheet of \(options.columns)x\(options.rows) tiles of \(size) would be "
+                                   + "more than 16383 pixels a side; use a smaller --grid or --size")
+        }
         let directory = options.outputDirectory.hasSuffix("/") && options.outputDirectory.count > 1
             ? String(options.outputDirectory.dropLast()) : options.outputDirectory
         let created = try LoopCommand.createDirectory(directory)
@@ -26,7 +31,7 @@ struct SpritesCommand {
         do {
             track = try sampler.thumbnailTrack(
                 every: options.every,
-                layout: .init(tileSize: options.size, columns: options.columns, rows: options.rows),
+                layout: .init(tileSize: size, columns: options.columns, rows: options.rows),
                 mode: options.contentMode, accuracy: options.accuracy,
                 progress: { done, total in
                     if showsProgress { Console.writeError("\rsprites: \(done)/\(total) thumbnails") }
@@ -50,7 +55,7 @@ struct SpritesCommand {
         Console.writeOutput("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
             + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) "
             + "thumbnail\(track.cues.count == 1 ? "" : "s") "
-            + "of \(options.size), one per \(Format.fixed(options.every, 3)) s, \(options.columns)x\(options.rows) a sheet\n")
+            + "of \(size), one per \(Format.fixed(options.every, 3)) s, \(options.columns)x\(options.rows) a sheet\n")
         return ExitStatus.success
     }
 }

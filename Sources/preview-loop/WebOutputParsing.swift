@@ -14,9 +14,15 @@ extension RenderOptions {
         self.init(input: input, output: output, format: format)
         start = try arguments.time("start", default: start)
         length = try arguments.length(default: length)
-        size = try arguments.size(default: size)
-        if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
-            let even = Size(width: max(2, size.width & ~1), height: max(2, size.height & ~1))
+        size = try arguments.sizeRequest(default: Self.defaultBox)
+        let given: Size? = switch size {
+        case .exact(let exact): exact
+        case .width(let width): Size(width: width, height: 2)
+        case .height(let height): Size(width: 2, height: height)
+        case .source, .orientedBox: nil
+        }
+        if format.needsEvenSize, let given, given.width % 2 != 0 || given.height % 2 != 0 {
+            let even = Size(width: max(2, given.width & ~1), height: max(2, given.height & ~1))
             throw UsageError(.invalidValue(option: "size", value: arguments.values["size"] ?? size.description), subcommand: .render,
                              "Invalid value '\(size)' for '--size <WxH>': H.264 MP4 needs an even width and height "
                                  + "(for example \(even)); .webp and .gif take any size.")
@@ -26,6 +32,7 @@ extension RenderOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
     }
 }
 
@@ -38,12 +45,12 @@ extension SpritesOptions {
                                     expectation: "a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms") { text in
             if case .seconds(let value)? = TimePosition(parsing: text), value > 0 { value } else { nil }
         }
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         (columns, rows) = try arguments.typed("grid", default: (columns, rows),
                                               expectation: "COLUMNSxROWS, each 1 to 100, for example 10x10") { text in
             Size(parsing: text).flatMap { (1...100).contains($0.width) && (1...100).contains($0.height) ? ($0.width, $0.height) : nil }
         }
-        if columns * size.width > 16383 || rows * size.height > 16383 {
+        if let size = size.exactSize, columns * size.width > 16383 || rows * size.height > 16383 {
             throw UsageError(.conflictingOptions("grid", "size"), subcommand: .sprites,
                              "A sheet of \(columns)x\(rows) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
                                  + "pixels; JPEG and WebP sheets are at most 16383 a side: use a smaller --grid or --size.")
@@ -54,6 +61,7 @@ extension SpritesOptions {
         contentMode = try arguments.choice("fit", default: contentMode)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
     }
 }
 
