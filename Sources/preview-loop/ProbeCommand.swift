@@ -24,6 +24,7 @@ struct ProbeCommand {
     static func jsonFields(for info: VideoInfo) -> [(key: String, value: JSONValue)] {
         [
             ("duration", info.duration.map { .number(decimal($0)) } ?? .null),
+            ("container_duration", info.containerDuration.map { .number(decimal($0)) } ?? .null),
             ("start_time", .number(decimal(info.startTime))),
             ("codec", .string(info.codecName)),
             ("width", .integer(info.width)),
@@ -54,9 +55,15 @@ struct ProbeCommand {
         let frameRate = info.frameRate.map { rate in
             frameRateText(rate) + (rate.doubleValue.map { " (\(Format.fixed($0, 3)) fps)" } ?? "")
         }
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("format", info.formatName),
             ("duration", info.duration.map { "\(Format.fixed($0, 3)) s" } ?? unknown),
+        ]
+        // Both when they differ by more than a frame: the picture ends before the container does.
+        if let container = info.containerDuration, let video = info.duration, abs(container - video) > info.frameInterval {
+            rows[rows.count - 1].1 += " (video; the container lasts \(Format.fixed(container, 3)) s)"
+        }
+        rows += [
             ("start time", "\(Format.fixed(info.startTime, 3)) s"),
             ("bit rate", info.bitRate.map { "\(($0 + 500) / 1000) kb/s" } ?? unknown),
             ("streams", "\(info.videoStreamCount) video, \(info.audioStreamCount) audio, "

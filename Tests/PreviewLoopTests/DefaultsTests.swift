@@ -135,4 +135,59 @@ struct DefaultsTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("of 90x160"), "\(String(decoding: result.stdout, as: UTF8.self))")
     }
+
+    // MARK: - Honest durations
+
+    /// long-audio.mp4: 3.0 s of video, 4.5 s of audio.
+    private let longAudio = TestPaths.fixture("long-audio.mp4")
+
+    @Test("probe gives the video's own duration and the container's when they differ")
+    func probeShowsBothDurations() throws {
+        let json = try Child.cli(["probe", longAudio, "--json"], killAfter: 20)
+        let object = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        #expect(object?["duration"] as? Double == 3.0)
+        #expect(object?["container_duration"] as? Double == 4.5)
+        let text = try Child.cli(["probe", longAudio], killAfter: 20)
+        let output = String(decoding: text.stdout, as: UTF8.self)
+        #expect(output.contains("3.000 s (video; the container lasts 4.500 s)"), "\(output)")
+        let info = try MediaProbe.probe(.file(longAudio))
+        #expect(info.duration == 3.0 && info.containerDuration == 4.5)
+    }
+
+    @Test("strip --span all over a clip whose audio outlasts its video ends on the last frames, not frozen copies")
+    func stripSpanAllHasNoFrozenTail() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/strip.ppm"
+        let result = try Child.cli(["strip", longAudio, "-o", output, "--span", "all", "-n", "6", "-s", "80x60",
+                                    "--accuracy", "exact"], killAfter: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(String(decoding: result.stdout, as: UTF8.self).contains("0.000–3.000 s"), "\(String(decoding: result.stdout, as: UTF8.self))")
+        let sheet = try PPM.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: output))))
+        var tiles: [[UInt8]] = []
+        for index in 0..<6 {
+            var tile: [UInt8] = []
+            for row in 0..<60 {
+                let start: Int = (row * sheet.width + index * 80) * 3
+                tile += sheet.pixels[start..<(start + 240)]
+            }
+            tiles.append(tile)
+        }
+        for index in 1..<6 {
+            #expect(tiles[index] != tiles[index - 1], "tile \(index) repeats tile \(index - 1)")
+        }
+    }
+
+    @Test("sprites and percentages use the video's extent")
+    func spritesAndPercentagesUseTheVideo() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try Child.cli(["sprites", longAudio, "-o", directory + "/s", "--every", "0.5", "-s", "32x24"], killAfter: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        let vtt = try String(contentsOfFile: directory + "/s/thumbnails.vtt", encoding: .utf8)
+        #expect(vtt.components(separatedBy: " --> ").count - 1 == 6, "\(vtt)")
+        #expect(vtt.contains("--> 00:00:03.000"), "\(vtt)")
+        let thumb = try Child.cli(["thumb", longAudio, "-o", directory + "/t.ppm", "--at", "100%"], killAfter: 30)
+        #expect(String(decoding: thumb.stdout, as: UTF8.self).contains("frame at 2.960 s"), "\(String(decoding: thumb.stdout, as: UTF8.self))")
+    }
 }

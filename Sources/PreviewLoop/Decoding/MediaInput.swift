@@ -187,11 +187,15 @@ final class MediaInput {
         let nopts = cffmpeg_nopts_value()
         let formatStart = format.pointee.start_time == nopts ? 0 : Double(format.pointee.start_time) / Double(AV_TIME_BASE)
         let startTime = startTimestamp.map { Double($0) * timeBase } ?? formatStart
-        var duration: Double?
+        var containerDuration: Double?
         if format.pointee.duration != nopts && format.pointee.duration > 0 {
             // The container's duration runs from its own start; measure from the video stream's start.
-            duration = Double(format.pointee.duration) / Double(AV_TIME_BASE) - max(0, startTime - formatStart)
-        } else if stream.pointee.duration != nopts && stream.pointee.duration > 0 {
+            containerDuration = Double(format.pointee.duration) / Double(AV_TIME_BASE) - max(0, startTime - formatStart)
+        }
+        // The video's own extent where the container records it (MP4 tracks, MPEG-TS estimates), else
+        // the container's: an audio or subtitle track that runs on must not stretch the picture's time.
+        var duration = containerDuration
+        if stream.pointee.duration != nopts && stream.pointee.duration > 0 {
             duration = Double(stream.pointee.duration) * timeBase
         }
         var sar = Rational(Int(parameters.sample_aspect_ratio.num), Int(parameters.sample_aspect_ratio.den))
@@ -212,6 +216,7 @@ final class MediaInput {
         let space = av_color_space_name(parameters.color_space).map { String(cString: $0) } ?? "unknown"
         return VideoInfo(
             duration: duration,
+            containerDuration: containerDuration,
             startTime: startTime,
             codecName: String(cString: avcodec_get_name(parameters.codec_id)),
             width: Int(parameters.width),
