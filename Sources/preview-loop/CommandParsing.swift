@@ -35,6 +35,11 @@ extension ThumbOptions {
                 throw UsageError(.conflictingOptions("accuracy", "at"), subcommand: .thumb,
                                  "'--accuracy' applies only to an explicit '--at' time, not to '--at auto' (the default).")
             }
+        case .best:
+            for name in ["start", "length", "accuracy"] where arguments.values[name] != nil {
+                throw UsageError(.conflictingOptions(name, "at"), subcommand: .thumb,
+                                 "'--\(name)' has no effect with '--at best', which looks at the whole clip.")
+            }
         case .at:
             for name in ["start", "length"] where arguments.values[name] != nil {
                 throw UsageError(.conflictingOptions(name, "at"), subcommand: .thumb,
@@ -222,11 +227,11 @@ extension ScannedArguments {
         }
     }
 
-    /// `--at`: `auto` or a time as ``time(_:default:)`` reads it.
+    /// `--at`: `auto`, `best` or a time as ``time(_:default:)`` reads it.
     func thumbTime(default defaultValue: ThumbTime) throws(UsageError) -> ThumbTime {
         try typed("at", default: defaultValue,
-                  expectation: "auto, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
-            text == "auto" ? .auto : TimePosition(parsing: text).map(ThumbTime.at)
+                  expectation: "auto, best, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
+            text == "auto" ? .auto : text == "best" ? .best : TimePosition(parsing: text).map(ThumbTime.at)
         }
     }
 

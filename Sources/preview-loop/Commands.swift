@@ -117,6 +117,8 @@ struct ThumbOptions: Equatable, Sendable {
 enum ThumbTime: Equatable, Sendable {
     /// `auto`: the poster frame, the first good frame of the `--start`/`--length` window.
     case auto
+    /// `best`: the most representative good frame of the whole clip, from a few keyframes.
+    case best
     /// An explicit time or percentage: the frame displayed then (or the keyframe before it).
     case at(TimePosition)
 }

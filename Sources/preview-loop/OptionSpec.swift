@@ -133,8 +133,9 @@ extension Subcommand {
             [.output,
              OptionSpec(name: "at", shortName: "t", valueName: "time",
                         abstract: "When to take the frame: auto (the poster frame: the first frame of the window "
-                            + "that is not black, white, flat, fading, dark or blurred, judged against the next "
-                            + "second), or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration "
+                            + "that is not black, white, flat, a title card, fading, dark or blurred, judged against "
+                            + "the next second), best (the most representative good frame of the whole clip, from "
+                            + "9 keyframes across it: colourful, sharp, well exposed, typical), or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration "
                             + "(10%), kept within the clip.",
                         defaultValue: "auto"),
              OptionSpec(name: "start", valueName: "time",

@@ -21,6 +21,10 @@ struct ThumbCommand {
                                                  mode: options.contentMode)
             frame = poster.frame
             explanation = ": " + Self.explanation(of: poster)
+        case .best:
+            let poster = try sampler.bestPosterFrame(size: size, mode: options.contentMode)
+            frame = poster.frame
+            explanation = ": " + Self.explanation(of: poster)
         case .at(let position):
             var time = try SampleSpan.seconds(position, duration: duration, option: "--at")
             if let duration { time = min(max(0, time), duration) }

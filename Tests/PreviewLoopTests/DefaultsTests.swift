@@ -190,4 +190,67 @@ struct DefaultsTests {
         let thumb = try Child.cli(["thumb", longAudio, "-o", directory + "/t.ppm", "--at", "100%"], killAfter: 30)
         #expect(String(decoding: thumb.stdout, as: UTF8.self).contains("frame at 2.960 s"), "\(String(decoding: thumb.stdout, as: UTF8.self))")
     }
+
+    // MARK: - Poster: title cards and --at best
+
+    /// The time `thumb` reports in "frame at T s".
+    private func chosenTime(_ arguments: [String]) throws -> (time: Double, line: String) {
+        let result = try Child.cli(arguments, killAfter: 60)
+        let line = String(decoding: result.stdout, as: UTF8.self)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        guard let range = line.range(of: "frame at "), let end = line.range(of: " s", range: range.upperBound..<line.endIndex) else {
+            Issue.record("no time in \(line)")
+            return (.nan, line)
+        }
+        return (Double(line[range.upperBound..<end.lowerBound]) ?? .nan, line)
+    }
+
+    @Test("The default poster and --at best land in the real footage, past leaders and before credits",
+          arguments: [
+              // fixture, where the real footage lies (seconds), the leader's rejection the line names
+              ("black-start.mp4", 1.0..<2.6, "black"),
+              ("title-card.mp4", 1.2..<2.8, "title card"),       // title card 0–1.2 s, credits 2.8–3.8 s
+              ("fade-in.mp4", 1.0..<2.6, ""),                    // fully faded in from 1.0 s
+              ("slate.mp4", 1.0..<2.6, "flat"),
+              ("landscape.mp4", 0.0..<4.0, ""),                  // steady footage
+              ("blur-start.mp4", 0.8..<2.6, ""),
+          ])
+    func posterInTheFootage(fixture: String, footage: Range<Double>, reason: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = TestPaths.fixture(fixture)
+        let auto = try chosenTime(["thumb", clip, "-o", directory + "/auto.png"])
+        #expect(footage.contains(auto.time), "auto: \(auto.line)")
+        #expect(auto.line.contains("first good frame"), "\(auto.line)")
+        let best = try chosenTime(["thumb", clip, "-o", directory + "/best.png", "--at", "best"])
+        #expect(footage.contains(best.time), "best: \(best.line)")
+        #expect(best.line.contains("best of the clip"), "\(best.line)")
+        if !reason.isEmpty { #expect(auto.line.contains("\(reason) ×"), "\(auto.line)") }
+        // The chosen poster is the frame ffmpeg shows at that time.
+        let info = try MediaProbe.probe(.file(clip))
+        let filter = Oracle.aspectFillFilter(uprightWidth: info.displaySize.width, uprightHeight: info.displaySize.height,
+                                             sampleAspect: 1, output: Size(width: 320, height: 180))
+        let reference = try Oracle.frames(of: clip, filter: filter, size: Size(width: 320, height: 180))
+        let ours = try Run.tool("ffmpeg", ["-v", "error", "-i", directory + "/best.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let image = RGBImage(width: 320, height: 180, pixels: [UInt8](ours.stdout))
+        let match = Compare.best(image, among: reference)
+        #expect(abs(Double(match.index) / 25 - best.time) < 0.001, "best frame is ffmpeg's frame \(match.index), not \(best.time) s")
+    }
+
+    @Test("Mostly one colour with a little text is a title card; footage and flat frames are not")
+    func titleCardRule() {
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.02, contrast: 0.06, sharpness: 0.01, uniformity: 0.97)) == .titleCard)
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.49, contrast: 0.25, sharpness: 0.03, uniformity: 0.15)) == nil)
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.06, contrast: 0.03, sharpness: 0.003, uniformity: 0.21)) == nil)
+        #expect(PosterRules.flaw(of: PosterScores(brightness: 0.0, contrast: 0.0, sharpness: 0.0, uniformity: 1)) == .black)
+        #expect(PosterRejection.titleCard.description == "title card")
+    }
+
+    @Test("--at best conflicts with --start, --length and --accuracy")
+    func bestConflicts() throws {
+        for extra in [["--start", "1"], ["--length", "2"], ["--accuracy", "exact"]] {
+            let result = try Child.cli(["thumb", "x.mp4", "-o", "a.png", "--at", "best"] + extra, killAfter: 10)
+            #expect(result.status == 64, "\(extra): \(result.stderr)")
+        }
+    }
 }
