@@ -63,9 +63,10 @@ extension OptionSpec {
     /// `-s, --size <WxH>` with the subcommand's default.
     static func size(default size: Size, tile: Bool = false) -> OptionSpec {
         OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                   abstract: tile ? "The size of each tile in pixels, 1 to 16384 a side."
-                       : "The output size in pixels, 1 to 16384 a side.",
-                   defaultValue: size.description)
+                   abstract: (tile ? "The size of each tile in pixels, 1 to 16384 a side" : "The output size in pixels, 1 to 16384 a side")
+                       + ": WxH exactly; one side keeping the source's shape (320, 320x-1, x180); or source (the "
+                       + "display size). Without it the default turns with a portrait source.",
+                   defaultValue: size.description + " (\(size.transposed) for a portrait source)")
     }
 
     /// `--fit <mode>`.
@@ -220,9 +221,10 @@ extension Subcommand {
                             + "the clip. Must be above 0.",
                         defaultValue: "3"),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                        abstract: "The picture size in pixels, 1 to 16384 a side; even for .mp4 (H.264 4:2:0), "
-                            + "an odd size is a usage error.",
-                        defaultValue: "480x270"),
+                        abstract: "The picture size in pixels, 1 to 16384 a side: WxH, one side keeping the "
+                            + "source's shape (480, x270) or source; even for .mp4 (H.264 4:2:0), an odd side given "
+                            + "is a usage error, a computed one is rounded to even.",
+                        defaultValue: "480x270 (270x480 for a portrait source)"),
              OptionSpec(name: "fps", valueName: "n",
                         abstract: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
                         defaultValue: "15"),

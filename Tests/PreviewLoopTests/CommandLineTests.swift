@@ -169,8 +169,8 @@ struct CommandLineHelpTests {
 
     @Test func documentedDefaults() {
         let thumb = HelpText.help(for: .thumb), strip = HelpText.help(for: .strip), loop = HelpText.help(for: .loop)
-        #expect(thumb.contains("(default: auto)") && thumb.contains("(default: 320x180)") && thumb.contains("(default: exact)"))
-        #expect(strip.contains("(default: 8)") && strip.contains("(default: 160x90)") && strip.contains("(default: auto)"))
+        #expect(thumb.contains("(default: auto)") && thumb.contains("(default: 320x180 (180x320 for a") && thumb.contains("(default: exact)"))
+        #expect(strip.contains("(default: 8)") && strip.contains("(default: 160x90 (90x160 for a") && strip.contains("(default: auto)"))
         #expect(loop.contains("(default: 1)") && loop.contains("(default: 15)") && loop.contains("(default: 2)"))
     }
 
