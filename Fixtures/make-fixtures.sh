@@ -207,6 +207,33 @@ poster_clip dark.mp4 "[1:v]lutyuv=y='16+(val-16)*0.12':u='128+(val-128)*0.12':v=
 "${FF[@]}" $(testsrc 320x180 75) -frames:v 75 -vf "hue=H=t*PI/2" \
   "${X264[@]}" -pix_fmt yuv420p -an \
   "${BITEXACT[@]}" -movflags +faststart card.mp4
+# 18. portrait-phone.mp4: coded 320x180, 25 fps, 25 frames = 1.0 s, H.264, no audio; a 90° clockwise
+#     display matrix (as a phone held upright writes it), so it displays as 180x320 portrait.
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 320x180 25) -frames:v 25 \
+  "${X264[@]}" -pix_fmt yuv420p -an \
+  "${BITEXACT[@]}" "$TMP/portrait-unrotated.mp4"
+"${FF[@]}" -i "$TMP/portrait-unrotated.mp4" -map 0 -c copy -metadata:s:v:0 rotate=-90 \
+  "${BITEXACT[@]}" -movflags +faststart portrait-phone.mp4
+
+# 19. title-card.mp4: 320x240, 25 fps, 3.8 s, H.264, no audio: a studio title card (small white text
+#     on black, frames 0-29 = 1.2 s), then testsrc2 (frames 30-69 = 1.6 s), then end credits (small
+#     white lines on black, frames 70-94 = 1.0 s). drawtext needs a font (fonts-dejavu-core); the file
+#     is committed, so the tests need neither.
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+# shellcheck disable=SC2046
+poster_clip title-card.mp4 "[0:v]drawtext=fontfile=$FONT:text='STUDIO LOGO PRESENTS':fontsize=14:fontcolor=white:x=(w-tw)/2:y=(h-th)/2[t];[2:v]drawtext=fontfile=$FONT:text='Directed by Nobody':fontsize=12:fontcolor=white:x=(w-tw)/2:y=100,drawtext=fontfile=$FONT:text='Music by No One':fontsize=12:fontcolor=white:x=(w-tw)/2:y=130[c];[t][1:v][c]concat=n=3:v=1:a=0,format=yuv420p[v]" \
+  -f lavfi -i color=c=black:size=320x240:rate=25:duration=1.2 $(testsrc 320x240 40) \
+  -f lavfi -i color=c=black:size=320x240:rate=25:duration=1
+
+# 20. long-audio.mp4: 320x240, 25 fps, 75 frames = 3.0 s of H.264, with 4.5 s of AAC: the container
+#     lasts 4.5 s, the video 3.0 s (as a clip whose audio or subtitles outlast the picture).
+# shellcheck disable=SC2046
+"${FF[@]}" $(testsrc 320x240 75) $(sine_inputs 4.5) \
+  -filter_complex "$(sine_graph 1 2)" \
+  -map 0:v -map '[a]' \
+  "${X264[@]}" -pix_fmt yuv420p "${AAC[@]}" \
+  "${BITEXACT[@]}" -movflags +faststart long-audio.mp4
 
 # 18.-20. HDR fixtures: 320x180, 1.0 s, 25 fps, HEVC Main 10 (x265), made from SDR BT.709 originals by
 #     zimg (`zscale`) with SDR white placed at HDR reference white (npl=203: linear 1.0 = 203 cd/m²,

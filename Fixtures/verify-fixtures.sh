@@ -42,6 +42,9 @@ card.mp4       |0:0.001     |3.0|h264|320x180|1:1|0  |unknown|unknown|75 |0|-
 hdr10.mp4      |0:0.001     |1.0|hevc|320x180|1:1|0  |tv     |bt2020nc|25 |0|-
 hlg.mp4        |0:0.001     |1.0|hevc|320x180|1:1|0  |tv     |bt2020nc|25 |0|-
 dolby-vision-p5.mp4|0:0.001 |1.0|hevc|320x180|1:1|0  |tv     |bt2020nc|25 |0|-
+portrait-phone.mp4|0:0.001  |1.0|h264|320x180|1:1|90 |unknown|unknown|25 |0|-
+title-card.mp4 |0:0.001     |3.8|h264|320x240|1:1|0  |unknown|unknown|95 |0|-
+long-audio.mp4 |0:0.001     |4.5|h264|320x240|1:1|0  |unknown|unknown|75 |1|aac
 "
 
 # key=value lines for the first video stream (ffprobe repeats streams under

@@ -9,8 +9,7 @@ struct CardCommand {
     func run() throws -> Int32 {
         if let note = options.note { Console.writeError(note + "\n") }
         let source = Source(argument: options.input)
-        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout,
-                                   allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
+        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage || options.posterTime?.isPercentage == true {
             duration = try MediaProbe.probe(source, options: limits).duration

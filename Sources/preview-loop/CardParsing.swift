@@ -80,6 +80,7 @@ extension CardOptions {
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deadline = try arguments.deadline()
     }
 
     /// What an output path asks for: an animation or still by extension, else a directory.

@@ -43,33 +43,33 @@ enum CommandLineTool {
             Console.writeOutput("\(HelpText.toolName) \(HelpText.version)\n")
             return ExitStatus.success
         case .probe(let options):
-            return reportingErrors(for: options.input) { try ProbeCommand(options: options).run() }
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) { try ProbeCommand(options: options).run() }
         case .thumb(let options):
-            return reportingErrors(for: options.input) {
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
                 try SignalCleanup.run(input: options.input) { try ThumbCommand(options: options).run() }
             }
         case .strip(let options):
-            return reportingErrors(for: options.input) {
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
                 try SignalCleanup.run(input: options.input) { try StripCommand(options: options).run() }
             }
         case .sheet(let options):
-            return reportingErrors(for: options.input) {
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
                 try SignalCleanup.run(input: options.input) { try SheetCommand(options: options).run() }
             }
         case .loop(let options):
-            return reportingErrors(for: options.input) { try LoopCommand(options: options).run() }
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) { try LoopCommand(options: options).run() }
         case .timing(let options):
             return reportingErrors(for: options.input) { try TimingCommand(options: options).run() }
         case .render(let options):
-            return reportingErrors(for: options.input) {
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
                 try SignalCleanup.run(input: options.input) { try RenderCommand(options: options).run() }
             }
         case .sprites(let options):
-            return reportingErrors(for: options.input) {
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
                 try SignalCleanup.run(input: options.input) { try SpritesCommand(options: options).run() }
             }
         case .card(let options):
-            return reportingErrors(for: options.input) {
+            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
                 try SignalCleanup.run(input: options.input) { try CardCommand(options: options).run() }
             }
         case .batch(let options):
@@ -78,16 +78,31 @@ enum CommandLineTool {
     }
 
     /// Runs a command; a thrown error becomes one `Error: <input>: <description>` line and status 1.
-    static func reportingErrors(for input: String, _ body: () throws -> Int32) -> Int32 {
+    /// A timeout names the flag that fired (`--timeout` or `--deadline`) and its value.
+    static func reportingErrors(for input: String, timeout: Double? = nil, deadline: Double? = nil,
+                                _ body: () throws -> Int32) -> Int32 {
         do {
             return try body()
         } catch let error as WorkLimitError {
             Console.writeError(errorLine(for: error, input: input) + "\n")
             return ExitStatus.usage
         } catch {
-            Console.writeError(errorLine(for: error, input: input) + "\n")
+            var line = errorLine(for: error, input: input)
+            if let error = error as? PreviewLoopError, error.code == .timedOut {
+                line += timeoutNote(for: error, timeout: timeout, deadline: deadline)
+            }
+            Console.writeError(line + "\n")
             return ExitStatus.failure
         }
+    }
+
+    /// `; --timeout 30 fired (…)` or `; --deadline 60 fired (…)`: which limit ended the job.
+    static func timeoutNote(for error: PreviewLoopError, timeout: Double?, deadline: Double?) -> String {
+        if let deadline, error.message.contains("job's limit") {
+            return "; --deadline \(Format.limit(deadline)) fired (the whole job took longer; raise or drop it)"
+        }
+        guard let timeout else { return "" }
+        return "; --timeout \(Format.limit(timeout)) fired (nothing was read for that long; raise it for a slow source)"
     }
 
     /// `Error: <input>: <description>` on one line; the input is not repeated when the description
@@ -118,5 +133,24 @@ extension ParsedCommand {
         case .sheet(let options): options.input
         case .batch: "batch"
         }
+    }
+}
+
+extension SourceOptions {
+    /// The CLI's limits: `--timeout` bounds opening and each read (a stall: nothing read for that
+    /// long), `--deadline` (when given) the whole job's reading.
+    init(timeout: Double, deadline: Double?, allowsRedirects: Bool = false, toneMapping: ToneMapping = .auto) {
+        self.init(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
+                  allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping)
+    }
+}
+
+extension Format {
+    /// A limit in seconds as typed: `30`, `2.5`.
+    static func limit(_ seconds: Double) -> String {
+        if seconds == seconds.rounded() && abs(seconds) < 1e15 { return String(Int(seconds)) }
+        var text = fixed(seconds, 3)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
     }
 }

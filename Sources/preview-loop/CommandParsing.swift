@@ -9,6 +9,7 @@ extension ProbeOptions {
         isJSON = arguments.flags.contains("json")
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
+        deadline = try arguments.deadline()
     }
 }
 
@@ -21,7 +22,7 @@ extension ThumbOptions {
         time = try arguments.thumbTime(default: time)
         start = try arguments.time("start", default: start)
         length = try arguments.length(default: length)
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         quality = try arguments.quality(lossy: format.isLossy, output: output)
         contentMode = try arguments.choice("fit", default: contentMode)
         accuracy = try arguments.choice("accuracy", default: accuracy, among: [.exact, .keyframe])
@@ -35,6 +36,11 @@ extension ThumbOptions {
                 throw UsageError(.conflictingOptions("accuracy", "at"), subcommand: .thumb,
                                  "'--accuracy' applies only to an explicit '--at' time, not to '--at auto' (the default).")
             }
+        case .best:
+            for name in ["start", "length", "accuracy"] where arguments.values[name] != nil {
+                throw UsageError(.conflictingOptions(name, "at"), subcommand: .thumb,
+                                 "'--\(name)' has no effect with '--at best', which looks at the whole clip.")
+            }
         case .at:
             for name in ["start", "length"] where arguments.values[name] != nil {
                 throw UsageError(.conflictingOptions(name, "at"), subcommand: .thumb,
@@ -42,14 +48,20 @@ extension ThumbOptions {
             }
         }
         budget = try arguments.budget()
-        try arguments.refuse(WorkBudget.encoderRefusal(size, webp: format == .webp, ownEncoder: format == .ppm)
-                                 .map { "A \(size) picture cannot be written: \($0)" }, option: "size")
-        // The scaled frame, the picture with its overlays, the encoder's copy.
-        try arguments.refuse(budget.memoryRefusal(4 * WorkBudget.rgba(size), what: "A \(size) thumbnail"), option: "max-memory")
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deadline = try arguments.deadline()
+    }
+    /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        if let reason = WorkBudget.encoderRefusal(size, webp: format == .webp, ownEncoder: format == .ppm) {
+            return .init(option: "size", message: "A \(size) picture cannot be written: \(reason)")
+        }
+        // The scaled frame, the picture with its overlays, the encoder's copy.
+        return budget.memoryRefusal(4 * WorkBudget.rgba(size), what: "A \(size) thumbnail").map { .init(option: "max-memory", message: $0) }
     }
 }
 
@@ -61,7 +73,7 @@ extension StripOptions {
         self.init(input: input, output: output, format: format)
         count = try arguments.integer("count", default: count, in: 1...1000)
         columns = min(try arguments.integer("columns", default: count, in: 1...Int.max), count)
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         quality = try arguments.quality(lossy: format.isLossy, output: output)
         span = try arguments.choice("span", default: span)
         if span == .all {
@@ -79,18 +91,24 @@ extension StripOptions {
         budget = try arguments.budget()
         pick = try arguments.choice("pick", default: pick)
         json = arguments.flags.contains("json")
-        let rows = (count + columns - 1) / columns
-        let sheet = Size(width: columns * size.width + (columns - 1) * gap, height: rows * size.height + (rows - 1) * gap)
-        try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm, jpeg: format == .jpeg)
-                                 .map { "A strip of \(columns)x\(rows) tiles of \(size)\(gap > 0 ? " with --gap \(gap)" : "") is \(sheet) pixels and cannot be written: \($0)" },
-                             option: "size")
-        // The tiles, the sheet they are copied into, and the encoder's copy of it.
-        try arguments.refuse(budget.memoryRefusal(3 * Double(count) * WorkBudget.rgb(size),
-                                                  what: "A strip of \(count) tiles of \(size)"), option: "max-memory")
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deadline = try arguments.deadline()
+    }
+    /// Why a strip of tiles of `size` is refused before decoding; `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        let rows = (count + columns - 1) / columns
+        let sheet = Size(width: columns * size.width + (columns - 1) * gap, height: rows * size.height + (rows - 1) * gap)
+        if let reason = WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm, jpeg: format == .jpeg) {
+            return .init(option: "size", message: "A strip of \(columns)x\(rows) tiles of \(size)\(gap > 0 ? " with --gap \(gap)" : "") "
+                             + "is \(sheet) pixels and cannot be written: \(reason)")
+        }
+        // The tiles, the sheet they are copied into, and the encoder's copy of it.
+        return budget.memoryRefusal(3 * Double(count) * WorkBudget.rgb(size), what: "A strip of \(count) tiles of \(size)")
+            .map { .init(option: "max-memory", message: $0) }
     }
 }
 
@@ -109,7 +127,7 @@ extension LoopOptions {
         start = try arguments.time("start", default: start)
         length = try arguments.length(default: length)
         loops = try arguments.integer("loops", default: loops, in: 0...Int.max)
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         contentMode = try arguments.choice("fit", default: contentMode)
         isRealtime = arguments.flags.contains("realtime")
         log = try arguments.nonEmpty("log").map { $0 == "-" ? .standardOutput : .file($0) }
@@ -122,12 +140,17 @@ extension LoopOptions {
                              "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
         }
         budget = try arguments.budget()
-        // Frames in flight between the decoder and the consumer, the scaler's and the writer's copies.
-        try arguments.refuse(budget.memoryRefusal(12 * WorkBudget.rgb(size), what: "A loop at \(size)"), option: "max-memory")
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deadline = try arguments.deadline()
+    }
+    /// Why a loop at `size` is refused before decoding; `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        // Frames in flight between the decoder and the consumer, the scaler's and the writer's copies.
+        budget.memoryRefusal(12 * WorkBudget.rgb(size), what: "A loop at \(size)").map { .init(option: "max-memory", message: $0) }
     }
 }
 
@@ -216,6 +239,22 @@ extension ScannedArguments {
         }
     }
 
+    /// `--deadline`: seconds above 0 and at most a day, or `nil` when absent.
+    func deadline() throws(UsageError) -> Double? {
+        guard values["deadline"] != nil else { return nil }
+        return try typed("deadline", default: 0, expectation: "a number of seconds above 0 and at most 86400") { text in
+            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
+        }
+    }
+
+    /// `--size`: `WxH`, one side (`W`, `Wx`, `xH`, `Wx-1`, `-1xH`) keeping the source's shape, or
+    /// `source`; absent, the default box, turned for a portrait source.
+    func sizeRequest(default box: Size) throws(UsageError) -> SizeRequest {
+        try typed("size", default: .orientedBox(box),
+                  expectation: "WIDTHxHEIGHT in pixels, each 1 to 16384 (320x180), one side keeping the source's "
+                      + "shape (320, 320x-1, x180) or source") { SizeRequest(parsing: $0) }
+    }
+
     /// `--size WxH`.
     func size(default defaultValue: Size) throws(UsageError) -> Size {
         try typed("size", default: defaultValue,
@@ -230,11 +269,11 @@ extension ScannedArguments {
         }
     }
 
-    /// `--at`: `auto` or a time as ``time(_:default:)`` reads it.
+    /// `--at`: `auto`, `best` or a time as ``time(_:default:)`` reads it.
     func thumbTime(default defaultValue: ThumbTime) throws(UsageError) -> ThumbTime {
         try typed("at", default: defaultValue,
-                  expectation: "auto, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
-            text == "auto" ? .auto : TimePosition(parsing: text).map(ThumbTime.at)
+                  expectation: "auto, best, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
+            text == "auto" ? .auto : text == "best" ? .best : TimePosition(parsing: text).map(ThumbTime.at)
         }
     }
 

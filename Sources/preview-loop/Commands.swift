@@ -77,10 +77,12 @@ struct ProbeOptions: Equatable, Sendable {
     var input: String
     /// Whether to print one JSON object (`--json`) rather than aligned text lines.
     var isJSON = false
-    /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
 }
 
 /// The options of `preview-loop thumb`.
@@ -97,8 +99,10 @@ struct ThumbOptions: Equatable, Sendable {
     var start: TimePosition = .seconds(0)
     /// How long that window lasts (`--length`), cut at the end of the clip.
     var length: TimePosition = .seconds(15)
-    /// The image size (`-s`, `--size`).
-    var size = Size(width: 320, height: 180)
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 320, height: 180)
+    /// The image size (`-s`, `--size`); by default a box that turns with a portrait source.
+    var size: SizeRequest = .orientedBox(Self.defaultBox)
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
     var quality: Int?
     /// How the picture fills the size (`--fit`).
@@ -116,12 +120,14 @@ struct ThumbOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
-    /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
@@ -131,6 +137,8 @@ struct ThumbOptions: Equatable, Sendable {
 enum ThumbTime: Equatable, Sendable {
     /// `auto`: the poster frame, the first good frame of the `--start`/`--length` window.
     case auto
+    /// `best`: the most representative good frame of the whole clip, from a few keyframes.
+    case best
     /// An explicit time or percentage: the frame displayed then (or the keyframe before it).
     case at(TimePosition)
 }
@@ -155,8 +163,10 @@ struct StripOptions: Equatable, Sendable {
     var count = 8
     /// Frames per row (`-c`, `--columns`); never more than `count`.
     var columns = 8
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    var size = Size(width: 160, height: 90)
+    var size: SizeRequest = .orientedBox(Self.defaultBox)
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
     var quality: Int?
     /// Which part of the clip is sampled (`--span`).
@@ -181,12 +191,14 @@ struct StripOptions: Equatable, Sendable {
     var json = false
     /// Decoding threads (`--threads`).
     var threads = 2
-    /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -207,8 +219,10 @@ struct LoopOptions: Equatable, Sendable {
     var length: TimePosition = .seconds(15)
     /// Passes over the window (`--loops`); 0 means until interrupted.
     var loops = 1
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 320, height: 180)
     /// The frame size (`-s`, `--size`).
-    var size = Size(width: 320, height: 180)
+    var size: SizeRequest = .orientedBox(Self.defaultBox)
     /// How the picture fills the size (`--fit`).
     var contentMode: ContentMode = .aspectFill
     /// Whether frames are paced at playback speed (`--realtime`) rather than decoded flat out.
@@ -227,12 +241,14 @@ struct LoopOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
-    /// Seconds allowed for opening, for each read, and (except `loop`) for the whole job (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
 }
 
 /// The options of `preview-loop render`.
@@ -247,8 +263,10 @@ struct RenderOptions: Equatable, Sendable {
     var start: TimePosition = .seconds(0)
     /// How long the window lasts (`--length`).
     var length: TimePosition = .seconds(3)
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 480, height: 270)
     /// The picture size (`-s`, `--size`); even for MP4.
-    var size = Size(width: 480, height: 270)
+    var size: SizeRequest = .orientedBox(Self.defaultBox)
     /// The constant frame rate (`--fps`).
     var framesPerSecond = 15
     /// Quality 0–100 (`-q`, `--quality`); `nil` for the format's default. Not for GIF.
@@ -259,12 +277,14 @@ struct RenderOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
-    /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -286,8 +306,10 @@ struct SpritesOptions: Equatable, Sendable {
     var outputDirectory: String
     /// Seconds between thumbnails (`--every`).
     var every = 10.0
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    var size = Size(width: 160, height: 90)
+    var size: SizeRequest = .orientedBox(Self.defaultBox)
     /// Tiles per row (`--grid` C).
     var columns = 10
     /// Rows per sheet (`--grid` R).
@@ -304,12 +326,14 @@ struct SpritesOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
-    /// Seconds allowed for opening and for each read (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
 }
 
 /// What `preview-loop card` writes, chosen by the output path.
@@ -349,12 +373,14 @@ struct CardOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Decoding threads (`--threads`).
     var threads = 2
-    /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
 }

@@ -18,12 +18,12 @@ struct LoopCommand {
         let source = Source(argument: options.input)
         let window = try resolveWindow(of: source)
         let configuration = PreviewLoop.Configuration(
-            size: options.size, contentMode: options.contentMode,
+            contentMode: options.contentMode,
             windowStart: .seconds(window.start), windowLength: .seconds(window.length),
             clock: options.isRealtime ? .realtime : .offline, threads: options.threads,
-            sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                         allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
-        let loop = try PreviewLoop(source: source, configuration: configuration)
+            sourceOptions: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        let loop = try PreviewLoop(source: source, configuration: configuration, sizeRequest: options.size)
+        try WorkLimitError.check(options.sizeRefusal(loop.configuration.size))
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
@@ -119,8 +119,7 @@ struct LoopCommand {
     /// `--start` and `--length` in seconds; probes the duration first only for a percentage.
     private func resolveWindow(of source: Source) throws -> SampleSpan {
         var duration: Double?
-        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout,
-                                   allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
+        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
         if case .percent = options.start { duration = try MediaProbe.probe(source, options: limits).duration }
         if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source, options: limits).duration }
         let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")

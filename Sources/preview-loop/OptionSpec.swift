@@ -63,9 +63,10 @@ extension OptionSpec {
     /// `-s, --size <WxH>` with the subcommand's default.
     static func size(default size: Size, tile: Bool = false) -> OptionSpec {
         OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                   abstract: (tile ? "The size of each tile in pixels, 1 to 16384 a side."
-                       : "The output size in pixels, 1 to 16384 a side.") + " \(encoderLimits)",
-                   defaultValue: size.description)
+                   abstract: (tile ? "The size of each tile in pixels, 1 to 16384 a side" : "The output size in pixels, 1 to 16384 a side")
+                       + ": WxH exactly; one side keeping the source's shape (320, 320x-1, x180); or source (the "
+                       + "display size). Without it the default turns with a portrait source. \(encoderLimits)",
+                   defaultValue: size.description + " (\(size.transposed) for a portrait source)")
     }
 
     /// What the encoders take, for the help of size options.
@@ -90,14 +91,18 @@ extension OptionSpec {
     static let threads = OptionSpec(
         name: "threads", valueName: "n", abstract: "Decoding threads, 1 to 64.", defaultValue: "2")
 
-    /// `--timeout <seconds>`.
-    static func timeout(wholeJob: Bool) -> OptionSpec {
-        OptionSpec(name: "timeout", valueName: "seconds",
-                   abstract: wholeJob
-                       ? "Give up when opening the input, any read, or the whole job takes longer."
-                       : "Give up when opening the input or any read takes longer.",
-                   defaultValue: "30")
-    }
+    /// `--timeout <seconds>`: a stall, not work.
+    static let timeout = OptionSpec(
+        name: "timeout", valueName: "seconds",
+        abstract: "Give up when opening the input takes longer, or when nothing is read for this long (a "
+            + "stalled server or pipe). A long job that keeps reading is never cut short by it.",
+        defaultValue: "30")
+
+    /// `--deadline <seconds>`: the whole job.
+    static let deadline = OptionSpec(
+        name: "deadline", valueName: "seconds",
+        abstract: "Give up when the whole job's reading takes longer than this, however steady.",
+        defaultValue: "none")
 
     /// `--allow-redirects`.
     static let allowRedirects = OptionSpec(
@@ -157,13 +162,14 @@ extension Subcommand {
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."), .help]
         case .probe:
             [OptionSpec(name: "json", abstract: "Print one JSON object with sorted keys instead of aligned text."),
-             .timeout(wholeJob: true), .allowRedirects, .help]
+             .timeout, .deadline, .allowRedirects, .help]
         case .thumb:
             [.output,
              OptionSpec(name: "at", shortName: "t", valueName: "time",
                         abstract: "When to take the frame: auto (the poster frame: the first frame of the window "
-                            + "that is not black, white, flat, fading, dark or blurred, judged against the next "
-                            + "second), or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration "
+                            + "that is not black, white, flat, a title card, fading, dark or blurred, judged against "
+                            + "the next second), best (the most representative good frame of the whole clip, from "
+                            + "9 keyframes across it: colourful, sharp, well exposed, typical), or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration "
                             + "(10%), kept within the clip.",
                         defaultValue: "auto"),
              OptionSpec(name: "start", valueName: "time",
@@ -186,7 +192,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .maxMemory, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .maxMemory, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -214,7 +220,7 @@ extension Subcommand {
              OptionSpec(name: "timestamps",
                         abstract: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
                             + "bottom-right corner, as 'sheet' does."),
-             .tonemap, .maxMemory, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .tonemap, .maxMemory, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .sheet:
             [.output,
              OptionSpec(name: "grid", valueName: "CxR",
@@ -253,7 +259,7 @@ extension Subcommand {
                             + "it shows.",
                         defaultValue: SeekAccuracy.exact.rawValue),
              .pick, .tilePlanJSON,
-             .threads, .timeout(wholeJob: true), .help]
+             .threads, .timeout, .deadline, .help]
         case .loop:
             [.start, .length,
              OptionSpec(name: "loops", valueName: "n",
@@ -281,7 +287,7 @@ extension Subcommand {
              OptionSpec(name: "capture-dir", valueName: "dir",
                         abstract: "Where --capture-at and --record write (default: the --frames directory); "
                             + "created if missing."),
-             .maxMemory, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
+             .maxMemory, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .render:
             [OptionSpec(name: "output", shortName: "o", valueName: "file",
                         abstract: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
@@ -294,9 +300,10 @@ extension Subcommand {
                             + "the clip. Must be above 0.",
                         defaultValue: "3"),
              OptionSpec(name: "size", shortName: "s", valueName: "WxH",
-                        abstract: "The picture size in pixels, 1 to 16384 a side; even for .mp4 (H.264 4:2:0), "
-                            + "an odd size is a usage error. \(OptionSpec.encoderLimits)",
-                        defaultValue: "480x270"),
+                        abstract: "The picture size in pixels, 1 to 16384 a side: WxH, one side keeping the "
+                            + "source's shape (480, x270) or source; even for .mp4 (H.264 4:2:0), an odd side given "
+                            + "is a usage error, a computed one is rounded to even. \(OptionSpec.encoderLimits)",
+                        defaultValue: "480x270 (270x480 for a portrait source)"),
              OptionSpec(name: "fps", valueName: "n",
                         abstract: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
                         defaultValue: "15"),
@@ -304,7 +311,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .fit, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
@@ -327,7 +334,7 @@ extension Subcommand {
                         defaultValue: SeekAccuracy.auto.rawValue),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Lossy quality of the sheets, 0 (smallest) to 100 (best).", defaultValue: "85"),
-             .fit, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout(wholeJob: false), .help]
+             .fit, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .card:
             [OptionSpec(name: "output", shortName: "o", valueName: "path",
                         abstract: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
@@ -373,7 +380,7 @@ extension Subcommand {
                         defaultValue: "0"),
              OptionSpec(name: "quality", shortName: "q", valueName: "0-100",
                         abstract: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best)."),
-             .tonemap, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
+             .tonemap, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .batch:
             OptionSpec.batchOptions
         }

@@ -8,9 +8,8 @@ struct ProbeCommand {
     /// Probes the input and prints the result on standard output.
     func run() throws -> Int32 {
         let info = try MediaProbe.probe(Source(argument: options.input),
-                                        options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                               jobTimeout: options.timeout,
-                                                               allowsCrossOriginRedirects: options.allowsRedirects))
+                                        options: SourceOptions(timeout: options.timeout, deadline: options.deadline,
+                                                               allowsRedirects: options.allowsRedirects))
         Console.writeOutput(options.isJSON ? Self.json(for: info) : Self.text(for: info))
         if let warning = info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         return ExitStatus.success
@@ -27,6 +26,7 @@ struct ProbeCommand {
     static func jsonFields(for info: VideoInfo) -> [(key: String, value: JSONValue)] {
         [
             ("duration", info.duration.map { .number(decimal($0)) } ?? .null),
+            ("container_duration", info.containerDuration.map { .number(decimal($0)) } ?? .null),
             ("start_time", .number(decimal(info.startTime))),
             ("codec", .string(info.codecName)),
             ("width", .integer(info.width)),
@@ -102,9 +102,15 @@ struct ProbeCommand {
         let frameRate = info.frameRate.map { rate in
             frameRateText(rate) + (rate.doubleValue.map { " (\(Format.fixed($0, 3)) fps)" } ?? "")
         }
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("format", info.formatName),
             ("duration", info.duration.map { "\(Format.fixed($0, 3)) s" } ?? unknown),
+        ]
+        // Both when they differ by more than a frame: the picture ends before the container does.
+        if let container = info.containerDuration, let video = info.duration, abs(container - video) > info.frameInterval {
+            rows[rows.count - 1].1 += " (video; the container lasts \(Format.fixed(container, 3)) s)"
+        }
+        rows += [
             ("start time", "\(Format.fixed(info.startTime, 3)) s"),
             ("bit rate", info.bitRate.map { "\(($0 + 500) / 1000) kb/s" } ?? unknown),
             ("streams", "\(info.videoStreamCount) video, \(info.audioStreamCount) audio, "

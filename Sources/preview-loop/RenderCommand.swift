@@ -10,8 +10,7 @@ struct RenderCommand {
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
         let source = Source(argument: options.input)
-        let limits = SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.timeout,
-                                   allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
+        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage {
             duration = try MediaProbe.probe(source, options: limits).duration
@@ -20,16 +19,19 @@ struct RenderCommand {
         let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
         guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
         let loop = try PreviewLoop(source: source, configuration: .init(
-            size: options.size, contentMode: options.contentMode, windowStart: .seconds(start),
-            windowLength: .seconds(length), threads: options.threads, sourceOptions: limits))
+            contentMode: options.contentMode, windowStart: .seconds(start),
+            windowLength: .seconds(length), threads: options.threads, sourceOptions: limits),
+            sizeRequest: options.size, evenSize: options.format.needsEvenSize)
+        let size = loop.configuration.size
+        try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
         let frames = (windowLength * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
         if let refusal = options.budget.frameRefusal(frames, what: what)
-            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: options.size, format: options.format),
-                                            what: what + " of \(options.size) \(options.format.rawValue)") {
+            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: size, format: options.format),
+                                            what: what + " of \(size) \(options.format.rawValue)") {
             throw WorkLimitError(message: refusal)
         }
         let summary = try loop.render(to: options.output, format: options.format,

@@ -37,8 +37,14 @@ struct SheetOptions: Equatable, Sendable {
     var json = false
     /// Decoding threads (`--threads`).
     var threads = 2
-    /// Seconds allowed for opening, for each read, and for the whole job (`--timeout`).
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
     var timeout = 30.0
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
 }
 
 extension SheetOptions {
@@ -91,6 +97,9 @@ extension SheetOptions {
         json = arguments.flags.contains("json")
         threads = try arguments.threads()
         timeout = try arguments.timeout()
+        deadline = try arguments.deadline()
+        allowsRedirects = arguments.flags.contains("allow-redirects")
+        toneMapping = try arguments.choice("tonemap", default: toneMapping)
     }
 }
 
@@ -114,8 +123,9 @@ struct SheetCommand {
         // The fonts first: a missing font is refused before any decoding.
         let drawer = try ContactSheet(style: options.style, hasHeader: options.showsHeader)
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              jobTimeout: options.timeout))
+                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline,
+                                                              allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let info = sampler.info
         guard let duration = info.duration, duration > 0 else {
             throw PreviewLoopError(.invalidArgument, "a contact sheet covers the whole clip and needs its duration, "

@@ -16,9 +16,10 @@ struct SpritesCommand {
     /// summary line on standard output.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        let size = options.size.resolved(display: sampler.info.displaySize)
+        try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding (and before the directory is made): how many thumbnails the clip makes.
         if let duration = sampler.info.duration, duration > 0,
            let refusal = options.budget.frameRefusal(ThumbnailTrack.thumbnailCount(duration: duration, every: options.every),
@@ -38,7 +39,7 @@ struct SpritesCommand {
         do {
             track = try sampler.thumbnailTrack(
                 every: options.every,
-                layout: .init(tileSize: options.size, columns: options.columns, rows: options.rows),
+                layout: .init(tileSize: size, columns: options.columns, rows: options.rows),
                 mode: options.contentMode, accuracy: options.accuracy, maxThumbnails: options.budget.maxFrames,
                 progress: { done, total in
                     if showsProgress { Console.writeError("\rsprites: \(done)/\(total) thumbnails") }
@@ -60,7 +61,7 @@ struct SpritesCommand {
         Console.writeOutput("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
             + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) "
             + "thumbnail\(track.cues.count == 1 ? "" : "s") "
-            + "of \(options.size), one per \(Format.fixed(options.every, 3)) s, \(options.columns)x\(options.rows) a sheet\n")
+            + "of \(size), one per \(Format.fixed(options.every, 3)) s, \(options.columns)x\(options.rows) a sheet\n")
         return ExitStatus.success
     }
 }

@@ -13,21 +13,21 @@ struct StripCommand {
         let drawer = options.gap > 0 || options.showsTimestamps
             ? try ContactSheet(style: stripStyle, hasHeader: false) : nil
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              jobTimeout: options.timeout,
-                                                              allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        let size = options.size.resolved(display: sampler.info.displaySize)
+        try WorkLimitError.check(options.sizeRefusal(size))
         let span = try SampleSpan.resolve(options.span, start: options.start, length: options.length,
                                           duration: sampler.info.duration)
         let plan = try sampler.tilePlan(pick: options.pick, count: options.count, start: span.start, length: span.length,
-                                        evenTimes: span.sampleTimes(count: options.count), size: options.size,
+                                        evenTimes: span.sampleTimes(count: options.count), size: size,
                                         mode: options.contentMode, accuracy: options.accuracy,
                                         interval: span.interval(count: options.count))
         let frames = plan.frames
         let rows = (frames.count + options.columns - 1) / options.columns
         let sheet: RGBImage
         if let drawer {
-            let layout = ContactSheetLayout(columns: options.columns, rows: rows, tileSize: options.size, gap: options.gap)
+            let layout = ContactSheetLayout(columns: options.columns, rows: rows, tileSize: size, gap: options.gap)
             sheet = try drawer.render(frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }, layout: layout,
                                       header: nil, clipDuration: sampler.info.duration)
         } else {
@@ -39,7 +39,7 @@ struct StripCommand {
             return ExitStatus.success
         }
         Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames "
-            + "in \(options.columns)x\(rows) tiles of \(options.size), "
+            + "in \(options.columns)x\(rows) tiles of \(size), "
             + "\(Format.fixed(span.start, 3))–\(Format.fixed(span.start + span.length, 3)) s)\n")
         return ExitStatus.success
     }

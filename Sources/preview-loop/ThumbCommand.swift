@@ -9,24 +9,28 @@ struct ThumbCommand {
     /// `--at auto` the line says why the frame was chosen and what was skipped.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout,
-                                                              jobTimeout: options.timeout,
-                                                              allowsCrossOriginRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let duration = sampler.info.duration
+        let size = options.size.resolved(display: sampler.info.displaySize)
+        try WorkLimitError.check(options.sizeRefusal(size))
         let frame: VideoFrame
         var explanation = ""
         switch options.time {
         case .auto:
             let span = try SampleSpan.resolve(.window, start: options.start, length: options.length, duration: duration)
-            let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: options.size,
+            let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: size,
                                                  mode: options.contentMode)
+            frame = poster.frame
+            explanation = ": " + Self.explanation(of: poster)
+        case .best:
+            let poster = try sampler.bestPosterFrame(size: size, mode: options.contentMode)
             frame = poster.frame
             explanation = ": " + Self.explanation(of: poster)
         case .at(let position):
             var time = try SampleSpan.seconds(position, duration: duration, option: "--at")
             if let duration { time = min(max(0, time), duration) }
-            frame = try sampler.frame(at: time, size: options.size, mode: options.contentMode, accuracy: options.accuracy)
+            frame = try sampler.frame(at: time, size: size, mode: options.contentMode, accuracy: options.accuracy)
         }
         let bytes: [UInt8]
         if options.hasOverlays || options.background != nil {

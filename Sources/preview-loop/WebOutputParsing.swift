@@ -14,9 +14,15 @@ extension RenderOptions {
         self.init(input: input, output: output, format: format)
         start = try arguments.time("start", default: start)
         length = try arguments.length(default: length)
-        size = try arguments.size(default: size)
-        if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
-            let even = Size(width: max(2, size.width & ~1), height: max(2, size.height & ~1))
+        size = try arguments.sizeRequest(default: Self.defaultBox)
+        let given: Size? = switch size {
+        case .exact(let exact): exact
+        case .width(let width): Size(width: width, height: 2)
+        case .height(let height): Size(width: 2, height: height)
+        case .source, .orientedBox: nil
+        }
+        if format.needsEvenSize, let given, given.width % 2 != 0 || given.height % 2 != 0 {
+            let even = Size(width: max(2, given.width & ~1), height: max(2, given.height & ~1))
             throw UsageError(.invalidValue(option: "size", value: arguments.values["size"] ?? size.description), subcommand: .render,
                              "Invalid value '\(size)' for '--size <WxH>': H.264 MP4 needs an even width and height "
                                  + "(for example \(even)); .webp and .gif take any size.")
@@ -25,14 +31,21 @@ extension RenderOptions {
         quality = try arguments.quality(lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
         contentMode = try arguments.choice("fit", default: contentMode)
         budget = try arguments.budget()
-        try arguments.refuse(WorkBudget.encoderRefusal(size, webp: format == .webp)
-                                 .map { "A \(size) \(format.rawValue) cannot be written: \($0)" }, option: "size")
-        try arguments.refuse(budget.memoryRefusal(RenderOptions.bytes(frames: 1, size: size, format: format),
-                                                  what: "A \(size) \(format.rawValue)"), option: "max-memory")
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deadline = try arguments.deadline()
+    }
+
+    /// Why a render at `size` is refused before decoding; `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        if let reason = WorkBudget.encoderRefusal(size, webp: format == .webp) {
+            return .init(option: "size", message: "A \(size) \(format.rawValue) cannot be written: \(reason)")
+        }
+        return budget.memoryRefusal(RenderOptions.bytes(frames: 1, size: size, format: format), what: "A \(size) \(format.rawValue)")
+            .map { .init(option: "max-memory", message: $0) }
     }
 
     /// The bytes of pictures a render of `frames` frames holds: a few working pictures, and for GIF every
@@ -51,12 +64,12 @@ extension SpritesOptions {
                                     expectation: "a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms") { text in
             if case .seconds(let value)? = TimePosition(parsing: text), value > 0 { value } else { nil }
         }
-        size = try arguments.size(default: size)
+        size = try arguments.sizeRequest(default: Self.defaultBox)
         (columns, rows) = try arguments.typed("grid", default: (columns, rows),
                                               expectation: "COLUMNSxROWS, each 1 to 100, for example 10x10") { text in
             Size(parsing: text).flatMap { (1...100).contains($0.width) && (1...100).contains($0.height) ? ($0.width, $0.height) : nil }
         }
-        if columns * size.width > 16383 || rows * size.height > 16383 {
+        if let size = size.exactSize, columns * size.width > 16383 || rows * size.height > 16383 {
             throw UsageError(.conflictingOptions("grid", "size"), subcommand: .sprites,
                              "A sheet of \(columns)x\(rows) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
                                  + "pixels; JPEG and WebP sheets are at most 16383 a side: use a smaller --grid or --size.")
@@ -66,16 +79,26 @@ extension SpritesOptions {
         quality = try arguments.quality(lossy: true, output: outputDirectory)
         contentMode = try arguments.choice("fit", default: contentMode)
         budget = try arguments.budget()
-        let sheet = Size(width: columns * size.width, height: rows * size.height)
-        try arguments.refuse(WorkBudget.encoderRefusal(sheet, webp: format == .webp)
-                                 .map { "A sheet of \(columns)x\(rows) tiles of \(size) is \(sheet) pixels and cannot be written: \($0)" },
-                             option: "size")
-        // The sheet's tiles, the sheet, the encoder's copy.
-        try arguments.refuse(budget.memoryRefusal(3 * WorkBudget.rgb(sheet), what: "A sheet of \(sheet)"), option: "max-memory")
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
         threads = try arguments.threads()
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deadline = try arguments.deadline()
+    }
+
+    /// Why sheets of tiles of `size` are refused before decoding; `nil` when they fit.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        let sheet = Size(width: columns * size.width, height: rows * size.height)
+        if sheet.width > 16383 || sheet.height > 16383 {
+            return .init(option: "size", message: "A sheet of \(columns)x\(rows) tiles of \(size) would be \(sheet) pixels; "
+                             + "JPEG and WebP sheets are at most 16383 a side: use a smaller --grid or --size")
+        }
+        if let reason = WorkBudget.encoderRefusal(sheet, webp: format == .webp) {
+            return .init(option: "size", message: "A sheet of \(columns)x\(rows) tiles of \(size) is \(sheet) pixels and cannot be written: \(reason)")
+        }
+        // The sheet's tiles, the sheet, the encoder's copy.
+        return budget.memoryRefusal(3 * WorkBudget.rgb(sheet), what: "A sheet of \(sheet)").map { .init(option: "max-memory", message: $0) }
     }
 }
 

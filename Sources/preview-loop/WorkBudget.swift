@@ -69,6 +69,31 @@ struct WorkBudget: Equatable, Sendable {
 struct WorkLimitError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+
+    /// Throws when `refusal` is set: a limit found once the source's size is known (exit 64, like at parse time).
+    static func check(_ refusal: WorkBudget.Refusal?) throws(WorkLimitError) {
+        if let refusal { throw WorkLimitError(message: refusal.message + ".") }
+    }
+}
+
+extension WorkBudget {
+    /// A request over a limit: the option that sets the limit and why.
+    struct Refusal: Equatable, Sendable {
+        var option: String
+        var message: String
+    }
+}
+
+extension SizeRequest {
+    /// The sizes this request can become that are known before the source is open: the exact size, or
+    /// both turns of the default box. A size that follows the source's shape is checked once it is open.
+    var knownSizes: [Size] {
+        switch self {
+        case .exact(let size): [size]
+        case .orientedBox(let box): box.width == box.height ? [box] : [box, box.transposed]
+        case .width, .height, .source: []
+        }
+    }
 }
 
 extension ScannedArguments {
@@ -88,6 +113,12 @@ extension ScannedArguments {
     func refuse(_ refusal: String?, option: String) throws(UsageError) {
         guard let refusal else { return }
         throw UsageError(.overLimit(option), subcommand: subcommand, refusal + ".")
+    }
+
+    /// A usage error for `refusal`, naming its option; nothing when it is `nil`.
+    func refuse(_ refusal: WorkBudget.Refusal?) throws(UsageError) {
+        guard let refusal else { return }
+        try refuse(refusal.message, option: refusal.option)
     }
 }
 

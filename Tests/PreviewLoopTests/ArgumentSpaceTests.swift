@@ -61,25 +61,37 @@ struct ArgumentSpaceTests {
         switch command {
         case .probe(let o): timeout(o.timeout)
         case .thumb(let o):
-            size(o.size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
             #expect(o.cornerRadius.isFinite && o.cornerRadius >= 0)
-            #expect(WorkBudget.rgba(o.size) * 4 <= o.budget.maxBytes, "\(arguments)")
+            for known in o.size.knownSizes {
+                size(known)
+                #expect(WorkBudget.rgba(known) * 4 <= o.budget.maxBytes, "\(arguments)")
+            }
         case .strip(let o):
-            size(o.size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
             #expect((1...1000).contains(o.count) && (1...o.count).contains(o.columns), "\(arguments)")
-            #expect(3 * Double(o.count) * WorkBudget.rgb(o.size) <= o.budget.maxBytes, "\(arguments)")
+            for known in o.size.knownSizes {
+                size(known)
+                #expect(3 * Double(o.count) * WorkBudget.rgb(known) <= o.budget.maxBytes, "\(arguments)")
+            }
         case .loop(let o):
-            size(o.size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            o.size.knownSizes.forEach(size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
             #expect(o.loops >= 0 && o.captureTimes.allSatisfy { $0.isFinite && $0 >= 0 })
         case .timing: break
         case .render(let o):
-            size(o.size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
             #expect((1...120).contains(o.framesPerSecond))
-            #expect(RenderOptions.bytes(frames: 1, size: o.size, format: o.format) <= o.budget.maxBytes, "\(arguments)")
+            for known in o.size.knownSizes {
+                size(known)
+                #expect(RenderOptions.bytes(frames: 1, size: known, format: o.format) <= o.budget.maxBytes, "\(arguments)")
+            }
         case .sprites(let o):
-            size(o.size); budget(o.budget); timeout(o.timeout)
+            budget(o.budget); timeout(o.timeout)
             #expect(o.every.isFinite && o.every > 0 && (1...100).contains(o.columns) && (1...100).contains(o.rows))
-            #expect(o.columns * o.size.width <= 16383 && o.rows * o.size.height <= 16383, "\(arguments)")
+            for known in o.size.knownSizes {
+                size(known)
+                #expect(o.columns * known.width <= 16383 && o.rows * known.height <= 16383, "\(arguments)")
+            }
         case .card(let o):
             size(o.style.size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
             #expect(o.style.posterHold.isFinite && o.style.playLength.isFinite && o.stillTime.isFinite)

@@ -38,7 +38,7 @@ struct CommandLineParsingTests {
 
     @Test func thumbDefaults() throws {
         let expected = ThumbOptions(input: "clip.mp4", output: "out.ppm", format: .ppm, time: .auto,
-                                    size: Size(width: 320, height: 180), contentMode: .aspectFill,
+                                    size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill,
                                     accuracy: .exact, threads: 2)
         #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .thumb(expected))
     }
@@ -47,7 +47,7 @@ struct CommandLineParsingTests {
         let parsed = try parse(["thumb", "--at", "1:30", "--size", "640x360", "--fit", "fit", "--accuracy", "keyframe",
                                 "--threads", "8", "--output", "dir/OUT.PPM", "clip.mp4"])
         #expect(parsed == .thumb(ThumbOptions(input: "clip.mp4", output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
-                                              size: Size(width: 640, height: 360), contentMode: .aspectFit,
+                                              size: .exact(Size(width: 640, height: 360)), contentMode: .aspectFit,
                                               accuracy: .keyframe, threads: 8)))
     }
 
@@ -59,7 +59,7 @@ struct CommandLineParsingTests {
     ])
     func thumbSpellings(arguments: [String]) throws {
         let expected = ThumbOptions(input: "clip.mp4", output: "a.ppm", format: .ppm, time: .at(.seconds(12.5)),
-                                    size: Size(width: 64, height: 36))
+                                    size: .exact(Size(width: 64, height: 36)))
         #expect(try parse(arguments) == .thumb(expected))
     }
 
@@ -71,7 +71,7 @@ struct CommandLineParsingTests {
 
     @Test func stripDefaults() throws {
         let expected = StripOptions(input: "clip.mp4", output: "s.ppm", format: .ppm, count: 8, columns: 8,
-                                    size: Size(width: 160, height: 90), span: .window, start: .seconds(0),
+                                    size: .orientedBox(Size(width: 160, height: 90)), span: .window, start: .seconds(0),
                                     length: .seconds(15), accuracy: .auto, contentMode: .aspectFill, threads: 2)
         #expect(try parse(["strip", "clip.mp4", "-o", "s.ppm"]) == .strip(expected))
     }
@@ -81,7 +81,7 @@ struct CommandLineParsingTests {
                                 "--span", "window", "--start", "00:01:02.5", "--length", "20%",
                                 "--accuracy", "keyframe", "--fit", "stretch", "--threads", "64"])
         #expect(parsed == .strip(StripOptions(input: "clip.mp4", output: "s.ppm", format: .ppm, count: 12, columns: 4,
-                                              size: Size(width: 80, height: 45), span: .window, start: .seconds(62.5),
+                                              size: .exact(Size(width: 80, height: 45)), span: .window, start: .seconds(62.5),
                                               length: .percent(20), accuracy: .keyframe, contentMode: .stretch,
                                               threads: 64)))
     }
@@ -120,7 +120,7 @@ struct CommandLineParsingTests {
 
     @Test func loopDefaults() throws {
         let expected = LoopOptions(input: "clip.mp4", start: .seconds(0), length: .seconds(15), loops: 1,
-                                   size: Size(width: 320, height: 180), contentMode: .aspectFill, isRealtime: false,
+                                   size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill, isRealtime: false,
                                    log: nil, framesDirectory: nil, threads: 2)
         #expect(try parse(["loop", "clip.mp4"]) == .loop(expected))
     }
@@ -130,7 +130,7 @@ struct CommandLineParsingTests {
                                 "--realtime", "--log", "t.csv", "--frames", "out/frames", "--threads", "1",
                                 "https://example.com/a.mp4"])
         #expect(parsed == .loop(LoopOptions(input: "https://example.com/a.mp4", start: .seconds(2), length: .seconds(60),
-                                            loops: 0, size: Size(width: 160, height: 90), contentMode: .aspectFit,
+                                            loops: 0, size: .exact(Size(width: 160, height: 90)), contentMode: .aspectFit,
                                             isRealtime: true, log: .file("t.csv"), framesDirectory: "out/frames",
                                             threads: 1)))
     }
@@ -180,10 +180,12 @@ struct CommandLineHelpTests {
         for section in ["OVERVIEW:", "USAGE: preview-loop \(name) \(argument)", "ARGUMENTS:", "  \(argument)", "OPTIONS:"] {
             #expect(text.contains(section))
         }
+        // A long default may wrap; compare with the text's words joined by single spaces.
+        let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for option in subcommand.options {
             #expect(text.contains(option.helpLabel))
             if let defaultValue = option.defaultValue {
-                #expect(text.contains("(default: \(defaultValue))"), "\(name) --\(option.name)")
+                #expect(flat.contains("(default: \(defaultValue))"), "\(name) --\(option.name)")
             }
         }
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= HelpText.width })
@@ -191,8 +193,8 @@ struct CommandLineHelpTests {
 
     @Test func documentedDefaults() {
         let thumb = HelpText.help(for: .thumb), strip = HelpText.help(for: .strip), loop = HelpText.help(for: .loop)
-        #expect(thumb.contains("(default: auto)") && thumb.contains("(default: 320x180)") && thumb.contains("(default: exact)"))
-        #expect(strip.contains("(default: 8)") && strip.contains("(default: 160x90)") && strip.contains("(default: auto)"))
+        #expect(thumb.contains("(default: auto)") && thumb.contains("(default: 320x180 (180x320 for a") && thumb.contains("(default: exact)"))
+        #expect(strip.contains("(default: 8)") && strip.contains("(default: 160x90 (90x160 for a") && strip.contains("(default: auto)"))
         #expect(loop.contains("(default: 1)") && loop.contains("(default: 15)") && loop.contains("(default: 2)"))
     }
 
@@ -236,11 +238,32 @@ struct CommandLineUsageErrorTests {
         #expect(error?.subcommand == subcommand)
     }
 
-    @Test(arguments: ["320", "0x180", "320x0", "320x", "x180", "axb", "-320x180", "16385x10", "320x180x2", ""])
+    @Test(arguments: ["axb", "-320x180", "16385x10", "320x180x2", "", "0x0", "-1x-1", "x", "0", "16385", "sourc", "+320x180",
+                      "320x-2", "1e3x10"])
     func badSizes(value: String) {
         #expect(usageError(["thumb", "clip.mp4", "-o", "a.ppm", "--size=\(value)"])?.kind
             == .invalidValue(option: "size", value: value))
         #expect(usageError(["loop", "clip.mp4", "-s", value])?.kind == .invalidValue(option: "size", value: value))
+    }
+
+    @Test(arguments: [("320", SizeRequest.width(320)), ("320x", .width(320)), ("320x-1", .width(320)), ("320x0", .width(320)),
+                      ("x180", .height(180)), ("-1x180", .height(180)), ("0x180", .height(180)), ("source", .source),
+                      ("SOURCE", .source), ("320x180", .exact(Size(width: 320, height: 180)))])
+    func sizesKeepingTheShape(value: String, expected: SizeRequest) throws {
+        guard case .thumb(let options) = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--size=\(value)"]) else {
+            Issue.record("not a thumb command"); return
+        }
+        #expect(options.size == expected)
+        guard case .render(let render) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--size=\(value)"]) else {
+            Issue.record("not a render command"); return
+        }
+        #expect(render.size == expected)
+    }
+
+    @Test func oddSidesForMP4() {
+        #expect(usageError(["render", "clip.mp4", "-o", "a.mp4", "--size=321"])?.kind == .invalidValue(option: "size", value: "321"))
+        #expect(usageError(["render", "clip.mp4", "-o", "a.mp4", "--size=x181"])?.kind == .invalidValue(option: "size", value: "x181"))
+        #expect(usageError(["render", "clip.mp4", "-o", "a.gif", "--size=321"]) == nil)
     }
 
     @Test(arguments: ["abc", "-5", "1:60", "1:2:3:4", "150%", "%", "1e3x", ""])

@@ -37,7 +37,7 @@ struct OddInputTests {
     private func expectThumb(_ input: String, at time: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let output = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let result = try Child.cli(["thumb", input, "-o", output + "/out.ppm", "--at", time], killAfter: 30)
+        let result = try Child.cli(["thumb", input, "-o", output + "/out.ppm", "--at", time, "--size", size.description], killAfter: 30)
         #expect(result.status == 0, "thumb \(input) --at \(time): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr.isEmpty, "thumb \(input) --at \(time) printed: \(result.stderr)", sourceLocation: sourceLocation)
         let image = try? PPM.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: output + "/out.ppm"))))

@@ -59,7 +59,7 @@ struct WebOutputParsingTests {
         let parsed = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.GIF", "--start", "10%", "--length", "2.5",
                                                   "-s", "81x45", "--fps", "10", "--fit", "fit", "--threads", "1"])
         #expect(parsed == .render(RenderOptions(input: "c.mp4", output: "p.GIF", format: .gif, start: .percent(10),
-                                                length: .seconds(2.5), size: Size(width: 81, height: 45), framesPerSecond: 10,
+                                                length: .seconds(2.5), size: .exact(Size(width: 81, height: 45)), framesPerSecond: 10,
                                                 contentMode: .aspectFit, threads: 1)))
         guard case .render(let webp) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.webp", "-q", "60"]) else {
             Issue.record("not a render command")
@@ -81,7 +81,7 @@ struct WebOutputParsingTests {
                 == .sprites(SpritesOptions(input: "c.mp4", outputDirectory: "out")))
         let parsed = try CommandLineParser.parse(["sprites", "c.mp4", "-o", "out", "--every", "1:30", "--grid", "4x3",
                                                   "--format", "webp", "--accuracy", "keyframe", "-q", "70", "-s", "128x72"])
-        #expect(parsed == .sprites(SpritesOptions(input: "c.mp4", outputDirectory: "out", every: 90, size: Size(width: 128, height: 72),
+        #expect(parsed == .sprites(SpritesOptions(input: "c.mp4", outputDirectory: "out", every: 90, size: .exact(Size(width: 128, height: 72)),
                                                   columns: 4, rows: 3, format: .webp, accuracy: .keyframe, quality: 70)))
     }
 

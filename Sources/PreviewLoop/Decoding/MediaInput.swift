@@ -236,19 +236,27 @@ final class MediaInput {
         let nopts = cffmpeg_nopts_value()
         let formatStart = format.pointee.start_time == nopts ? 0 : Double(format.pointee.start_time) / Double(AV_TIME_BASE)
         let startTime = startTimestamp.map { Double($0) * timeBase } ?? formatStart
-        var duration: Double?
+        var containerDuration: Double?
         if format.pointee.duration != nopts && format.pointee.duration > 0 {
             // The container's duration runs from its own start; measure from the video stream's start.
             let declared = Double(format.pointee.duration) / Double(AV_TIME_BASE)
-            duration = declared - max(0, startTime - formatStart)
-            if let measured = duration, formatStart > TimingRule.maxGap, declared > formatStart,
+            containerDuration = declared - max(0, startTime - formatStart)
+            if let measured = containerDuration, formatStart > TimingRule.maxGap, declared > formatStart,
                TimingRule.isImplausible(duration: measured, bytes: byteSize) {
                 // TimingRule: a container whose start lies far from zero and whose declared duration is
                 // an end time (it counts from zero: Matroska with an output offset), not a length.
-                duration = declared - startTime
+                containerDuration = declared - startTime
             }
-        } else if stream.pointee.duration != nopts && stream.pointee.duration > 0 {
-            duration = Double(stream.pointee.duration) * timeBase
+        }
+        // The video's own extent where the container records it (MP4 tracks, MPEG-TS estimates), else
+        // the container's: an audio or subtitle track that runs on must not stretch the picture's time.
+        var duration = containerDuration
+        if stream.pointee.duration != nopts && stream.pointee.duration > 0 {
+            let own = Double(stream.pointee.duration) * timeBase
+            // FFmpeg fills a stream's duration from the container's when the container has none of its
+            // own per stream (Matroska): an implausible one then defers to the corrected container's.
+            let plausible = own.isFinite && own <= TimingRule.maxDuration && !TimingRule.isImplausible(duration: own, bytes: byteSize)
+            if plausible || containerDuration == nil { duration = own }
         }
         if let measured = duration {
             guard measured.isFinite, measured <= TimingRule.maxDuration, !TimingRule.isImplausible(duration: measured, bytes: byteSize) else {
@@ -275,6 +283,7 @@ final class MediaInput {
         let space = av_color_space_name(parameters.color_space).map { String(cString: $0) } ?? "unknown"
         var info = VideoInfo(
             duration: duration,
+            containerDuration: containerDuration,
             startTime: startTime,
             codecName: String(cString: avcodec_get_name(parameters.codec_id)),
             width: Int(parameters.width),

@@ -1,7 +1,12 @@
 /// What a clip's best video stream is, as probed: sizes, timing, orientation and colour.
 public struct VideoInfo: Sendable, Hashable {
-    /// Duration in seconds (of the container, or the stream when the container has none); `nil` if unknown.
+    /// The video's own extent in seconds, from its start to its last frame's end (the video stream's
+    /// duration; the container's when the stream does not say); `nil` if unknown. Spans, percentages
+    /// and sprites use it, so an audio or subtitle stream that outlasts the picture adds no frozen tail.
     public var duration: Double?
+    /// The container's duration in seconds, from the video stream's start (may be longer than
+    /// ``duration`` when audio or subtitles outlast the picture); `nil` if unknown.
+    public var containerDuration: Double?
     /// The video stream's start time in the container, in seconds (an MPEG-TS often starts near 1.4 s).
     public var startTime: Double
     /// The codec's short name, for example `h264`.

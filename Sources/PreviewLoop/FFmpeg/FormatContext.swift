@@ -87,7 +87,7 @@ final class FormatContext {
             if interrupter.isCancelled {
                 return PreviewLoopError(.cancelled, "\(displayName): cancelled while opening", operation: "avformat_open_input")
             }
-            return PreviewLoopError(.timedOut, "\(displayName): timed out while opening",
+            return PreviewLoopError(.timedOut, "\(displayName): timed out while opening (\(interrupter.expiryDescription))",
                                     operation: "avformat_open_input", ffmpegCode: result, ffmpegMessage: text)
         }
         let code = FFmpegError.code(for: result, fallback: .notMediaFile)
@@ -128,7 +128,7 @@ final class FormatContext {
                                        ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
             }
             if result == FFmpegError.exit || interrupter.isPastDeadline {
-                throw PreviewLoopError(.timedOut, "timed out while reading", operation: "av_read_frame",
+                throw PreviewLoopError(.timedOut, "timed out while reading (\(interrupter.expiryDescription))", operation: "av_read_frame",
                                        ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
             }
             // An I/O error in the middle of a file (for example a truncated download) ends the data we have.

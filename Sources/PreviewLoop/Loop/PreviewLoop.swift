@@ -70,8 +70,13 @@ public final class PreviewLoop: Sendable {
 
     /// Opens and probes `source`, checking the configuration against it.
     ///
+    /// - Parameters:
+    ///   - sizeRequest: when given, replaces the configuration's size once the source's display size is
+    ///     known (one side keeping its shape, its own size, or a box turned for a portrait source).
+    ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
     /// - Throws: ``PreviewLoopError`` when the input cannot be used or the window lies past its end.
-    public init(source: Source, configuration: Configuration = .init()) throws {
+    public init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
+                evenSize: Bool = false) throws {
         guard configuration.size.width > 0, configuration.size.height > 0 else {
             throw PreviewLoopError(.invalidArgument, "output size \(configuration.size) must be positive")
         }
@@ -87,6 +92,8 @@ public final class PreviewLoop: Sendable {
             throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(configuration.windowStart.seconds, 3)) s, "
                                    + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
         }
+        var configuration = configuration
+        if let sizeRequest { configuration.size = sizeRequest.resolved(display: input.info.displaySize, even: evenSize) }
         self.source = source
         self.configuration = configuration
         self.info = input.info

@@ -8,10 +8,14 @@ public enum PosterReason: String, Sendable, Hashable, CaseIterable, CustomString
     /// The window holds a single candidate (a still, a one-frame clip or a very short window), shown
     /// although it did not pass.
     case onlyFrame
+    /// ``FrameSampler/bestPosterFrame(size:mode:)``: the best-scoring good candidate sampled across
+    /// the whole clip.
+    case bestOfClip
 
-    /// `first good frame`, `best available`, `only frame`.
+    /// `first good frame`, `best available`, `only frame`, `best of the clip`.
     public var description: String {
         switch self {
+        case .bestOfClip: "best of the clip"
         case .firstGoodFrame: "first good frame"
         case .bestAvailable: "best available"
         case .onlyFrame: "only frame"
@@ -34,9 +38,12 @@ public enum PosterRejection: String, Sendable, Hashable, CaseIterable, CustomStr
     /// The same scene with more than twice the ``PosterScores/acuity`` follows within a second: blur
     /// or a focus pull still in progress.
     case blurred
+    /// Mostly one colour with a little text or a logo: a title card, a studio ident, credits, black
+    /// with subtitles (see ``PosterScores/uniformity``).
+    case titleCard
 
-    /// The case's name, as the CLI prints it.
-    public var description: String { rawValue }
+    /// The case's name, as the CLI prints it (`title card`).
+    public var description: String { self == .titleCard ? "title card" : rawValue }
 }
 
 /// A frame the poster search looked at and passed over.

@@ -42,9 +42,16 @@ enum PosterRules {
     /// this. Frames a second apart in moving footage correlate above 0.9; across a cut rarely above 0.5.
     static let sameSceneCorrelation = 0.75
 
-    /// What is wrong with a frame on its own, if anything: black, white or flat.
+    /// At or above this ``PosterScores/uniformity`` a picture that is not flat is a title card: one
+    /// colour over at least 85 % of it, with text or a logo on the rest (measured: text on black 0.98,
+    /// end credits 0.97; footage 0.12–0.21, a night scene at 12 % level 0.21).
+    static let titleCardUniformity = 0.85
+
+    /// What is wrong with a frame on its own, if anything: black, white, flat or a title card.
     static func flaw(of scores: PosterScores) -> PosterRejection? {
-        guard scores.contrast < flatContrast || scores.sharpness < flatSharpness else { return nil }
+        guard scores.contrast < flatContrast || scores.sharpness < flatSharpness else {
+            return scores.uniformity >= titleCardUniformity ? .titleCard : nil
+        }
         if scores.brightness <= blackBrightness { return .black }
         if scores.brightness >= whiteBrightness { return .white }
         return .flat

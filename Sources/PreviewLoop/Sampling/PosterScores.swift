@@ -19,12 +19,17 @@ public struct PosterScores: Sendable, Hashable {
     /// over the analysis picture's interior: high where edges are crisp and detail is fine, low where
     /// the picture is blurred, flat or dim. 0 to 4 in theory; sharp video measures a few hundredths.
     public var sharpness: Double
+    /// The share of pixels, 0 to 1, whose luma lies within 4 levels (of 255) of the commonest level:
+    /// near 1 for a title card, a studio ident or black with subtitles (one colour with a little text
+    /// or a logo), about 0.1–0.2 for footage (a dim night scene included).
+    public var uniformity: Double
 
     /// Creates scores.
-    public init(brightness: Double, contrast: Double, sharpness: Double) {
+    public init(brightness: Double, contrast: Double, sharpness: Double, uniformity: Double = 0) {
         self.brightness = brightness
         self.contrast = contrast
         self.sharpness = sharpness
+        self.uniformity = uniformity
     }
 
     /// Sharpness divided by contrast (0 when there is no contrast): how crisp the edges are whatever
@@ -113,11 +118,13 @@ struct PosterAnalysis: Sendable {
         let unit = 255.0 * 256.0
         var luma = [Int32](repeating: 0, count: count)
         var sum: Int64 = 0, sumOfSquares: Int64 = 0
+        var histogram = [Int](repeating: 0, count: 256)
         image.pixels.withUnsafeBufferPointer { rgb in
             luma.withUnsafeMutableBufferPointer { y in
                 for index in 0..<count {
                     let value = Int32(rgb[3 * index]) * 77 + Int32(rgb[3 * index + 1]) * 150 + Int32(rgb[3 * index + 2]) * 29
                     y[index] = value
+                    histogram[Int(value >> 8)] += 1
                     sum += Int64(value)
                     sumOfSquares += Int64(value) * Int64(value)
                 }
@@ -152,8 +159,11 @@ struct PosterAnalysis: Sendable {
             }
         }
         let interior = max(1, (width - 2) * (height - 2))
+        let mode = histogram.indices.max { histogram[$0] < histogram[$1] } ?? 0
+        let nearMode = histogram[max(0, mode - 4)...min(255, mode + 4)].reduce(0, +)
         let scores = PosterScores(brightness: mean / unit, contrast: variance.squareRoot() / unit,
-                                  sharpness: Double(laplacianSum) / Double(interior) / unit)
+                                  sharpness: Double(laplacianSum) / Double(interior) / unit,
+                                  uniformity: Double(nearMode) / Double(max(1, count)))
         return (scores, layout)
     }
 }
