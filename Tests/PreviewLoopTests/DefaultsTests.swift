@@ -253,4 +253,17 @@ struct DefaultsTests {
             #expect(result.status == 64, "\(extra): \(result.stderr)")
         }
     }
+
+    @Test("file:// URLs on this host are local paths, percent-decoded; the CLI opens them")
+    func fileURLs() throws {
+        #expect(Source(argument: "file:///tmp/a%20b.mp4") == .file("/tmp/a b.mp4"))
+        #expect(Source(argument: "FILE://localhost/clips/x.mp4") == .file("/clips/x.mp4"))
+        #expect(Source(argument: "file://elsewhere/x.mp4") == .file("file://elsewhere/x.mp4"))
+        #expect(Source(argument: "file:///a%00b") == .file("file:///a%00b"))
+        let fixture = TestPaths.fixture("short.mp4")
+        let url = "file://" + (fixture.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? fixture)
+        let result = try Child.cli(["probe", url], killAfter: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(String(decoding: result.stdout, as: UTF8.self).contains("h264"))
+    }
 }

@@ -133,6 +133,12 @@ struct SpritesTests {
         let intervals = ThumbnailTrack.intervals(duration: 25, every: 10)
         #expect(intervals.map(\.start) == [0, 10, 20] && intervals.map(\.end) == [10, 20, 25])
         #expect(ThumbnailTrack.intervals(duration: 60.0000001, every: 10).count == 6)
+        // A trailing sliver under half an interval joins the last cue; half or more is a cue of its own.
+        let long = ThumbnailTrack.intervals(duration: 1800.012, every: 10)
+        #expect(long.count == 180 && long.last?.start == 1790 && long.last?.end == 1800.012)
+        #expect(ThumbnailTrack.intervals(duration: 24.9, every: 10).map(\.end) == [10, 24.9])
+        #expect(ThumbnailTrack.intervals(duration: 4, every: 10).map(\.end) == [4])
+        #expect(ThumbnailTrack.thumbnailCount(duration: 1800.012, every: 10) == 180)
         #expect(ThumbnailTrack.timestamp(0) == "00:00:00.000")
         #expect(ThumbnailTrack.timestamp(3723.4567) == "01:02:03.457")
         #expect(ThumbnailTrack.timestamp(59.9996) == "00:01:00.000")

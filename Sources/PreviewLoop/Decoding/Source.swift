@@ -14,15 +14,47 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
     case standardInput
 
     /// Interprets a command-line argument: `http://…` and `https://…` are URLs, `-` is standard input,
-    /// anything else a path.
+    /// a `file://` URL on this host (`file:///clips/a%20b.mp4`, `file://localhost/…`) is its
+    /// percent-decoded path, anything else a path.
     public init(argument: String) {
         let lowered = argument.lowercased()
         if argument == "-" {
             self = .standardInput
         } else if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: argument) {
             self = .url(url)
+        } else if let path = Self.localPath(fileURL: argument) {
+            self = .file(path)
         } else {
             self = .file(argument)
+        }
+    }
+
+    /// The path a `file://` URL names when it is on this host (empty host or `localhost`), percent-decoded;
+    /// `nil` for anything else (another host stays a file name, and is then not found).
+    static func localPath(fileURL text: String) -> String? {
+        guard text.lowercased().hasPrefix("file://") else { return nil }
+        let rest = text.dropFirst("file://".count)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let host = rest[..<slash].lowercased()
+        guard host.isEmpty || host == "localhost", slash < rest.endIndex else { return nil }
+        let encoded = rest[slash...]
+        var bytes: [UInt8] = []
+        var utf8 = encoded.utf8.makeIterator()
+        while let byte = utf8.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        guard !bytes.contains(0), let path = String(validating: bytes, as: UTF8.self) else { return nil }
+        return path
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 

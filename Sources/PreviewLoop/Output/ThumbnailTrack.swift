@@ -67,19 +67,23 @@ public struct ThumbnailTrack: Sendable, Hashable {
     /// How many sheets the cues use.
     public var sheetCount: Int { (cues.map(\.sheet).max() ?? -1) + 1 }
 
-    /// The intervals `[k·every, (k+1)·every)` that cover `[0, duration)`, the last one cut at `duration`.
+    /// The intervals `[k·every, (k+1)·every)` that cover `[0, duration)`, the last one ending at
+    /// `duration`. A trailing sliver shorter than half an interval (a 30-minute clip's last 12 ms) is
+    /// not a cue of its own: it joins the last interval, which then runs up to 1.5 intervals.
     public static func intervals(duration: Double, every: Double) -> [(start: Double, end: Double)] {
         precondition(duration > 0 && every > 0)
-        // A duration a hair over a whole number of intervals (60.000001 s) adds no sliver of a cue.
         // In Double first: a tiny `every` must not trap the conversion (callers bound the count before).
-        let raw = (duration / every - 1e-6).rounded(.up)
+        let raw = thumbnailCount(duration: duration, every: every)
         let count = raw.isFinite ? max(1, Int(min(raw, 1e15))) : 1
-        return (0..<count).map { index in (Double(index) * every, min(duration, Double(index + 1) * every)) }
+        return (0..<count).map { index in
+            (Double(index) * every, index == count - 1 ? duration : min(duration, Double(index + 1) * every))
+        }
     }
 
-    /// How many intervals ``intervals(duration:every:)`` makes, in `Double` (it may be astronomically large).
+    /// How many intervals ``intervals(duration:every:)`` makes, in `Double` (it may be astronomically
+    /// large): `duration / every` rounded to the nearest whole number (a half rounds up), at least 1.
     public static func thumbnailCount(duration: Double, every: Double) -> Double {
-        max(1, (duration / every - 1e-6).rounded(.up))
+        max(1, (duration / every).rounded(.toNearestOrAwayFromZero))
     }
 
     /// The WebVTT file: `WEBVTT`, a blank line, then for each cue its `start --> end` line and the
