@@ -112,7 +112,7 @@ enum CommandLineTool {
         let description = Format.oneLine(raw)
         // Errors may name the input with its line breaks already turned into spaces.
         let spaced = String(input.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
-        let namesInput = raw.hasPrefix(input) || raw.hasPrefix(spaced)
+        let namesInput = raw.hasPrefix(input) || raw.hasPrefix(spaced) || (input == "-" && raw.hasPrefix("<standard input>"))
         return namesInput ? "Error: \(description)" : "Error: \(Format.oneLine(input)): \(description)"
     }
 }

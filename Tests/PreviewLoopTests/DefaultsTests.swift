@@ -266,4 +266,33 @@ struct DefaultsTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("h264"))
     }
+
+    @Test("An MP4 whose index follows its frames: from a pipe and from a server without byte ranges the error says why; with the index in front both work")
+    func indexAtTheEnd() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let atEnd = directory + "/end.mp4", atFront = directory + "/front.mp4"
+        for (path, flags) in [(atEnd, [String]()), (atFront, ["-movflags", "+faststart"])] {
+            let made = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
+                                               "-c:v", "libx264", "-preset", "ultrafast", "-g", "25"] + flags + [path])
+            try #require(made.status == 0, "ffmpeg: \(made.stderr)")
+        }
+        let piped = try Child.cli(["thumb", "-", "-o", directory + "/a.png", "--at", "3"],
+                                  input: .piped(try Data(contentsOf: URL(fileURLWithPath: atEnd))), killAfter: 30)
+        #expect(piped.status == 1)
+        #expect(piped.stderr.contains("index comes after its frames") && piped.stderr.contains("standard input"), "\(piped.stderr)")
+        #expect(!piped.stderr.contains("Error: -: "), "the input is named once: \(piped.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/a.png"))
+        let front = try Child.cli(["thumb", "-", "-o", directory + "/b.png", "--at", "3"],
+                                  input: .piped(try Data(contentsOf: URL(fileURLWithPath: atFront))), killAfter: 30)
+        #expect(front.status == 0, "\(front.stderr)")
+
+        let server = try HTTPTestServer(directory: directory, flavour: .plain)
+        defer { server.stop() }
+        let remote = try Child.cli(["thumb", server.url(for: "end.mp4").absoluteString, "-o", directory + "/c.png"], killAfter: 30)
+        #expect(remote.status == 1)
+        #expect(remote.stderr.contains("index comes after its frames") && remote.stderr.contains("byte ranges"), "\(remote.stderr)")
+        let remoteFront = try Child.cli(["thumb", server.url(for: "front.mp4").absoluteString, "-o", directory + "/d.png"], killAfter: 30)
+        #expect(remoteFront.status == 0, "\(remoteFront.stderr)")
+    }
 }

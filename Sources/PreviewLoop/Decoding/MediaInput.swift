@@ -60,6 +60,16 @@ final class MediaInput {
         }
         streamIndex = best
         var stream = bestStream
+        if !format.isSeekable, let reason = FFmpegLog.lastError, reason.contains("partial file"),
+           String(cString: format.pointer.pointee.iformat.pointee.name).hasPrefix("mov") {
+            // The MP4's index (moov) follows its frames (mdat): reading forward found the index past
+            // every frame, and this input cannot go back to them.
+            let reader = source == .standardInput ? "standard input (a pipe) cannot seek back to them"
+                : "the input cannot seek back to them (a server that does not take byte ranges)"
+            throw PreviewLoopError(.inputNotReadable, "\(name): the MP4's index comes after its frames and \(reader); give a "
+                + "file or a server that takes ranges, or move the index to the front (ffmpeg -i in.mp4 -c copy -movflags "
+                + "+faststart out.mp4)", ffmpegMessage: reason)
+        }
         let nopts = cffmpeg_nopts_value()
         var start: Int64? = stream.pointee.start_time == nopts ? nil : stream.pointee.start_time
         if start == nil, source != .standardInput {
