@@ -112,7 +112,7 @@ struct LoopCommand {
         }
         try recorder.commitLog()
         Console.writeError(Self.summary(frames: counts.frames, passes: counts.passes, elapsed: elapsed,
-                                        isInterrupted: signal != nil) + "\n")
+                                        rate: recorder.deliveredRate, isInterrupted: signal != nil) + "\n")
         return ExitStatus.success
     }
 
@@ -136,10 +136,11 @@ struct LoopCommand {
         try AtomicFile.createDirectory(path) ? path : nil
     }
 
-    /// `loop: 450 frames, 2 passes, 15.012 s, 29.98 fps` (and `, interrupted`).
-    static func summary(frames: Int, passes: Int, elapsed: Duration, isInterrupted: Bool) -> String {
+    /// `loop: 450 frames, 2 passes, 15.012 s, 29.98 fps` (and `, interrupted`): the seconds are the
+    /// run's wall time (opening included), the fps ``LoopRecorder/deliveredRate`` (first to last
+    /// hand-over, as `timing` computes it from the log).
+    static func summary(frames: Int, passes: Int, elapsed: Duration, rate: Double, isInterrupted: Bool) -> String {
         let seconds = Format.seconds(elapsed)
-        let rate = seconds > 0 ? Double(frames) / seconds : 0
         return "loop: \(frames) frame\(frames == 1 ? "" : "s"), \(passes) pass\(passes == 1 ? "" : "es"), "
             + "\(Format.fixed(seconds, 3)) s, \(Format.fixed(rate, 2)) fps" + (isInterrupted ? ", interrupted" : "")
     }

@@ -24,6 +24,9 @@ final class LoopRecorder: Sendable {
         var captureCount = 0
         /// Recorded frames written so far.
         var recordCount = 0
+        /// The wall times of the first and the last frame handed over.
+        var firstWall: Duration?
+        var lastWall: Duration?
     }
 
     /// What `--capture-at` and `--record` ask for: stills at wall times, and every frame of a
@@ -85,6 +88,8 @@ final class LoopRecorder: Sendable {
             }
             state.frameCount += 1
             state.passCount = max(state.passCount, frame.loopIndex + 1)
+            if state.firstWall == nil { state.firstWall = frame.timings.wallTime }
+            state.lastWall = frame.timings.wallTime
             return true
         }
     }
@@ -102,6 +107,19 @@ final class LoopRecorder: Sendable {
     /// The frames recorded, and the passes they came from.
     var counts: (frames: Int, passes: Int) {
         state.withLock { ($0.frameCount, $0.passCount) }
+    }
+
+    /// Frames delivered per second of wall time from the first hand-over to the last: (frames − 1) /
+    /// (last − first), 0 with fewer than two frames, on wall times in microseconds: the same definition
+    /// and resolution as `timing`'s "fps delivered" over the log, so the two print the same figure.
+    var deliveredRate: Double {
+        state.withLock { state in
+            guard state.frameCount > 1, let first = state.firstWall, let last = state.lastWall else { return 0 }
+            // At the log's resolution (microseconds), so the figure is exactly what `timing` computes.
+            func logged(_ wall: Duration) -> Double { (Format.seconds(wall) * 1e6).rounded() / 1e6 }
+            let span = logged(last) - logged(first)
+            return span > 0 ? Double(state.frameCount - 1) / span : 0
+        }
     }
 
     /// The `--capture-at` times no frame reached, and how many frames `--record` wrote.

@@ -295,4 +295,20 @@ struct DefaultsTests {
         let remoteFront = try Child.cli(["thumb", server.url(for: "front.mp4").absoluteString, "-o", directory + "/d.png"], killAfter: 30)
         #expect(remoteFront.status == 0, "\(remoteFront.stderr)")
     }
+
+    @Test("The loop summary's fps and timing's fps delivered over its log are one figure")
+    func loopAndTimingAgreeOnFPS() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = directory + "/t.csv"
+        let loop = try Child.cli(["loop", TestPaths.fixture("short.mp4"), "--loops", "2", "--log", log], killAfter: 60)
+        try #require(loop.status == 0, "\(loop.stderr)")
+        let summary = try #require(loop.stderr.split(separator: "\n").last { $0.hasPrefix("loop: ") })
+        let loopFPS = try #require(summary.split(separator: ", ").first { $0.hasSuffix(" fps") }?.dropLast(4))
+        let timing = try Child.cli(["timing", log], killAfter: 30)
+        try #require(timing.status == 0, "\(timing.stderr)")
+        let line = try #require(String(decoding: timing.stdout, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("fps delivered:") })
+        let timingFPS = line.split(separator: " ").last.map(String.init)
+        #expect(String(loopFPS) == timingFPS, "loop says \(summary), timing says \(line)")
+    }
 }
