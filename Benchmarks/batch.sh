@@ -13,11 +13,14 @@
 #
 # Environment (the issue's full configuration is the default; scale it down on a busy machine):
 #   BATCH_CLIPS=100  BATCH_MIN_SECONDS=5  BATCH_MAX_SECONDS=600  BATCH_MAX_HEIGHT=2160
+#   BATCH_MAX_4K_SECONDS (default: BATCH_MAX_SECONDS) caps the 2160p clips' durations (they cost the most to make)
+#   BATCH_GENERATE_ONLY=1 makes the library and stops (run it niced ahead of time on a shared machine)
 #   PREVIEW_LOOP=path/to/preview-loop (default .build/release/preview-loop, built when missing)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 N=${BATCH_CLIPS:-100}; MIN=${BATCH_MIN_SECONDS:-5}; MAX=${BATCH_MAX_SECONDS:-600}; MAXH=${BATCH_MAX_HEIGHT:-2160}
+MAX4K=${BATCH_MAX_4K_SECONDS:-$MAX}
 BIN="${PREVIEW_LOOP:-$ROOT/.build/release/preview-loop}"
 if [[ ! -x "$BIN" ]]; then PATH="/opt/swift/usr/bin:$PATH" swift build -c release --product preview-loop; fi
 BIN="$(realpath "$BIN")"
@@ -30,7 +33,7 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-LIB="$ROOT/Benchmarks/clips-batch/n$N-${MIN}s-${MAX}s-h$MAXH"
+LIB="$ROOT/Benchmarks/clips-batch/n$N-${MIN}s-${MAX}s-h$MAXH$([[ $MAX4K != "$MAX" ]] && echo "-4k${MAX4K}s")"
 mkdir -p "$LIB"
 if [[ ! -f "$LIB/.complete" ]]; then
     echo "making $N clips in $LIB …"
@@ -41,6 +44,7 @@ if [[ ! -f "$LIB/.complete" ]]; then
         w=$(( (h * 16 / 9 + 1) / 2 * 2 ))
         # Durations spread over [MIN, MAX] in a shuffled order (i * 37 mod N).
         d=$(( MIN + (MAX - MIN) * ((i * 37) % N) / (N > 1 ? N - 1 : 1) ))
+        ((h == 2160 && d > MAX4K)) && d=$MAX4K
         codec=${codecs[i % 3]}
         case $codec in
             h264) enc=(-c:v libx264 -preset ultrafast -g 50); ext=mp4 ;;
@@ -57,6 +61,7 @@ if [[ ! -f "$LIB/.complete" ]]; then
     touch "$LIB/.complete"
 fi
 ls "$LIB"/clip* > "$LIB/list.txt"
+[[ -n ${BATCH_GENERATE_ONLY:-} ]] && { echo "library ready: $LIB ($(wc -l < "$LIB/list.txt") clips)"; exit 0; }
 N=$(wc -l < "$LIB/list.txt")
 WORK="$(mktemp -d /tmp/batch-bench.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
@@ -108,11 +113,11 @@ done
 ls -S "$LIB"/clip* | head -1 > "$WORK/one.txt"
 measure one "$BIN" batch "$WORK/one.txt" --out "$WORK/one" --recipe "$WORK/recipe.json" --jobs 1
 
-python3 - "$N" "$MIN" "$MAX" "$MAXH" "$batch_s" "$batch_kb" "$peers_s" "$single_s" "$shards_s" "$one_kb" "$(uptime)" <<'PY'
+python3 - "$N" "$MIN" "$MAX" "$MAXH" "$batch_s" "$batch_kb" "$peers_s" "$single_s" "$shards_s" "$one_kb" "$(uptime)" "$MAX4K" <<'PY'
 import sys
 n, lo, hi, h = sys.argv[1:5]
 batch, batch_kb, peers, single, shards, one_kb = map(float, sys.argv[5:11])
-print(f"library: {n} clips, {lo}-{hi} s, up to {h}p, H.264/HEVC/VP9, every 4th rotated, with audio")
+print(f"library: {n} clips, {lo}-{hi} s (2160p clips at most {sys.argv[12]} s), up to {h}p, H.264/HEVC/VP9, every 4th rotated, with audio")
 print(f"recipe: poster + sprites/WebVTT every 10 s + 3 s hover MP4;  {sys.argv[11].strip()}")
 print()
 print(f"| run | seconds | ratio | target |")
