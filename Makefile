@@ -19,8 +19,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The allocation test runs the release binary, so both configurations are built first.
+# The layer rules the compiler cannot see (Scripts/check-layers.sh) are checked first. The allocation
+# test runs the release binary, so both configurations are built first.
 test: deps
+	./Scripts/check-layers.sh
 	$(SWIFT) build -c release --product preview-loop
 	$(SWIFT) build --build-tests
 	$(SWIFT) test

@@ -20,9 +20,20 @@ let package = Package(
             pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]
         ),
+        // FFmpeg's log callback takes a `va_list`, which Swift cannot: a C trampoline with one handler slot.
+        .target(
+            name: "CFFmpegLog",
+            dependencies: ["CFFmpeg"]
+        ),
+        // The FFmpeg layer: the only module that imports CFFmpeg. Owners of FFmpeg objects, the error
+        // funnel `check(...)`, version compatibility; `package` access, so nothing reaches clients.
+        .target(
+            name: "PreviewLoopFFmpeg",
+            dependencies: ["CFFmpeg", "CFFmpegLog"]
+        ),
         .target(
             name: "PreviewLoop",
-            dependencies: ["CFFmpeg", "CFreeType"]
+            dependencies: ["PreviewLoopFFmpeg", "CFFmpeg", "CFreeType"]
         ),
         .executableTarget(
             name: "preview-loop",
@@ -30,7 +41,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PreviewLoopTests",
-            dependencies: ["PreviewLoop", "preview-loop"]
+            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "preview-loop"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -13,8 +13,6 @@
 #include <libavutil/mastering_display_metadata.h>
 #include <libavutil/hdr_dynamic_metadata.h>
 #include <libavutil/dovi_meta.h>
-#include <stdarg.h>
-#include <stdio.h>
 
 // Swift cannot import function-like or computed macros; each shim below exists only for that reason.
 
@@ -49,26 +47,6 @@ static inline int64_t cffmpeg_nopts_value(void) { return AV_NOPTS_VALUE; }
 /// AV_TIME_BASE_Q: a compound-literal macro.
 static inline AVRational cffmpeg_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
 
-/// Swift cannot take a C `va_list` callback, so FFmpeg's log callback is this trampoline: it formats
-/// the line (only for lines at the current level or errors) and hands it to a Swift function.
-typedef void (*cffmpeg_log_line_handler)(int level, const char *line);
-static inline cffmpeg_log_line_handler *cffmpeg_log_handler_slot(void) {
-    static cffmpeg_log_line_handler slot;
-    return &slot;
-}
-
-static inline void cffmpeg_log_trampoline(void *context, int level, const char *format, va_list arguments) {
-    (void)context;
-    cffmpeg_log_line_handler handler = *cffmpeg_log_handler_slot();
-    if (!handler || (level > av_log_get_level() && level > AV_LOG_ERROR)) return;
-    char line[1024];
-    vsnprintf(line, sizeof line, format, arguments);
-    handler(level, line);
-}
-
-static inline void cffmpeg_install_log_handler(cffmpeg_log_line_handler handler) {
-    *cffmpeg_log_handler_slot() = handler;
-    av_log_set_callback(cffmpeg_log_trampoline);
-}
+// The log trampoline is a real C target (Sources/CFFmpegLog), so its handler slot exists once.
 
 #endif

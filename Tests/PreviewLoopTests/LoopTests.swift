@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PreviewLoop
+import PreviewLoopFFmpeg
 
 /// The loop engine on real fixtures: window, wrap, passes, start offsets, muting, stopping.
 @Suite("Loop engine")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PreviewLoop
+import PreviewLoopFFmpeg
 
 /// Redirects against the source policy, with real servers on 127.0.0.1: origin A serves playlists and
 /// answers some names with `302 Location: …`; server B serves the real segment and records every

@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// Turns decoded frames into upright RGB24 images of a fixed size: crop (aspect-fill), scale, apply the
 /// display orientation, place (letterbox for aspect-fit). Reuses its scaler and scratch memory.

@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 import FoundationEssentials
 
 /// An opened input reduced to its best video stream: every other stream is discarded at the demuxer
@@ -26,7 +27,7 @@ final class MediaInput {
         if let jobTimeout = options.jobTimeout { interrupter.setJobDeadline(after: jobTimeout) }
         interrupter.setDeadline(after: options.openTimeout)
         var memory: MemoryReader?
-        if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
+        if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
         FFmpegLog.clearLastError()
         if case .data = source, let name = Self.probedFormatName(source, options: options), Self.referencingFormats.contains(name) {
             throw PreviewLoopError(.refusedByPolicy, "\(source): a \(name) list in memory names other resources, and an input "
@@ -35,8 +36,8 @@ final class MediaInput {
         let standardInputMode = source == .standardInput ? NonBlockingStandardInput() : nil
         self.standardInputMode = standardInputMode
         do {
-            format = try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
-                                       memory: memory, maxPixels: options.maxPixels, interrupter: interrupter)
+            format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
+                                       memory: memory, maxPixels: options.maxPixels, interrupter: interrupter) }
         } catch where error.code == .notMediaFile && options.allowedFormats != nil {
             // Tell a format we refuse from data that is no media at all.
             throw Self.refusedFormat(source: source, allowed: options.allowedFormats ?? [], options: options) ?? error
@@ -82,9 +83,9 @@ final class MediaInput {
             start = first
             if packetsRead > 0 {
                 interrupter.setDeadline(after: options.openTimeout)
-                if case .data(let data) = source { memory = try MemoryReader([UInt8](data)) }
-                format = try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
-                                           memory: memory, maxPixels: options.maxPixels, interrupter: interrupter)
+                if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
+                format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
+                                           memory: memory, maxPixels: options.maxPixels, interrupter: interrupter) }
                 interrupter.setDeadline(after: nil)
                 streams = format.streams
                 guard let again = streams[safe: Int(best)] else {
@@ -219,13 +220,13 @@ final class MediaInput {
     /// many packets were read (the input must then be opened again, whatever was found).
     private static func firstTimestamp(format: FormatContext, streamIndex: Int32, readTimeout: Double,
                                        interrupter: Interrupter) throws(PreviewLoopError) -> (Int64?, Int) {
-        let packet = try Packet()
+        let packet = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
         let nopts = cffmpeg_nopts_value()
         var first: Int64?
         var videoPackets = 0, packets = 0
         while videoPackets < TimingRule.originPackets && packets < TimingRule.originReadLimit {
             interrupter.setDeadline(after: readTimeout)
-            let hasPacket = try format.readPacket(into: packet)
+            let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try format.readPacket(into: packet) }
             interrupter.setDeadline(after: nil)
             guard hasPacket else { break }
             packets += 1

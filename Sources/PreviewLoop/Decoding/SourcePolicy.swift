@@ -1,4 +1,5 @@
 import FoundationEssentials
+internal import PreviewLoopFFmpeg
 import Synchronization
 
 /// What an input may make the engine open besides itself (playlist segments, referenced files).
@@ -13,7 +14,7 @@ import Synchronization
 /// which then counts as the input's own for its nested opens); a redirect of a nested resource may
 /// only lead to an origin the input has. Never to another protocol. Thread-safe: the record of
 /// refusals, the open count and the origins reached are guarded by mutexes; everything else is immutable.
-final class SourcePolicy: Sendable {
+final class SourcePolicy: Sendable, OpenPolicy {
     enum Kind: Sendable, Equatable {
         case localFiles
         case sameOrigin(host: String, port: Int)

@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// A decoded picture with its time: seconds from the stream's start and how long it is shown.
 struct TimedFrame {
@@ -44,10 +45,11 @@ final class VideoDecoder {
     /// Opens `source` and its video decoder with `threads` threads.
     init(source: Source, options: SourceOptions = .init(), threads: Int, interrupter: Interrupter = Interrupter()) throws(PreviewLoopError) {
         self.interrupter = interrupter
-        input = try MediaInput(source: source, options: options, interrupter: interrupter)
-        codec = try CodecContext(parameters: input.stream.pointee.codecpar, threads: threads, maxPixels: options.maxPixels,
-                                 displayName: source.description)
-        packet = try Packet()
+        let input = try MediaInput(source: source, options: options, interrupter: interrupter)
+        self.input = input
+        codec = try ffmpeg { () throws(FFmpegFailure) in try CodecContext(parameters: input.stream.pointee.codecpar, threads: threads, maxPixels: options.maxPixels,
+                                 displayName: source.description) }
+        packet = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
         frameInterval = input.info.frameRate.flatMap { $0.doubleValue.map { 1 / $0 } } ?? 1.0 / 25
     }
 
@@ -63,12 +65,12 @@ final class VideoDecoder {
     func nextFrame() throws(PreviewLoopError) -> TimedFrame? {
         if !pushedBack.isEmpty { return pushedBack.removeLast() }
         let started = clock.now
-        let frame = try DecodedFrame()
+        let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame() }
         while true {
             if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "\(input.source): cancelled") }
             let outcome: DecodeOutcome
             do {
-                outcome = try codec.receive(into: frame)
+                outcome = try ffmpeg { () throws(FFmpegFailure) in try codec.receive(into: frame) }
             } catch where error.ffmpegCode == FFmpegError.invalidData {
                 concealedErrors += 1
                 continue
@@ -95,12 +97,12 @@ final class VideoDecoder {
         guard !isDraining else { return }
         while true {
             interrupter.setDeadline(after: input.options.readTimeout)
-            let hasPacket = try input.format.readPacket(into: packet)
+            let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try input.format.readPacket(into: packet) }
             interrupter.setDeadline(after: nil)
             hasRead = true
             guard hasPacket else {
                 isDraining = true
-                _ = try codec.send(nil)
+                _ = try ffmpeg { () throws(FFmpegFailure) in try codec.send(nil) }
                 return
             }
             guard packet.pointer.pointee.stream_index == input.streamIndex else {
@@ -115,7 +117,7 @@ final class VideoDecoder {
                     && input.seconds(fromTimestamp: pts) < target - 2 * frameInterval
             }
             do {
-                if try codec.send(packet) { return }
+                if try ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) { return }
             } catch where error.ffmpegCode != nil && !interrupter.isCancelled {
                 concealedErrors += 1          // a damaged packet: skip it, keep the stream
                 continue
@@ -179,9 +181,9 @@ final class VideoDecoder {
             if seconds <= 0 && input.format.canSeekToFirstByte {
                 // Back to the very start: byte 0 is exact where timestamp seeks on formats without an
                 // index (MPEG-TS) may land a keyframe or more late.
-                try input.format.seekToFirstByte()
+                try ffmpeg { () throws(FFmpegFailure) in try input.format.seekToFirstByte() }
             } else {
-                try input.format.seek(streamIndex: input.streamIndex, to: input.timestamp(fromSeconds: seconds))
+                try ffmpeg { () throws(FFmpegFailure) in try input.format.seek(streamIndex: input.streamIndex, to: input.timestamp(fromSeconds: seconds)) }
             }
         } catch where error.code != .cancelled {
             try reopen()
@@ -330,7 +332,7 @@ final class VideoDecoder {
             var overshot = false
             while true {
                 interrupter.setDeadline(after: input.options.readTimeout)
-                let hasPacket = try input.format.readPacket(into: packet)
+                let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try input.format.readPacket(into: packet) }
                 interrupter.setDeadline(after: nil)
                 hasRead = true
                 guard hasPacket else { break }
@@ -343,7 +345,7 @@ final class VideoDecoder {
                     overshot = chosen == nil
                     break
                 }
-                let copy = try Packet()
+                let copy = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
                 try check(av_packet_ref(copy.pointer, packet.pointer), "av_packet_ref", code: .tooLarge, "cannot keep a packet")
                 chosen = (copy, time)
                 // With an index the seek already landed on the right keyframe.
@@ -370,9 +372,9 @@ final class VideoDecoder {
         var started = clock.now
         func receiveAll() throws(PreviewLoopError) {
             while true {
-                let frame = try DecodedFrame()
+                let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame() }
                 let outcome: DecodeOutcome
-                do { outcome = try codec.receive(into: frame) } catch where error.ffmpegCode == FFmpegError.invalidData {
+                do { outcome = try ffmpeg { () throws(FFmpegFailure) in try codec.receive(into: frame) } } catch where error.ffmpegCode == FFmpegError.invalidData {
                     concealedErrors += 1
                     continue
                 }
@@ -385,10 +387,10 @@ final class VideoDecoder {
             }
         }
         for packet in packets {
-            while try !codec.send(packet) { try receiveAll() }
+            while try !ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) { try receiveAll() }
             try receiveAll()
         }
-        _ = try codec.send(nil)
+        _ = try ffmpeg { () throws(FFmpegFailure) in try codec.send(nil) }
         try receiveAll()
         codec.flush()
     }

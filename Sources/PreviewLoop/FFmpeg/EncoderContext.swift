@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// How an encoder is set up: the picture it takes, its clock, and its options.
 struct EncoderSettings {
@@ -54,7 +55,7 @@ final class EncoderContext {
         }
         pointer = context
         encoderName = name
-        packet = try Packet()
+        packet = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
         context.pointee.width = Int32(settings.size.width)
         context.pointee.height = Int32(settings.size.height)
         context.pointee.pix_fmt = settings.pixelFormat
@@ -123,23 +124,5 @@ final class EncoderContext {
             throw PreviewLoopError(.encodingFailed, "the \(encoderName) encoder produced no data")
         }
         return bytes
-    }
-}
-
-extension DecodedFrame {
-    /// A frame owning new, writable planes for a picture of `size` in `format`.
-    convenience init(picture size: Size, format: AVPixelFormat) throws(PreviewLoopError) {
-        try self.init()
-        pointer.pointee.width = Int32(size.width)
-        pointer.pointee.height = Int32(size.height)
-        pointer.pointee.format = format.rawValue
-        try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer", code: .tooLarge,
-                  "cannot allocate a \(size) picture")
-    }
-
-    /// Makes the planes writable again before they are filled: the encoder may still hold a reference
-    /// to the previous picture (x264's lookahead), which a new one must not overwrite.
-    func makeWritable() throws(PreviewLoopError) {
-        try check(av_frame_make_writable(pointer), "av_frame_make_writable", code: .tooLarge, "cannot reuse a picture")
     }
 }

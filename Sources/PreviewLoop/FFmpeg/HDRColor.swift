@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// Reads HDR colour facts from FFmpeg 5.1 streams and frames: transfer, static metadata (mastering
 /// display, content light level), HDR10+ dynamic metadata and Dolby Vision configuration records.

@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 import Glibc
 
 /// Owns an output `AVFormatContext` muxing one video stream into a temporary file beside the

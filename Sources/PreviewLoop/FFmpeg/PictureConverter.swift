@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// The pixel layout an encoder wants its RGB pictures converted to.
 struct ConversionTarget: Equatable {

@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// Owns a `SwsContext` converting a cropped region of decoded frames to RGB24; rebuilt only when the
 /// source format, crop size, output size or colour description changes. Freed in `deinit`.

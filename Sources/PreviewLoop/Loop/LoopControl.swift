@@ -1,3 +1,4 @@
+internal import PreviewLoopFFmpeg
 import Dispatch
 import Synchronization
 

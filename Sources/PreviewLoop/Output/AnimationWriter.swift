@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// Writes RGB pictures at a constant frame rate as a looping MP4, animated WebP or GIF file.
 ///
@@ -95,7 +96,7 @@ public final class AnimationWriter {
             // Opened now, so that a directory that cannot be written fails before any decoding.
             stream = try EncodedStream(writer: self, finalDelay: nil)
             converter = try PictureConverter(size: size, target: format == .mp4 ? .video : .argb)
-            picture = try DecodedFrame(picture: size, format: format == .mp4 ? ConversionTarget.video.pixelFormat : ConversionTarget.argb.pixelFormat)
+            picture = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: size.width, height: size.height, format: format == .mp4 ? ConversionTarget.video.pixelFormat : ConversionTarget.argb.pixelFormat) }
         }
     }
 
@@ -163,7 +164,7 @@ public final class AnimationWriter {
 
     private func encode(_ held: HeldPicture, index: Int, duration: Int64) throws {
         guard let stream, let converter, let picture else { return }
-        try picture.makeWritable()
+        try ffmpeg { () throws(FFmpegFailure) in try picture.makeWritable() }
         switch held {
         case .opaque(let image): try converter.convert(image, into: picture)
         case .translucent(let image): picture.fill(bgra: image)
@@ -185,9 +186,9 @@ public final class AnimationWriter {
         var mapper = PaletteMapper(palette: palette)
         var stable = StableIndices(tolerance: Self.gifStaticTolerance)
         let stream = try EncodedStream(writer: self, finalDelay: finalDelay)
-        let picture = try DecodedFrame(picture: size, format: AV_PIX_FMT_PAL8)
+        let picture = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: size.width, height: size.height, format: AV_PIX_FMT_PAL8) }
         for (index, image) in gifImages.enumerated() {
-            try picture.makeWritable()
+            try ffmpeg { () throws(FFmpegFailure) in try picture.makeWritable() }
             var indices = stable.indices(mapper.indices(for: image), for: image)
             if let transparentIndex, let mask = gifMasks[index] {
                 for pixel in indices.indices where mask[pixel] { indices[pixel] = UInt8(transparentIndex) }

@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// Encodes ``RGBImage``s as image files in memory: PPM in pure Swift, PNG, JPEG and WebP with
 /// FFmpeg's own encoders through libavcodec (no other dependency).
@@ -22,7 +23,7 @@ public enum ImageEncoder {
             return PPM.encode(image)
         case .png:
             let encoder = try EncoderContext(settings(.png, "png", image.size, AV_PIX_FMT_RGB24, options: ["pred": "paeth"]))
-            let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_RGB24)
+            let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: AV_PIX_FMT_RGB24) }
             frame.fill(rows: image.pixels, bytesPerRow: image.bytesPerRow, height: image.height)
             return try encoder.encodeStill(frame)
         case .jpeg:
@@ -60,12 +61,12 @@ public enum ImageEncoder {
             }
             let encoder = try EncoderContext(settings(.webp, "libwebp", image.size, AV_PIX_FMT_BGRA,
                                                       options: AnimationFormat.webpOptions(quality: quality ?? 85)))
-            let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_BGRA)
+            let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: AV_PIX_FMT_BGRA) }
             frame.fill(bgra: image)
             return try encoder.encodeStill(frame)
         }
         let encoder = try EncoderContext(settings(.png, "png", image.size, AV_PIX_FMT_RGBA, options: ["pred": "paeth"]))
-        let frame = try DecodedFrame(picture: image.size, format: AV_PIX_FMT_RGBA)
+        let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: AV_PIX_FMT_RGBA) }
         frame.fill(rows: image.pixels, bytesPerRow: image.bytesPerRow, height: image.height)
         return try encoder.encodeStill(frame)
     }
@@ -91,7 +92,7 @@ public enum ImageEncoder {
 
     private static func encodeConverted(_ image: RGBImage, settings: EncoderSettings, target: ConversionTarget) throws -> [UInt8] {
         let encoder = try EncoderContext(settings)
-        let frame = try DecodedFrame(picture: image.size, format: target.pixelFormat)
+        let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: target.pixelFormat) }
         try PictureConverter(size: image.size, target: target).convert(image, into: frame)
         frame.pointer.pointee.color_range = settings.colorRange
         if let quantizer = settings.fixedQuantizer {

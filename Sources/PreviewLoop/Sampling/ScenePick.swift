@@ -1,4 +1,5 @@
 import CFFmpeg
+internal import PreviewLoopFFmpeg
 
 /// How a sheet or strip chooses the times of its tiles.
 public enum TilePick: String, Sendable, CaseIterable {

@@ -1,30 +1,30 @@
 import CFFmpeg
 
 /// FFmpeg's `io_open` hook: every resource a demuxer opens (the input itself, playlist segments,
-/// referenced files, in nested demuxers too) passes ``SourcePolicy/refusal(for:)`` before FFmpeg's
+/// referenced files, in nested demuxers too) passes ``OpenPolicy/refusal(for:)`` before FFmpeg's
 /// own opener runs.
 ///
 /// http(s) URLs are opened with `max_redirects=0`, so FFmpeg's http protocol never follows a redirect
 /// on its own (it would do so past this hook); the gate follows them itself, at most
-/// ``maxRedirects`` hops, each hop checked by ``SourcePolicy/refusal(forRedirectTo:ofInput:)`` before
+/// ``maxRedirects`` hops, each hop checked by ``OpenPolicy/refusal(forRedirectTo:ofInput:)`` before
 /// anything is sent to it (``RedirectProbe`` learns where a hop leads from the server that answered).
 /// A refused hop is never contacted.
 ///
 /// Reached through `AVFormatContext.opaque`, which FFmpeg copies to nested contexts.
 /// `@unchecked Sendable`: immutable after `init`; the policy is thread-safe.
-final class OpenGate: @unchecked Sendable {
+package final class OpenGate: @unchecked Sendable {
     typealias Opener = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
                                        UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
 
     /// The most redirects followed for one open (FFmpeg's own limit).
-    static let maxRedirects = 8
+    package static let maxRedirects = 8
 
-    let policy: SourcePolicy
+    let policy: any OpenPolicy
     private let defaultOpen: Opener?
     /// `rw_timeout` (microseconds) for the redirect probe's connection, as the input has it.
     private let readTimeout: String?
 
-    init(policy: SourcePolicy, defaultOpen: Opener?, readTimeout: String? = nil) {
+    init(policy: any OpenPolicy, defaultOpen: Opener?, readTimeout: String? = nil) {
         self.policy = policy
         self.defaultOpen = defaultOpen
         self.readTimeout = readTimeout
@@ -63,7 +63,7 @@ final class OpenGate: @unchecked Sendable {
                 // Should an FFmpeg build ignore max_redirects, the place it read from is still checked
                 // before the caller reads a byte of the body (the other origin would have been contacted).
                 if let opened = io?.pointee, let reached = Self.location(of: opened), reached != target,
-                   SourcePolicy.origin(of: reached) != SourcePolicy.origin(of: target),
+                   type(of: policy).origin(of: reached) != type(of: policy).origin(of: target),
                    let reason = policy.refusal(forRedirectTo: reached, ofInput: isInput) {
                     av_dict_free(&attempt)
                     avio_closep(io)
@@ -105,55 +105,20 @@ final class OpenGate: @unchecked Sendable {
     }
 }
 
-/// Bytes in memory read by FFmpeg through a custom `AVIOContext`; owns the context and its buffer.
-///
-/// Used from the one thread that reads the input.
-final class MemoryReader {
-    private let bytes: [UInt8]
-    private var position = 0
-    private(set) var context: UnsafeMutablePointer<AVIOContext>?
-
-    init(_ bytes: [UInt8]) throws(PreviewLoopError) {
-        self.bytes = bytes
-        let size = 32 * 1024
-        guard let buffer = av_malloc(size)?.assumingMemoryBound(to: UInt8.self) else {
-            throw PreviewLoopError(.tooLarge, "out of memory for an I/O buffer")
-        }
-        context = avio_alloc_context(buffer, Int32(size), 0, nil, { opaque, destination, wanted in
-            guard let opaque, let destination else { return cffmpeg_averror(EINVAL) }
-            let reader = Unmanaged<MemoryReader>.fromOpaque(opaque).takeUnretainedValue()
-            let count = min(Int(wanted), reader.bytes.count - reader.position)
-            guard count > 0 else { return cffmpeg_averror_eof() }
-            reader.bytes.withUnsafeBufferPointer { source in
-                destination.update(from: source.baseAddress! + reader.position, count: count)
-            }
-            reader.position += count
-            return Int32(count)
-        }, nil, { opaque, offset, whence in
-            guard let opaque else { return Int64(cffmpeg_averror(EINVAL)) }
-            let reader = Unmanaged<MemoryReader>.fromOpaque(opaque).takeUnretainedValue()
-            let size = Int64(reader.bytes.count)
-            switch whence & ~AVSEEK_FORCE {
-            case AVSEEK_SIZE: return size
-            case SEEK_SET: reader.position = Int(max(0, min(offset, size)))
-            case SEEK_CUR: reader.position = Int(max(0, min(Int64(reader.position) + offset, size)))
-            case SEEK_END: reader.position = Int(max(0, min(size + offset, size)))
-            default: return Int64(cffmpeg_averror(EINVAL))
-            }
-            return Int64(reader.position)
-        })
-        guard context != nil else {
-            var freed: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(buffer)
-            av_freep(&freed)
-            throw PreviewLoopError(.tooLarge, "out of memory for an I/O context")
-        }
-        context?.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
-    }
-
-    deinit {
-        if context != nil {
-            av_freep(&context!.pointee.buffer)
-            avio_context_free(&context)
-        }
-    }
+/// What an input may make FFmpeg open besides itself, asked by ``OpenGate`` for every resource and
+/// redirect hop. The library's source policy implements it, so this layer never names the policy type.
+/// Implementations are thread-safe: FFmpeg calls them from the thread that reads the input.
+package protocol OpenPolicy: AnyObject, Sendable {
+    /// Why `url` may not be opened, or `nil` when it may (counts the open).
+    func refusal(for url: String) -> String?
+    /// Why a redirect to `url` may not be followed, or `nil` when it may.
+    func refusal(forRedirectTo url: String, ofInput: Bool) -> String?
+    /// Remembers the first refusal, so the error can name it.
+    func record(_ reason: String)
+    /// How many opens were asked about so far (the first is the input itself).
+    var openCount: Int { get }
+    /// The first refusal recorded, if any.
+    var firstRefusal: String? { get }
+    /// `scheme://host:port` of an http(s) URL, `nil` for anything else.
+    static func origin(of url: String) -> String?
 }

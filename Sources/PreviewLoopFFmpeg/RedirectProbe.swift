@@ -9,9 +9,9 @@ import FoundationEssentials
 /// server the same question once more over FFmpeg's own `tcp`/`tls` protocols (so the interrupt
 /// callback and the read timeout hold), reads the status line and headers only, and returns the
 /// `Location` resolved against the URL. Nothing is sent anywhere but the URL's own host and port.
-enum RedirectProbe {
+package enum RedirectProbe {
     /// The most header bytes read before giving up.
-    static let maxHeaderBytes = 32 * 1024
+    package static let maxHeaderBytes = 32 * 1024
 
     /// The absolute URL `url` redirects to (a 301, 302, 303, 307 or 308 with a `Location`), or `nil`
     /// when it does not redirect or the question cannot be asked.
@@ -71,7 +71,7 @@ enum RedirectProbe {
 
     /// The `Location` of a redirect response's header, made absolute against `base`; `nil` when the
     /// status is not a redirect or there is no `Location`.
-    static func redirectTarget(inHeader text: String, relativeTo base: String) -> String? {
+    package static func redirectTarget(inHeader text: String, relativeTo base: String) -> String? {
         // "\r\n" is one Character in Swift: split on any line break.
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         guard let status = lines.first, status.hasPrefix("HTTP/") else { return nil }

@@ -1,12 +1,12 @@
 import CFFmpeg
 
 /// Owns an input `AVFormatContext`: opened in `init`, closed in `deinit`. Used from one thread at a time.
-final class FormatContext {
-    let pointer: UnsafeMutablePointer<AVFormatContext>
+package final class FormatContext {
+    package let pointer: UnsafeMutablePointer<AVFormatContext>
     /// Kept alive for as long as FFmpeg may call it back.
-    let interrupter: Interrupter
+    package let interrupter: Interrupter
     /// Checks every resource FFmpeg opens for this input (kept alive for the `io_open` hook).
-    let gate: OpenGate
+    package let gate: OpenGate
     /// The custom I/O over bytes in memory, when the input is `.data`.
     private let memory: MemoryReader?
 
@@ -19,12 +19,12 @@ final class FormatContext {
     ///   - policy: what the input may make FFmpeg open besides itself.
     ///   - memory: bytes to read through a custom I/O context instead of a URL.
     ///   - maxPixels: the largest picture the probing decoders may allocate.
-    init(url: String, displayName: String, options: [String: String], policy: SourcePolicy, memory: MemoryReader? = nil,
-         maxPixels: Int, interrupter: Interrupter) throws(PreviewLoopError) {
+    package init(url: String, displayName: String, options: [String: String], policy: any OpenPolicy, memory: MemoryReader? = nil,
+         maxPixels: Int, interrupter: Interrupter) throws(FFmpegFailure) {
         self.interrupter = interrupter
         self.memory = memory
         guard let context = avformat_alloc_context() else {
-            throw PreviewLoopError(.tooLarge, "\(displayName): out of memory")
+            throw FFmpegFailure(.tooLarge, "\(displayName): out of memory")
         }
         gate = OpenGate(policy: policy, defaultOpen: context.pointee.io_open, readTimeout: options["rw_timeout"])
         context.pointee.interrupt_callback = interrupter.callback
@@ -48,7 +48,7 @@ final class FormatContext {
         for stream in streams where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             let parameters = stream.pointee.codecpar.pointee
             if Int(parameters.width) * Int(parameters.height) > maxPixels {
-                throw PreviewLoopError(.tooLarge, "\(displayName): the picture is \(parameters.width)x\(parameters.height), "
+                throw FFmpegFailure(.tooLarge, "\(displayName): the picture is \(parameters.width)x\(parameters.height), "
                                        + "more than the limit of \(maxPixels) pixels")
             }
         }
@@ -65,7 +65,7 @@ final class FormatContext {
             }
             // Some files still demux without complete stream info; only fail when nothing usable is there.
             if pointer.pointee.nb_streams == 0 {
-                throw PreviewLoopError(.notMediaFile, "\(displayName): not a media file FFmpeg can read",
+                throw FFmpegFailure(.notMediaFile, "\(displayName): not a media file FFmpeg can read",
                                        operation: "avformat_find_stream_info", ffmpegCode: info,
                                        ffmpegMessage: FFmpegError.text(info))
             }
@@ -77,17 +77,17 @@ final class FormatContext {
         avformat_close_input(&context)
     }
 
-    private static func openError(_ result: Int32, displayName: String, interrupter: Interrupter, policy: SourcePolicy) -> PreviewLoopError {
+    private static func openError(_ result: Int32, displayName: String, interrupter: Interrupter, policy: any OpenPolicy) -> FFmpegFailure {
         let text = FFmpegError.text(result)
         if let refusal = policy.firstRefusal {
-            return PreviewLoopError(.refusedByPolicy, "\(displayName): refused: \(refusal)", operation: "avformat_open_input",
+            return FFmpegFailure(.refusedByPolicy, "\(displayName): refused: \(refusal)", operation: "avformat_open_input",
                                     ffmpegCode: result, ffmpegMessage: text)
         }
         if result == FFmpegError.exit || interrupter.shouldInterrupt {
             if interrupter.isCancelled {
-                return PreviewLoopError(.cancelled, "\(displayName): cancelled while opening", operation: "avformat_open_input")
+                return FFmpegFailure(.cancelled, "\(displayName): cancelled while opening", operation: "avformat_open_input")
             }
-            return PreviewLoopError(.timedOut, "\(displayName): timed out while opening (\(interrupter.expiryDescription))",
+            return FFmpegFailure(.timedOut, "\(displayName): timed out while opening (\(interrupter.expiryDescription))",
                                     operation: "avformat_open_input", ffmpegCode: result, ffmpegMessage: text)
         }
         let code = FFmpegError.code(for: result, fallback: .notMediaFile)
@@ -100,35 +100,35 @@ final class FormatContext {
             message = "\(displayName): not a media file FFmpeg can read"
         default: message = "\(displayName): cannot be opened"
         }
-        return PreviewLoopError(code, message, operation: "avformat_open_input", ffmpegCode: result, ffmpegMessage: text)
+        return FFmpegFailure(code, message, operation: "avformat_open_input", ffmpegCode: result, ffmpegMessage: text)
     }
 
     /// The streams, borrowed from the context (valid while `self` lives).
-    var streams: [UnsafeMutablePointer<AVStream>] {
+    package var streams: [UnsafeMutablePointer<AVStream>] {
         (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
     }
 
     /// Reads the next packet into `packet`.
     ///
     /// - Returns: `false` at the end of the input.
-    func readPacket(into packet: Packet) throws(PreviewLoopError) -> Bool {
+    package func readPacket(into packet: Packet) throws(FFmpegFailure) -> Bool {
         av_packet_unref(packet.pointer)
         let result = av_read_frame(pointer, packet.pointer)
         if result == FFmpegError.endOfFile {
             // A playlist whose later segment was refused ends early: that is the refusal, not the clip's end.
             if let refusal = gate.policy.firstRefusal {
-                throw PreviewLoopError(.refusedByPolicy, "refused: \(refusal)", operation: "av_read_frame")
+                throw FFmpegFailure(.refusedByPolicy, "refused: \(refusal)", operation: "av_read_frame")
             }
             return false
         }
         if result < 0 {
-            if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "cancelled", operation: "av_read_frame") }
+            if interrupter.isCancelled { throw FFmpegFailure(.cancelled, "cancelled", operation: "av_read_frame") }
             if let refusal = gate.policy.firstRefusal {
-                throw PreviewLoopError(.refusedByPolicy, "refused: \(refusal)", operation: "av_read_frame",
+                throw FFmpegFailure(.refusedByPolicy, "refused: \(refusal)", operation: "av_read_frame",
                                        ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
             }
             if result == FFmpegError.exit || interrupter.isPastDeadline {
-                throw PreviewLoopError(.timedOut, "timed out while reading (\(interrupter.expiryDescription))", operation: "av_read_frame",
+                throw FFmpegFailure(.timedOut, "timed out while reading (\(interrupter.expiryDescription))", operation: "av_read_frame",
                                        ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
             }
             // An I/O error in the middle of a file (for example a truncated download) ends the data we have.
@@ -139,13 +139,13 @@ final class FormatContext {
     }
 
     /// Whether the input can seek at all (a pipe cannot).
-    var isSeekable: Bool {
+    package var isSeekable: Bool {
         guard let io = pointer.pointee.pb else { return true }      // demuxers doing their own I/O
         return io.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0
     }
 
     /// Whether the demuxer can restart from byte 0 (it allows byte seeks and is not a pipe).
-    var canSeekToFirstByte: Bool {
+    package var canSeekToFirstByte: Bool {
         guard let io = pointer.pointee.pb, io.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 else { return false }
         let flags = pointer.pointee.iformat.pointee.flags
         // Formats without a seek index, where timestamp seeks are approximate.
@@ -153,13 +153,13 @@ final class FormatContext {
     }
 
     /// Restarts demuxing from the first byte of the input.
-    func seekToFirstByte() throws(PreviewLoopError) {
+    package func seekToFirstByte() throws(FFmpegFailure) {
         try check(av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE), "av_seek_frame", code: .decodingFailed, "seek to start failed")
     }
 
     /// Seeks so that the next packets of `streamIndex` start at the keyframe at or before `timestamp`
     /// (in the stream's time base).
-    func seek(streamIndex: Int32, to timestamp: Int64) throws(PreviewLoopError) {
+    package func seek(streamIndex: Int32, to timestamp: Int64) throws(FFmpegFailure) {
         let result = avformat_seek_file(pointer, streamIndex, Int64.min, timestamp, timestamp, 0)
         if result < 0 {
             // Some demuxers only implement the older entry point.
@@ -167,46 +167,4 @@ final class FormatContext {
                       code: .decodingFailed, "seek failed")
         }
     }
-}
-
-/// Owns an `AVPacket`, reused across reads.
-final class Packet {
-    let pointer: UnsafeMutablePointer<AVPacket>
-
-    init() throws(PreviewLoopError) {
-        guard let packet = av_packet_alloc() else { throw PreviewLoopError(.tooLarge, "out of memory allocating a packet") }
-        pointer = packet
-    }
-
-    deinit {
-        var packet: UnsafeMutablePointer<AVPacket>? = pointer
-        av_packet_free(&packet)
-    }
-}
-
-/// Owns an `AVFrame`, reused across decodes.
-final class DecodedFrame {
-    let pointer: UnsafeMutablePointer<AVFrame>
-
-    init() throws(PreviewLoopError) {
-        guard let frame = av_frame_alloc() else { throw PreviewLoopError(.tooLarge, "out of memory allocating a frame") }
-        pointer = frame
-    }
-
-    deinit {
-        var frame: UnsafeMutablePointer<AVFrame>? = pointer
-        av_frame_free(&frame)
-    }
-
-    /// Makes this frame a new reference to `other`'s buffers (no pixel copy).
-    func reference(_ other: DecodedFrame) throws(PreviewLoopError) {
-        av_frame_unref(pointer)
-        try check(av_frame_ref(pointer, other.pointer), "av_frame_ref", code: .tooLarge, "cannot keep a frame")
-    }
-
-    /// Releases the buffers this frame references.
-    func clear() { av_frame_unref(pointer) }
-
-    /// Whether the frame holds a picture.
-    var hasPicture: Bool { pointer.pointee.data.0 != nil }
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// Handed to FFmpeg as `AVFormatContext.interrupt_callback`; FFmpeg polls it from inside blocking reads,
 /// so a stop interrupts I/O and not only the next frame. Thread-safe: the flags are atomics, written by
 /// any thread and read by the thread running FFmpeg.
-final class Interrupter: Sendable {
+package final class Interrupter: Sendable {
     private let cancelled = Atomic<Bool>(false)
     /// Monotonic nanoseconds after which the current operation fails; 0 means none.
     private let deadline = Atomic<UInt64>(0)
@@ -24,14 +24,16 @@ final class Interrupter: Sendable {
     /// Which limit passed first: 0 none, 1 the operation's, 2 the job's.
     private let expired = Atomic<UInt8>(0)
 
+    package init() {}
+
     /// Asks every blocking FFmpeg call using this interrupter to return now.
-    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    package func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     /// Whether ``cancel()`` was called.
-    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    package var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// Sets (or with `nil` clears) the deadline of the operation about to run.
-    func setDeadline(after seconds: Double?) {
+    package func setDeadline(after seconds: Double?) {
         guard let seconds else { deadline.store(0, ordering: .relaxed); return }
         let length = UInt64(min(max(0, seconds), 1e9) * 1e9)
         operationLength.store(length, ordering: .relaxed)
@@ -40,7 +42,7 @@ final class Interrupter: Sendable {
 
     /// Sets the deadline for the whole job's I/O, from now, unless one is set already (an input
     /// reopened to seek keeps its job's deadline).
-    func setJobDeadline(after seconds: Double) {
+    package func setJobDeadline(after seconds: Double) {
         guard jobDeadline.load(ordering: .relaxed) == 0 else { return }
         let length = UInt64(min(max(0, seconds), 1e9) * 1e9)
         jobLength.store(length, ordering: .relaxed)
@@ -48,7 +50,7 @@ final class Interrupter: Sendable {
     }
 
     /// Which limit passed, once one has.
-    enum Limit: Sendable, Equatable {
+    package enum Limit: Sendable, Equatable {
         /// The operation's: opening, or one read, took longer than `seconds` (nothing arrived).
         case operation(seconds: Double)
         /// The whole job's.
@@ -56,7 +58,7 @@ final class Interrupter: Sendable {
     }
 
     /// The limit that passed first, if any did.
-    var expiredLimit: Limit? {
+    package var expiredLimit: Limit? {
         switch expired.load(ordering: .relaxed) {
         case 1: .operation(seconds: Double(operationLength.load(ordering: .relaxed)) / 1e9)
         case 2: .job(seconds: Double(jobLength.load(ordering: .relaxed)) / 1e9)
@@ -66,7 +68,7 @@ final class Interrupter: Sendable {
 
     /// Why a timed-out call gave up, for the error message: `nothing arrived for 2 s` or `the job's
     /// limit of 60 s passed`.
-    var expiryDescription: String {
+    package var expiryDescription: String {
         switch expiredLimit {
         case .operation(let seconds)?: "nothing arrived for \(Self.seconds(seconds)) s"
         case .job(let seconds)?: "the job's limit of \(Self.seconds(seconds)) s passed"
@@ -79,7 +81,7 @@ final class Interrupter: Sendable {
     }
 
     /// Whether the current operation's or the job's deadline has passed.
-    var isPastDeadline: Bool {
+    package var isPastDeadline: Bool {
         let limit = deadline.load(ordering: .relaxed), jobLimit = jobDeadline.load(ordering: .relaxed)
         guard limit != 0 || jobLimit != 0 else { return false }
         let now = Self.now()
@@ -95,7 +97,7 @@ final class Interrupter: Sendable {
     }
 
     /// Whether FFmpeg should abort what it is doing.
-    var shouldInterrupt: Bool { isCancelled || isPastDeadline }
+    package var shouldInterrupt: Bool { isCancelled || isPastDeadline }
 
     /// The callback structure to store in `AVFormatContext.interrupt_callback`; `self` must outlive it.
     var callback: AVIOInterruptCB {
@@ -105,5 +107,5 @@ final class Interrupter: Sendable {
         }, opaque: Unmanaged.passUnretained(self).toOpaque())
     }
 
-    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    package static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }

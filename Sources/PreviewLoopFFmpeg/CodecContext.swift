@@ -2,7 +2,7 @@ import CFFmpeg
 import Synchronization
 
 /// What asking the decoder for a frame gave.
-enum DecodeOutcome {
+package enum DecodeOutcome {
     /// A frame was written into the destination.
     case frame
     /// The decoder needs another packet first.
@@ -12,14 +12,14 @@ enum DecodeOutcome {
 }
 
 /// Owns a video `AVCodecContext`: allocated and opened in `init`, freed in `deinit`.
-final class CodecContext {
+package final class CodecContext {
     /// How many decoders were opened per media type (`video`, `audio`, …) in this process: lets tests
     /// prove that audio is never decoded.
-    static let openedDecoders = Mutex<[String: Int]>([:])
+    package static let openedDecoders = Mutex<[String: Int]>([:])
 
-    let pointer: UnsafeMutablePointer<AVCodecContext>
+    package let pointer: UnsafeMutablePointer<AVCodecContext>
     /// The decoder's short name, for example `h264`.
-    let decoderName: String
+    package let decoderName: String
 
     /// Opens a decoder for a stream's parameters.
     ///
@@ -27,16 +27,16 @@ final class CodecContext {
     ///   - parameters: the stream's `codecpar`.
     ///   - threads: decoder threads; frame and slice threading are both allowed.
     ///   - displayName: how errors name the input.
-    init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, maxPixels: Int,
-         displayName: String) throws(PreviewLoopError) {
+    package init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, maxPixels: Int,
+         displayName: String) throws(FFmpegFailure) {
         let codecID = parameters.pointee.codec_id
         guard let codec = avcodec_find_decoder(codecID) else {
             let name = String(cString: avcodec_get_name(codecID))
-            throw PreviewLoopError(.unsupportedCodec, "\(displayName): no decoder for the \(name) video codec in this FFmpeg build",
+            throw FFmpegFailure(.unsupportedCodec, "\(displayName): no decoder for the \(name) video codec in this FFmpeg build",
                                    operation: "avcodec_find_decoder")
         }
         guard let context = avcodec_alloc_context3(codec) else {
-            throw PreviewLoopError(.tooLarge, "\(displayName): out of memory")
+            throw FFmpegFailure(.tooLarge, "\(displayName): out of memory")
         }
         pointer = context
         decoderName = String(cString: codec.pointee.name)
@@ -57,7 +57,7 @@ final class CodecContext {
     /// HEVC: FFmpeg 5.1's frame threading gave nothing on 2 cores on x265 4K (120 frames: 2.92 s with
     /// 2 frame threads, 3.00 s with one), while slice threading, which decodes the wavefront rows x265
     /// writes by default in parallel, gave 2.44 s — and frame threads also hold a 4K frame each.
-    static func threadType(for codecID: AVCodecID, lowDelay: Bool) -> Int32 {
+    package static func threadType(for codecID: AVCodecID, lowDelay: Bool) -> Int32 {
         lowDelay || codecID == AV_CODEC_ID_HEVC ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE)
     }
 
@@ -67,14 +67,14 @@ final class CodecContext {
     }
 
     /// Which frames the decoder may skip: everything but keyframes when `keyframesOnly`.
-    var keyframesOnly: Bool {
+    package var keyframesOnly: Bool {
         get { pointer.pointee.skip_frame == AVDISCARD_NONKEY }
         set { pointer.pointee.skip_frame = newValue ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT }
     }
 
     /// Whether frames no other frame refers to are skipped (`AVDISCARD_NONREF`): they can be dropped
     /// unseen while decoding toward a later time, since no kept frame depends on them.
-    var skipsNonReferenceFrames: Bool {
+    package var skipsNonReferenceFrames: Bool {
         get { pointer.pointee.skip_frame == AVDISCARD_NONREF }
         set {
             guard !keyframesOnly else { return }
@@ -84,7 +84,7 @@ final class CodecContext {
 
     /// Whether the in-loop deblocking filter is skipped on every frame (`AVDISCARD_ALL`): for analysis
     /// on small pictures, where its smoothing does not show and its cost does.
-    var skipsLoopFilter: Bool {
+    package var skipsLoopFilter: Bool {
         get { pointer.pointee.skip_loop_filter == AVDISCARD_ALL }
         set { pointer.pointee.skip_loop_filter = newValue ? AVDISCARD_ALL : AVDISCARD_DEFAULT }
     }
@@ -92,7 +92,7 @@ final class CodecContext {
     /// Sends a packet, or `nil` to start draining.
     ///
     /// - Returns: `false` when the decoder must hand out frames before it takes this packet.
-    func send(_ packet: Packet?) throws(PreviewLoopError) -> Bool {
+    package func send(_ packet: Packet?) throws(FFmpegFailure) -> Bool {
         let result = avcodec_send_packet(pointer, packet?.pointer)
         if result == FFmpegError.tryAgain { return false }
         if result == FFmpegError.endOfFile { return true }       // already draining
@@ -103,7 +103,7 @@ final class CodecContext {
     }
 
     /// Receives the next decoded frame into `frame`.
-    func receive(into frame: DecodedFrame) throws(PreviewLoopError) -> DecodeOutcome {
+    package func receive(into frame: DecodedFrame) throws(FFmpegFailure) -> DecodeOutcome {
         let result = avcodec_receive_frame(pointer, frame.pointer)
         if result == FFmpegError.tryAgain { return .needsInput }
         if result == FFmpegError.endOfFile { return .endOfStream }
@@ -112,5 +112,5 @@ final class CodecContext {
     }
 
     /// Drops buffered frames and state, as needed after a seek or after draining.
-    func flush() { avcodec_flush_buffers(pointer) }
+    package func flush() { avcodec_flush_buffers(pointer) }
 }

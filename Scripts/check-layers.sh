@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The layer rules the compiler cannot hold (run by `make test`; exits 1 naming every violation).
+#
+# The compiler already holds the target graph: CLI -> PreviewLoop -> PreviewLoopFFmpeg -> CFFmpeg/CFFmpegLog
+# (a lower target cannot import a higher one). This script checks what a target graph cannot:
+#   1. `import CFFmpeg` / `import CFFmpegLog` (any access level) only in Sources/PreviewLoopFFmpeg.
+#   2. No FFmpeg C identifiers (`AV[A-Z]…`, `av_…`, `avformat_…`, `avcodec_…`, `avio_…`, `sws_…`,
+#      `cffmpeg_…`) in the code (comments stripped) of Sources/PreviewLoop or Sources/preview-loop.
+#   3. PreviewLoop imports the FFmpeg layer only as `internal import PreviewLoopFFmpeg` (a plain or
+#      public import would hand its `package` types to clients); the CLI does not import it at all.
+#   4. Folder layers inside Sources/PreviewLoop: a file may name types declared in its own folder or in
+#      lower ones, never in a higher one. Ranks: Geometry, Imaging, Support, Text = 0; Decoding, FFmpeg = 1;
+#      Loop, Sampling = 2; Output = 3 (it renders loops and samples); Card, Batch, Sheet, Wall = 4.
+# Rules 1 and 2 have a transitional list (TRANSITIONAL below): files that still call FFmpeg directly
+# until their C moves into the layer. It is a ratchet: a listed file that no longer needs the exemption
+# fails the check too, so the list can only shrink.
+#
+# Usage: Scripts/check-layers.sh [ROOT]   (ROOT defaults to the repository; used by the self-test)
+set -euo pipefail
+ROOT="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+cd "$ROOT"
+
+TRANSITIONAL=(
+  Sources/PreviewLoop/Decoding/FrameScaler.swift
+  Sources/PreviewLoop/Decoding/MediaInput.swift
+  Sources/PreviewLoop/Decoding/VideoDecoder.swift
+  Sources/PreviewLoop/FFmpeg/EncoderContext.swift
+  Sources/PreviewLoop/FFmpeg/HDRColor.swift
+  Sources/PreviewLoop/FFmpeg/OutputContext.swift
+  Sources/PreviewLoop/FFmpeg/PictureConverter.swift
+  Sources/PreviewLoop/FFmpeg/ScaleContext.swift
+  Sources/PreviewLoop/Output/AnimationWriter.swift
+  Sources/PreviewLoop/Output/ImageEncoder.swift
+  Sources/PreviewLoop/Sampling/ScenePick.swift
+)
+# Folder-layer arrows that still run upward (rule 4), as "file:Type"; the same ratchet applies.
+KNOWN_UPWARD=(
+  Sources/PreviewLoop/FFmpeg/OutputContext.swift:AtomicFile
+  Sources/PreviewLoop/FFmpeg/OutputContext.swift:TemporaryFiles
+  Sources/PreviewLoop/Loop/Shutter.swift:AtomicFile
+  Sources/PreviewLoop/Loop/Shutter.swift:PPM
+)
+
+python3 - "${TRANSITIONAL[@]}" --known "${KNOWN_UPWARD[@]}" <<'PY'
+import os, re, sys
+args = sys.argv[1:]
+split = args.index("--known")
+transitional, known = set(args[:split]), set(args[split + 1:])
+failures = []
+
+def code_of(path):
+    """The file's text without // and /* */ comments and without string literal contents."""
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r'"""(.*?)"""', '""', text, flags=re.S)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"//[^\n]*", "", text)
+
+def swift_files(top):
+    for folder, _, names in os.walk(top):
+        for name in sorted(names):
+            if name.endswith(".swift"):
+                yield os.path.join(folder, name)
+
+c_import = re.compile(r"^\s*(@\w+\s+)*((public|package|internal|fileprivate|private)\s+)?import\s+(CFFmpeg|CFFmpegLog)\b", re.M)
+c_identifier = re.compile(r"\b(AV[A-Z][A-Za-z0-9_]*|av_\w+|avformat_\w+|avcodec_\w+|avio_\w+|sws_\w+|cffmpeg_\w+)")
+layer_import = re.compile(r"^\s*(@\w+\s+)*((public|package|internal|fileprivate|private)\s+)?import\s+PreviewLoopFFmpeg\b", re.M)
+
+upper = [p for top in ("Sources/PreviewLoop", "Sources/preview-loop") for p in swift_files(top)]
+exempt_used = set()
+for path in upper:
+    code = code_of(path)
+    hits = [m.group(0).split()[-1] for m in c_import.finditer(code)]
+    identifiers = sorted(set(m.group(1) for m in c_identifier.finditer(code)))
+    if path in transitional:
+        if hits or identifiers:
+            exempt_used.add(path)
+        continue
+    for module in hits:
+        failures.append(f"{path}: imports {module} (only Sources/PreviewLoopFFmpeg may)")
+    if identifiers:
+        failures.append(f"{path}: names FFmpeg C identifiers outside the FFmpeg layer: {', '.join(identifiers[:6])}")
+    for m in layer_import.finditer(code):
+        line = m.group(0).strip()
+        if path.startswith("Sources/preview-loop/"):
+            failures.append(f"{path}: the CLI imports the FFmpeg layer ({line})")
+        elif not line.startswith("internal import"):
+            failures.append(f"{path}: `{line}` must be `internal import PreviewLoopFFmpeg` (no package type may reach clients)")
+for path in sorted(transitional - exempt_used):
+    failures.append(f"{path}: listed as transitional but no longer calls FFmpeg: remove it from TRANSITIONAL")
+
+rank = {"Geometry": 0, "Imaging": 0, "Support": 0, "Text": 0, "Decoding": 1, "FFmpeg": 1,
+        "Loop": 2, "Sampling": 2, "Output": 3, "Card": 4, "Batch": 4, "Sheet": 4, "Wall": 4}
+declaration = re.compile(r"^(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*"
+                         r"(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
+declared = {}            # type name -> folder
+files = list(swift_files("Sources/PreviewLoop"))
+for path in files:
+    parts = path.split("/")
+    if len(parts) < 4:
+        continue
+    for m in declaration.finditer(code_of(path)):          # top-level declarations only
+        declared.setdefault(m.group(1), parts[2])
+known_used = set()
+for path in files:
+    parts = path.split("/")
+    if len(parts) < 4 or parts[2] not in rank:
+        continue
+    code = code_of(path)
+    for name, folder in declared.items():
+        if folder not in rank or rank[folder] <= rank[parts[2]] or folder == parts[2]:
+            continue
+        if re.search(r"\b" + re.escape(name) + r"\b", code):
+            key = f"{path}:{name}"
+            if key in known:
+                known_used.add(key)
+            else:
+                failures.append(f"{path}: {parts[2]}/ (layer {rank[parts[2]]}) uses {name} from {folder}/ (layer {rank[folder]})")
+for key in sorted(known - known_used):
+    failures.append(f"{key}: listed in KNOWN_UPWARD but no longer used: remove it")
+
+for line in failures:
+    print("check-layers: " + line)
+if failures:
+    print(f"check-layers: {len(failures)} violation(s)")
+    sys.exit(1)
+print(f"check-layers: ok ({len(upper)} files above the FFmpeg layer, {len(transitional)} transitional, {len(known)} known upward uses)")
+PY
