@@ -2,7 +2,7 @@
 // through the in-memory source (`Source.data`) into open → decode → scale, the path every untrusted
 // input takes; `timing`, the same on the far/gap family of crafted timestamps; `cli`, arguments for
 // the command-line parser (the CLI's sources are compiled in, without its main.swift). Compiled together with the library's sources
-// into one module by Fuzz/build.sh (`swiftc -sanitize=fuzzer,address`), so this file sees what the
+// into one module by Fuzz/run.sh (`swiftc -sanitize=fuzzer,address`), so this file sees what the
 // tests see; run with `make fuzz SECONDS=N`.
 //
 // What counts as a finding: a crash or sanitizer report in PreviewLoop (or in FFmpeg reached through

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer binary (Fuzz/FuzzEntry.swift compiled with the library's and the CLI's sources,
+# over the FFmpeg layer built as its own module,
 # with -sanitize=fuzzer,address), replays every saved reproducer in Fuzz/crashes/, then fuzzes three
 # targets for SECONDS in all: `media` half of it (seeds: the small fixtures plus tiny clips in other
 # containers and codecs), `timing` a quarter (seeds: the far/gap family of crafted timestamps) and `cli`
@@ -26,15 +27,25 @@ BINARY="$OUT/preview-loop-fuzz"
 mkdir -p "$OUT/corpus" "$OUT/artifacts"
 
 # --- Build (again only when a source changed) ---------------------------------------------------
-# The CLI's sources without its main.swift: the `cli` target calls its pure parser.
+# Three steps, as SwiftPM builds the targets: the log trampoline (C), the FFmpeg layer as its own
+# module (PreviewLoopFFmpeg, the only one that imports CFFmpeg), then the library and the CLI's
+# sources without its main.swift (the `cli` target calls its pure parser) linked with both.
+LAYER_SOURCES=($(find Sources/PreviewLoopFFmpeg -name '*.swift' | sort))
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
          $(find Sources/preview-loop -name '*.swift' ! -name main.swift | sort))
-if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" Sources/CFFmpeg Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
+FFMPEG_INCLUDES=(-I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil))
+if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" Sources/CFFmpeg Sources/CFFmpegLog Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
+  mkdir -p "$OUT/modules"
+  clang -fsanitize=fuzzer-no-link,address -O1 -g $(pkg-config --cflags-only-I libavutil) -I Sources/CFFmpegLog/include \
+      -c Sources/CFFmpegLog/log.c -o "$OUT/cffmpeglog.o"
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -wmo -c \
+      -module-name PreviewLoopFFmpeg -package-name main -emit-module -emit-module-path "$OUT/modules/PreviewLoopFFmpeg.swiftmodule" \
+      "${FFMPEG_INCLUDES[@]}" -I Sources/CFFmpegLog/include "${LAYER_SOURCES[@]}" -o "$OUT/PreviewLoopFFmpeg.o"
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -module-name PreviewLoop -package-name main \
-      -I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil) \
+      -I "$OUT/modules" "${FFMPEG_INCLUDES[@]}" -I Sources/CFFmpegLog/include \
       -I Sources/CFreeType $(pkg-config --cflags-only-I freetype2) \
-      "${SOURCES[@]}" -o "$BINARY"
+      "${SOURCES[@]}" "$OUT/PreviewLoopFFmpeg.o" "$OUT/cffmpeglog.o" -o "$BINARY"
 fi
 
 FLAGS=(-timeout=20 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$OUT/artifacts/")

@@ -37,8 +37,6 @@ TRANSITIONAL=(
 KNOWN_UPWARD=(
   Sources/PreviewLoop/FFmpeg/OutputContext.swift:AtomicFile
   Sources/PreviewLoop/FFmpeg/OutputContext.swift:TemporaryFiles
-  Sources/PreviewLoop/Loop/Shutter.swift:AtomicFile
-  Sources/PreviewLoop/Loop/Shutter.swift:PPM
 )
 
 python3 - "${TRANSITIONAL[@]}" --known "${KNOWN_UPWARD[@]}" <<'PY'

@@ -171,9 +171,6 @@ final class MediaInput {
     /// The borrowed stream (valid while the input lives).
     var stream: UnsafeMutablePointer<AVStream> { format.pointer.pointee.streams[Int(streamIndex)]! }
 
-    /// The start time in seconds used as "zero" for presentation times.
-    var startSeconds: Double { info.startTime }
-
     /// Seconds from the stream's start for a timestamp in stream ticks.
     func seconds(fromTimestamp timestamp: Int64) -> Double {
         // In Double: a hostile timestamp minus the start can overflow Int64.

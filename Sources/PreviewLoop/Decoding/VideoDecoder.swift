@@ -28,7 +28,6 @@ final class VideoDecoder {
     /// Whether any packet was read since opening (a pipe can only be rewound before that).
     private(set) var hasRead = false
     /// Packets the decoder rejected as damaged (concealed, not fatal).
-    private(set) var concealedErrors = 0
     /// Packets of other streams the demuxer still returned (none: they are discarded at the demuxer).
     private(set) var packetsOfOtherStreams = 0
     /// Frames the decoder has produced since opening (a frame handed back and taken again counts once).
@@ -72,8 +71,7 @@ final class VideoDecoder {
             do {
                 outcome = try ffmpeg { () throws(FFmpegFailure) in try codec.receive(into: frame) }
             } catch where error.ffmpegCode == FFmpegError.invalidData {
-                concealedErrors += 1
-                continue
+                continue                      // concealed damage: the decoder goes on with the next frame
             }
             switch outcome {
             case .frame:
@@ -119,8 +117,7 @@ final class VideoDecoder {
             do {
                 if try ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) { return }
             } catch where error.ffmpegCode != nil && !interrupter.isCancelled {
-                concealedErrors += 1          // a damaged packet: skip it, keep the stream
-                continue
+                continue                      // a damaged packet: skip it, keep the stream
             }
             return
         }
@@ -329,7 +326,6 @@ final class VideoDecoder {
             let target = max(0, seconds - backoff)
             try seek(to: target)
             var chosen: (packet: Packet, time: Double)?
-            var overshot = false
             while true {
                 interrupter.setDeadline(after: input.options.readTimeout)
                 let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try input.format.readPacket(into: packet) }
@@ -341,10 +337,7 @@ final class VideoDecoder {
                 let nopts = cffmpeg_nopts_value()
                 let stamp = raw.pts != nopts ? raw.pts : raw.dts
                 let time = stamp == nopts ? 0 : input.seconds(fromTimestamp: stamp)
-                if time > seconds + 1e-6 {
-                    overshot = chosen == nil
-                    break
-                }
+                if time > seconds + 1e-6 { break }
                 let copy = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
                 try check(av_packet_ref(copy.pointer, packet.pointer), "av_packet_ref", code: .tooLarge, "cannot keep a packet")
                 chosen = (copy, time)
@@ -354,7 +347,6 @@ final class VideoDecoder {
             if let chosen { return chosen }
             if target <= 0 { return nil }
             // The seek landed past the time (or nothing was found): look further back.
-            _ = overshot
             backoff = backoff == 0 ? 1 : backoff * 2
         }
     }
@@ -375,7 +367,6 @@ final class VideoDecoder {
                 let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame() }
                 let outcome: DecodeOutcome
                 do { outcome = try ffmpeg { () throws(FFmpegFailure) in try codec.receive(into: frame) } } catch where error.ffmpegCode == FFmpegError.invalidData {
-                    concealedErrors += 1
                     continue
                 }
                 guard outcome == .frame else { return }

@@ -10,7 +10,7 @@ import Synchronization
 final class LoopControl: @unchecked Sendable {
     let interrupter = Interrupter()
     /// Stills and recordings of the presented frames.
-    let shutter = Shutter()
+    let frameTap = FrameTap()
     private let condition = ConditionLock()
     /// Interrupters of inputs opened before the loop started, cancelled along with its own.
     private let adopted = Mutex<[Interrupter]>([])
@@ -71,13 +71,13 @@ public final class PreviewLoopHandle: Sendable {
     /// The next frame the loop presents, as a still of the live preview.
     ///
     /// - Throws: ``PreviewLoopError/Code/cancelled`` when the loop ends before presenting another frame.
-    public func capture() async throws -> VideoFrame { try await control.shutter.capture() }
+    public func capture() async throws -> VideoFrame { try await control.frameTap.capture() }
 
     /// Sends every frame presented from now on to `sink` (finishing an earlier recording first).
-    public func startRecording(to sink: any FrameSink) throws { try control.shutter.startRecording(to: sink) }
+    public func startRecording(to sink: any FrameSink) throws { try control.frameTap.startRecording(to: sink) }
 
     /// Stops sending frames and finishes the sink; rethrows a write error the recording met.
-    public func stopRecording() throws { try control.shutter.stopRecording() }
+    public func stopRecording() throws { try control.frameTap.stopRecording() }
 
     /// Blocks the calling thread until the loop has finished; rethrows its error, if any.
     public func wait() throws {

@@ -188,14 +188,14 @@ public final class PreviewLoop: Sendable {
         do {
             producer = try NamedThread(name: "PreviewLoop decode") { transfer.value.produce(into: pipe) }
         } catch {
-            control.shutter.close()
+            control.frameTap.close()
             throw PreviewLoopError(error.code, "\(source): \(error.message)")
         }
         defer {
             pipe.close(discardingItems: true)
             control.cancelIO()
             producer.join()
-            control.shutter.close()
+            control.frameTap.close()
         }
 
         let clock = ContinuousClock()
@@ -232,7 +232,7 @@ public final class PreviewLoop: Sendable {
                                                          droppedBefore: dropped),
                                    isKeyframe: isKeyframe)
             dropped = 0
-            control.shutter.presented(frame)
+            control.frameTap.presented(frame)
             try body(frame)
             if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
         }

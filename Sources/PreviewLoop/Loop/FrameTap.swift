@@ -1,59 +1,12 @@
 import FoundationEssentials
 import Synchronization
 
-/// Where recorded frames go: every frame presented between `startRecording` and `stopRecording`.
-///
-/// `write(_:)` is called on the loop's thread, in presentation order; `finish()` once, when recording
-/// stops (by `stopRecording()`, by a new `startRecording`, or when the loop ends).
-public protocol FrameSink: AnyObject, Sendable {
-    /// Takes one presented frame.
-    func write(_ frame: VideoFrame) throws
-    /// Completes the output (closes files, writes indexes).
-    func finish() throws
-}
-
-/// Records frames as images in a directory: `PPP-FFFFF.ppm` (pass and index, 1-based) plus
-/// `frames.csv` (file, pass, index, presentation_time, wall_time) written when recording stops.
-///
-/// Each image is written atomically. Thread-safe: the index is guarded by a mutex.
-public final class ImageDirectorySink: FrameSink {
-    /// The directory written to.
-    public let directory: String
-    private let rows = Mutex<[String]>([])
-
-    /// Creates the sink, creating the directory if needed.
-    ///
-    /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be made.
-    public init(directory: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw PreviewLoopError(.outputNotWritable, "\(directory): cannot create the directory")
-        }
-        self.directory = directory
-    }
-
-    /// Writes the frame as `PPP-FFFFF.ppm`.
-    public func write(_ frame: VideoFrame) throws {
-        let name = DecimalText.zeroPadded(frame.loopIndex + 1, 3) + "-" + DecimalText.zeroPadded(frame.index + 1, 5) + ".ppm"
-        try AtomicFile.write(PPM.encode(frame.image), to: directory + "/" + name)
-        let row = "\(name),\(frame.loopIndex + 1),\(frame.index + 1),\(DecimalText.fixed(frame.presentationTime.seconds, 6)),"
-            + DecimalText.fixed(frame.timings.wallTime.seconds, 6)
-        rows.withLock { $0.append(row) }
-    }
-
-    /// Writes `frames.csv`.
-    public func finish() throws {
-        let text = (["file,pass,index,presentation_time,wall_time"] + rows.withLock { $0 }).joined(separator: "\n") + "\n"
-        try AtomicFile.write(Array(text.utf8), to: directory + "/frames.csv")
-    }
-}
-
-/// The shutter of a running loop: stills of the next presented frame and recordings of spans.
+/// What taps a running loop's presented frames (its "shutter"): stills of the next presented frame
+/// and recordings of spans.
 ///
 /// Thread-safe: requests come from any thread, frames from the loop's thread; all state is guarded
 /// by one mutex, and sinks and continuations are called outside it.
-final class Shutter: Sendable {
+final class FrameTap: Sendable {
     private struct State {
         var captures: [CheckedContinuation<VideoFrame, any Error>] = []
         var sink: (any FrameSink)?
