@@ -59,9 +59,7 @@ public enum BatchFiles {
 
     /// Creates a directory (and parents).
     static func makeDirectory(_ path: String) throws(PreviewLoopError) {
-        do { try AtomicFile.createDirectory(path) } catch let error as PreviewLoopError { throw error } catch {
-            throw PreviewLoopError(.outputNotWritable, "cannot create \(path)")
-        }
+        _ = try AtomicFile.createDirectory(path)
     }
 
     /// Renames, reporting the system's reason.

@@ -49,7 +49,7 @@ public enum BatchManifest {
     ///   - baseDirectory: what relative input paths are relative to (`nil`: left as they are).
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line for a line that is not a
     ///   valid object, a missing input, an unknown key, an invalid or duplicate id, or an input `-`.
-    public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws -> [BatchClip] {
+    public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws(PreviewLoopError) -> [BatchClip] {
         var clips: [BatchClip] = []
         var seen: [String: Int] = [:]
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
@@ -96,7 +96,7 @@ public enum BatchManifest {
     }
 
     /// Reads and parses a manifest file whole (or standard input for `-`, only when asked).
-    public static func read(path: String) throws -> [BatchClip] {
+    public static func read(path: String) throws(PreviewLoopError) -> [BatchClip] {
         let data: [UInt8]
         if path == "-" {
             data = try BatchFiles.readAll(descriptor: 0, name: "<standard input>", limit: maxBytes)

@@ -13,6 +13,7 @@ enum DecodeOutcome {
 
 /// Owns a video `AVCodecContext`: allocated and opened in `init`, freed in `deinit`.
 final class CodecContext {
+    private let liveToken = LiveObjects.Token()
     /// How many decoders were opened per media type (`video`, `audio`, …) in this process: lets tests
     /// prove that audio is never decoded.
     static let openedDecoders = Mutex<[String: Int]>([:])

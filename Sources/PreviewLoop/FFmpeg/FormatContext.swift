@@ -2,6 +2,7 @@ import CFFmpeg
 
 /// Owns an input `AVFormatContext`: opened in `init`, closed in `deinit`. Used from one thread at a time.
 final class FormatContext {
+    private let liveToken = LiveObjects.Token()
     let pointer: UnsafeMutablePointer<AVFormatContext>
     /// Kept alive for as long as FFmpeg may call it back.
     let interrupter: Interrupter
@@ -171,6 +172,7 @@ final class FormatContext {
 
 /// Owns an `AVPacket`, reused across reads.
 final class Packet {
+    private let liveToken = LiveObjects.Token()
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() throws(PreviewLoopError) {
@@ -186,6 +188,7 @@ final class Packet {
 
 /// Owns an `AVFrame`, reused across decodes.
 final class DecodedFrame {
+    private let liveToken = LiveObjects.Token()
     let pointer: UnsafeMutablePointer<AVFrame>
 
     init() throws(PreviewLoopError) {

@@ -129,7 +129,7 @@ extension FrameSampler {
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when the duration is unknown or `every` is not above 0.
     public func thumbnailTrack(every: Double, layout: ThumbnailTrack.Layout = .init(), mode: ContentMode = .aspectFill,
                                accuracy: SeekAccuracy = .auto, maxThumbnails: Int = 1_000_000, progress: (Int, Int) -> Void = { _, _ in },
-                               onSheet: (Int, RGBImage) throws -> Void) throws -> ThumbnailTrack {
+                               onSheet: (Int, RGBImage) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) -> ThumbnailTrack {
         guard every > 0, every.isFinite else { throw PreviewLoopError(.invalidArgument, "the thumbnail interval must be above 0 s") }
         guard let duration = info.duration, duration > 0 else {
             throw PreviewLoopError(.invalidArgument, "the clip's duration is unknown or 0: thumbnails need it to cover the clip")

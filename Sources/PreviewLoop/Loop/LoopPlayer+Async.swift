@@ -1,0 +1,23 @@
+/// The `async` forms of the loop's blocking calls: each runs on a thread of its own, and cancelling the
+/// awaiting task interrupts its I/O and decoding and throws ``PreviewLoopError/Code/cancelled``.
+extension LoopPlayer {
+    /// Opens and probes `source` off the calling thread; see ``init(source:configuration:sizeRequest:evenSize:)``.
+    public convenience init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
+                            evenSize: Bool = false) async throws(PreviewLoopError) {
+        let opened = try await BlockingCall.run("PreviewLoop open") { () throws(PreviewLoopError) in
+            try LoopPlayer(source: source, configuration: configuration, sizeRequest: sizeRequest, evenSize: evenSize)
+        }
+        self.init(taking: opened)
+    }
+
+    /// Renders one pass of the window as a looping file, off the calling thread; a cancelled render
+    /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:)``.
+    @discardableResult
+    public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
+                       encoderThreads: Int = 0, maxFrames: Int = .max) async throws(PreviewLoopError) -> RenderSummary {
+        try await BlockingCall.run("PreviewLoop render") { () throws(PreviewLoopError) in
+            try self.render(to: path, format: format, framesPerSecond: framesPerSecond, quality: quality,
+                            encoderThreads: encoderThreads, maxFrames: maxFrames)
+        }
+    }
+}
