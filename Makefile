@@ -24,6 +24,7 @@ test: deps
 	$(SWIFT) build -c release --product preview-loop
 	$(SWIFT) build --build-tests
 	./Scripts/check-client.sh
+	./Scripts/check-public-api.sh
 	$(SWIFT) test
 
 # The client package (Examples/Client: its own Size/Source/Shape beside the library's) built for real.

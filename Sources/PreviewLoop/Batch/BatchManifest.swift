@@ -189,9 +189,9 @@ struct AnyKey: CodingKey {
 }
 
 /// Hashes that never change between runs, machines or Swift versions (unlike `Hasher`).
-public enum StableHash {
+package enum StableHash {
     /// 64-bit FNV-1a of the string's UTF-8 bytes.
-    public static func fnv1a64(_ text: String) -> UInt64 {
+    package static func fnv1a64(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -201,7 +201,7 @@ public enum StableHash {
     }
 
     /// The hash as 16 hex digits.
-    public static func hex(_ text: String) -> String {
+    package static func hex(_ text: String) -> String {
         let digits = String(fnv1a64(text), radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
