@@ -6,7 +6,7 @@ CARD_FIXTURE ?= Fixtures/card.mp4
 BIN_DEBUG = .build/debug/preview-loop
 BIN_RELEASE = .build/release/preview-loop
 
-.PHONY: deps build release test demo fixtures bench clean slurm-check
+.PHONY: deps build release test demo fixtures bench clean slurm-check client
 
 # Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
 # apt-get, only when something is missing.
@@ -25,7 +25,13 @@ test: deps
 	./Scripts/check-layers.sh
 	$(SWIFT) build -c release --product preview-loop
 	$(SWIFT) build --build-tests
+	./Scripts/check-client.sh
+	./Scripts/check-public-api.sh
 	$(SWIFT) test
+
+# The client package (Examples/Client: its own Size/Source/Shape beside the library's) built for real.
+client: deps
+	$(SWIFT) build --package-path Examples/Client --scratch-path .build/client
 
 demo: release
 	@rm -rf $(DEMO_OUT) && mkdir -p $(DEMO_OUT)

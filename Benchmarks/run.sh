@@ -13,7 +13,7 @@
 # Benchmarks/results/run.tmp/ (git-ignored), kept after the run for inspection.
 #
 # Environment:
-#   BENCH_CACHE_BUDGET_MB  the engine's frame-cache budget in MB (default 256, PreviewLoop.Configuration's
+#   BENCH_CACHE_BUDGET_MB  the engine's frame-cache budget in MB (default 256, LoopPlayer.Configuration's
 #                          frameCacheLimit); the multi-pass RSS check is engine <= peer + budget.
 #   BENCH_FTN_FORMAT       rgb (default: raw RGB24, like the engine's PPM without its header) or png: the
 #                          image format ffmpegthumbnailer writes (-c rgb / .png).

@@ -39,9 +39,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 /// itself, a thumbnail track stays within its bound, nothing traps or runs unbounded.
 private func fuzzTiming(_ bytes: Data) {
     let window = 3.0
-    let configuration = PreviewLoop.Configuration(size: fuzzSize, windowLength: .seconds(window), threads: 1,
+    let configuration = LoopPlayer.Configuration(size: fuzzSize, windowLength: .seconds(window), threads: 1,
                                                   sourceOptions: fuzzOptions)
-    if let loop = try? PreviewLoop(source: .data(bytes), configuration: configuration) {
+    if let loop = try? LoopPlayer(source: .data(bytes), configuration: configuration) {
         var frames = 0
         try? loop.run(loops: 1) { frame in
             frames += 1
@@ -91,9 +91,9 @@ private func fuzzMedia(_ bytes: Data) {
     }
 
     // A short loop: a 1 s window, two passes (the second from the frame cache), decoding on its own thread.
-    let configuration = PreviewLoop.Configuration(size: fuzzSize, windowLength: .seconds(1), threads: 1,
+    let configuration = LoopPlayer.Configuration(size: fuzzSize, windowLength: .seconds(1), threads: 1,
                                                   sourceOptions: fuzzOptions)
-    if let loop = try? PreviewLoop(source: .data(bytes), configuration: configuration) {
+    if let loop = try? LoopPlayer(source: .data(bytes), configuration: configuration) {
         var frames = 0
         try? loop.run(loops: 2) { frame in
             frames += 1

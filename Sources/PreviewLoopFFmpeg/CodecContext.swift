@@ -13,6 +13,7 @@ package enum DecodeOutcome {
 
 /// Owns a video `AVCodecContext`: allocated and opened in `init`, freed in `deinit`.
 package final class CodecContext {
+    private let liveToken = LiveObjects.Token()
     /// How many decoders were opened per media type (`video`, `audio`, …) in this process: lets tests
     /// prove that audio is never decoded.
     package static let openedDecoders = Mutex<[String: Int]>([:])

@@ -2,6 +2,7 @@ import CFFmpeg
 
 /// Owns an `AVFrame`, reused across decodes.
 package final class DecodedFrame {
+    private let liveToken = LiveObjects.Token()
     package let pointer: UnsafeMutablePointer<AVFrame>
 
     package init() throws(FFmpegFailure) {

@@ -2,6 +2,7 @@ import CFFmpeg
 
 /// Owns an input `AVFormatContext`: opened in `init`, closed in `deinit`. Used from one thread at a time.
 package final class FormatContext {
+    private let liveToken = LiveObjects.Token()
     package let pointer: UnsafeMutablePointer<AVFormatContext>
     /// Kept alive for as long as FFmpeg may call it back.
     package let interrupter: Interrupter

@@ -2,6 +2,7 @@ import CFFmpeg
 
 /// Owns an `AVPacket`, reused across reads.
 package final class Packet {
+    private let liveToken = LiveObjects.Token()
     package let pointer: UnsafeMutablePointer<AVPacket>
 
     package init() throws(FFmpegFailure) {

@@ -17,12 +17,12 @@ struct LoopCommand {
     func run() throws -> Int32 {
         let source = Source(argument: options.input)
         let window = try resolveWindow(of: source)
-        let configuration = PreviewLoop.Configuration(
+        let configuration = LoopPlayer.Configuration(
             contentMode: options.contentMode,
             windowStart: .seconds(window.start), windowLength: .seconds(window.length),
             clock: options.isRealtime ? .realtime : .offline, threads: options.threads,
             sourceOptions: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
-        let loop = try PreviewLoop(source: source, configuration: configuration, sizeRequest: options.size)
+        let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
         try WorkLimitError.check(options.sizeRefusal(loop.configuration.size))
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
 

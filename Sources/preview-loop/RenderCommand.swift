@@ -18,7 +18,7 @@ struct RenderCommand {
         let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
         let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
         guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
-        let loop = try PreviewLoop(source: source, configuration: .init(
+        let loop = try LoopPlayer(source: source, configuration: .init(
             contentMode: options.contentMode, windowStart: .seconds(start),
             windowLength: .seconds(length), threads: options.threads, sourceOptions: limits),
             sizeRequest: options.size, evenSize: options.format.needsEvenSize)

@@ -44,7 +44,7 @@ struct SpritesCommand {
                 progress: { done, total in
                     if showsProgress { Console.writeError("\rsprites: \(done)/\(total) thumbnails") }
                 },
-                onSheet: { index, sheet in
+                onSheet: { index, sheet throws(PreviewLoopError) in
                     try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
                                      named: "sheet-\(index + 1).\(fileExtension)")
                 })

@@ -100,7 +100,7 @@ struct BadInputCatalogTests {
     @Test("A local HLS playlist with local segments plays (a local input may open local files)")
     func localPlaylist() throws {
         var frames = 0
-        try PreviewLoop(source: .file(try BadInputs.path("local.m3u8"))).run { _ in frames += 1 }
+        try LoopPlayer(source: .file(try BadInputs.path("local.m3u8"))).run { _ in frames += 1 }
         #expect(frames == 25)
     }
 

@@ -85,7 +85,7 @@ struct HostileServerTests {
         defer { server.stop() }
         // No deadline would end this read for 30 s: only stop() can.
         let options = SourceOptions(openTimeout: 10, readTimeout: 30)
-        let loop = try PreviewLoop(source: .url(server.url(for: "clip.mp4")),
+        let loop = try LoopPlayer(source: .url(server.url(for: "clip.mp4")),
                                    configuration: .init(sourceOptions: options, frameCacheLimit: 0))
         let frames = FrameCounter()
         let handle = loop.start(loops: nil, onFrame: { _ in frames.increment() })
@@ -193,7 +193,7 @@ struct HostileServerTests {
         var trusting = SourceOptions()
         trusting.allowedFormats?.insert("dash")
         var frames = 0
-        try PreviewLoop(source: .url(origin.url(for: "dash.mpd")),
+        try LoopPlayer(source: .url(origin.url(for: "dash.mpd")),
                         configuration: .init(size: size, sourceOptions: trusting)).run { _ in frames += 1 }
         #expect(frames == 25)
 
@@ -228,7 +228,7 @@ struct HostileServerTests {
         try absolute.write(toFile: directory + "/absolute.m3u8", atomically: true, encoding: .utf8)
         for name in ["relative.m3u8", "absolute.m3u8"] {
             var frames = 0
-            try PreviewLoop(source: .url(origin.url(for: name)), configuration: .init(size: size)).run { _ in frames += 1 }
+            try LoopPlayer(source: .url(origin.url(for: name)), configuration: .init(size: size)).run { _ in frames += 1 }
             #expect(frames == 25, "\(name)")
         }
     }

@@ -7,8 +7,8 @@ import PreviewLoopFFmpeg
 /// The loop engine on real fixtures: window, wrap, passes, start offsets, muting, stopping.
 @Suite("Loop engine")
 struct LoopTests {
-    func collect(_ fixture: String, _ configuration: PreviewLoop.Configuration = .init(), loops: Int) throws -> [VideoFrame] {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture(fixture)), configuration: configuration)
+    func collect(_ fixture: String, _ configuration: LoopPlayer.Configuration = .init(), loops: Int) throws -> [VideoFrame] {
+        let loop = try LoopPlayer(source: .file(TestPaths.fixture(fixture)), configuration: configuration)
         var frames: [VideoFrame] = []
         try loop.run(loops: loops) { frames.append($0) }
         return frames
@@ -46,7 +46,7 @@ struct LoopTests {
 
     @Test("A window in the middle starts with the frame displayed at its start and ends before its end")
     func windowInTheMiddle() throws {
-        let configuration = PreviewLoop.Configuration(windowStart: .milliseconds(1020), windowLength: .milliseconds(1000))
+        let configuration = LoopPlayer.Configuration(windowStart: .milliseconds(1020), windowLength: .milliseconds(1000))
         let frames = try collect("landscape.mp4", configuration, loops: 2)
         let times = try Oracle.frameTimes(of: TestPaths.fixture("landscape.mp4"))
         let expected = times.filter { $0 < 2.02 - 1e-9 && $0 > 1.02 - 0.04 - 1e-9 }
@@ -69,7 +69,7 @@ struct LoopTests {
 
     @Test("A stream that starts at 11.4 s loops from its own start")
     func nonZeroStart() throws {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("offset.ts")))
+        let loop = try LoopPlayer(source: .file(TestPaths.fixture("offset.ts")))
         #expect(abs(loop.info.startTime - 11.4) < 0.01)
         var frames: [VideoFrame] = []
         try loop.run(loops: 2) { frames.append($0) }
@@ -98,7 +98,7 @@ struct LoopTests {
 
     @Test("The callback API stops promptly on stop()")
     func callbackStops() throws {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("landscape.mp4")))
+        let loop = try LoopPlayer(source: .file(TestPaths.fixture("landscape.mp4")))
         let count = Mutex(0)
         let handleBox = Mutex<PreviewLoopHandle?>(nil)
         let handle = loop.start(loops: nil, onFrame: { _ in
@@ -111,25 +111,32 @@ struct LoopTests {
         #expect(count.withLock { $0 } < 20)
     }
 
-    @Test("Cancelling the consuming task stops an endless loop")
+    @Test("Cancelling the consuming task stops an endless loop and throws .cancelled")
     func asyncCancellation() async throws {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("short.mp4")))
-        let task = Task {
+        let loop = try await LoopPlayer(source: .file(TestPaths.fixture("short.mp4")))
+        let task = Task { () -> (Int, PreviewLoopError.Code?) in
             var seen = 0
-            for try await _ in loop.frames(loops: nil) {
-                seen += 1
-                if seen == 25 { withUnsafeCurrentTask { $0?.cancel() } }
+            do {
+                for try await _ in loop.frames(loops: nil) {
+                    seen += 1
+                    if seen == 25 { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+                return (seen, nil)
+            } catch let error as PreviewLoopError {
+                return (seen, error.code)
+            } catch {
+                return (seen, nil)
             }
-            return seen
         }
-        let seen = try await task.value
-        // Cancelled after 25 frames of an endless loop: it ends with at most the few already buffered.
-        #expect(seen >= 25 && seen <= 30)
+        let (seen, code) = await task.value
+        // Cancelled after 25 frames of an endless loop: the next step throws, buffered frames are dropped.
+        #expect(seen == 25)
+        #expect(code == .cancelled)
     }
 
     @Test("Breaking out of the sequence ends it; the sequence delivers in order")
     func asyncBreak() async throws {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("landscape.mp4")))
+        let loop = try await LoopPlayer(source: .file(TestPaths.fixture("landscape.mp4")))
         var indices: [Int] = []
         for try await frame in loop.frames(loops: 2) {
             indices.append(frame.index)
@@ -143,7 +150,7 @@ struct LoopTests {
 
     @Test("The realtime clock paces frames to their due times")
     func realtime() throws {
-        let configuration = PreviewLoop.Configuration(clock: .realtime)
+        let configuration = LoopPlayer.Configuration(clock: .realtime)
         let start = ContinuousClock.now
         let frames = try collect("short.mp4", configuration, loops: 2)
         let elapsed = ContinuousClock.now - start

@@ -22,7 +22,7 @@ struct OddInputTests {
     /// Every frame of `loops` passes.
     private func loopFrames(_ path: String, loops: Int = 1, size: Size = Size(width: 320, height: 180)) throws -> [VideoFrame] {
         var frames: [VideoFrame] = []
-        try PreviewLoop(source: .file(path), configuration: .init(size: size)).run(loops: loops) { frames.append($0) }
+        try LoopPlayer(source: .file(path), configuration: .init(size: size)).run(loops: loops) { frames.append($0) }
         return frames
     }
 

@@ -51,7 +51,7 @@ struct RedirectTests {
         // The second segment redirects: the clip does not silently end after the first, the job fails.
         let second = origin.url(for: "second.m3u8")
         var frames = 0
-        let code = errorCode { try PreviewLoop(source: .url(second), configuration: .init(size: size)).run { _ in frames += 1 } }
+        let code = errorCode { try LoopPlayer(source: .url(second), configuration: .init(size: size)).run { _ in frames += 1 } }
         #expect(code == .refusedByPolicy, "got \(String(describing: code)) after \(frames) frames")
         try expectCLIRefused(["thumb", second.absoluteString, "--at", "1.5"], input: second.absoluteString)
         // Even allowing cross-origin redirects of the input does not open the door for its segments.
@@ -69,7 +69,7 @@ struct RedirectTests {
         let origin = try HTTPTestServer(directory: directory, redirects: ["moved.ts": "/segment.ts"])
         defer { origin.stop() }
         var frames = 0
-        try PreviewLoop(source: .url(origin.url(for: "moved.m3u8")), configuration: .init(size: size)).run { _ in frames += 1 }
+        try LoopPlayer(source: .url(origin.url(for: "moved.m3u8")), configuration: .init(size: size)).run { _ in frames += 1 }
         #expect(frames == 25)
     }
 

@@ -81,8 +81,8 @@ struct RenderTests {
     static let fixture = "landscape.mp4"
 
     /// The loop the renders play: 3 s of the 25 fps fixture from 0.5 s.
-    static func loop(size: Size = size, start: Double = 0.5, length: Double = 3) throws -> PreviewLoop {
-        try PreviewLoop(source: .file(TestPaths.fixture(fixture)),
+    static func loop(size: Size = size, start: Double = 0.5, length: Double = 3) throws -> LoopPlayer {
+        try LoopPlayer(source: .file(TestPaths.fixture(fixture)),
                         configuration: .init(size: size, windowStart: .fromSeconds(start), windowLength: .fromSeconds(length)))
     }
 
@@ -188,7 +188,7 @@ struct RenderTests {
     @Test("A clip shorter than the window: the file lasts as long as the clip")
     func shortClip() throws {
         let path = TestPaths.temporaryDirectory() + "/short.mp4"
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("short.mp4")),
+        let loop = try LoopPlayer(source: .file(TestPaths.fixture("short.mp4")),
                                    configuration: .init(size: Size(width: 320, height: 180), windowLength: .seconds(3)))
         let summary = try loop.render(to: path, framesPerSecond: 10)
         #expect(summary.frameCount == 4)     // 0.4 s at 10 fps

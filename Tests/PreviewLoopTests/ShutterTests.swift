@@ -36,7 +36,7 @@ struct ShutterTests {
 
     @Test("capture() during pass 2 returns the frame presented at that moment")
     func captureDuringSecondPass() async throws {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("short.mp4")), configuration: .init(clock: .realtime))
+        let loop = try await LoopPlayer(source: .file(TestPaths.fixture("short.mp4")), configuration: .init(clock: .realtime))
         let presented = Presented()
         let handle = loop.start(loops: nil, onFrame: { presented.add($0) })
         try await presented.wait(pass: 1, index: 3)       // well inside pass 2
@@ -54,7 +54,7 @@ struct ShutterTests {
 
     @Test("A recording across the seam has the frames of its span, with no gap")
     func recordingAcrossSeam() async throws {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("short.mp4")), configuration: .init(clock: .realtime))
+        let loop = try await LoopPlayer(source: .file(TestPaths.fixture("short.mp4")), configuration: .init(clock: .realtime))
         let presented = Presented()
         let handle = loop.start(loops: nil, onFrame: { presented.add($0) })
         let directory = TestPaths.temporaryDirectory()
@@ -86,7 +86,7 @@ struct ShutterTests {
 
     @Test("Capture after the loop has ended fails instead of waiting")
     func captureAfterEnd() async throws {
-        let loop = try PreviewLoop(source: .file(TestPaths.fixture("short.mp4")))
+        let loop = try await LoopPlayer(source: .file(TestPaths.fixture("short.mp4")))
         let handle = loop.start(loops: 1, onFrame: { _ in })
         try handle.wait()
         await #expect(throws: PreviewLoopError.self) { try await handle.capture() }

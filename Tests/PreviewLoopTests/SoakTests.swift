@@ -61,10 +61,10 @@ struct SoakTests {
     @Test("1,000 × (open, play a 0.4 s window twice, close): RSS grows < 10 MB")
     func loopPasses() throws {
         let path = TestPaths.fixture("short.mp4")
-        let configuration = PreviewLoop.Configuration(size: size, windowLength: .milliseconds(400))
+        let configuration = LoopPlayer.Configuration(size: size, windowLength: .milliseconds(400))
         let growth = try soak("loop") { _ in
             var frames = 0
-            try PreviewLoop(source: .file(path), configuration: configuration).run(loops: 2) { _ in frames += 1 }
+            try LoopPlayer(source: .file(path), configuration: configuration).run(loops: 2) { _ in frames += 1 }
             #expect(frames == 20)
         }
         #expect(growth < 10 << 20, "grew \(growth) bytes")

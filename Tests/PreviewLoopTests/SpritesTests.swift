@@ -160,4 +160,22 @@ struct SpritesTests {
 
             """)
     }
+
+    @Test("Invalid thumbnail arguments throw invalidArgument or give nothing: never a trap")
+    func invalidArgumentsDoNotTrap() throws {
+        #expect(ThumbnailTrack.intervals(duration: 0, every: 10).isEmpty)
+        #expect(ThumbnailTrack.intervals(duration: 10, every: -1).isEmpty)
+        #expect(ThumbnailTrack.intervals(duration: .infinity, every: 1).isEmpty)
+        let empty = ThumbnailTrack.Layout(columns: 0, rows: 3)
+        #expect(empty.place(4).sheet == 4)
+        let sampler = try FrameSampler(source: .file(TestPaths.fixture("short.mp4")))
+        for layout in [empty, ThumbnailTrack.Layout(tileSize: Size(width: 0, height: 90))] {
+            do {
+                _ = try sampler.thumbnailTrack(every: 1, layout: layout) { _, _ in }
+                Issue.record("\(layout) was accepted")
+            } catch {
+                #expect(error.code == .invalidArgument)
+            }
+        }
+    }
 }

@@ -43,9 +43,9 @@ struct URLSourceTests {
         // With no frame cache, pass 2 must rewind the HTTP input (a ranged request).
         let server = try HTTPTestServer(directory: fixtures)
         defer { server.stop() }
-        let configuration = PreviewLoop.Configuration(frameCacheLimit: frameCacheLimit)
-        let remote = try collect(PreviewLoop(source: .url(server.url(for: "landscape.mp4")), configuration: configuration), loops: 2)
-        let local = try collect(PreviewLoop(source: .file(TestPaths.fixture("landscape.mp4"))), loops: 1)
+        let configuration = LoopPlayer.Configuration(frameCacheLimit: frameCacheLimit)
+        let remote = try collect(LoopPlayer(source: .url(server.url(for: "landscape.mp4")), configuration: configuration), loops: 2)
+        let local = try collect(LoopPlayer(source: .file(TestPaths.fixture("landscape.mp4"))), loops: 1)
         #expect(local.count == 100)
         #expect(remote.count == 200)
         guard remote.count == 200, local.count == 100 else { return }
@@ -62,12 +62,12 @@ struct URLSourceTests {
         // Such a server cannot seek: without the frame cache, pass 2 needs a reconnect or a reopen.
         let server = try HTTPTestServer(directory: fixtures, flavour: .plain)
         defer { server.stop() }
-        let loop = try PreviewLoop(source: .url(server.url(for: "landscape.mp4")),
+        let loop = try LoopPlayer(source: .url(server.url(for: "landscape.mp4")),
                                    configuration: .init(frameCacheLimit: frameCacheLimit))
         var frames: [VideoFrame] = []
         do {
             try loop.run(loops: 2) { frames.append($0) }
-        } catch let error as PreviewLoopError {
+        } catch {
             Issue.record("after \(frames.count) frames: \(error.code): \(error)")
         }
         #expect(frames.count == 200)
@@ -83,7 +83,7 @@ struct URLSourceTests {
         #expect(error.code == .inputNotFound, "got \(error.code): \(error)")
         #expect(error.description.contains(url.absoluteString))
         #expect(throws: PreviewLoopError.self) { try FrameSampler(source: .url(url)) }
-        #expect(throws: PreviewLoopError.self) { try PreviewLoop(source: .url(url)) }
+        #expect(throws: PreviewLoopError.self) { try LoopPlayer(source: .url(url)) }
     }
 
     @Test("A port with nothing listening fails fast with inputNotReadable, not a hang")
@@ -123,7 +123,7 @@ struct URLSourceTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/gone.ppm"))
     }
 
-    private func collect(_ loop: PreviewLoop, loops: Int) throws -> [VideoFrame] {
+    private func collect(_ loop: LoopPlayer, loops: Int) throws -> [VideoFrame] {
         var frames: [VideoFrame] = []
         try loop.run(loops: loops) { frames.append($0) }
         return frames

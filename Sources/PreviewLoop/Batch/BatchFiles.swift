@@ -3,9 +3,9 @@ import Glibc
 
 /// The file operations a batch needs beyond ``AtomicFile``: whole reads with a limit, appends of
 /// whole lines, directory trees, an exclusive lock.
-public enum BatchFiles {
+package enum BatchFiles {
     /// Reads a regular file whole, refusing one over `limit` bytes.
-    public static func readFile(_ path: String, limit: Int) throws(PreviewLoopError) -> [UInt8] {
+    package static func readFile(_ path: String, limit: Int) throws(PreviewLoopError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
@@ -20,7 +20,7 @@ public enum BatchFiles {
     }
 
     /// Reads a descriptor to its end, refusing more than `limit` bytes.
-    public static func readAll(descriptor: Int32, name: String, limit: Int) throws(PreviewLoopError) -> [UInt8] {
+    package static func readAll(descriptor: Int32, name: String, limit: Int) throws(PreviewLoopError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -36,7 +36,7 @@ public enum BatchFiles {
     }
 
     /// The size of a regular file, or `nil` when it is missing or not a regular file.
-    public static func fileSize(_ path: String) -> Int? {
+    package static func fileSize(_ path: String) -> Int? {
         var status = stat()
         guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int(status.st_size)
@@ -59,9 +59,7 @@ public enum BatchFiles {
 
     /// Creates a directory (and parents).
     static func makeDirectory(_ path: String) throws(PreviewLoopError) {
-        do { try AtomicFile.createDirectory(path) } catch let error as PreviewLoopError { throw error } catch {
-            throw PreviewLoopError(.outputNotWritable, "cannot create \(path)")
-        }
+        _ = try AtomicFile.createDirectory(path)
     }
 
     /// Renames, reporting the system's reason.
@@ -74,14 +72,14 @@ public enum BatchFiles {
 
 /// A results file open for appending whole lines: each line goes out in one `write(2)` on an
 /// `O_APPEND` descriptor, so a killed run leaves whole lines (and a reader sees whole records).
-public final class BatchLineWriter: @unchecked Sendable {
+package final class BatchLineWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let lock = ConditionLock()
     /// The file's path.
-    public let path: String
+    package let path: String
 
     /// Creates (or empties, with `truncate`) the file.
-    public init(path: String, truncate: Bool = true) throws(PreviewLoopError) {
+    package init(path: String, truncate: Bool = true) throws(PreviewLoopError) {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0o644)
         guard descriptor >= 0 else {
@@ -92,7 +90,7 @@ public final class BatchLineWriter: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// Appends `line` and a newline, then flushes it to the disk.
-    public func append(_ line: String) throws(PreviewLoopError) {
+    package func append(_ line: String) throws(PreviewLoopError) {
         let bytes = Array((line + "\n").utf8)
         lock.lock()
         defer { lock.unlock() }

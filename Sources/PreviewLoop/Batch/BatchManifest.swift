@@ -49,7 +49,7 @@ public enum BatchManifest {
     ///   - baseDirectory: what relative input paths are relative to (`nil`: left as they are).
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line for a line that is not a
     ///   valid object, a missing input, an unknown key, an invalid or duplicate id, or an input `-`.
-    public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws -> [BatchClip] {
+    public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws(PreviewLoopError) -> [BatchClip] {
         var clips: [BatchClip] = []
         var seen: [String: Int] = [:]
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
@@ -96,7 +96,7 @@ public enum BatchManifest {
     }
 
     /// Reads and parses a manifest file whole (or standard input for `-`, only when asked).
-    public static func read(path: String) throws -> [BatchClip] {
+    public static func read(path: String) throws(PreviewLoopError) -> [BatchClip] {
         let data: [UInt8]
         if path == "-" {
             data = try BatchFiles.readAll(descriptor: 0, name: "<standard input>", limit: maxBytes)
@@ -189,9 +189,9 @@ struct AnyKey: CodingKey {
 }
 
 /// Hashes that never change between runs, machines or Swift versions (unlike `Hasher`).
-public enum StableHash {
+package enum StableHash {
     /// 64-bit FNV-1a of the string's UTF-8 bytes.
-    public static func fnv1a64(_ text: String) -> UInt64 {
+    package static func fnv1a64(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -201,7 +201,7 @@ public enum StableHash {
     }
 
     /// The hash as 16 hex digits.
-    public static func hex(_ text: String) -> String {
+    package static func hex(_ text: String) -> String {
         let digits = String(fnv1a64(text), radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }

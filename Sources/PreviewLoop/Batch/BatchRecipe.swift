@@ -84,7 +84,7 @@ public struct BatchRecipe: Sendable, Hashable {
     /// Parses a recipe file's JSON.
     ///
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the key for anything unknown or out of range.
-    public static func parse(json: [UInt8], name: String = "recipe") throws -> BatchRecipe {
+    public static func parse(json: [UInt8], name: String = "recipe") throws(PreviewLoopError) -> BatchRecipe {
         do {
             let recipe = try JSONDecoder().decode(DecodedRecipe.self, from: Data(json)).recipe
             guard !recipe.isEmpty else { throw RecipeError(message: "names no output (poster, strip, sprites, hover)") }

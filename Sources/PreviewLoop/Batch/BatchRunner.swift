@@ -76,7 +76,7 @@ public final class BatchRunner: Sendable {
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be used,
     ///   ``PreviewLoopError/Code/invalidArgument`` for an empty recipe or another run holding the shard.
-    public init(manifest: [BatchClip], options: BatchOptions) throws {
+    public init(manifest: [BatchClip], options: BatchOptions) throws(PreviewLoopError) {
         guard !options.recipe.isEmpty else { throw PreviewLoopError(.invalidArgument, "the recipe makes nothing") }
         guard (1...256).contains(options.jobs) else { throw PreviewLoopError(.invalidArgument, "jobs must be 1 to 256") }
         guard (0...100).contains(options.retries) else { throw PreviewLoopError(.invalidArgument, "retries must be 0 to 100") }
@@ -243,7 +243,7 @@ public final class BatchRunner: Sendable {
         defer { gate.release(reservation) }
         var outputs: [BatchRecord.Output] = []
         let recipe = options.recipe
-        func checkStop() throws {
+        func checkStop() throws(PreviewLoopError) {
             if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
         }
         func output(_ kind: String, _ name: String) -> BatchRecord.Output {
@@ -306,7 +306,7 @@ public final class BatchRunner: Sendable {
             let track = try sampler.thumbnailTrack(
                 every: clip.overrides.every ?? sprites.every,
                 layout: .init(tileSize: sprites.size, columns: sprites.columns, rows: sprites.rows),
-                onSheet: { index, sheet in
+                onSheet: { index, sheet throws(PreviewLoopError) in
                     try checkStop()
                     let name = "sheet-\(index + 1).jpg"
                     try AtomicFile.write(try ImageEncoder.encode(sheet, as: .jpeg, quality: sprites.quality), to: staging + "/" + name)
@@ -374,12 +374,13 @@ public final class BatchRunner: Sendable {
             // A second of instants at a time: one scaler for all of them, forward decoding reused.
             let chunk = Array(next..<min(wanted, next + hover.framesPerSecond))
             let times = chunk.map { start + Double($0) / fps }
-            do {
+            do throws(PreviewLoopError) {
                 for frame in try sampler.frames(at: times, size: hover.size, accuracy: .exact, interval: 0) {
                     try writer.append(frame.image)
                     written += 1
                 }
-            } catch let error as PreviewLoopError where error.code == .corruptData && written + chunk.count > 1 {
+            } catch {
+                guard error.code == .corruptData && written + chunk.count > 1 else { throw error }
                 // The container's duration ran past the video's last frame: the preview ends there.
                 for time in times {
                     guard let frame = try? sampler.frame(at: time, size: hover.size, accuracy: .exact) else {

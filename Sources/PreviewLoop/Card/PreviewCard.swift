@@ -90,7 +90,7 @@ public final class PreviewCard {
     public var info: VideoInfo { sampler.info }
 
     public init(source: Source, style: CardStyle = CardStyle(), windowStart: Double = 0, windowLength: Double = 15,
-                posterTime: Double? = nil, threads: Int = 2, sourceOptions: SourceOptions = .init()) throws {
+                posterTime: Double? = nil, threads: Int = 2, sourceOptions: SourceOptions = .init()) throws(PreviewLoopError) {
         try style.validate()
         guard windowStart.isFinite, windowStart >= 0, windowLength.isFinite, windowLength > 0 else {
             throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")
@@ -113,9 +113,26 @@ public final class PreviewCard {
         }
     }
 
+    /// Takes over what another instance opened (the `async` initialiser opens on a thread of its own).
+    init(taking other: PreviewCard) {
+        source = other.source
+        style = other.style
+        windowStart = other.windowStart
+        windowLength = other.windowLength
+        compositor = other.compositor
+        threads = other.threads
+        sourceOptions = other.sourceOptions
+        sampler = other.sampler
+        posterTime = other.posterTime
+        chosenPoster = other.chosenPoster
+    }
+
+    /// The sampler, for the `async` forms.
+    var cardSampler: FrameSampler { sampler }
+
     /// The poster: the loop window's first good frame (see ``FrameSampler/posterFrame(in:size:mode:)``),
     /// or the frame at the given poster time; chosen once.
-    public func poster() throws -> CardPoster {
+    public func poster() throws(PreviewLoopError) -> CardPoster {
         if let chosenPoster { return chosenPoster }
         let poster: CardPoster
         if let posterTime {
@@ -136,7 +153,7 @@ public final class PreviewCard {
     }
 
     /// The card at `time` seconds from the sequence's start: one picture, decoding only the frame it shows.
-    public func still(at time: Double) throws -> CardFrame {
+    public func still(at time: Double) throws(PreviewLoopError) -> CardFrame {
         let poster = try poster()
         let phase = timeline.phase(at: time)
         var video: VideoFrame?
@@ -153,7 +170,7 @@ public final class PreviewCard {
     /// the last one lasts until the sequence's end (see ``lastFrameDuration(framesPerSecond:)``).
     ///
     /// The video is decoded once, forward, and each picture takes the frame displayed at its instant.
-    public func frames(framesPerSecond: Int, _ body: (CardFrame) throws -> Void) throws {
+    public func frames(framesPerSecond: Int, _ body: (CardFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         guard (1...120).contains(framesPerSecond) else {
             throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
         }
@@ -161,7 +178,7 @@ public final class PreviewCard {
         let timeline = self.timeline
         let count = Self.frameCount(duration: timeline.duration, framesPerSecond: framesPerSecond)
         var index = 0
-        func emit(_ video: VideoFrame?) throws {
+        func emit(_ video: VideoFrame?) throws(PreviewLoopError) {
             let time = Double(index) / Double(framesPerSecond)
             let phase = timeline.phase(at: time)
             let image = compositor.picture(at: phase, poster: poster.frame.image, video: video?.image)
@@ -174,18 +191,20 @@ public final class PreviewCard {
         // After it, each picture shows the video frame displayed at its video time, in one forward pass
         // (wrapping at the play window's end).
         let window = playWindow(from: poster.videoStart)
-        let loop = try PreviewLoop(source: source, configuration: .init(
+        let loop = try LoopPlayer(source: source, configuration: .init(
             size: style.size, contentMode: .aspectFill, windowStart: .fromSeconds(window.start),
             windowLength: .fromSeconds(window.length), threads: threads, sourceOptions: sourceOptions))
         let frameInterval = loop.info.frameInterval
         var previous: VideoFrame?
         var passStart = 0.0, pass = 0
-        struct Finished: Error {}
+        // Stops the endless run once every picture is out (not an error: `finished` tells it from a cancellation).
+        let control = LoopControl()
+        var finished = false
         func videoTime(of index: Int) -> Double {
             timeline.phase(at: Double(index) / Double(framesPerSecond)).videoTime ?? 0
         }
-        do {
-            try loop.run(loops: nil) { frame in
+        do throws(PreviewLoopError) {
+            try loop.run(loops: nil, control: control) { frame throws(PreviewLoopError) in
                 if frame.loopIndex != pass, let last = previous {
                     // The pass wrapped at the window's end, or where the clip's last frame stopped showing.
                     passStart += min(window.length, last.presentationTime.seconds + frameInterval)
@@ -195,9 +214,12 @@ public final class PreviewCard {
                 // Every instant before this frame's shows the previous frame (or this one, the first).
                 while index < count, videoTime(of: index) < arrival - 1e-6 { try emit(previous ?? frame) }
                 previous = frame
-                if index >= count { throw Finished() }
+                if index >= count {
+                    finished = true
+                    control.stop()
+                }
             }
-        } catch is Finished {}
+        } catch where finished && error.code == .cancelled {}
         while index < count, let last = previous { try emit(last) }
     }
 
@@ -228,7 +250,7 @@ public final class PreviewCard {
     /// - Throws: ``PreviewLoopError`` for an unusable input, an odd size for MP4, an unwritable output
     ///   or an encoder failure.
     @discardableResult
-    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil, maxFrames: Int = .max) throws -> CardSummary {
+    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil, maxFrames: Int = .max) throws(PreviewLoopError) -> CardSummary {
         let lastDuration = lastFrameDuration(framesPerSecond: framesPerSecond)
         var written = 0
         if let format = AnimationFormat(path: path) {
@@ -236,7 +258,7 @@ public final class PreviewCard {
                                              quality: quality, background: style.background ?? .white,
                                              keepsGIFTransparency: style.background == nil)
             writer.maxFrames = maxFrames
-            try frames(framesPerSecond: framesPerSecond) { frame in
+            try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
                 if format == .webp || (format == .gif && style.background == nil) {
                     try writer.append(compositor.withBackground(frame.image))
                 } else {
@@ -249,8 +271,8 @@ public final class PreviewCard {
             // Built beside the destination and swapped in whole: the old frames stay until the new set is complete.
             let staged = try StagedDirectory(replacing: path) { StagedDirectory.isNumbered($0, prefix: "card-", suffix: ".png") }
             var names: [String] = []
-            do {
-                try frames(framesPerSecond: framesPerSecond) { frame in
+            do throws(PreviewLoopError) {
+                try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
                     guard names.count < maxFrames else {
                         throw PreviewLoopError(.tooLarge, "\(path): the card reached its limit of \(maxFrames) frames")
                     }

@@ -18,7 +18,7 @@ final class MediaInput {
     private let standardInputMode: NonBlockingStandardInput?
 
     /// Opens `source` and selects its best video stream.
-    init(source: Source, options: SourceOptions = .init(), interrupter: Interrupter = Interrupter()) throws(PreviewLoopError) {
+    init(source: Source, options: SourceOptions = .init(), interrupter: Interrupter = .forCurrentCall()) throws(PreviewLoopError) {
         FFmpegLog.applyDefault
         self.source = source
         self.options = options

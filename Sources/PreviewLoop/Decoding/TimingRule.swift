@@ -12,14 +12,14 @@
 /// - **Frames**: a frame more than ``maxGap`` (600 s) after the previous one, more than ``maxGap``
 ///   before the start, or more than ``maxGap`` past the declared end is corrupt timing: the job fails
 ///   with ``PreviewLoopError/Code/corruptData`` instead of covering the gap.
-public enum TimingRule {
+package enum TimingRule {
     /// The largest gap between consecutive frames, and how far outside the declared extent a frame may
     /// lie, in seconds.
-    public static let maxGap = 600.0
+    package static let maxGap = 600.0
     /// The longest declared duration accepted, in seconds.
-    public static let maxDuration = 10_000_000.0
+    package static let maxDuration = 10_000_000.0
     /// The fewest bytes of file per declared second (when the size is known).
-    public static let minBytesPerSecond = 1.0
+    package static let minBytesPerSecond = 1.0
     /// Video packets read for the origin when the container gives no start.
     static let originPackets = 16
     /// Packets of any stream read at most for the origin.

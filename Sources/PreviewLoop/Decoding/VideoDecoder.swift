@@ -42,7 +42,7 @@ final class VideoDecoder {
     private lazy var keyframeIndex: [Double] = input.indexedKeyframeTimes()
 
     /// Opens `source` and its video decoder with `threads` threads.
-    init(source: Source, options: SourceOptions = .init(), threads: Int, interrupter: Interrupter = Interrupter()) throws(PreviewLoopError) {
+    init(source: Source, options: SourceOptions = .init(), threads: Int, interrupter: Interrupter = .forCurrentCall()) throws(PreviewLoopError) {
         self.interrupter = interrupter
         let input = try MediaInput(source: source, options: options, interrupter: interrupter)
         self.input = input

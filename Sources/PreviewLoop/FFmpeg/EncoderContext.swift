@@ -34,6 +34,7 @@ struct EncoderSettings {
 /// Owns an encoder `AVCodecContext`: allocated, configured and opened in `init`, freed in `deinit`.
 /// Used from one thread at a time.
 final class EncoderContext {
+    private let liveToken = LiveObjects.Token()
     let pointer: UnsafeMutablePointer<AVCodecContext>
     /// The encoder's short name, for example `libx264`.
     let encoderName: String

@@ -7,6 +7,7 @@ import Glibc
 /// (and after any failure) `deinit` closes and deletes the temporary file, so readers see either the
 /// whole file or nothing. Used from one thread.
 final class OutputContext {
+    private let liveToken = LiveObjects.Token()
     let pointer: UnsafeMutablePointer<AVFormatContext>
     /// Where the finished file goes.
     let path: String

@@ -4,6 +4,7 @@ internal import PreviewLoopFFmpeg
 /// Owns a `SwsContext` converting a cropped region of decoded frames to RGB24; rebuilt only when the
 /// source format, crop size, output size or colour description changes. Freed in `deinit`.
 final class ScaleContext {
+    private let liveToken = LiveObjects.Token()
     private struct Key: Equatable {
         var sourceWidth: Int32, sourceHeight: Int32, format: Int32
         var width: Int32, height: Int32

@@ -7,10 +7,12 @@ final class FrameChannel: @unchecked Sendable {
     private let condition = ConditionLock()
     private let capacity: Int
     private var buffer: [VideoFrame] = []
-    private var waiter: CheckedContinuation<VideoFrame?, any Error>?
+    private var waiter: CheckedContinuation<Result<VideoFrame?, PreviewLoopError>, Never>?
     private var isFinished = false
-    private var failure: (any Error)?
+    private var failure: PreviewLoopError?
     private var isCancelled = false
+    /// Whether the consumer has been told of the cancellation (it is told once, then sees the end).
+    private var reportedCancellation = false
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -26,7 +28,7 @@ final class FrameChannel: @unchecked Sendable {
         if let waiter {
             self.waiter = nil
             condition.unlock()
-            waiter.resume(returning: frame)
+            waiter.resume(returning: .success(frame))
         } else {
             buffer.append(frame)
             condition.unlock()
@@ -35,7 +37,7 @@ final class FrameChannel: @unchecked Sendable {
     }
 
     /// Ends the sequence after the buffered frames, with an error or normally.
-    func finish(throwing error: (any Error)?) {
+    func finish(throwing error: PreviewLoopError?) {
         condition.lock()
         isFinished = true
         failure = error
@@ -43,11 +45,12 @@ final class FrameChannel: @unchecked Sendable {
         self.waiter = nil
         condition.unlock()
         if let waiter {
-            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+            waiter.resume(returning: error.map { .failure($0) } ?? .success(nil))
         }
     }
 
-    /// The consumer has gone away: wake and release the producer, end the sequence.
+    /// The consumer has gone away or its task was cancelled: wake and release the producer; the
+    /// sequence throws ``PreviewLoopError/Code/cancelled`` once, then ends.
     func cancel() {
         condition.lock()
         isCancelled = true
@@ -55,29 +58,37 @@ final class FrameChannel: @unchecked Sendable {
         condition.broadcast()
         let waiter = self.waiter
         self.waiter = nil
+        if waiter != nil { reportedCancellation = true }
         condition.unlock()
-        waiter?.resume(returning: nil)
+        waiter?.resume(returning: .failure(Self.cancellation))
     }
 
+    private static let cancellation = PreviewLoopError(.cancelled, "the task iterating the loop's frames was cancelled")
+
     /// The next frame, or `nil` at the end.
-    func next() async throws -> VideoFrame? {
-        try await withCheckedThrowingContinuation { continuation in
+    func next() async throws(PreviewLoopError) -> VideoFrame? {
+        try await withCheckedContinuation { (continuation: CheckedContinuation<Result<VideoFrame?, PreviewLoopError>, Never>) in
             condition.lock()
-            if !buffer.isEmpty {
+            if isCancelled {
+                let report = !reportedCancellation
+                reportedCancellation = true
+                condition.unlock()
+                continuation.resume(returning: report ? .failure(Self.cancellation) : .success(nil))
+            } else if !buffer.isEmpty {
                 let frame = buffer.removeFirst()
                 condition.signal()
                 condition.unlock()
-                continuation.resume(returning: frame)
-            } else if isFinished || isCancelled {
+                continuation.resume(returning: .success(frame))
+            } else if isFinished {
                 let error = failure
                 failure = nil
                 condition.unlock()
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: nil) }
+                continuation.resume(returning: error.map { .failure($0) } ?? .success(nil))
             } else {
                 waiter = continuation
                 condition.unlock()
             }
-        }
+        }.get()
     }
 }
 
@@ -88,8 +99,11 @@ final class FrameChannel: @unchecked Sendable {
 public struct PreviewLoopFrames: AsyncSequence, Sendable {
     /// The frame type.
     public typealias Element = VideoFrame
+    /// The one error type: a failure of the loop, or ``PreviewLoopError/Code/cancelled`` when the
+    /// iterating task is cancelled.
+    public typealias Failure = PreviewLoopError
 
-    let loop: PreviewLoop
+    let loop: LoopPlayer
     let loops: Int?
 
     /// Starts decoding and returns the iterator.
@@ -109,18 +123,19 @@ public struct PreviewLoopFrames: AsyncSequence, Sendable {
         let subscription: Subscription
 
         /// The next frame, or `nil` after the last pass (or after cancellation).
-        public mutating func next() async throws -> VideoFrame? {
+        public mutating func next() async throws(PreviewLoopError) -> VideoFrame? {
             let subscription = self.subscription
-            return try await withTaskCancellationHandler {
-                try await subscription.channel.next()
+            let result: Result<VideoFrame?, PreviewLoopError> = await withTaskCancellationHandler {
+                do throws(PreviewLoopError) { return .success(try await subscription.channel.next()) } catch { return .failure(error) }
             } onCancel: {
                 subscription.cancel()
             }
+            return try result.get()
         }
     }
 
     /// Ties decoding to the iterator's lifetime: dropping the iterator stops the loop.
-    public final class Subscription: @unchecked Sendable {
+    final class Subscription: @unchecked Sendable {
         // `handle` is set once, before the iterator is returned, and only read afterwards.
         let channel: FrameChannel
         var handle: PreviewLoopHandle?

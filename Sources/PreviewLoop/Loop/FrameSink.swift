@@ -4,7 +4,7 @@
 /// stops (by `stopRecording()`, by a new `startRecording`, or when the loop ends).
 public protocol FrameSink: AnyObject, Sendable {
     /// Takes one presented frame.
-    func write(_ frame: VideoFrame) throws
+    func write(_ frame: VideoFrame) throws(PreviewLoopError)
     /// Completes the output (closes files, writes indexes).
-    func finish() throws
+    func finish() throws(PreviewLoopError)
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// `@unchecked Sendable`: the only mutable state is the interrupter's atomics; `condition` is used
 /// solely to sleep and to wake sleepers, never to guard data.
 final class LoopControl: @unchecked Sendable {
-    let interrupter = Interrupter()
+    let interrupter = Interrupter.forCurrentCall()
     /// Stills and recordings of the presented frames.
     let frameTap = FrameTap()
     private let condition = ConditionLock()
@@ -54,7 +54,7 @@ final class LoopControl: @unchecked Sendable {
     }
 }
 
-/// A handle on a loop started with ``PreviewLoop/start(loops:onFrame:onCompletion:)``.
+/// A handle on a loop started with ``LoopPlayer/start(loops:onFrame:onCompletion:)``.
 public final class PreviewLoopHandle: Sendable {
     let control: LoopControl
     private let done = DispatchSemaphore(value: 0)
@@ -71,29 +71,75 @@ public final class PreviewLoopHandle: Sendable {
     /// The next frame the loop presents, as a still of the live preview.
     ///
     /// - Throws: ``PreviewLoopError/Code/cancelled`` when the loop ends before presenting another frame.
-    public func capture() async throws -> VideoFrame { try await control.frameTap.capture() }
+    public func capture() async throws(PreviewLoopError) -> VideoFrame { try await control.frameTap.capture() }
 
     /// Sends every frame presented from now on to `sink` (finishing an earlier recording first).
-    public func startRecording(to sink: any FrameSink) throws { try control.frameTap.startRecording(to: sink) }
+    public func startRecording(to sink: any FrameSink) throws(PreviewLoopError) { try control.frameTap.startRecording(to: sink) }
 
     /// Stops sending frames and finishes the sink; rethrows a write error the recording met.
-    public func stopRecording() throws { try control.frameTap.stopRecording() }
+    public func stopRecording() throws(PreviewLoopError) { try control.frameTap.stopRecording() }
 
     /// Blocks the calling thread until the loop has finished; rethrows its error, if any.
-    public func wait() throws {
+    ///
+    /// From async code use ``finished()``, which suspends instead of blocking a thread.
+    public func wait() throws(PreviewLoopError) {
         done.wait()
         done.signal()          // let other waiters through too
         if let error = outcome.error { throw error }
     }
 
-    func finish(_ error: (any Error)?) {
-        outcome.error = error
+    /// Suspends until the loop has finished; rethrows its error, if any (none after ``stop()``).
+    ///
+    /// Cancelling the waiting task stops the loop (as ``stop()`` does) and throws
+    /// ``PreviewLoopError/Code/cancelled`` once it has ended.
+    public func finished() async throws(PreviewLoopError) {
+        let result: PreviewLoopError? = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                outcome.whenFinished { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            control.stop()
+        }
+        if Task.isCancelled { throw PreviewLoopError(.cancelled, "the loop was cancelled") }
+        if let result { throw result }
+    }
+
+    func finish(_ error: PreviewLoopError?) {
+        outcome.finish(error)
         done.signal()
     }
 }
 
-/// Holds a loop's final error. `@unchecked Sendable`: written once by the loop thread before the
-/// semaphore is signalled, read only after waiting on it.
-private final class OutcomeBox: @unchecked Sendable {
-    var error: (any Error)?
+/// Holds a loop's final error and the async waiters. Thread-safe: all state is behind one mutex;
+/// waiters are resumed outside it.
+private final class OutcomeBox: Sendable {
+    private struct State {
+        var isFinished = false
+        var error: PreviewLoopError?
+        var waiters: [@Sendable (PreviewLoopError?) -> Void] = []
+    }
+    private let state = Mutex(State())
+
+    /// The loop's error, once it has finished.
+    var error: PreviewLoopError? { state.withLock { $0.error } }
+
+    func finish(_ error: PreviewLoopError?) {
+        let waiters = state.withLock { state in
+            state.isFinished = true
+            state.error = error
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter(error) }
+    }
+
+    /// Calls `body` once the loop has finished (at once if it has).
+    func whenFinished(_ body: @escaping @Sendable (PreviewLoopError?) -> Void) {
+        let finished = state.withLock { state -> PreviewLoopError?? in
+            if state.isFinished { return .some(state.error) }
+            state.waiters.append(body)
+            return .none
+        }
+        if let finished { body(finished) }
+    }
 }

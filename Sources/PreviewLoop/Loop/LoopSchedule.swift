@@ -7,7 +7,7 @@ enum LoopEvent {
     /// Decoding stopped after the first pass because its frames all fit in the frame cache.
     case replayFirstPass
     /// Decoding failed.
-    case failed(any Error)
+    case failed(PreviewLoopError)
 }
 
 /// Decides which decoded frames make up each pass of the loop, on the decoding thread.
@@ -35,7 +35,7 @@ final class LoopSchedule {
     /// Decodes the passes into `pipe` until done, stopped (the pipe closed) or failed; closes the pipe.
     func produce(into pipe: FramePipe<LoopEvent>) {
         defer { pipe.close() }
-        do {
+        do throws(PreviewLoopError) {
             var pass = 0
             while loops.map({ pass < $0 }) ?? true {
                 guard var timed = try decoder.frameDisplayed(at: windowStart) else {

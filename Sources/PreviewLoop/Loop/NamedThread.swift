@@ -1,4 +1,5 @@
 import Glibc
+internal import PreviewLoopFFmpeg
 
 /// Owns a POSIX thread that runs one closure, under a name that debuggers, `top -H` and
 /// `/proc/<pid>/task/*/comm` show (Linux keeps the name's first 15 bytes).
@@ -51,7 +52,8 @@ final class NamedThread {
             return nil
         }, context)
         guard result == 0 else {
-            Unmanaged<ThreadStart>.fromOpaque(context).release()
+            let start = Unmanaged<ThreadStart>.fromOpaque(context).takeRetainedValue()
+            start.tally?.addThread(-1)
             throw PreviewLoopError(.decodingFailed, "cannot start the '\(name)' thread: \(String(cString: strerror(result)))")
         }
         return thread
@@ -62,10 +64,17 @@ final class NamedThread {
 private final class ThreadStart: Sendable {
     let name: String
     let body: @Sendable () -> Void
+    /// The creating thread's call (its cancellation and its tally of threads and FFmpeg objects),
+    /// carried over to the new thread.
+    let scope: CancellationScope?
+    let tally: LiveObjects.Tally?
 
     init(name: String, body: @escaping @Sendable () -> Void) {
         self.name = name
         self.body = body
+        scope = CancellationScope.current
+        tally = LiveObjects.current
+        tally?.addThread(1)
     }
 
     /// Runs on the new thread.
@@ -77,7 +86,12 @@ private final class ThreadStart: Sendable {
             shortName.append(character)
         }
         _ = Self.setName?(pthread_self(), shortName)
-        body()
+        defer { tally?.addThread(-1) }
+        if let scope {
+            scope.enter { LiveObjects.with(tally) { body() } }
+        } else {
+            LiveObjects.with(tally) { body() }
+        }
     }
 
     /// glibc's `pthread_setname_np`, looked up at run time: Swift's Glibc module leaves out the GNU

@@ -17,13 +17,13 @@ public enum LoopClock: String, Sendable, CaseIterable {
 /// window's start; a clip that ends before the window does wraps at its real end.
 ///
 /// ```swift
-/// let loop = try PreviewLoop(source: .file("clip.mp4"),
+/// let loop = try LoopPlayer(source: .file("clip.mp4"),
 ///                            configuration: .init(size: Size(width: 320, height: 180)))
 /// for try await frame in loop.frames(loops: 2) {
 ///     use(frame.pixels, frame.presentationTime, frame.loopIndex)
 /// }
 /// ```
-public final class PreviewLoop: Sendable {
+public final class LoopPlayer: Sendable {
     /// How a loop plays.
     public struct Configuration: Sendable, Hashable {
         /// The output frame size (default 320x180).
@@ -76,7 +76,7 @@ public final class PreviewLoop: Sendable {
     ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
     /// - Throws: ``PreviewLoopError`` when the input cannot be used or the window lies past its end.
     public init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
-                evenSize: Bool = false) throws {
+                evenSize: Bool = false) throws(PreviewLoopError) {
         guard configuration.size.width > 0, configuration.size.height > 0 else {
             throw PreviewLoopError(.invalidArgument, "output size \(configuration.size) must be positive")
         }
@@ -100,21 +100,33 @@ public final class PreviewLoop: Sendable {
         self.prepared = Mutex(UncheckedTransfer(decoder))
     }
 
+    /// Takes over what another instance opened (the `async` initialiser opens on a thread of its own).
+    init(taking other: LoopPlayer) {
+        source = other.source
+        configuration = other.configuration
+        info = other.info
+        prepared = Mutex(other.prepared.withLock { slot in
+            defer { slot = nil }
+            return slot
+        })
+    }
+
     /// The decoder opened by `init`, handed to the first run (a pipe can only be opened once).
     private let prepared: Mutex<UncheckedTransfer<VideoDecoder>?>
 
     /// The decoder for a run: the one opened by `init` the first time, a new one after that.
-    private func takeDecoder(control: LoopControl) throws -> VideoDecoder {
+    private func takeDecoder(control: LoopControl) throws(PreviewLoopError) -> VideoDecoder {
         if let decoder = prepared.withLock({ slot -> UncheckedTransfer<VideoDecoder>? in
             let taken = slot
             slot = nil
             return taken
         }) {
             control.adopt(decoder.value.interrupter)
+            CancellationScope.current?.register(decoder.value.interrupter)
             return decoder.value
         }
         if case .standardInput = source {
-            throw PreviewLoopError(.invalidArgument, "\(source): standard input can only be played once per PreviewLoop")
+            throw PreviewLoopError(.invalidArgument, "\(source): standard input can only be played once per LoopPlayer")
         }
         return try VideoDecoder(source: source, options: configuration.sourceOptions,
                                 threads: configuration.threads, interrupter: control.interrupter)
@@ -131,19 +143,19 @@ public final class PreviewLoop: Sendable {
     /// - Parameter loops: the number of passes, or `nil` to run until stopped.
     @discardableResult
     public func start(loops: Int? = 1, onFrame: @escaping @Sendable (VideoFrame) -> Void,
-                      onCompletion: @escaping @Sendable ((any Error)?) -> Void = { _ in }) -> PreviewLoopHandle {
+                      onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void = { _ in }) -> PreviewLoopHandle {
         start(loops: loops, onFrame: { frame, _ in onFrame(frame) }, onCompletion: onCompletion)
     }
 
     func start(loops: Int?, onFrame: @escaping @Sendable (VideoFrame, LoopControl) -> Void,
-               onCompletion: @escaping @Sendable ((any Error)?) -> Void) -> PreviewLoopHandle {
+               onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void) -> PreviewLoopHandle {
         let control = LoopControl()
         let handle = PreviewLoopHandle(control: control)
         let body: @Sendable () -> Void = { [self] in
-            var failure: (any Error)?
-            do {
+            var failure: PreviewLoopError?
+            do throws(PreviewLoopError) {
                 try self.run(loops: loops, control: control) { frame in onFrame(frame, control) }
-            } catch let error as PreviewLoopError where error.code == .cancelled && control.isStopped {
+            } catch where error.code == .cancelled && control.isStopped {
                 failure = nil
             } catch {
                 failure = error
@@ -163,11 +175,11 @@ public final class PreviewLoop: Sendable {
 
     /// Runs the loop on the calling thread, handing each frame to `body`; returns after `loops` passes
     /// (never, when `nil`, unless `body` throws).
-    public func run(loops: Int? = 1, _ body: (VideoFrame) throws -> Void) throws {
+    public func run(loops: Int? = 1, _ body: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         try run(loops: loops, control: LoopControl(), body)
     }
 
-    func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws -> Void) throws {
+    func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         let decoder = try takeDecoder(control: control)
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
                                  orientation: decoder.info.orientation, toneMapping: decoder.input.options.toneMapping,
@@ -210,7 +222,7 @@ public final class PreviewLoop: Sendable {
         var dropped = 0
 
         func deliver(_ image: RGBImage, presentation: Duration, sourceTime: Double, pass: Int, index: Int,
-                     decode: Duration, conversion: Duration, isKeyframe: Bool) throws {
+                     decode: Duration, conversion: Duration, isKeyframe: Bool) throws(PreviewLoopError) {
             var lateness: Duration?
             if !hasStarted {
                 startInstant = clock.now - presentation

@@ -69,7 +69,7 @@ public final class AnimationWriter {
     ///   outside 0–100, an odd size for MP4 or a size over 16383 for WebP;
     ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
-                threads: Int = 0, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws {
+                threads: Int = 0, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws(PreviewLoopError) {
         guard (1...120).contains(framesPerSecond) else {
             throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
         }
@@ -104,7 +104,7 @@ public final class AnimationWriter {
     ///
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` after ``finish(lastFrameDuration:)``;
     ///   ``PreviewLoopError/Code/encodingFailed`` when the encoder fails.
-    public func append(_ image: RGBImage) throws {
+    public func append(_ image: RGBImage) throws(PreviewLoopError) {
         try append(.opaque(image))
     }
 
@@ -112,7 +112,7 @@ public final class AnimationWriter {
     /// show it over ``background``.
     ///
     /// - Throws: as ``append(_:)-(RGBImage)``.
-    public func append(_ image: RGBAImage) throws {
+    public func append(_ image: RGBAImage) throws(PreviewLoopError) {
         if format == .gif && keepsGIFTransparency && !image.isOpaque {
             try append(.opaque(image.flattened(on: Self.gifEdgeBackground)))
             gifMasks[gifMasks.count - 1] = stride(from: 3, to: image.pixels.count, by: 4).map { image.pixels[$0] < 128 }
@@ -124,7 +124,7 @@ public final class AnimationWriter {
     /// What the half-opaque edge pixels of a GIF that keeps transparency are flattened on: mid grey.
     static let gifEdgeBackground = RGBAColor(red: 128, green: 128, blue: 128)
 
-    private func append(_ picture: HeldPicture) throws {
+    private func append(_ picture: HeldPicture) throws(PreviewLoopError) {
         precondition(picture.size == size, "every picture must be \(size), not \(picture.size)")
         guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
         guard frameCount < maxFrames else {
@@ -147,7 +147,7 @@ public final class AnimationWriter {
     ///   WebP gives its last frame the average frame duration, as libwebp does.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when no picture was appended or `finish` ran
     ///   before.
-    public func finish(lastFrameDuration: Duration? = nil) throws {
+    public func finish(lastFrameDuration: Duration? = nil) throws(PreviewLoopError) {
         guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
         isFinished = true
         guard let last = held else { throw PreviewLoopError(.invalidArgument, "\(path): an animation needs at least one picture") }
@@ -162,7 +162,7 @@ public final class AnimationWriter {
         held = nil
     }
 
-    private func encode(_ held: HeldPicture, index: Int, duration: Int64) throws {
+    private func encode(_ held: HeldPicture, index: Int, duration: Int64) throws(PreviewLoopError) {
         guard let stream, let converter, let picture else { return }
         try ffmpeg { () throws(FFmpegFailure) in try picture.makeWritable() }
         switch held {
@@ -178,7 +178,7 @@ public final class AnimationWriter {
     /// decoded video's noise in still areas, below what the eye notices through a 256-colour dither.
     static let gifStaticTolerance = 6
 
-    private func writeGIF(finalDelay: Int) throws {
+    private func writeGIF(finalDelay: Int) throws(PreviewLoopError) {
         // 255 colours: one index stays free for the encoder's transparent "unchanged" pixels.
         // With transparency, that index (255) is the transparent one, marked by alpha 0 in the palette.
         let palette = ColorPalette(representing: gifImages, maximumCount: 255)

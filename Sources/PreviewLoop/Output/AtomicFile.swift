@@ -3,7 +3,7 @@ import Glibc
 
 /// Writes files so that readers see either nothing or the whole file: the bytes go to a temporary file
 /// in the same directory, which is then renamed over the destination. A failure leaves nothing behind.
-public enum AtomicFile {
+package enum AtomicFile {
     /// A hidden, unique temporary path beside `path`, for writing before the rename.
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory is missing or `path`
@@ -25,7 +25,7 @@ public enum AtomicFile {
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` naming the path and the cause.
     /// A new file gets the process's usual mode (0666 less the umask); a file it replaces keeps its mode.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    package static func write(_ bytes: [UInt8], to path: String) throws(PreviewLoopError) {
         let temporary = try temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
@@ -59,7 +59,7 @@ public enum AtomicFile {
     ///   written into it).
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when it cannot be created or is a file.
     @discardableResult
-    public static func createDirectory(_ path: String) throws -> Bool {
+    package static func createDirectory(_ path: String) throws(PreviewLoopError) -> Bool {
         var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory else {

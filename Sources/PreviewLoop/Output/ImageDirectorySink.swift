@@ -13,7 +13,7 @@ public final class ImageDirectorySink: FrameSink {
     /// Creates the sink, creating the directory if needed.
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be made.
-    public init(directory: String) throws {
+    public init(directory: String) throws(PreviewLoopError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -23,7 +23,7 @@ public final class ImageDirectorySink: FrameSink {
     }
 
     /// Writes the frame as `PPP-FFFFF.ppm`.
-    public func write(_ frame: VideoFrame) throws {
+    public func write(_ frame: VideoFrame) throws(PreviewLoopError) {
         let name = DecimalText.zeroPadded(frame.loopIndex + 1, 3) + "-" + DecimalText.zeroPadded(frame.index + 1, 5) + ".ppm"
         try AtomicFile.write(PPM.encode(frame.image), to: directory + "/" + name)
         let row = "\(name),\(frame.loopIndex + 1),\(frame.index + 1),\(DecimalText.fixed(frame.presentationTime.seconds, 6)),"
@@ -32,7 +32,7 @@ public final class ImageDirectorySink: FrameSink {
     }
 
     /// Writes `frames.csv`.
-    public func finish() throws {
+    public func finish() throws(PreviewLoopError) {
         let text = (["file,pass,index,presentation_time,wall_time"] + rows.withLock { $0 }).joined(separator: "\n") + "\n"
         try AtomicFile.write(Array(text.utf8), to: directory + "/frames.csv")
     }

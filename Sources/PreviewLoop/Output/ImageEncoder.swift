@@ -16,7 +16,7 @@ public enum ImageEncoder {
     ///     ``ImageFileFormat/defaultQuality``. Lossless formats (PPM, PNG) ignore it.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a quality outside 0–100 or a picture
     ///   larger than the format allows; ``PreviewLoopError/Code/encodingFailed`` when FFmpeg fails.
-    public static func encode(_ image: RGBImage, as format: ImageFileFormat, quality: Int? = nil) throws -> [UInt8] {
+    public static func encode(_ image: RGBImage, as format: ImageFileFormat, quality: Int? = nil) throws(PreviewLoopError) -> [UInt8] {
         let quality = try Self.quality(quality, for: format)
         switch format {
         case .ppm:
@@ -50,7 +50,7 @@ public enum ImageEncoder {
     ///
     /// - Throws: as ``encode(_:as:quality:)``.
     public static func encode(_ image: RGBAImage, as format: ImageFileFormat, quality: Int? = nil,
-                              background: RGBAColor = .white) throws -> [UInt8] {
+                              background: RGBAColor = .white) throws(PreviewLoopError) -> [UInt8] {
         guard format.hasTransparency, !image.isOpaque else {
             return try encode(image.flattened(on: background), as: format, quality: quality)
         }
@@ -90,7 +90,7 @@ public enum ImageEncoder {
         EncoderSettings(encoderName: encoder, size: size, pixelFormat: pixelFormat, options: options)
     }
 
-    private static func encodeConverted(_ image: RGBImage, settings: EncoderSettings, target: ConversionTarget) throws -> [UInt8] {
+    private static func encodeConverted(_ image: RGBImage, settings: EncoderSettings, target: ConversionTarget) throws(PreviewLoopError) -> [UInt8] {
         let encoder = try EncoderContext(settings)
         let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: target.pixelFormat) }
         try PictureConverter(size: image.size, target: target).convert(image, into: frame)

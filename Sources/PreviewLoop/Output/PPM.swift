@@ -11,7 +11,7 @@ public enum PPM {
     /// Reads a binary PPM with maxval 255 (comments in the header allowed).
     ///
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when the bytes are not such a file.
-    public static func decode(_ bytes: [UInt8]) throws -> RGBImage {
+    public static func decode(_ bytes: [UInt8]) throws(PreviewLoopError) -> RGBImage {
         var position = 0
         func fail() -> PreviewLoopError { PreviewLoopError(.invalidArgument, "not a binary PPM (P6, maxval 255) image") }
         func skipSpaceAndComments() {
@@ -23,7 +23,7 @@ public enum PPM {
                 } else { return }
             }
         }
-        func number() throws -> Int {
+        func number() throws(PreviewLoopError) -> Int {
             skipSpaceAndComments()
             let start = position
             while position < bytes.count, (48...57).contains(bytes[position]) { position += 1 }

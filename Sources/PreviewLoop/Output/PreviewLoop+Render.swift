@@ -1,4 +1,4 @@
-/// What ``PreviewLoop/render(to:format:framesPerSecond:quality:encoderThreads:)`` wrote.
+/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:)`` wrote.
 public struct RenderSummary: Sendable, Hashable {
     /// The file written.
     public var path: String
@@ -28,7 +28,7 @@ public struct RenderSummary: Sendable, Hashable {
     }
 }
 
-extension PreviewLoop {
+extension LoopPlayer {
     /// Renders one pass of the loop window as a file that loops cleanly when a browser repeats it:
     /// muted, aspect-filled to the configured size, at a constant frame rate, its first frame the one
     /// displayed at the window's start and its last lasting until the window's end.
@@ -47,7 +47,7 @@ extension PreviewLoop {
     ///   an unwritable output, or an encoder failure.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = 0, maxFrames: Int = .max) throws -> RenderSummary {
+                       encoderThreads: Int = 0, maxFrames: Int = .max) throws(PreviewLoopError) -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
@@ -58,7 +58,7 @@ extension PreviewLoop {
         var resampler = ConstantRateResampler(framesPerSecond: framesPerSecond)
         var current: RGBImage?
         var times: [Double] = []
-        try run(loops: 1) { frame in
+        try run(loops: 1) { frame throws(PreviewLoopError) in
             let time = frame.presentationTime.seconds
             let count = resampler.advance(to: time)
             // The first frame is the one displayed at the window's start: it fills any instant before it.

@@ -25,7 +25,7 @@ package final class StagedDirectory {
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when `path` is a file or a symbolic link, holds
     ///   files this output does not write, or the staging directory cannot be made.
-    package init(replacing path: String, ownsName: @escaping (String) -> Bool) throws {
+    package init(replacing path: String, ownsName: @escaping (String) -> Bool) throws(PreviewLoopError) {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         self.path = trimmed
         self.ownsName = ownsName
@@ -77,10 +77,11 @@ package final class StagedDirectory {
 
     /// Writes the file `name` into the staging directory (atomically); an error names it under ``path``,
     /// where it was meant to appear.
-    package func write(_ bytes: [UInt8], named name: String) throws {
+    package func write(_ bytes: [UInt8], named name: String) throws(PreviewLoopError) {
         do {
             try AtomicFile.write(bytes, to: file(name))
-        } catch var error as PreviewLoopError {
+        } catch {
+            var error = error
             error.message = error.message.replacing(stagingPath, with: path)
             throw error
         }
@@ -89,7 +90,7 @@ package final class StagedDirectory {
     /// Swaps the finished directory into place and removes the old contents.
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the swap fails (the old contents stay).
-    package func commit() throws {
+    package func commit() throws(PreviewLoopError) {
         precondition(!isDone, "committed or discarded already")
         var status = stat()
         let replaces = lstat(path, &status) == 0

@@ -11,9 +11,9 @@ public struct ThumbnailTrack: Sendable, Hashable {
         /// Rows per sheet.
         public var rows: Int
 
-        /// Creates a layout; `columns` and `rows` must be at least 1.
+        /// Creates a layout; `columns` and `rows` must be at least 1 (``FrameSampler/thumbnailTrack(every:layout:mode:accuracy:maxThumbnails:progress:onSheet:)``
+        /// throws ``PreviewLoopError/Code/invalidArgument`` for a layout with none, or with an empty tile).
         public init(tileSize: Size = Size(width: 160, height: 90), columns: Int = 10, rows: Int = 10) {
-            precondition(columns > 0 && rows > 0, "a sheet has at least one row and one column")
             self.tileSize = tileSize
             self.columns = columns
             self.rows = rows
@@ -24,8 +24,10 @@ public struct ThumbnailTrack: Sendable, Hashable {
 
         /// Which sheet (from 0) holds tile `index`, and where.
         public func place(_ index: Int) -> (sheet: Int, rect: Rect) {
-            let position = index % tilesPerSheet
-            return (index / tilesPerSheet, Rect(x: (position % columns) * tileSize.width, y: (position / columns) * tileSize.height,
+            // Never a division by zero: an empty layout places every tile on sheet `index`.
+            let perSheet = max(1, tilesPerSheet), columns = max(1, self.columns)
+            let position = index % perSheet
+            return (index / perSheet, Rect(x: (position % columns) * tileSize.width, y: (position / columns) * tileSize.height,
                                                width: tileSize.width, height: tileSize.height))
         }
     }
@@ -68,10 +70,11 @@ public struct ThumbnailTrack: Sendable, Hashable {
     public var sheetCount: Int { (cues.map(\.sheet).max() ?? -1) + 1 }
 
     /// The intervals `[k·every, (k+1)·every)` that cover `[0, duration)`, the last one ending at
-    /// `duration`. A trailing sliver shorter than half an interval (a 30-minute clip's last 12 ms) is
-    /// not a cue of its own: it joins the last interval, which then runs up to 1.5 intervals.
+    /// `duration`; none unless both are finite and above 0. A trailing sliver shorter than half an
+    /// interval (a 30-minute clip's last 12 ms) is not a cue of its own: it joins the last interval,
+    /// which then runs up to 1.5 intervals.
     public static func intervals(duration: Double, every: Double) -> [(start: Double, end: Double)] {
-        precondition(duration > 0 && every > 0)
+        guard duration > 0, every > 0, duration.isFinite, every.isFinite else { return [] }
         // In Double first: a tiny `every` must not trap the conversion (callers bound the count before).
         let raw = thumbnailCount(duration: duration, every: every)
         let count = raw.isFinite ? max(1, Int(min(raw, 1e15))) : 1
@@ -133,8 +136,12 @@ extension FrameSampler {
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when the duration is unknown or `every` is not above 0.
     public func thumbnailTrack(every: Double, layout: ThumbnailTrack.Layout = .init(), mode: ContentMode = .aspectFill,
                                accuracy: SeekAccuracy = .auto, maxThumbnails: Int = 1_000_000, progress: (Int, Int) -> Void = { _, _ in },
-                               onSheet: (Int, RGBImage) throws -> Void) throws -> ThumbnailTrack {
+                               onSheet: (Int, RGBImage) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) -> ThumbnailTrack {
         guard every > 0, every.isFinite else { throw PreviewLoopError(.invalidArgument, "the thumbnail interval must be above 0 s") }
+        guard layout.columns > 0, layout.rows > 0, layout.tileSize.width > 0, layout.tileSize.height > 0 else {
+            throw PreviewLoopError(.invalidArgument, "a sprite sheet needs at least one row and one column of tiles of a positive size, "
+                + "not \(layout.columns)x\(layout.rows) tiles of \(layout.tileSize)")
+        }
         guard let duration = info.duration, duration > 0 else {
             throw PreviewLoopError(.invalidArgument, "the clip's duration is unknown or 0: thumbnails need it to cover the clip")
         }

@@ -14,9 +14,14 @@ public final class FrameSampler {
     public var info: VideoInfo { decoder.info }
 
     /// Opens `source` for sampling with `threads` decoder threads.
-    public init(source: Source, threads: Int = 2, options: SourceOptions = .init()) throws {
+    public init(source: Source, threads: Int = 2, options: SourceOptions = .init()) throws(PreviewLoopError) {
         guard (1...64).contains(threads) else { throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64") }
         decoder = try VideoDecoder(source: source, options: options, threads: threads)
+    }
+
+    /// Wraps a decoder opened elsewhere (by the `async` initialiser's thread).
+    init(decoder: VideoDecoder) {
+        self.decoder = decoder
     }
 
     /// The frame at `seconds` from the stream's start, converted to `size`.
@@ -25,7 +30,7 @@ public final class FrameSampler {
     ///   keyframe at or before it; `.auto` behaves as `.exact` here (it needs an interval, see
     ///   ``frames(at:size:mode:accuracy:interval:)``).
     public func frame(at seconds: Double, size: Size, mode: ContentMode = .aspectFill,
-                      accuracy: SeekAccuracy = .exact) throws -> VideoFrame {
+                      accuracy: SeekAccuracy = .exact) throws(PreviewLoopError) -> VideoFrame {
         try frames(at: [seconds], size: size, mode: mode, accuracy: accuracy, interval: 0)[0]
     }
 
@@ -34,7 +39,7 @@ public final class FrameSampler {
     /// - Parameter interval: the spacing of the samples; with `.auto`, the nearest keyframe on either
     ///   side is taken when one lies within half of it, the exact frame otherwise.
     public func frames(at times: [Double], size: Size, mode: ContentMode = .aspectFill,
-                       accuracy: SeekAccuracy = .exact, interval: Double) throws -> [VideoFrame] {
+                       accuracy: SeekAccuracy = .exact, interval: Double) throws(PreviewLoopError) -> [VideoFrame] {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
                                  toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)

@@ -14,7 +14,7 @@ extension FrameSampler {
     /// its 8×8 luma layout with the other good candidates' (the clip's usual look, not an outlier).
     /// The winner is decoded again at `size`. Without a known duration (a pipe), or when no candidate
     /// is good, it is the poster of the first 15 s (``posterFrame(in:size:mode:)``).
-    public func bestPosterFrame(size: Size, mode: ContentMode = .aspectFill) throws -> PosterChoice {
+    public func bestPosterFrame(size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         guard let duration = info.duration, duration > 0, decoder.input.format.isSeekable, !info.isStillPicture else {
             return try posterFrame(in: 0..<15, size: size, mode: mode)

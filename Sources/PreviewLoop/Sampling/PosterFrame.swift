@@ -119,7 +119,7 @@ extension FrameSampler {
     ///     judged.
     /// - Throws: `PreviewLoopError(.invalidArgument)` for an empty window, one that starts at or past
     ///   the end, or a size that is not positive; decoding errors as ``frame(at:size:mode:accuracy:)``.
-    public func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode = .aspectFill) throws -> PosterChoice {
+    public func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         try posterFrame(in: window, size: size, mode: mode,
                         retention: decoder.input.format.isSeekable ? .likely : .undecided)
     }
@@ -138,7 +138,7 @@ extension FrameSampler {
 
     /// ``posterFrame(in:size:mode:)`` with a given ``PosterRetention``.
     func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode,
-                     retention: PosterRetention) throws -> PosterChoice {
+                     retention: PosterRetention) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         guard !window.lowerBound.isNaN, window.lowerBound < .infinity else {
             throw PreviewLoopError(.invalidArgument, "the window must start at a finite time")

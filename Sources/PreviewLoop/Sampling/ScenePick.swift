@@ -218,7 +218,7 @@ extension FrameSampler {
     /// ``ScenePickSettings/groupThreshold`` (and the last group, which has no next keyframe) are then
     /// decoded frame by frame to find the exact frame of each cut. Deblocking is skipped throughout. Without a keyframe index (a pipe, or
     /// a format without one) every frame of the span is decoded.
-    public func sceneCuts(start: Double, length: Double, settings: ScenePickSettings = .init()) throws -> SceneScan {
+    public func sceneCuts(start: Double, length: Double, settings: ScenePickSettings = .init()) throws(PreviewLoopError) -> SceneScan {
         let end = start + length
         let scaler = FrameScaler(outputSize: Size(width: 64, height: 64), mode: .stretch, orientation: info.orientation)
         func thumbnail(_ timed: TimedFrame) throws(PreviewLoopError) -> LumaThumbnail {
@@ -304,7 +304,7 @@ extension FrameSampler {
     /// replaced by fills while fewer than `count` remain, trying at most `count` more times.
     public func tilePlan(pick: TilePick, count: Int, start: Double, length: Double, evenTimes: [Double], size: Size,
                          mode: ContentMode = .aspectFill, accuracy: SeekAccuracy = .exact, interval: Double,
-                         settings: ScenePickSettings = .init()) throws -> TilePlan {
+                         settings: ScenePickSettings = .init()) throws(PreviewLoopError) -> TilePlan {
         guard pick == .scenes else {
             let sampled = try frames(at: evenTimes, size: size, mode: mode, accuracy: accuracy, interval: interval)
             return TilePlan(pick: .even, tiles: evenTimes.map { TileChoice(time: $0, reason: .even) }, frames: sampled,

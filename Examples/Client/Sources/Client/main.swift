@@ -1,0 +1,13 @@
+import PreviewLoop
+
+// The client's own types, named like the library's.
+struct Size { var points: Double }
+struct Source { var name: String }
+struct Shape { var sides: Int }
+
+let mine = (Size(points: 12), Source(name: "camera"), Shape(sides: 4))
+let box = PreviewLoop.Size(width: 160, height: 90)
+let input = PreviewLoop.Source.file(CommandLine.arguments.dropFirst().first ?? "clip.mp4")
+let corner = PreviewLoop.Shape.self
+let configuration = PreviewLoop.LoopPlayer.Configuration(size: box)
+print(mine.0.points, mine.1.name, mine.2.sides, box, input, corner, configuration.size)

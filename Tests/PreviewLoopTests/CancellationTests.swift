@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PreviewLoop
+import PreviewLoopFFmpeg
+
+/// Cancelling the task that awaits a blocking call (a 4K exact still, a render, a remote probe against
+/// a slow server) ends it promptly with the one documented outcome, `PreviewLoopError(.cancelled)`,
+/// and leaves no file, thread or FFmpeg object of that call behind.
+///
+/// The call's threads and FFmpeg objects are counted by its own tally (`BlockingCall.observer`), so
+/// other suites running in parallel do not disturb the counts. The time from `cancel()` to the task's
+/// end is printed; the assertion is a generous bound (the target is 100 ms; the box is shared).
+@Suite(.serialized)
+struct CancellationTests {
+    /// The bound asserted between `cancel()` and the call's end.
+    static let bound: Duration = .milliseconds(500)
+
+    /// A 4K H.264 clip with one keyframe: an exact still near its end decodes every frame before it.
+    static let clip4K: String = {
+        let directory = TestPaths.temporaryDirectory()
+        let path = directory + "/uhd.mp4"
+        let result = try? Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=25",
+                                                   "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-g", "100",
+                                                   "-pix_fmt", "yuv420p", "-y", path])
+        precondition(result?.status == 0, "ffmpeg could not make the 4K clip: \(result?.stderr ?? "")")
+        return path
+    }()
+
+    struct Outcome {
+        var code: PreviewLoopError.Code?
+        var sinceCancel: Duration
+        var tally: LiveObjects.Tally?
+    }
+
+    /// Starts `work` in a task, cancels it after `delay`, and measures how long it takes to end.
+    func cancel(after delay: Duration, _ work: @escaping @Sendable () async throws(PreviewLoopError) -> Void) async throws -> Outcome {
+        let tallies = Mutex<[LiveObjects.Tally]>([])
+        let task = Task {
+            try await BlockingCall.$observer.withValue({ tally in tallies.withLock { $0.append(tally) } }) {
+                try await work()
+            }
+        }
+        try await Task.sleep(for: delay)
+        let clock = ContinuousClock()
+        let cancelled = clock.now
+        task.cancel()
+        let result = await task.result
+        let sinceCancel = cancelled.duration(to: clock.now)
+        var code: PreviewLoopError.Code?
+        if case .failure(let error) = result { code = (error as? PreviewLoopError)?.code }
+        return Outcome(code: code, sinceCancel: sinceCancel, tally: tallies.withLock { $0.last })
+    }
+
+    /// Waits (up to 2 s) for the call's last thread to return, then checks nothing of it is left.
+    func expectNothingLeft(_ tally: LiveObjects.Tally?, _ label: String) async throws {
+        guard let tally else { Issue.record("\(label): no call was observed"); return }
+        for _ in 0..<200 where tally.threads != 0 || tally.objects != 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(tally.threads == 0, "\(label): \(tally.threads) thread(s) still running")
+        #expect(tally.objects == 0, "\(label): \(tally.objects) FFmpeg object(s) still alive")
+    }
+
+    @Test("A 4K exact still: cancelled mid-decode, .cancelled within the bound, nothing left")
+    func exactStill4K() async throws {
+        let path = Self.clip4K
+        let sampler = try await FrameSampler(source: .file(path))
+        let transfer = UncheckedTransfer(sampler)
+        let outcome = try await cancel(after: .milliseconds(300)) { () async throws(PreviewLoopError) in
+            _ = try await transfer.value.frame(at: 2.9, size: Size(width: 3840, height: 2160))
+        }
+        print("CancellationTests: 4K exact still ended \(outcome.sinceCancel) after cancel")
+        #expect(outcome.code == .cancelled)
+        #expect(outcome.sinceCancel <= Self.bound, "took \(outcome.sinceCancel)")
+        try await expectNothingLeft(outcome.tally, "4K still")
+        // The sampler stays cancelled: the documented outcome again, at once.
+        await #expect(throws: PreviewLoopError.self) { try await sampler.frame(at: 0, size: Size(width: 64, height: 36)) }
+    }
+
+    @Test("A render: cancelled mid-encode, .cancelled within the bound, no file and nothing left")
+    func render() async throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loop = try await LoopPlayer(source: .file(Self.clip4K),
+                                        configuration: .init(size: Size(width: 1280, height: 720), windowLength: .seconds(3)))
+        let outcome = try await cancel(after: .milliseconds(300)) { () async throws(PreviewLoopError) in
+            try await loop.render(to: directory + "/out.mp4", framesPerSecond: 25)
+        }
+        print("CancellationTests: render ended \(outcome.sinceCancel) after cancel")
+        #expect(outcome.code == .cancelled)
+        #expect(outcome.sinceCancel <= Self.bound, "took \(outcome.sinceCancel)")
+        try await expectNothingLeft(outcome.tally, "render")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [])
+    }
+
+    @Test("A remote probe against a server that trickles: .cancelled within the bound, nothing left")
+    func remoteProbe() async throws {
+        let server = try HostileServer(.trickle(file: TestPaths.fixture("landscape.mp4"), burst: 0))
+        defer { server.stop() }
+        let url = server.url(for: "clip.mp4")
+        let outcome = try await cancel(after: .milliseconds(300)) { () async throws(PreviewLoopError) in
+            _ = try await MediaProbe.probe(.url(url), options: SourceOptions(openTimeout: 20, readTimeout: 20))
+        }
+        print("CancellationTests: remote probe ended \(outcome.sinceCancel) after cancel")
+        #expect(outcome.code == .cancelled)
+        #expect(outcome.sinceCancel <= Self.bound, "took \(outcome.sinceCancel)")
+        try await expectNothingLeft(outcome.tally, "probe")
+    }
+
+    @Test("An awaited loop: cancelling the waiting task stops it and throws .cancelled")
+    func handleFinished() async throws {
+        let loop = try await LoopPlayer(source: .file(TestPaths.fixture("short.mp4")), configuration: .init(clock: .realtime))
+        let handle = loop.start(loops: nil, onFrame: { _ in })
+        let task = Task { () -> PreviewLoopError.Code? in
+            do throws(PreviewLoopError) { try await handle.finished(); return nil } catch { return error.code }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let code = await task.value
+        #expect(code == .cancelled)
+        #expect(throws: Never.self) { try handle.wait() }
+    }
+}
