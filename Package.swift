@@ -24,13 +24,18 @@ let package = Package(
             name: "PreviewLoop",
             dependencies: ["CFFmpeg", "CFreeType"]
         ),
+        // The CLI's logic: commands, option declarations and help, testable in-process.
+        .target(
+            name: "PreviewLoopCLI",
+            dependencies: ["PreviewLoop"]
+        ),
         .executableTarget(
             name: "preview-loop",
-            dependencies: ["PreviewLoop"]
+            dependencies: ["PreviewLoopCLI"]
         ),
         .testTarget(
             name: "PreviewLoopTests",
-            dependencies: ["PreviewLoop", "preview-loop"]
+            dependencies: ["PreviewLoop", "PreviewLoopCLI", "preview-loop"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -28,7 +28,7 @@ mkdir -p "$OUT/corpus" "$OUT/artifacts"
 # --- Build (again only when a source changed) ---------------------------------------------------
 # The CLI's sources without its main.swift: the `cli` target calls its pure parser.
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
-         $(find Sources/preview-loop -name '*.swift' ! -name main.swift | sort))
+         $(find Sources/PreviewLoopCLI -name '*.swift' | sort))
 if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" Sources/CFFmpeg Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -module-name PreviewLoop -package-name main \

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import PreviewLoop
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Property tests over the argument space (issue 11): every numeric option of every subcommand with
 /// extreme values — 0, tiny, huge, negative, NaN, inf, hex, very long digit strings — is either

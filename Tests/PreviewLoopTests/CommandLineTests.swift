@@ -1,7 +1,7 @@
 import PreviewLoop
 import Foundation
 import Testing
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Parses arguments that must be accepted.
 private func parse(_ arguments: [String]) throws -> ParsedCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PreviewLoop
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Contact sheets: layout (pure), text drawn by FreeType, `sheet` and `strip --gap --timestamps` end to
 /// end against ffmpeg's frames and against text rendered independently of the sheet.

@@ -1,7 +1,7 @@
 import Foundation
 import PreviewLoop
 import Testing
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Runs the built `preview-loop` binary.
 private func cli(_ arguments: [String]) throws -> ProcessResult {

@@ -14,10 +14,10 @@ enum ExitStatus {
 }
 
 /// The tool: parses the command line, runs the command, reports errors, returns the exit status.
-enum CommandLineTool {
+public enum CommandLineTool {
     /// Runs the tool on the arguments after the program name and returns the exit status; output lost
     /// on standard output (a full disk) is a failure, reported in one `Error:` line.
-    static func run(_ arguments: [String]) -> Int32 {
+    public static func run(_ arguments: [String]) -> Int32 {
         let status = runCommand(arguments)
         // A command that failed has said so already; one that "succeeded" into a full disk has not.
         guard status == ExitStatus.success, let code = Console.outputError else { return status }
