@@ -35,13 +35,18 @@ let package = Package(
             name: "PreviewLoop",
             dependencies: ["PreviewLoopFFmpeg", "CFFmpeg", "CFreeType"]
         ),
+        // The CLI's logic: commands, option declarations and help, testable in-process.
+        .target(
+            name: "PreviewLoopCLI",
+            dependencies: ["PreviewLoop"]
+        ),
         .executableTarget(
             name: "preview-loop",
-            dependencies: ["PreviewLoop"]
+            dependencies: ["PreviewLoopCLI"]
         ),
         .testTarget(
             name: "PreviewLoopTests",
-            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "preview-loop"]
+            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "PreviewLoopCLI", "preview-loop"]
         ),
     ],
     swiftLanguageModes: [.v6]

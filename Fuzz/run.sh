@@ -32,7 +32,7 @@ mkdir -p "$OUT/corpus" "$OUT/artifacts"
 # sources without its main.swift (the `cli` target calls its pure parser) linked with both.
 LAYER_SOURCES=($(find Sources/PreviewLoopFFmpeg -name '*.swift' | sort))
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
-         $(find Sources/preview-loop -name '*.swift' ! -name main.swift | sort))
+         $(find Sources/PreviewLoopCLI -name '*.swift' | sort))
 FFMPEG_INCLUDES=(-I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil))
 if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" Sources/CFFmpeg Sources/CFFmpegLog Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"

@@ -5,7 +5,7 @@
 # (a lower target cannot import a higher one). This script checks what a target graph cannot:
 #   1. `import CFFmpeg` / `import CFFmpegLog` (any access level) only in Sources/PreviewLoopFFmpeg.
 #   2. No FFmpeg C identifiers (`AV[A-Z]…`, `av_…`, `avformat_…`, `avcodec_…`, `avio_…`, `sws_…`,
-#      `cffmpeg_…`) in the code (comments stripped) of Sources/PreviewLoop or Sources/preview-loop.
+#      `cffmpeg_…`) in the code (comments stripped) of Sources/PreviewLoop, Sources/PreviewLoopCLI or Sources/preview-loop.
 #   3. PreviewLoop imports the FFmpeg layer only as `internal import PreviewLoopFFmpeg` (a plain or
 #      public import would hand its `package` types to clients); the CLI does not import it at all.
 #   4. Folder layers inside Sources/PreviewLoop: a file may name types declared in its own folder or in
@@ -64,7 +64,7 @@ c_import = re.compile(r"^\s*(@\w+\s+)*((public|package|internal|fileprivate|priv
 c_identifier = re.compile(r"\b(AV[A-Z][A-Za-z0-9_]*|av_\w+|avformat_\w+|avcodec_\w+|avio_\w+|sws_\w+|cffmpeg_\w+)")
 layer_import = re.compile(r"^\s*(@\w+\s+)*((public|package|internal|fileprivate|private)\s+)?import\s+PreviewLoopFFmpeg\b", re.M)
 
-upper = [p for top in ("Sources/PreviewLoop", "Sources/preview-loop") for p in swift_files(top)]
+upper = [p for top in ("Sources/PreviewLoop", "Sources/PreviewLoopCLI", "Sources/preview-loop") for p in swift_files(top)]
 exempt_used = set()
 for path in upper:
     code = code_of(path)
@@ -80,7 +80,7 @@ for path in upper:
         failures.append(f"{path}: names FFmpeg C identifiers outside the FFmpeg layer: {', '.join(identifiers[:6])}")
     for m in layer_import.finditer(code):
         line = m.group(0).strip()
-        if path.startswith("Sources/preview-loop/"):
+        if path.startswith("Sources/preview-loop/") or path.startswith("Sources/PreviewLoopCLI/"):
             failures.append(f"{path}: the CLI imports the FFmpeg layer ({line})")
         elif not line.startswith("internal import"):
             failures.append(f"{path}: `{line}` must be `internal import PreviewLoopFFmpeg` (no package type may reach clients)")

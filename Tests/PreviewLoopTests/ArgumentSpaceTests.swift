@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import PreviewLoop
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Property tests over the argument space (issue 11): every numeric option of every subcommand with
 /// extreme values — 0, tiny, huge, negative, NaN, inf, hex, very long digit strings — is either
@@ -59,46 +59,46 @@ struct ArgumentSpaceTests {
         }
         func timeout(_ value: Double) { #expect(value > 0 && value <= 86_400, "\(arguments)") }
         switch command {
-        case .probe(let o): timeout(o.timeout)
+        case .probe(let o): timeout(o.source.timeout)
         case .thumb(let o):
-            time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect(o.cornerRadius.isFinite && o.cornerRadius >= 0)
             for known in o.size.knownSizes {
                 size(known)
                 #expect(WorkBudget.rgba(known) * 4 <= o.budget.maxBytes, "\(arguments)")
             }
         case .strip(let o):
-            time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect((1...1000).contains(o.count) && (1...o.count).contains(o.columns), "\(arguments)")
             for known in o.size.knownSizes {
                 size(known)
                 #expect(3 * Double(o.count) * WorkBudget.rgb(known) <= o.budget.maxBytes, "\(arguments)")
             }
         case .loop(let o):
-            o.size.knownSizes.forEach(size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            o.size.knownSizes.forEach(size); time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect(o.loops >= 0 && o.captureTimes.allSatisfy { $0.isFinite && $0 >= 0 })
         case .timing: break
         case .render(let o):
-            time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect((1...120).contains(o.framesPerSecond))
             for known in o.size.knownSizes {
                 size(known)
                 #expect(RenderOptions.bytes(frames: 1, size: known, format: o.format) <= o.budget.maxBytes, "\(arguments)")
             }
         case .sprites(let o):
-            budget(o.budget); timeout(o.timeout)
+            budget(o.budget); timeout(o.source.timeout)
             #expect(o.every.isFinite && o.every > 0 && (1...100).contains(o.columns) && (1...100).contains(o.rows))
             for known in o.size.knownSizes {
                 size(known)
                 #expect(o.columns * known.width <= 16383 && o.rows * known.height <= 16383, "\(arguments)")
             }
         case .card(let o):
-            size(o.style.size); time(o.start); time(o.length); budget(o.budget); timeout(o.timeout)
+            size(o.style.size); time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect(o.style.posterHold.isFinite && o.style.playLength.isFinite && o.stillTime.isFinite)
             let frames = PreviewCard.frameCount(duration: CardTimeline(style: o.style).duration, framesPerSecond: o.framesPerSecond)
             #expect(frames <= o.budget.maxFrames, "\(arguments)")
         case .sheet(let o):
-            timeout(o.timeout)
+            timeout(o.source.timeout)
             #expect((1...100).contains(o.columns) && (1...100).contains(o.rows) && o.columns * o.rows <= SheetOptions.maximumTiles)
         case .batch: break
         case .help, .version: break

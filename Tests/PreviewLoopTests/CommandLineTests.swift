@@ -1,7 +1,7 @@
 import PreviewLoop
 import Foundation
 import Testing
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Parses arguments that must be accepted.
 private func parse(_ arguments: [String]) throws -> ParsedCommand {
@@ -11,8 +11,8 @@ private func parse(_ arguments: [String]) throws -> ParsedCommand {
 @Suite("CommandLine parsing: defaults and options")
 struct CommandLineParsingTests {
     @Test func probeDefaultsAndJSON() throws {
-        #expect(try parse(["probe", "clip.mp4"]) == .probe(ProbeOptions(input: "clip.mp4")))
-        #expect(try parse(["probe", "--json", "clip.mp4"]) == .probe(ProbeOptions(input: "clip.mp4", isJSON: true)))
+        #expect(try parse(["probe", "clip.mp4"]) == .probe(ProbeOptions(source: .init(input: "clip.mp4"))))
+        #expect(try parse(["probe", "--json", "clip.mp4"]) == .probe(ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true)))
     }
 
     @Test("--allow-redirects is a flag of every command that reads a clip, off by default",
@@ -22,13 +22,13 @@ struct CommandLineParsingTests {
                       "card": ["-o", "a.webp"]][subcommand] ?? []
         func allows(_ command: ParsedCommand) -> Bool? {
             switch command {
-            case .probe(let options): options.allowsRedirects
-            case .thumb(let options): options.allowsRedirects
-            case .strip(let options): options.allowsRedirects
-            case .loop(let options): options.allowsRedirects
-            case .render(let options): options.allowsRedirects
-            case .sprites(let options): options.allowsRedirects
-            case .card(let options): options.allowsRedirects
+            case .probe(let options): options.source.allowsRedirects
+            case .thumb(let options): options.source.allowsRedirects
+            case .strip(let options): options.source.allowsRedirects
+            case .loop(let options): options.source.allowsRedirects
+            case .render(let options): options.source.allowsRedirects
+            case .sprites(let options): options.source.allowsRedirects
+            case .card(let options): options.source.allowsRedirects
             default: nil
             }
         }
@@ -37,18 +37,18 @@ struct CommandLineParsingTests {
     }
 
     @Test func thumbDefaults() throws {
-        let expected = ThumbOptions(input: "clip.mp4", output: "out.ppm", format: .ppm, time: .auto,
+        let expected = ThumbOptions(source: .init(input: "clip.mp4", threads: 2), output: "out.ppm", format: .ppm, time: .auto,
                                     size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill,
-                                    accuracy: .exact, threads: 2)
+                                    accuracy: .exact)
         #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .thumb(expected))
     }
 
     @Test func thumbEveryOption() throws {
         let parsed = try parse(["thumb", "--at", "1:30", "--size", "640x360", "--fit", "fit", "--accuracy", "keyframe",
                                 "--threads", "8", "--output", "dir/OUT.PPM", "clip.mp4"])
-        #expect(parsed == .thumb(ThumbOptions(input: "clip.mp4", output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
+        #expect(parsed == .thumb(ThumbOptions(source: .init(input: "clip.mp4", threads: 8), output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
                                               size: .exact(Size(width: 640, height: 360)), contentMode: .aspectFit,
-                                              accuracy: .keyframe, threads: 8)))
+                                              accuracy: .keyframe)))
     }
 
     @Test(arguments: [
@@ -58,7 +58,7 @@ struct CommandLineParsingTests {
         ["thumb", "-s", "1x1", "--size", "64x36", "-o", "a.ppm", "--at", "12.5", "clip.mp4"],  // last value wins
     ])
     func thumbSpellings(arguments: [String]) throws {
-        let expected = ThumbOptions(input: "clip.mp4", output: "a.ppm", format: .ppm, time: .at(.seconds(12.5)),
+        let expected = ThumbOptions(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, time: .at(.seconds(12.5)),
                                     size: .exact(Size(width: 64, height: 36)))
         #expect(try parse(arguments) == .thumb(expected))
     }
@@ -66,13 +66,13 @@ struct CommandLineParsingTests {
     @Test(arguments: ContentMode.allCases)
     func fitValues(mode: ContentMode) throws {
         let parsed = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--fit", mode.rawValue])
-        #expect(parsed == .thumb(ThumbOptions(input: "clip.mp4", output: "a.ppm", format: .ppm, contentMode: mode)))
+        #expect(parsed == .thumb(ThumbOptions(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, contentMode: mode)))
     }
 
     @Test func stripDefaults() throws {
-        let expected = StripOptions(input: "clip.mp4", output: "s.ppm", format: .ppm, count: 8, columns: 8,
+        let expected = StripOptions(source: .init(input: "clip.mp4", threads: 2), output: "s.ppm", format: .ppm, count: 8, columns: 8,
                                     size: .orientedBox(Size(width: 160, height: 90)), span: .window, start: .seconds(0),
-                                    length: .seconds(15), accuracy: .auto, contentMode: .aspectFill, threads: 2)
+                                    length: .seconds(15), accuracy: .auto, contentMode: .aspectFill)
         #expect(try parse(["strip", "clip.mp4", "-o", "s.ppm"]) == .strip(expected))
     }
 
@@ -80,10 +80,9 @@ struct CommandLineParsingTests {
         let parsed = try parse(["strip", "clip.mp4", "-o", "s.ppm", "-n", "12", "-c", "4", "-s", "80x45",
                                 "--span", "window", "--start", "00:01:02.5", "--length", "20%",
                                 "--accuracy", "keyframe", "--fit", "stretch", "--threads", "64"])
-        #expect(parsed == .strip(StripOptions(input: "clip.mp4", output: "s.ppm", format: .ppm, count: 12, columns: 4,
+        #expect(parsed == .strip(StripOptions(source: .init(input: "clip.mp4", threads: 64), output: "s.ppm", format: .ppm, count: 12, columns: 4,
                                               size: .exact(Size(width: 80, height: 45)), span: .window, start: .seconds(62.5),
-                                              length: .percent(20), accuracy: .keyframe, contentMode: .stretch,
-                                              threads: 64)))
+                                              length: .percent(20), accuracy: .keyframe, contentMode: .stretch)))
     }
 
     @Test(arguments: [
@@ -119,9 +118,9 @@ struct CommandLineParsingTests {
     }
 
     @Test func loopDefaults() throws {
-        let expected = LoopOptions(input: "clip.mp4", start: .seconds(0), length: .seconds(15), loops: 1,
+        let expected = LoopOptions(source: .init(input: "clip.mp4", threads: 2), start: .seconds(0), length: .seconds(15), loops: 1,
                                    size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill, isRealtime: false,
-                                   log: nil, framesDirectory: nil, threads: 2)
+                                   log: nil, framesDirectory: nil)
         #expect(try parse(["loop", "clip.mp4"]) == .loop(expected))
     }
 
@@ -129,25 +128,24 @@ struct CommandLineParsingTests {
         let parsed = try parse(["loop", "--start", "2", "--length=1:00", "--loops", "0", "-s", "160x90", "--fit", "fit",
                                 "--realtime", "--log", "t.csv", "--frames", "out/frames", "--threads", "1",
                                 "https://example.com/a.mp4"])
-        #expect(parsed == .loop(LoopOptions(input: "https://example.com/a.mp4", start: .seconds(2), length: .seconds(60),
+        #expect(parsed == .loop(LoopOptions(source: .init(input: "https://example.com/a.mp4", threads: 1), start: .seconds(2), length: .seconds(60),
                                             loops: 0, size: .exact(Size(width: 160, height: 90)), contentMode: .aspectFit,
-                                            isRealtime: true, log: .file("t.csv"), framesDirectory: "out/frames",
-                                            threads: 1)))
+                                            isRealtime: true, log: .file("t.csv"), framesDirectory: "out/frames")))
     }
 
     @Test func loopLogToStandardOutput() throws {
         #expect(try parse(["loop", "clip.mp4", "--log", "-"])
-            == .loop(LoopOptions(input: "clip.mp4", log: .standardOutput)))
+            == .loop(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
         #expect(try parse(["loop", "--log=-", "clip.mp4"])
-            == .loop(LoopOptions(input: "clip.mp4", log: .standardOutput)))
+            == .loop(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
     }
 
     @Test func inputSpellings() throws {
-        #expect(try parse(["probe", "-"]) == .probe(ProbeOptions(input: "-")))
-        #expect(try parse(["probe", "--", "--json"]) == .probe(ProbeOptions(input: "--json")))
-        #expect(try parse(["probe", "--json", "--", "-h"]) == .probe(ProbeOptions(input: "-h", isJSON: true)))
+        #expect(try parse(["probe", "-"]) == .probe(ProbeOptions(source: .init(input: "-"))))
+        #expect(try parse(["probe", "--", "--json"]) == .probe(ProbeOptions(source: .init(input: "--json"))))
+        #expect(try parse(["probe", "--json", "--", "-h"]) == .probe(ProbeOptions(source: .init(input: "-h"), isJSON: true)))
         #expect(try parse(["thumb", "-o", "a.ppm", "--", "-odd.mp4"])
-            == .thumb(ThumbOptions(input: "-odd.mp4", output: "a.ppm", format: .ppm)))
+            == .thumb(ThumbOptions(source: .init(input: "-odd.mp4"), output: "a.ppm", format: .ppm)))
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PreviewLoop
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// HDR input: colour metadata as probed, tone mapping against SDR originals and the exact-inverse
 /// ceiling (the `zscale` chain run backwards), highlight roll-off, and SDR input left alone.

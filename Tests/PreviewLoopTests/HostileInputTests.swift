@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import PreviewLoop
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Issue 11, part A: every reproducer of the crashes, runaway jobs and small defects found by attack,
 /// run through the built CLI under GNU `time`: the exit status, exactly one `Error:` line, a bounded

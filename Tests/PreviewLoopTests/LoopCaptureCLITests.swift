@@ -1,7 +1,7 @@
 import Foundation
 import PreviewLoop
 import Testing
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// `loop --capture-at` and `--record` on the built binary, and their parsing.
 @Suite("CLI: loop capture and record")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PreviewLoop
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 // The poster frame in three layers: the rules and the search on synthetic scores (pure), the library
 // on fixtures made for it (frames checked against ffmpeg's decode), and `thumb --at auto` end to end.

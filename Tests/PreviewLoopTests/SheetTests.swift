@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import PreviewLoop
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// Contact sheets: layout (pure), text drawn by FreeType, `sheet` and `strip --gap --timestamps` end to
 /// end against ffmpeg's frames and against text rendered independently of the sheet.
@@ -94,7 +94,7 @@ struct SheetTests {
 
     @Test("sheet: defaults and every option")
     func parsing() throws {
-        let defaults = SheetOptions(input: "c.mp4", output: "s.jpg", format: .jpeg)
+        let defaults = SheetOptions(source: .init(input: "c.mp4"), output: "s.jpg", format: .jpeg)
         #expect(try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.jpg"]) == .sheet(defaults))
         #expect(defaults.columns == 4 && defaults.rows == 4 && defaults.sheetWidth == 1280 && defaults.gap == 6
                     && defaults.margin == 12 && defaults.showsHeader && defaults.style.showsTimestamps)
@@ -103,9 +103,9 @@ struct SheetTests {
                                                   "--text-color", "#102030", "--font", "/f.ttf", "--no-header",
                                                   "--no-timestamps", "-q", "70", "--accuracy", "keyframe", "--threads", "3",
                                                   "--timeout", "9"])
-        var expected = SheetOptions(input: "c.mp4", output: "s.webp", format: .webp, columns: 5, rows: 3,
+        var expected = SheetOptions(source: .init(input: "c.mp4", timeout: 9, threads: 3), output: "s.webp", format: .webp, columns: 5, rows: 3,
                                     sheetWidth: 5 * 200 + 4 * 2, tileWidth: 200, gap: 2, margin: 0, showsHeader: false,
-                                    quality: 70, accuracy: .keyframe, threads: 3, timeout: 9)
+                                    quality: 70, accuracy: .keyframe)
         expected.style.background = .white
         expected.style.textColor = RGBAColor(red: 0x10, green: 0x20, blue: 0x30)
         expected.style.fontPath = "/f.ttf"

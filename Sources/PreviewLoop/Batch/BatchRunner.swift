@@ -21,7 +21,7 @@ public struct BatchOptions: Sendable {
     /// The share of the manifest this run does.
     public var shard = BatchShard.all
     /// Seconds allowed for opening a clip and for each read.
-    public var timeout = 30.0
+    public var timeout = SourceOptions.defaultTimeout
     /// Seconds allowed for all of one clip's reading, from its opening; `nil` for no limit.
     public var deadline: Double? = 600
     /// Estimated decoder memory, in bytes, that clips in flight may hold together; a clip that does

@@ -90,7 +90,7 @@ public final class PreviewCard {
     public var info: VideoInfo { sampler.info }
 
     public init(source: Source, style: CardStyle = CardStyle(), windowStart: Double = 0, windowLength: Double = 15,
-                posterTime: Double? = nil, threads: Int = 2, sourceOptions: SourceOptions = .init()) throws(PreviewLoopError) {
+                posterTime: Double? = nil, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init()) throws(PreviewLoopError) {
         try style.validate()
         guard windowStart.isFinite, windowStart >= 0, windowLength.isFinite, windowLength > 0 else {
             throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")

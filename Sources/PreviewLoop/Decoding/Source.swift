@@ -103,7 +103,7 @@ public struct SourceOptions: Sendable, Hashable {
     // that keeps a remote input on its own origin. Add it to allowedFormats only for trusted manifests.
 
     /// Creates options; see each property for its default.
-    public init(openTimeout: Double = 30, readTimeout: Double = 30, jobTimeout: Double? = nil,
+    public init(openTimeout: Double = SourceOptions.defaultTimeout, readTimeout: Double = SourceOptions.defaultTimeout, jobTimeout: Double? = nil,
                 allowedFormats: Set<String>? = SourceOptions.defaultFormats,
                 maxPixels: Int = 8192 * 4320, maxStreams: Int = 64, allowsCrossOriginRedirects: Bool = false,
                 toneMapping: ToneMapping = .auto) {

@@ -48,7 +48,7 @@ public final class LoopPlayer: Sendable {
         /// Creates a configuration; every parameter has the documented default.
         public init(size: Size = Size(width: 320, height: 180), contentMode: ContentMode = .aspectFill,
                     windowStart: Duration = .zero, windowLength: Duration = .seconds(15),
-                    clock: LoopClock = .offline, threads: Int = 2, sourceOptions: SourceOptions = .init(),
+                    clock: LoopClock = .offline, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init(),
                     frameCacheLimit: Int = 256 << 20) {
             self.size = size
             self.contentMode = contentMode

@@ -14,7 +14,7 @@ public final class FrameSampler {
     public var info: VideoInfo { decoder.info }
 
     /// Opens `source` for sampling with `threads` decoder threads.
-    public init(source: Source, threads: Int = 2, options: SourceOptions = .init()) throws(PreviewLoopError) {
+    public init(source: Source, threads: Int = DecodingDefaults.threads, options: SourceOptions = .init()) throws(PreviewLoopError) {
         guard (1...64).contains(threads) else { throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64") }
         decoder = try VideoDecoder(source: source, options: options, threads: threads)
     }

@@ -1,4 +1,4 @@
-@testable import preview_loop
+@testable import PreviewLoopCLI
 
 /// The usage error arguments raise, or `nil` when they parse; shared by the CLI parsing suites.
 func usageError(_ arguments: [String]) -> UsageError? {

@@ -15,8 +15,8 @@ struct SpritesCommand {
     /// Samples, tiles and writes; shows progress on standard error when it is a terminal; prints one
     /// summary line on standard output.
     func run() throws -> Int32 {
-        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
+                                       options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))

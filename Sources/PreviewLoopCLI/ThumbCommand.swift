@@ -8,8 +8,8 @@ struct ThumbCommand {
     /// Samples the frame, writes the image and prints one summary line on standard output; with
     /// `--at auto` the line says why the frame was chosen and what was skipped.
     func run() throws -> Int32 {
-        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
+                                       options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let duration = sampler.info.duration
         let size = options.size.resolved(display: sampler.info.displaySize)

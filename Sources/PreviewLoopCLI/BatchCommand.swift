@@ -17,23 +17,23 @@ struct BatchCommandOptions: Equatable, Sendable {
     /// `--recipe FILE`.
     var recipePath: String?
     /// `-j`, `--jobs`.
-    var jobs = BatchOptions.processorCount
+    var jobs = BatchCommandOptions.jobs.defaultValue
     var force = false
     var retryFailed = false
-    var retries = 2
-    var retryDelay = 1.0
+    var retries = BatchCommandOptions.retries.defaultValue
+    var retryDelay = BatchCommandOptions.retryDelay.defaultValue
     /// `--shard I/N`, if given.
     var shard: BatchShard?
     /// `--shard-count N`: the count for an index from the environment.
     var shardCount: Int?
     /// `--progress`: JSON progress lines on standard error.
     var isMachineProgress = false
-    var timeout = 30.0
-    var deadline = 600.0
+    var timeout = BatchCommandOptions.timeout.defaultValue
+    var deadline = BatchCommandOptions.deadline.defaultValue
     /// `--memory-budget MB`, if given.
     var memoryBudget: Int?
     /// `--threads`, 0 for cores ÷ jobs.
-    var threads = 0
+    var threads = BatchCommandOptions.threads.defaultValue
     /// `--json` (report).
     var isJSON = false
 }
@@ -46,14 +46,12 @@ extension BatchCommandOptions {
             guard positionals.count > 1 else {
                 throw UsageError(.missingInput, subcommand: .batch, "Missing the output directory or results files to report on.")
             }
-            let runOnly = ["out", "recipe", "jobs", "retries", "retry-delay", "shard", "shard-count", "timeout", "deadline",
-                           "memory-budget", "threads"]
-            if let given = runOnly.first(where: { arguments.values[$0] != nil })
-                ?? ["force", "retry-failed", "progress"].first(where: { arguments.flags.contains($0) }) {
-                throw UsageError(.conflictingOptions(given, "report"), subcommand: .batch, "'--\(given)' does not apply to 'batch report'.")
+            if let given = Self.runOnly.first(where: arguments.isGiven) {
+                throw UsageError(.conflictingOptions(given.spec.name, "report"), subcommand: .batch,
+                                 "'\(given.spec.longSpelling)' does not apply to 'batch report'.")
             }
             self.init(mode: .report(paths: Array(positionals.dropFirst())))
-            isJSON = arguments.flags.contains("json")
+            isJSON = arguments.isSet(Self.json)
             return
         }
         guard let manifest = positionals.first else {
@@ -64,44 +62,31 @@ extension BatchCommandOptions {
                              "Unexpected argument '\(positionals[1])': batch takes one manifest.")
         }
         self.init(mode: .run(manifest: manifest))
-        guard let out = try arguments.nonEmpty("out") else {
+        guard let out = try arguments.value(Self.out) else {
             throw UsageError(.missingOption("out"), subcommand: .batch, "Missing '--out <dir>': where the outputs and results go.")
         }
-        if arguments.flags.contains("json") {
+        if arguments.isSet(Self.json) {
             throw UsageError(.conflictingOptions("json", "batch"), subcommand: .batch,
                              "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
         }
         outputDirectory = out
-        recipePath = try arguments.nonEmpty("recipe")
-        jobs = try arguments.integer("jobs", default: jobs, in: 1...256)
-        force = arguments.flags.contains("force")
-        retryFailed = arguments.flags.contains("retry-failed")
-        retries = try arguments.integer("retries", default: retries, in: 0...100)
-        retryDelay = try arguments.typed("retry-delay", default: retryDelay, expectation: "seconds from 0 to 3600") { text in
-            Double(text).flatMap { $0.isFinite && $0 >= 0 && $0 <= 3600 ? $0 : nil }
-        }
-        shard = try arguments.typed("shard", default: nil, expectation: "I/N with 0 ≤ I < N, for example 3/16") { text -> BatchShard?? in
-            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
-                  let shard = try? BatchShard(index: index, count: count) else { return nil }
-            return .some(shard)
-        }
-        shardCount = try arguments.values["shard-count"].map { _ throws(UsageError) in
-            try arguments.integer("shard-count", default: 1, in: 1...100_000)
-        }
+        recipePath = try arguments.value(Self.recipe)
+        jobs = try arguments.value(Self.jobs)
+        force = arguments.isSet(Self.force)
+        retryFailed = arguments.isSet(Self.retryFailed)
+        retries = try arguments.value(Self.retries)
+        retryDelay = try arguments.value(Self.retryDelay)
+        shard = try arguments.value(Self.shard)
+        shardCount = try arguments.value(Self.shardCount)
         if shard != nil && shardCount != nil {
             throw UsageError(.conflictingOptions("shard", "shard-count"), subcommand: .batch,
                              "'--shard I/N' already gives the count; '--shard-count' is for an index from the environment.")
         }
-        isMachineProgress = arguments.flags.contains("progress")
-        timeout = try arguments.timeout()
-        deadline = try arguments.typed("deadline", default: deadline, expectation: "seconds above 0, at most 86400") { text in
-            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
-        }
-        memoryBudget = try arguments.values["memory-budget"].map { _ throws(UsageError) in
-            try arguments.integer("memory-budget", default: 0, in: 64...1_048_576) << 20
-        }
-        threads = try arguments.integer("threads", default: 0, in: 0...64)
+        isMachineProgress = arguments.isSet(Self.progress)
+        timeout = try arguments.value(Self.timeout)
+        deadline = try arguments.value(Self.deadline)
+        memoryBudget = try arguments.value(Self.memoryBudget).map { $0 << 20 }
+        threads = try arguments.value(Self.threads)
     }
 }
 

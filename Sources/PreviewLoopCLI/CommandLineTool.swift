@@ -14,10 +14,10 @@ enum ExitStatus {
 }
 
 /// The tool: parses the command line, runs the command, reports errors, returns the exit status.
-enum CommandLineTool {
+public enum CommandLineTool {
     /// Runs the tool on the arguments after the program name and returns the exit status; output lost
     /// on standard output (a full disk) is a failure, reported in one `Error:` line.
-    static func run(_ arguments: [String]) -> Int32 {
+    public static func run(_ arguments: [String]) -> Int32 {
         let status = runCommand(arguments)
         // A command that failed has said so already; one that "succeeded" into a full disk has not.
         guard status == ExitStatus.success, let code = Console.outputError else { return status }
@@ -43,38 +43,44 @@ enum CommandLineTool {
             Console.writeOutput("\(HelpText.toolName) \(HelpText.version)\n")
             return ExitStatus.success
         case .probe(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) { try ProbeCommand(options: options).run() }
+            return reportingErrors(for: options.source) { try ProbeCommand(options: options).run() }
         case .thumb(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
-                try SignalCleanup.run(input: options.input) { try ThumbCommand(options: options).run() }
+            return reportingErrors(for: options.source) {
+                try SignalCleanup.run(input: options.source.input) { try ThumbCommand(options: options).run() }
             }
         case .strip(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
-                try SignalCleanup.run(input: options.input) { try StripCommand(options: options).run() }
+            return reportingErrors(for: options.source) {
+                try SignalCleanup.run(input: options.source.input) { try StripCommand(options: options).run() }
             }
         case .sheet(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
-                try SignalCleanup.run(input: options.input) { try SheetCommand(options: options).run() }
+            return reportingErrors(for: options.source) {
+                try SignalCleanup.run(input: options.source.input) { try SheetCommand(options: options).run() }
             }
         case .loop(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) { try LoopCommand(options: options).run() }
+            return reportingErrors(for: options.source) { try LoopCommand(options: options).run() }
         case .timing(let options):
             return reportingErrors(for: options.input) { try TimingCommand(options: options).run() }
         case .render(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
-                try SignalCleanup.run(input: options.input) { try RenderCommand(options: options).run() }
+            return reportingErrors(for: options.source) {
+                try SignalCleanup.run(input: options.source.input) { try RenderCommand(options: options).run() }
             }
         case .sprites(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
-                try SignalCleanup.run(input: options.input) { try SpritesCommand(options: options).run() }
+            return reportingErrors(for: options.source) {
+                try SignalCleanup.run(input: options.source.input) { try SpritesCommand(options: options).run() }
             }
         case .card(let options):
-            return reportingErrors(for: options.input, timeout: options.timeout, deadline: options.deadline) {
-                try SignalCleanup.run(input: options.input) { try CardCommand(options: options).run() }
+            return reportingErrors(for: options.source) {
+                try SignalCleanup.run(input: options.source.input) { try CardCommand(options: options).run() }
             }
         case .batch(let options):
             return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }
         }
+    }
+
+    /// Runs a command that reads `source`; errors are reported as ``reportingErrors(for:timeout:deadline:_:)`` does,
+    /// naming the input group's `--timeout` or `--deadline` when one fired.
+    static func reportingErrors(for source: InputOptions, _ body: () throws -> Int32) -> Int32 {
+        reportingErrors(for: source.input, timeout: source.timeout, deadline: source.deadline, body)
     }
 
     /// Runs a command; a thrown error becomes one `Error: <input>: <description>` line and status 1.
@@ -122,26 +128,17 @@ extension ParsedCommand {
     var input: String? {
         switch self {
         case .help, .version: nil
-        case .probe(let options): options.input
-        case .thumb(let options): options.input
-        case .strip(let options): options.input
-        case .loop(let options): options.input
+        case .probe(let options): options.source.input
+        case .thumb(let options): options.source.input
+        case .strip(let options): options.source.input
+        case .loop(let options): options.source.input
         case .timing(let options): options.input
-        case .render(let options): options.input
-        case .sprites(let options): options.input
-        case .card(let options): options.input
-        case .sheet(let options): options.input
+        case .render(let options): options.source.input
+        case .sprites(let options): options.source.input
+        case .card(let options): options.source.input
+        case .sheet(let options): options.source.input
         case .batch: "batch"
         }
-    }
-}
-
-extension SourceOptions {
-    /// The CLI's limits: `--timeout` bounds opening and each read (a stall: nothing read for that
-    /// long), `--deadline` (when given) the whole job's reading.
-    init(timeout: Double, deadline: Double?, allowsRedirects: Bool = false, toneMapping: ToneMapping = .auto) {
-        self.init(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
-                  allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping)
     }
 }
 

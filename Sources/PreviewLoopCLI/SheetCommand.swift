@@ -3,25 +3,26 @@ import PreviewLoop
 
 /// The options of `preview-loop sheet`.
 struct SheetOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// The image to write (`-o`, `--output`).
     var output: String
     /// The image format, chosen by the output's extension.
     var format: ImageFormat
     /// Tiles per row (`--grid` C).
-    var columns = 4
+    var columns = SheetOptions.grid.defaultValue.width
     /// Rows of tiles (`--grid` R).
-    var rows = 4
+    var rows = SheetOptions.grid.defaultValue.height
     /// The whole sheet's width (`--width`); the tiles share what margins and gaps leave. Ignored when
     /// ``tileWidth`` is set.
-    var sheetWidth = 1280
+    var sheetWidth = SheetOptions.width.defaultValue
     /// Each tile's width (`--tile-width`); `nil` to derive it from ``sheetWidth``.
     var tileWidth: Int?
     /// Pixels between tiles and below the header (`--gap`).
-    var gap = 6
+    var gap = SheetOptions.gap.defaultValue
     /// Pixels around everything (`--margin`).
-    var margin = 12
+    var margin = SheetOptions.margin.defaultValue
     /// Whether the header is drawn (`--no-header` turns it off).
     var showsHeader = true
     /// Colours, fonts and tile times (`--background`, `--text-color`, `--font`, `--no-timestamps`).
@@ -30,49 +31,94 @@ struct SheetOptions: Equatable, Sendable {
     var quality: Int?
     /// Which frame answers each time (`--accuracy`): exact by default, since `auto` may give two
     /// neighbouring slices the same keyframe and a sheet's tiles should all differ.
-    var accuracy: SeekAccuracy = .exact
+    var accuracy = SheetOptions.accuracy.defaultValue
     /// How the tiles' times are chosen (`--pick`): even slices, or shot changes.
-    var pick: TilePick = .even
+    var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
     var json = false
-    /// Decoding threads (`--threads`).
-    var threads = 2
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
 }
 
 extension SheetOptions {
     /// The most tiles a sheet takes.
     static let maximumTiles = 400
 
+    /// `--grid <CxR>`.
+    static let grid = Option<Size>(
+        "grid", value: "CxR",
+        help: "C columns by R rows of tiles, each 1 to 100, at most \(maximumTiles) "
+            + "tiles; the frames are taken at the middles of C×R equal slices of the clip.",
+        default: Size(width: 4, height: 4), showing: "4x4",
+        expecting: "COLUMNSxROWS, each 1 to 100, at most \(maximumTiles) tiles, for example 4x4") { text in
+        Size(parsing: text).flatMap {
+            (1...100).contains($0.width) && (1...100).contains($0.height) && $0.area <= maximumTiles ? $0 : nil
+        }
+    }
+    /// `--width <px>`: the sheet's.
+    static let width = Option<Int>.integer(
+        "width", value: "px",
+        help: "The sheet's width, 16 to 16383: the tiles share what the margins and gaps leave "
+            + "(so the sheet may come out up to C-1 pixels narrower); their height keeps the picture's "
+            + "display aspect ratio. Not with --tile-width.",
+        default: 1280, in: 16...16383)
+    /// `--tile-width <px>`.
+    static let tileWidth = Option<Int?>.optionalInteger(
+        "tile-width", value: "px", help: "Each tile's width instead, 16 to 4096; the sheet's width follows from it.",
+        in: 16...4096)
+    /// `--gap <px>`.
+    static let gap = Option<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, 0 to 256.",
+                                         default: 6, in: 0...256)
+    /// `--margin <px>`.
+    static let margin = Option<Int>.integer("margin", value: "px", help: "Pixels around everything, 0 to 1024.",
+                                            default: 12, in: 0...1024)
+    /// `--background <color>`.
+    static let background = opaqueColor(
+        "background", help: "The colour of the margins, gaps and header: #rrggbb, #rgb, black or white.",
+        default: ContactSheetStyle().background, showing: "black")
+    /// `--text-color <color>`.
+    static let textColor = opaqueColor(
+        "text-color", help: "The colour of the header and of the tile times, in the same forms.",
+        default: ContactSheetStyle().textColor, showing: "white")
+    /// `--font <file>`.
+    static let font = Option<String?>.path(
+        "font", value: "file",
+        help: "A TrueType/OpenType font for all text, instead of DejaVu Sans (header) and DejaVu "
+            + "Sans Mono (times) from Debian's fonts-dejavu-core.")
+    /// `--no-header`.
+    static let noHeader = Flag("no-header", help: "Leave out the header (file name; duration, display size, codec, frame rate, bit "
+                                   + "rate, file size).")
+    /// `--no-timestamps`.
+    static let noTimestamps = Flag("no-timestamps", help: "Leave out the times on the tiles.")
+    /// `--accuracy <accuracy>`.
+    static let accuracy = Option<SeekAccuracy>.choice(
+        "accuracy", value: "accuracy",
+        help: "exact (the frame shown at each slice's middle), keyframe (the nearest keyframe at or "
+            + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise "
+            + "exact; two slices may then share a keyframe). Each tile prints the time of the frame it shows.",
+        default: .exact)
+
+    /// An opaque colour: `#rrggbb`, `#rgb`, `black` or `white` (a sheet has no transparency).
+    static func opaqueColor(_ name: String, help: String, default defaultValue: RGBAColor, showing: String) -> Option<RGBAColor> {
+        Option(name, value: "color", help: help, default: defaultValue, showing: showing,
+               expecting: "an opaque colour: #rrggbb, #rgb, black or white") { text in
+            RGBAColor(parsing: text).flatMap { $0.isOpaque ? $0 : nil }
+        }
+    }
+
     /// Types and validates `sheet`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {
-        let input = try arguments.input()
-        let (output, format) = try arguments.output()
-        self.init(input: input, output: output, format: format)
-        (columns, rows) = try arguments.typed("grid", default: (columns, rows),
-                                              expectation: "COLUMNSxROWS, each 1 to 100, at most \(Self.maximumTiles) tiles, "
-                                                  + "for example 4x4") { text in
-            Size(parsing: text).flatMap {
-                (1...100).contains($0.width) && (1...100).contains($0.height) && $0.area <= Self.maximumTiles
-                    ? ($0.width, $0.height) : nil
-            }
-        }
-        gap = try arguments.integer("gap", default: gap, in: 0...256)
-        margin = try arguments.integer("margin", default: margin, in: 0...1024)
-        if arguments.values["width"] != nil && arguments.values["tile-width"] != nil {
+        let source = try InputOptions(arguments)
+        let (output, format) = try arguments.imageOutput()
+        self.init(source: source, output: output, format: format)
+        let grid = try arguments.value(Self.grid)
+        (columns, rows) = (grid.width, grid.height)
+        gap = try arguments.value(Self.gap)
+        margin = try arguments.value(Self.margin)
+        if arguments.isGiven(Self.width) && arguments.isGiven(Self.tileWidth) {
             throw UsageError(.conflictingOptions("width", "tile-width"), subcommand: .sheet,
                              "'--width' and '--tile-width' both set the tiles' width; give one of them.")
         }
-        sheetWidth = try arguments.integer("width", default: sheetWidth, in: 16...16383)
-        if arguments.values["tile-width"] != nil {
-            let width = try arguments.integer("tile-width", default: 0, in: 16...4096)
+        sheetWidth = try arguments.value(Self.width)
+        if let width = try arguments.value(Self.tileWidth) {
             tileWidth = width
             sheetWidth = 2 * margin + columns * width + (columns - 1) * gap
         } else if ContactSheetLayout.tileWidth(sheetWidth: sheetWidth, columns: columns, gap: gap, margin: margin)
@@ -86,29 +132,15 @@ extension SheetOptions {
                              "\(columns) tiles of \(tileWidth ?? 0) pixels with their gaps and margins make a sheet "
                                  + "\(sheetWidth) pixels wide; at most 16383: use a smaller --tile-width or fewer columns.")
         }
-        showsHeader = !arguments.flags.contains("no-header")
-        style.showsTimestamps = !arguments.flags.contains("no-timestamps")
-        style.background = try arguments.opaqueColor("background", default: style.background)
-        style.textColor = try arguments.opaqueColor("text-color", default: style.textColor)
-        style.fontPath = try arguments.nonEmpty("font")
-        quality = try arguments.quality(lossy: format.isLossy, output: output)
-        accuracy = try arguments.choice("accuracy", default: accuracy)
-        pick = try arguments.choice("pick", default: pick)
-        json = arguments.flags.contains("json")
-        threads = try arguments.threads()
-        timeout = try arguments.timeout()
-        deadline = try arguments.deadline()
-        allowsRedirects = arguments.flags.contains("allow-redirects")
-        toneMapping = try arguments.choice("tonemap", default: toneMapping)
-    }
-}
-
-extension ScannedArguments {
-    /// An opaque colour: `#rrggbb`, `#rgb`, `black` or `white` (a sheet has no transparency).
-    func opaqueColor(_ name: String, default defaultValue: RGBAColor) throws(UsageError) -> RGBAColor {
-        try typed(name, default: defaultValue, expectation: "an opaque colour: #rrggbb, #rgb, black or white") { text in
-            RGBAColor(parsing: text).flatMap { $0.isOpaque ? $0 : nil }
-        }
+        showsHeader = !arguments.isSet(Self.noHeader)
+        style.showsTimestamps = !arguments.isSet(Self.noTimestamps)
+        style.background = try arguments.value(Self.background)
+        style.textColor = try arguments.value(Self.textColor)
+        style.fontPath = try arguments.value(Self.font)
+        quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
+        accuracy = try arguments.value(Self.accuracy)
+        pick = try arguments.value(TilePlanOptions.pick)
+        json = arguments.isSet(TilePlanOptions.json)
     }
 }
 
@@ -122,9 +154,8 @@ struct SheetCommand {
     func run() throws -> Int32 {
         // The fonts first: a missing font is refused before any decoding.
         let drawer = try ContactSheet(style: options.style, hasHeader: options.showsHeader)
-        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline,
-                                                              allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
+                                       options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let info = sampler.info
         guard let duration = info.duration, duration > 0 else {
@@ -148,8 +179,8 @@ struct SheetCommand {
                                         accuracy: options.accuracy, interval: span.interval(count: count))
         let frames = plan.frames
         let tiles = frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
-        let header = ContactSheetHeader(name: Self.displayName(of: options.input), info: info,
-                                        fileSize: Self.fileSize(of: options.input))
+        let header = ContactSheetHeader(name: Self.displayName(of: options.source.input), info: info,
+                                        fileSize: Self.fileSize(of: options.source.input))
         let sheet = try drawer.render(tiles, layout: layout, header: options.showsHeader ? header : nil,
                                       clipDuration: duration)
         try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)

@@ -9,8 +9,8 @@ struct RenderCommand {
 
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
-        let source = Source(argument: options.input)
-        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
+        let source = options.source.source
+        let limits = options.source.sourceOptions
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage {
             duration = try MediaProbe.probe(source, options: limits).duration
@@ -20,7 +20,7 @@ struct RenderCommand {
         guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
         let loop = try LoopPlayer(source: source, configuration: .init(
             contentMode: options.contentMode, windowStart: .seconds(start),
-            windowLength: .seconds(length), threads: options.threads, sourceOptions: limits),
+            windowLength: .seconds(length), threads: options.source.threads, sourceOptions: limits),
             sizeRequest: options.size, evenSize: options.format.needsEvenSize)
         let size = loop.configuration.size
         try WorkLimitError.check(options.sizeRefusal(size))

@@ -15,13 +15,13 @@ struct LoopCommand {
     ///
     /// - Returns: 0, or 128 + the signal's number when a signal stopped the loop before its first frame.
     func run() throws -> Int32 {
-        let source = Source(argument: options.input)
+        let source = options.source.source
         let window = try resolveWindow(of: source)
         let configuration = LoopPlayer.Configuration(
             contentMode: options.contentMode,
             windowStart: .seconds(window.start), windowLength: .seconds(window.length),
-            clock: options.isRealtime ? .realtime : .offline, threads: options.threads,
-            sourceOptions: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+            clock: options.isRealtime ? .realtime : .offline, threads: options.source.threads,
+            sourceOptions: options.source.sourceOptions)
         let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
         try WorkLimitError.check(options.sizeRefusal(loop.configuration.size))
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
@@ -45,7 +45,7 @@ struct LoopCommand {
                                     shutter: LoopRecorder.Shutter(captureTimes: options.captureTimes, recordSpan: options.recordSpan,
                                                                   directory: captureDirectory))
         let stopper = LoopStopper()
-        let input = options.input
+        let input = options.source.input
         let watcher = SignalWatcher { signal in
             guard stopper.interrupt(by: signal) else {
                 // A second signal: the user insists. Leave no partial log behind.
@@ -119,7 +119,7 @@ struct LoopCommand {
     /// `--start` and `--length` in seconds; probes the duration first only for a percentage.
     private func resolveWindow(of source: Source) throws -> SampleSpan {
         var duration: Double?
-        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
+        let limits = options.source.sourceOptions
         if case .percent = options.start { duration = try MediaProbe.probe(source, options: limits).duration }
         if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source, options: limits).duration }
         let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")

@@ -12,8 +12,8 @@ struct StripCommand {
         // `sheet`); the font is checked before any decoding.
         let drawer = options.gap > 0 || options.showsTimestamps
             ? try ContactSheet(style: stripStyle, hasHeader: false) : nil
-        let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
+                                       options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))

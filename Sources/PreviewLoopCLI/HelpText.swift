@@ -22,7 +22,7 @@ enum HelpText {
         text += wrap(rootUsage, prefix: "USAGE: ") + "\n\n"
         text += "OPTIONS:\n"
         text += entry("--version", "Show the version.") + "\n"
-        text += entry(OptionSpec.help.helpLabel, OptionSpec.help.abstract) + "\n\n"
+        text += entry(CommonOptions.help.spec.helpLabel, CommonOptions.help.spec.abstract) + "\n\n"
         text += "SUBCOMMANDS:\n"
         for subcommand in Subcommand.allCases {
             text += entry(subcommand.rawValue, subcommand.abstract) + "\n"

@@ -7,9 +7,8 @@ struct ProbeCommand {
 
     /// Probes the input and prints the result on standard output.
     func run() throws -> Int32 {
-        let info = try MediaProbe.probe(Source(argument: options.input),
-                                        options: SourceOptions(timeout: options.timeout, deadline: options.deadline,
-                                                               allowsRedirects: options.allowsRedirects))
+        let info = try MediaProbe.probe(options.source.source,
+                                        options: options.source.sourceOptions)
         Console.writeOutput(options.isJSON ? Self.json(for: info) : Self.text(for: info))
         if let warning = info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         return ExitStatus.success

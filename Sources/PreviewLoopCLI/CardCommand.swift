@@ -8,8 +8,8 @@ struct CardCommand {
     /// Renders the card and prints one summary line on standard output.
     func run() throws -> Int32 {
         if let note = options.note { Console.writeError(note + "\n") }
-        let source = Source(argument: options.input)
-        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
+        let source = options.source.source
+        let limits = options.source.sourceOptions
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage || options.posterTime?.isPercentage == true {
             duration = try MediaProbe.probe(source, options: limits).duration
@@ -19,7 +19,7 @@ struct CardCommand {
         guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
         let posterTime = try options.posterTime.map { try SampleSpan.seconds($0, duration: duration, option: "--poster-at") }
         let card = try PreviewCard(source: source, style: options.style, windowStart: start, windowLength: length,
-                                   posterTime: posterTime, threads: options.threads, sourceOptions: limits)
+                                   posterTime: posterTime, threads: options.source.threads, sourceOptions: limits)
         if let warning = card.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let poster = try card.poster()
         let posterNote = "poster at \(Format.fixed(poster.frame.sourceTime, 3)) s (\(poster.choice.map(ThumbCommand.explanation) ?? "as asked")), "

@@ -73,61 +73,47 @@ enum ParsedCommand: Equatable, Sendable {
 
 /// The options of `preview-loop probe`.
 struct ProbeOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// Whether to print one JSON object (`--json`) rather than aligned text lines.
     var isJSON = false
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
 }
 
 /// The options of `preview-loop thumb`.
 struct ThumbOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// The image to write (`-o`, `--output`).
     var output: String
     /// The image format, chosen by the output's extension.
     var format: ImageFormat
     /// When to take the frame (`-t`, `--at`): the poster frame of the window (`auto`) or a time.
-    var time: ThumbTime = .auto
+    var time = ThumbOptions.at.defaultValue
     /// Where the window `--at auto` searches starts (`--start`).
-    var start: TimePosition = .seconds(0)
+    var start = ThumbOptions.start.defaultValue
     /// How long that window lasts (`--length`), cut at the end of the clip.
-    var length: TimePosition = .seconds(15)
+    var length = ThumbOptions.length.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 320, height: 180)
     /// The image size (`-s`, `--size`); by default a box that turns with a portrait source.
-    var size: SizeRequest = .orientedBox(Self.defaultBox)
+    var size = ThumbOptions.size.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
     var quality: Int?
     /// How the picture fills the size (`--fit`).
-    var contentMode: ContentMode = .aspectFill
+    var contentMode = PictureOptions.fit.defaultValue
     /// Which frame answers an explicit time (`--accuracy`): exact or keyframe.
-    var accuracy: SeekAccuracy = .exact
+    var accuracy = ThumbOptions.accuracy.defaultValue
     /// Whether a play button is drawn in the middle (`--play-button`).
     var showsPlayButton = false
     /// The rounded corners' radius in pixels (`--corner-radius`); 0 for none.
-    var cornerRadius = 0.0
+    var cornerRadius = ThumbOptions.cornerRadius.defaultValue
     /// The colour outside rounded corners (`--background`); `nil`: transparent in PNG and WebP, white
     /// elsewhere.
     var background: RGBAColor?
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
-    /// Decoding threads (`--threads`).
-    var threads = 2
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
@@ -153,52 +139,43 @@ enum StripSpan: String, CaseIterable, Sendable {
 
 /// The options of `preview-loop strip`.
 struct StripOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// The image to write (`-o`, `--output`).
     var output: String
     /// The image format, chosen by the output's extension.
     var format: ImageFormat
     /// How many frames (`-n`, `--count`), 1 to 1000.
-    var count = 8
+    var count = StripOptions.count.defaultValue
     /// Frames per row (`-c`, `--columns`); never more than `count`.
-    var columns = 8
+    var columns = StripOptions.count.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    var size: SizeRequest = .orientedBox(Self.defaultBox)
+    var size = StripOptions.size.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
     var quality: Int?
     /// Which part of the clip is sampled (`--span`).
-    var span: StripSpan = .window
+    var span = StripOptions.span.defaultValue
     /// Where the window starts (`--start`); only with `span == .window`.
-    var start: TimePosition = .seconds(0)
+    var start = WindowOptions.start.defaultValue
     /// How long the window lasts (`--length`); only with `span == .window`.
-    var length: TimePosition = .seconds(15)
+    var length = WindowOptions.length.defaultValue
     /// Which frame answers each time (`--accuracy`).
-    var accuracy: SeekAccuracy = .auto
+    var accuracy = StripOptions.accuracy.defaultValue
     /// How each picture fills its tile (`--fit`).
-    var contentMode: ContentMode = .aspectFill
+    var contentMode = PictureOptions.fit.defaultValue
     /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
-    var gap = 0
+    var gap = StripOptions.gap.defaultValue
     /// Whether each tile shows its frame's time (`--timestamps`).
     var showsTimestamps = false
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
     /// How the frames' times are chosen (`--pick`): even slices, or shot changes.
-    var pick: TilePick = .even
+    var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
     var json = false
-    /// Decoding threads (`--threads`).
-    var threads = 2
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -211,20 +188,21 @@ enum LogDestination: Equatable, Sendable {
 
 /// The options of `preview-loop loop`.
 struct LoopOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// Where the window starts (`--start`).
-    var start: TimePosition = .seconds(0)
+    var start = WindowOptions.start.defaultValue
     /// How long the window lasts (`--length`).
-    var length: TimePosition = .seconds(15)
+    var length = WindowOptions.length.defaultValue
     /// Passes over the window (`--loops`); 0 means until interrupted.
-    var loops = 1
+    var loops = LoopOptions.loops.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 320, height: 180)
     /// The frame size (`-s`, `--size`).
-    var size: SizeRequest = .orientedBox(Self.defaultBox)
+    var size = LoopOptions.size.defaultValue
     /// How the picture fills the size (`--fit`).
-    var contentMode: ContentMode = .aspectFill
+    var contentMode = PictureOptions.fit.defaultValue
     /// Whether frames are paced at playback speed (`--realtime`) rather than decoded flat out.
     var isRealtime = false
     /// Where the CSV timing log goes (`--log`), if anywhere.
@@ -239,52 +217,33 @@ struct LoopOptions: Equatable, Sendable {
     var captureDirectory: String?
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
-    /// Decoding threads (`--threads`).
-    var threads = 2
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
 }
 
 /// The options of `preview-loop render`.
 struct RenderOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// The file to write (`-o`, `--output`).
     var output: String
     /// The file format, chosen by the output's extension.
     var format: AnimationFormat
     /// Where the window starts (`--start`).
-    var start: TimePosition = .seconds(0)
+    var start = WindowOptions.start.defaultValue
     /// How long the window lasts (`--length`).
-    var length: TimePosition = .seconds(3)
+    var length = RenderOptions.length.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 480, height: 270)
     /// The picture size (`-s`, `--size`); even for MP4.
-    var size: SizeRequest = .orientedBox(Self.defaultBox)
+    var size = RenderOptions.size.defaultValue
     /// The constant frame rate (`--fps`).
-    var framesPerSecond = 15
+    var framesPerSecond = RenderOptions.fps.defaultValue
     /// Quality 0–100 (`-q`, `--quality`); `nil` for the format's default. Not for GIF.
     var quality: Int?
     /// How the picture fills the size (`--fit`).
-    var contentMode: ContentMode = .aspectFill
+    var contentMode = PictureOptions.fit.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
-    /// Decoding threads (`--threads`).
-    var threads = 2
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -300,40 +259,31 @@ enum SheetFormat: String, CaseIterable, Sendable {
 
 /// The options of `preview-loop sprites`.
 struct SpritesOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// The directory the sheets and `thumbnails.vtt` go to (`-o`, `--output`); created if missing.
     var outputDirectory: String
     /// Seconds between thumbnails (`--every`).
-    var every = 10.0
+    var every = SpritesOptions.every.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    var size: SizeRequest = .orientedBox(Self.defaultBox)
+    var size = SpritesOptions.size.defaultValue
     /// Tiles per row (`--grid` C).
-    var columns = 10
+    var columns = SpritesOptions.grid.defaultValue.width
     /// Rows per sheet (`--grid` R).
-    var rows = 10
+    var rows = SpritesOptions.grid.defaultValue.height
     /// The sheets' image format (`--format`).
-    var format: SheetFormat = .jpg
+    var format = SpritesOptions.format.defaultValue
     /// Which frame each tile shows (`--accuracy`).
-    var accuracy: SeekAccuracy = .auto
+    var accuracy = SpritesOptions.accuracy.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the default.
     var quality: Int?
     /// How each picture fills its tile (`--fit`).
-    var contentMode: ContentMode = .aspectFill
+    var contentMode = PictureOptions.fit.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
-    /// Decoding threads (`--threads`).
-    var threads = 2
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
 }
 
 /// What `preview-loop card` writes, chosen by the output path.
@@ -348,8 +298,9 @@ enum CardDestination: Equatable, Sendable {
 
 /// The options of `preview-loop card`.
 struct CardOptions: Equatable, Sendable {
-    /// The video: a path or an http(s) URL.
-    var input: String
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
     /// The file or directory to write (`-o`, `--output`).
     var output: String
     /// What the output's extension asks for.
@@ -358,29 +309,19 @@ struct CardOptions: Equatable, Sendable {
     /// `--play-length`, `--close`, `--background`, `--no-play-button`).
     var style = CardStyle()
     /// Frames per second of animations and frame directories (`--fps`).
-    var framesPerSecond = 30
+    var framesPerSecond = CardOptions.fps.defaultValue
     /// Where the loop window starts (`--start`): the poster is its first good frame.
-    var start: TimePosition = .seconds(0)
+    var start = WindowOptions.start.defaultValue
     /// How long the loop window lasts (`--length`).
-    var length: TimePosition = .seconds(15)
+    var length = CardOptions.length.defaultValue
     /// The poster's time in the clip (`--poster-at`); `nil` for the window's first good frame.
     var posterTime: TimePosition?
     /// The instant a still shows, seconds from the sequence's start (`--at`); 0 is the poster.
-    var stillTime = 0.0
+    var stillTime = CardOptions.at.defaultValue
     /// Quality 0–100 (`-q`, `--quality`) for lossy outputs; `nil` for the default.
     var quality: Int?
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
-    /// Decoding threads (`--threads`).
-    var threads = 2
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = 30.0
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
-    /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
 }

@@ -96,19 +96,29 @@ extension SizeRequest {
     }
 }
 
-extension ScannedArguments {
-    /// `--max-memory` and `--max-frames` (each only where the subcommand has it).
-    func budget() throws(UsageError) -> WorkBudget {
-        var budget = WorkBudget()
-        if subcommand.options.contains(where: { $0.name == "max-memory" }) {
-            budget.maxMemoryMB = try integer("max-memory", default: budget.maxMemoryMB, in: WorkBudget.memoryRange)
-        }
-        if subcommand.options.contains(where: { $0.name == "max-frames" }) {
-            budget.maxFrames = try integer("max-frames", default: budget.maxFrames, in: WorkBudget.framesRange)
-        }
-        return budget
+extension WorkBudget {
+    /// The work-budget group: `--max-memory` and `--max-frames` (each only where the subcommand has it;
+    /// absent, the default).
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(maxMemoryMB: try arguments.value(Self.maxMemory), maxFrames: try arguments.value(Self.maxFrames))
     }
 
+    /// `--max-memory <MB>`.
+    static let maxMemory = Option<Int>.integer(
+        "max-memory", value: "MB",
+        help: "Refuse, before decoding, a job whose pictures would take more memory than this (estimated from "
+            + "sizes and counts; a GIF holds all its frames), \(memoryRange.lowerBound) to \(memoryRange.upperBound).",
+        default: defaultMemoryMB, in: memoryRange)
+
+    /// `--max-frames <n>`.
+    static let maxFrames = Option<Int>.integer(
+        "max-frames",
+        help: "Refuse, before decoding, a job that would make more frames or thumbnails than this; frames repeated "
+            + "or replayed from memory count too. \(framesRange.lowerBound) to \(framesRange.upperBound).",
+        default: defaultFrames, in: framesRange)
+}
+
+extension ScannedArguments {
     /// Throws a usage error naming the limit when `refusal` is not `nil`.
     func refuse(_ refusal: String?, option: String) throws(UsageError) {
         guard let refusal else { return }
@@ -120,21 +130,4 @@ extension ScannedArguments {
         guard let refusal else { return }
         try refuse(refusal.message, option: refusal.option)
     }
-}
-
-extension OptionSpec {
-    /// `--max-memory <MB>`.
-    static let maxMemory = OptionSpec(
-        name: "max-memory", valueName: "MB",
-        abstract: "Refuse, before decoding, a job whose pictures would take more memory than this (estimated from "
-            + "sizes and counts; a GIF holds all its frames), \(WorkBudget.memoryRange.lowerBound) to "
-            + "\(WorkBudget.memoryRange.upperBound).",
-        defaultValue: String(WorkBudget.defaultMemoryMB))
-
-    /// `--max-frames <n>`.
-    static let maxFrames = OptionSpec(
-        name: "max-frames", valueName: "n",
-        abstract: "Refuse, before decoding, a job that would make more frames or thumbnails than this; frames repeated "
-            + "or replayed from memory count too. \(WorkBudget.framesRange.lowerBound) to \(WorkBudget.framesRange.upperBound).",
-        defaultValue: String(WorkBudget.defaultFrames))
 }

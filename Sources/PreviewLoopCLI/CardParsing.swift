@@ -1,0 +1,169 @@
+import PreviewLoop
+
+// `card`'s option declarations, and typing and validating its arguments. Everything here is pure.
+
+extension CardOptions {
+    /// `-o, --output <path>`.
+    static let output = Option<String?>.path(
+        "output", short: "o", value: "path",
+        help: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
+            + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
+            + ".ppm (one still); any other path is a directory of PNG frames card-00001.png…, "
+            + "built beside it and swapped in whole (an existing directory holding other files is "
+            + "refused). Files are written whole or not at all.",
+        required: true)
+    /// `-s, --size <WxH>`: exactly that.
+    static let size = Option<Size>(
+        "size", short: "s", value: "WxH",
+        help: "The card's size in pixels; even for .mp4. Not with --aspect. \(PictureOptions.encoderLimits)",
+        default: CardStyle().size, showing: CardStyle().size.description,
+        expecting: "WIDTHxHEIGHT in pixels, each 1 to 16384, for example 320x180") { Size(parsing: $0) }
+    /// `--aspect <W:H>`.
+    static let aspect = Option<Double?>(
+        "aspect", value: "W:H",
+        help: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5), from 1:16 to 16:1. Not with --size.",
+        default: nil, showing: nil,
+        expecting: "W:H or a decimal number from 1:16 to 16:1 (0.0625 to 16), for example 16:9, 4:3 or 1.5") { text in
+        aspectRatio(parsing: text).flatMap { aspectRange.contains($0) ? .some($0) : nil }
+    }
+    /// `--corner-radius <px>`.
+    static let cornerRadius = PictureOptions.cornerRadius(default: CardStyle().cornerRadius)
+    /// `--reveal <reveal>`.
+    static let reveal = Option<CardReveal>.choice(
+        "reveal", value: "reveal",
+        help: "circle (a disc grows from the centre to the frame's diagonal in 0.6 s, eased) or "
+            + "fade (a cross-fade of the same length, the Reduce Motion variant).",
+        default: CardStyle().reveal)
+    /// `--poster-hold <time>`.
+    static let posterHold = Option<Double>.seconds(
+        "poster-hold", help: "How long the poster with its play button shows before the reveal.",
+        default: CardStyle().posterHold, showing: Format.limit(CardStyle().posterHold), allowsZero: true)
+    /// `--play-length <time>`.
+    static let playLength = Option<Double>.seconds(
+        "play-length", help: "How long the video plays after the reveal, from the poster's time.",
+        default: CardStyle().playLength, showing: Format.limit(CardStyle().playLength), allowsZero: true)
+    /// `--close`.
+    static let close = Flag("close", help: "End by fading back to the poster (0.35 s), as the close button does: a looping "
+                                + "animation then joins its end to its start.")
+    /// `--no-play-button`.
+    static let noPlayButton = Flag("no-play-button", help: "Show the poster without the play button.")
+    /// `--fps <n>`.
+    static let fps = Option<Int>.integer("fps", help: "Frames per second of animations and frame directories, 1 to 120.",
+                                         default: 30, in: 1...120)
+    /// `--length <time>`: the loop window.
+    static let length = Option<TimePosition>.time(
+        "length", help: "How long the loop window lasts: the poster is its first good frame, and the video wraps at its end.",
+        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
+    /// `--poster-at <time>`.
+    static let posterAt = Option<TimePosition?>(
+        "poster-at", value: "time",
+        help: "Take the poster at this time of the clip (seconds, mm:ss, hh:mm:ss.ms or a "
+            + "percentage) instead of the window's first good frame; the video then plays from --start.",
+        default: nil, showing: "the first good frame",
+        expecting: "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
+        TimePosition(parsing: text).map { .some($0) }
+    }
+    /// `-t, --at <time>`: a still's instant.
+    static let at = Option<Double>.seconds(
+        "at", short: "t", help: "For a still: the instant of the sequence to show, in seconds from its start "
+            + "(0: the poster; poster-hold + 0.3: mid-reveal).",
+        default: 0, showing: "0", allowsZero: true)
+    /// `-q, --quality <0-100>`.
+    static let quality = Option<Int?>.optionalInteger(
+        "quality", short: "q", value: "0-100", help: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best).",
+        in: 0...100)
+
+    /// Types and validates `card`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let source = try InputOptions(arguments)
+        let output = try arguments.requiredOutput(Self.output, example: "card.webp")
+        let destination = Self.destination(for: output)
+        self.init(source: source, output: output, destination: destination)
+        if arguments.isGiven(Self.size) && arguments.isGiven(Self.aspect) {
+            throw UsageError(.conflictingOptions("size", "aspect"), subcommand: .card,
+                             "'--size' and '--aspect' both set the card's shape; give one of them.")
+        }
+        let needsEvenSize = destination == .animation(.mp4)
+        style.size = try arguments.value(Self.size)
+        if let ratio = try arguments.value(Self.aspect) {
+            style.size = CardStyle.size(width: 480, aspectRatio: ratio, even: needsEvenSize)
+        }
+        if needsEvenSize && (style.size.width % 2 != 0 || style.size.height % 2 != 0) {
+            throw UsageError(.invalidValue(option: "size", value: style.size.description), subcommand: .card,
+                             "Invalid value '\(style.size)' for '--size <WxH>': H.264 MP4 needs an even width and height; "
+                                 + ".webp, .gif and .png take any size.")
+        }
+        style.cornerRadius = try arguments.value(Self.cornerRadius)
+        style.reveal = try arguments.value(Self.reveal)
+        style.posterHold = try arguments.value(Self.posterHold)
+        style.playLength = try arguments.value(Self.playLength)
+        style.closes = arguments.isSet(Self.close)
+        style.showsPlayButton = !arguments.isSet(Self.noPlayButton)
+        style.background = try arguments.value(PictureOptions.background)
+        framesPerSecond = try arguments.value(Self.fps)
+        start = try arguments.value(WindowOptions.start)
+        length = try arguments.value(Self.length)
+        posterTime = try arguments.value(Self.posterAt)
+        if arguments.isGiven(Self.at) {
+            guard case .still = destination else {
+                throw UsageError(.conflictingOptions("at", "output"), subcommand: .card,
+                                 "'--at' picks the instant of a still; '\(output)' gets the whole sequence. "
+                                     + "Write a .png, .jpg or .ppm to use it.")
+            }
+            stillTime = try arguments.value(Self.at)
+        }
+        let isLossy: Bool
+        switch destination {
+        case .animation(let format): isLossy = format.hasQuality
+        case .still(let format): isLossy = format.isLossy
+        case .directory: isLossy = false
+        }
+        quality = try arguments.quality(Self.quality, lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
+        budget = try WorkBudget(arguments)
+        let size = style.size
+        let encoderRefusal: String? = switch destination {
+        case .animation(let format): WorkBudget.encoderRefusal(size, webp: format == .webp)
+        case .still(let format): WorkBudget.encoderRefusal(size, webp: false, ownEncoder: format == .ppm)
+        case .directory: WorkBudget.encoderRefusal(size, webp: false)
+        }
+        try arguments.refuse(encoderRefusal.map { "A \(size) card cannot be written: \($0)" },
+                             option: arguments.isGiven(Self.aspect) ? "aspect" : "size")
+        var frames = 1.0
+        if case .still = destination {} else {
+            frames = Double(PreviewCard.frameCount(duration: CardTimeline(style: style).duration,
+                                                   framesPerSecond: framesPerSecond))
+            try arguments.refuse(budget.frameRefusal(frames, what: "A card of \(Format.fixed(CardTimeline(style: style).duration, 3)) s "
+                                                      + "at \(framesPerSecond) fps"), option: "max-frames")
+        }
+        // The poster, the video frame, the composited and encoded pictures; a GIF holds all its frames.
+        let gifFrames = destination == .animation(.gif) ? frames : 0
+        try arguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size),
+                                                  what: "A \(size) card"), option: "max-memory")
+    }
+
+    /// What an output path asks for: an animation or still by extension, else a directory.
+    static func destination(for path: String) -> CardDestination {
+        if let format = AnimationFormat(path: path) { return .animation(format) }
+        if let format = ImageFileFormat(path: path), format != .webp { return .still(format) }
+        return .directory
+    }
+
+    /// The aspect ratios `--aspect` accepts: 1:16 to 16:1 (at 480 wide, 480x7680 to 480x30).
+    static let aspectRange = 0.0625...16.0
+
+    /// `16:9`, `4:3` or a plain number such as `1.5`, as width ÷ height; `nil` for text that is not one.
+    /// Ratios that are numbers but not usable (`0:9`, `-1`, `16:0`, `nan`, `inf`) are returned as such,
+    /// for ``CardStyle/usableAspectRatio(_:)`` to replace.
+    static func aspectRatio(parsing text: String) -> Double? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1:
+            return DecimalText.number(text)
+        case 2:
+            guard let width = DecimalText.number(parts[0]), let height = DecimalText.number(parts[1]) else { return nil }
+            return width / height
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import PreviewLoop
+
+/// The input group (swift-argument-parser's `@OptionGroup`): the `<input>` argument and how it is read —
+/// `--timeout`, `--deadline`, `--threads`, `--allow-redirects`, `--tonemap`. Every command that reads a
+/// clip holds one; its ``sourceOptions`` are the only place the CLI builds the library's ``SourceOptions``.
+struct InputOptions: Equatable, Sendable {
+    /// The video: a path, an http(s) URL or `-`.
+    var input: String
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
+    var timeout = SourceOptions.defaultTimeout
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    var deadline: Double?
+    /// Decoding threads (`--threads`).
+    var threads = DecodingDefaults.threads
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    var allowsRedirects = false
+    /// `--tonemap`: how HDR frames become SDR.
+    var toneMapping = ToneMapping.auto
+
+    /// The library's limits: `--timeout` bounds opening and each read (a stall: nothing read for that
+    /// long), `--deadline` (when given) the whole job's reading.
+    var sourceOptions: SourceOptions {
+        SourceOptions(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
+                      allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping)
+    }
+
+    /// The input as the library opens it.
+    var source: Source { Source(argument: input) }
+}
+
+extension InputOptions {
+    /// Types the group's arguments: the one positional input and whichever of the group's options the
+    /// subcommand has (the others keep their defaults).
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(input: try arguments.input())
+        timeout = try arguments.value(Self.timeout)
+        deadline = try arguments.value(Self.deadline)
+        threads = try arguments.value(Self.threads)
+        allowsRedirects = arguments.isSet(Self.allowRedirects)
+        toneMapping = try arguments.value(Self.tonemap)
+    }
+
+    /// `--timeout <seconds>`: a stall, not work.
+    static let timeout = Option<Double>(
+        "timeout", value: "seconds",
+        help: "Give up when opening the input takes longer, or when nothing is read for this long (a "
+            + "stalled server or pipe). A long job that keeps reading is never cut short by it.",
+        default: SourceOptions.defaultTimeout, showing: Format.limit(SourceOptions.defaultTimeout),
+        expecting: "a number of seconds above 0 and at most 86400") { text in
+        DecimalText.number(text).flatMap { $0 > 0 && $0 <= 86_400 ? $0 : nil }
+    }
+
+    /// `--deadline <seconds>`: the whole job.
+    static let deadline = Option<Double?>(
+        "deadline", value: "seconds", help: "Give up when the whole job's reading takes longer than this, however steady.",
+        default: nil, showing: "none", expecting: "a number of seconds above 0 and at most 86400") { text in
+        Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? .some($0) : nil }
+    }
+
+    /// `--threads <n>`.
+    static let threads = Option<Int>.integer("threads", help: "Decoding threads, 1 to 64.",
+                                             default: DecodingDefaults.threads, in: 1...64)
+
+    /// `--allow-redirects`.
+    static let allowRedirects = Flag(
+        "allow-redirects",
+        help: "Let a URL input redirect to another http(s) host or port (by default only redirects within its "
+            + "own host and port are followed). Never to another protocol; a playlist's segments stay on the "
+            + "input's origins either way.")
+
+    /// `--tonemap <curve>`.
+    static let tonemap = Option<ToneMapping>.choice(
+        "tonemap", value: "curve",
+        help: "How HDR (PQ, HLG) frames become SDR: auto (reference white at SDR white, highlights rolled off "
+            + "to the picture's peak, BT.2020 colours desaturated into BT.709), clip (reference white at SDR white, "
+            + "brighter clipped) or none (no conversion: washed out). SDR input is never changed.",
+        default: .auto)
+}
+
+extension ScannedArguments {
+    /// The one positional argument, the input.
+    func input() throws(UsageError) -> String {
+        guard let input = positionals.first else {
+            throw UsageError(.missingInput, subcommand: subcommand,
+                             "Missing expected argument '<input>' (a video file or an http(s) URL).")
+        }
+        if let extra = positionals.dropFirst().first {
+            throw UsageError(.unexpectedArgument(extra), subcommand: subcommand,
+                             "Unexpected argument '\(extra)'; only one input is accepted (the first was '\(input)').")
+        }
+        guard !input.isEmpty else {
+            throw UsageError(.missingInput, subcommand: subcommand, "The input is an empty string.")
+        }
+        return input
+    }
+}

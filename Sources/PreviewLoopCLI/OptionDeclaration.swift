@@ -1,0 +1,164 @@
+import PreviewLoop
+
+// Options declared once, the way swift-argument-parser's `@Option`/`@Flag` work, written by hand: one
+// value holds an option's spellings, value name, help, default, conversion and validation. The scanner
+// and the help text read its ``OptionSpec``; the command's parser reads its typed value with
+// ``ScannedArguments/value(_:)``, so no command names an option by a string.
+
+/// An option or flag as a subcommand's table lists it.
+protocol OptionDeclaration: Sendable {
+    /// Its spellings and help, for the scanner and the help text.
+    var spec: OptionSpec { get }
+}
+
+/// An option that takes a value: how the value is typed and checked, and what it is when absent.
+struct Option<Value: Sendable>: OptionDeclaration {
+    var spec: OptionSpec
+    /// The value when the option is absent.
+    var defaultValue: Value
+    /// What a valid value looks like, for the error message (`a whole number from 1 to 64`).
+    var expectation: String
+    /// Types and validates the text given; `nil` rejects it.
+    var convert: @Sendable (String) -> Value?
+
+    /// Declares an option.
+    ///
+    /// - Parameters:
+    ///   - name: the long name without dashes (`size`).
+    ///   - short: the one-letter alias (`s`).
+    ///   - valueName: the placeholder in help (`WxH`).
+    ///   - help: what the option does.
+    ///   - defaultValue: the value when absent.
+    ///   - defaultText: the default as help shows it (`(default: …)`); `nil` shows none.
+    ///   - isRequired: whether the command refuses to run without it (shown in the usage line as such).
+    ///   - expectation: what a valid value looks like, for errors.
+    ///   - convert: the conversion and validation; `nil` for an invalid value.
+    init(_ name: String, short: Character? = nil, value valueName: String, help: String,
+         default defaultValue: Value, showing defaultText: String?, required isRequired: Bool = false,
+         expecting expectation: String, _ convert: @escaping @Sendable (String) -> Value?) {
+        spec = OptionSpec(name: name, shortName: short, valueName: valueName, abstract: help,
+                          defaultValue: defaultText, isRequired: isRequired)
+        self.defaultValue = defaultValue
+        self.expectation = expectation
+        self.convert = convert
+    }
+}
+
+/// An option that takes no value: present or not.
+struct Flag: OptionDeclaration {
+    var spec: OptionSpec
+
+    /// Declares a flag.
+    init(_ name: String, short: Character? = nil, help: String) {
+        spec = OptionSpec(name: name, shortName: short, valueName: nil, abstract: help)
+    }
+}
+
+extension Option where Value == Int {
+    /// A decimal integer within `range`; help shows the default unless `showing` says otherwise.
+    static func integer(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,
+                        default defaultValue: Int, in range: ClosedRange<Int>, showing: String? = nil) -> Option<Int> {
+        Option(name, short: short, value: valueName, help: help, default: defaultValue,
+               showing: showing ?? String(defaultValue), expecting: integerExpectation(range)) { text in
+            Int(text).flatMap { range.contains($0) ? $0 : nil }
+        }
+    }
+}
+
+extension Option where Value == Int? {
+    /// A decimal integer within `range`, or `nil` when absent.
+    static func optionalInteger(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,
+                                in range: ClosedRange<Int>, showing: String? = nil) -> Option<Int?> {
+        Option(name, short: short, value: valueName, help: help, default: nil, showing: showing,
+               expecting: integerExpectation(range)) { text in
+            Int(text).flatMap { range.contains($0) ? .some($0) : nil }
+        }
+    }
+}
+
+/// `a whole number from 1 to 64`, or `of at least 1` for an open range.
+private func integerExpectation(_ range: ClosedRange<Int>) -> String {
+    range.upperBound == Int.max ? "a whole number of at least \(range.lowerBound)"
+        : "a whole number from \(range.lowerBound) to \(range.upperBound)"
+}
+
+extension Option where Value: RawRepresentable & CaseIterable & Equatable, Value.RawValue == String {
+    /// One of an enumeration's raw values, limited to `allowed`; help shows the default's raw value.
+    static func choice(_ name: String, value valueName: String, help: String, default defaultValue: Value,
+                       among allowed: [Value] = Array(Value.allCases)) -> Option<Value> {
+        let names = allowed.map(\.rawValue)
+        return Option(name, value: valueName, help: help, default: defaultValue, showing: defaultValue.rawValue,
+                      expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!) { text in
+            Value(rawValue: text).flatMap { allowed.contains($0) ? $0 : nil }
+        }
+    }
+}
+
+extension Option where Value == String? {
+    /// A path or other text that must not be empty, or `nil` when absent.
+    static func path(_ name: String, short: Character? = nil, value valueName: String, help: String,
+                     showing: String? = nil, required: Bool = false) -> Option<String?> {
+        Option(name, short: short, value: valueName, help: help, default: nil, showing: showing, required: required,
+               expecting: "a non-empty path") { $0.isEmpty ? nil : .some($0) }
+    }
+}
+
+extension Option where Value == TimePosition {
+    /// A time: seconds, `mm:ss`, `hh:mm:ss.ms` or a percentage; above zero when `positive`.
+    static func time(_ name: String, short: Character? = nil, help: String, default defaultValue: TimePosition,
+                     showing: String, positive: Bool = false) -> Option<TimePosition> {
+        let expectation = positive ? "a time above 0: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)"
+            : "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)"
+        return Option(name, short: short, value: "time", help: help, default: defaultValue, showing: showing,
+                      expecting: expectation) { text in
+            guard let position = TimePosition(parsing: text) else { return nil }
+            guard positive else { return position }
+            switch position {
+            case .seconds(let value) where value > 0: return .seconds(value)
+            case .percent(let value) where value > 0: return .percent(value)
+            default: return nil
+            }
+        }
+    }
+}
+
+extension Option where Value == Double {
+    /// A duration in seconds (seconds, mm:ss or hh:mm:ss.ms; no percentage), above 0 or, when
+    /// `allowsZero`, 0 or more.
+    static func seconds(_ name: String, short: Character? = nil, help: String, default defaultValue: Double,
+                        showing: String, allowsZero: Bool) -> Option<Double> {
+        Option(name, short: short, value: "time", help: help, default: defaultValue, showing: showing,
+               expecting: "a time \(allowsZero ? "of 0 or more" : "above 0"): seconds (1.5), mm:ss or hh:mm:ss.ms") { text in
+            if case .seconds(let value)? = TimePosition(parsing: text), allowsZero ? value >= 0 : value > 0 { value } else { nil }
+        }
+    }
+}
+
+extension ScannedArguments {
+    /// The option's typed value, or its default when absent.
+    ///
+    /// - Throws: ``UsageError`` `.invalidValue` naming the option and what it expects.
+    func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value {
+        guard let text = values[option.spec.name] else { return option.defaultValue }
+        guard let value = option.convert(text) else {
+            throw UsageError(.invalidValue(option: option.spec.name, value: text), subcommand: subcommand,
+                             "Invalid value '\(text)' for '\(option.spec.errorSpelling)': expected \(option.expectation).")
+        }
+        return value
+    }
+
+    /// Whether the option or flag was given.
+    func isGiven(_ option: any OptionDeclaration) -> Bool {
+        option.spec.takesValue ? values[option.spec.name] != nil : flags.contains(option.spec.name)
+    }
+
+    /// Whether the flag was given.
+    func isSet(_ flag: Flag) -> Bool {
+        flags.contains(flag.spec.name)
+    }
+
+    /// The option's text as typed, or `nil` when absent.
+    func text(_ option: any OptionDeclaration) -> String? {
+        values[option.spec.name]
+    }
+}

@@ -1,0 +1,143 @@
+import PreviewLoop
+
+// Option groups shared by the commands that take them; each option declared once (see OptionDeclaration).
+
+/// The output group: `-o` for an image and `-q` for its quality.
+enum OutputOptions {
+    /// `-o, --output <file>`: the image to write.
+    static let image = Option<String?>.path(
+        "output", short: "o", value: "file",
+        help: "The image to write; its extension chooses the format (supported: \(ImageFormat.extensionList)). "
+            + "Written whole or not at all.",
+        required: true)
+
+    /// `-q, --quality <0-100>` for image outputs; absent, the format's default.
+    static let imageQuality = Option<Int?>.optionalInteger(
+        "quality", short: "q", value: "0-100",
+        help: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFormat.lossyExtensionList) outputs "
+            + "(WebP at 100 is lossless); a usage error with .png and .ppm, which are lossless.",
+        in: 0...100, showing: "85")
+}
+
+/// The picture group: `--size` (each command's own default box), `--fit`, and the overlays.
+enum PictureOptions {
+    /// `-s, --size <WxH>` with the subcommand's default box, turned for a portrait source.
+    static func size(default box: Size, tile: Bool = false) -> Option<SizeRequest> {
+        size(default: box,
+             help: (tile ? "The size of each tile in pixels, 1 to 16384 a side" : "The output size in pixels, 1 to 16384 a side")
+                + ": WxH exactly; one side keeping the source's shape (320, 320x-1, x180); or source (the "
+                + "display size). Without it the default turns with a portrait source. \(encoderLimits)")
+    }
+
+    /// `-s, --size <WxH>` with its own help.
+    static func size(default box: Size, help: String) -> Option<SizeRequest> {
+        Option("size", short: "s", value: "WxH", help: help, default: .orientedBox(box),
+               showing: box.description + " (\(box.transposed) for a portrait source)",
+               expecting: "WIDTHxHEIGHT in pixels, each 1 to 16384 (320x180), one side keeping the source's "
+                   + "shape (320, 320x-1, x180) or source") { SizeRequest(parsing: $0) }
+    }
+
+    /// What the encoders take, for the help of size options.
+    static let encoderLimits = "Encoders limit the written picture (a strip or sheet as tiled): (W+128)x(H+128) "
+        + "below 268435456 (about 16250x16250; not for .ppm), JPEG at most 65535 and WebP at most 16383 a side."
+
+    /// `--fit <mode>`.
+    static let fit = Option<ContentMode>.choice(
+        "fit", value: "mode",
+        help: "fill (cover the size, cropping the overflow), fit (show it all, on black bars) or stretch.",
+        default: .aspectFill)
+
+    /// `--corner-radius <px>` with the subcommand's default.
+    static func cornerRadius(default radius: Double) -> Option<Double> {
+        Option("corner-radius", value: "px",
+               help: "Round the corners with this radius in pixels (anti-aliased); 0 for square corners.",
+               default: radius, showing: Format.limit(radius), expecting: "a number of pixels, 0 or more") { text in
+            DecimalText.number(text).flatMap { $0 >= 0 ? $0 : nil }
+        }
+    }
+
+    /// `--background <color>`; absent, transparent where the format can be, else white.
+    static let background = Option<RGBAColor?>(
+        "background", value: "color",
+        help: "The colour outside rounded corners: #rrggbb, #rrggbbaa, black, white or transparent. Without "
+            + "it, .png, .webp and a card's .gif are transparent there and other formats white.",
+        default: nil, showing: nil, expecting: "#rrggbb, #rrggbbaa, black, white or transparent") { text in
+        RGBAColor(parsing: text).map { .some($0) }
+    }
+}
+
+/// The window group: `--start` and `--length`.
+enum WindowOptions {
+    /// `--start <time>` for a window.
+    static let start = Option<TimePosition>.time(
+        "start", help: "Where the window starts: seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
+        default: .seconds(0), showing: "0")
+
+    /// `--length <time>` for a window (15 s).
+    static let length = length(default: 15)
+
+    /// `--length <time>` with the subcommand's default in seconds.
+    static func length(default seconds: Double) -> Option<TimePosition> {
+        .time("length", help: "How long the window lasts, in the same forms as --start; cut at the end of the clip. Must be above 0.",
+              default: .seconds(seconds), showing: Format.limit(seconds), positive: true)
+    }
+}
+
+/// How strip and sheet choose their tiles: `--pick` and `--json`.
+enum TilePlanOptions {
+    /// `--pick <pick>`.
+    static let pick = Option<TilePick>.choice(
+        "pick", value: "pick",
+        help: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
+            + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
+            + "tiles dropped; always exact frames).",
+        default: .even)
+
+    /// `--json`: the chosen tiles instead of the summary line.
+    static let json = Flag("json", help: "Print one JSON object (each tile's time, reason and cut score; dropped "
+                                       + "duplicates) instead of the summary line.")
+}
+
+extension ScannedArguments {
+    /// The required `-o` path and the image format its extension names.
+    func imageOutput() throws(UsageError) -> (path: String, format: ImageFormat) {
+        guard let path = text(OutputOptions.image) else {
+            throw UsageError(.missingOption("output"), subcommand: subcommand,
+                             "Missing expected option '-o <file>' (the image to write, for example out.ppm).")
+        }
+        guard let format = ImageFormat(path: path) else {
+            throw UsageError(.unsupportedOutputFormat(path), subcommand: subcommand,
+                             "Cannot tell an image format from '\(path)'; use an extension among: \(ImageFormat.extensionList).")
+        }
+        return (path, format)
+    }
+
+    /// A required output option's value, not empty.
+    func requiredOutput(_ option: Option<String?>, example: String) throws(UsageError) -> String {
+        guard let path = text(option) else {
+            throw UsageError(.missingOption(option.spec.name), subcommand: subcommand,
+                             "Missing expected option '\(option.spec.usageSpelling)' (for example -o \(example)).")
+        }
+        guard !path.isEmpty else {
+            throw UsageError(.invalidValue(option: option.spec.name, value: path), subcommand: subcommand, "The output is an empty string.")
+        }
+        return path
+    }
+
+    /// `--quality`, or `nil` when absent; a usage error for an output without a quality setting.
+    ///
+    /// - Parameters:
+    ///   - lossy: whether the output format has a quality setting.
+    ///   - output: the output path, for the message.
+    ///   - alternatives: the extensions that do take a quality, for the message.
+    func quality(_ option: Option<Int?>, lossy: Bool, output: String,
+                 alternatives: String = ImageFormat.lossyExtensionList) throws(UsageError) -> Int? {
+        guard let quality = try value(option) else { return nil }
+        guard lossy else {
+            throw UsageError(.conflictingOptions(option.spec.name, "output"), subcommand: subcommand,
+                             "'--quality' has no effect on '\(output)': its format is lossless or has no quality "
+                                 + "setting; drop it or write \(alternatives).")
+        }
+        return quality
+    }
+}
