@@ -74,6 +74,8 @@ enum CommandLineTool {
             }
         case .batch(let options):
             return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }
+        case .wall(let options):
+            return reportingErrors(for: "wall") { try WallCommand(options: options).run() }
         }
     }
 
@@ -117,6 +119,7 @@ extension ParsedCommand {
         case .card(let options): options.input
         case .sheet(let options): options.input
         case .batch: "batch"
+        case .wall: "wall"
         }
     }
 }

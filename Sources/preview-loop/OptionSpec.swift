@@ -376,6 +376,8 @@ extension Subcommand {
              .tonemap, .maxMemory, .maxFrames, .threads, .allowRedirects, .timeout(wholeJob: true), .help]
         case .batch:
             OptionSpec.batchOptions
+        case .wall:
+            OptionSpec.wallOptions
         }
     }
 

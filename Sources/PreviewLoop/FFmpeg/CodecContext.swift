@@ -40,6 +40,7 @@ final class CodecContext {
         }
         pointer = context
         decoderName = String(cString: codec.pointee.name)
+        LiveFFmpegObjects.opened()
         try check(avcodec_parameters_to_context(context, parameters), "avcodec_parameters_to_context",
                   code: .unsupportedCodec, "\(displayName): cannot configure the \(self.decoderName) decoder")
         context.pointee.max_pixels = Int64(maxPixels)
@@ -62,6 +63,7 @@ final class CodecContext {
     }
 
     deinit {
+        LiveFFmpegObjects.closed()
         var context: UnsafeMutablePointer<AVCodecContext>? = pointer
         avcodec_free_context(&context)
     }

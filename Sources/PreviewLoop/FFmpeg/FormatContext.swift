@@ -44,6 +44,7 @@ final class FormatContext {
             throw Self.openError(result, displayName: displayName, interrupter: interrupter, policy: policy)
         }
         pointer = opened
+        LiveFFmpegObjects.opened()
         // A picture size the container declares is checked before anything is decoded.
         for stream in streams where stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             let parameters = stream.pointee.codecpar.pointee
@@ -73,6 +74,7 @@ final class FormatContext {
     }
 
     deinit {
+        LiveFFmpegObjects.closed()
         var context: UnsafeMutablePointer<AVFormatContext>? = pointer
         avformat_close_input(&context)
     }
@@ -176,9 +178,11 @@ final class Packet {
     init() throws(PreviewLoopError) {
         guard let packet = av_packet_alloc() else { throw PreviewLoopError(.tooLarge, "out of memory allocating a packet") }
         pointer = packet
+        LiveFFmpegObjects.opened()
     }
 
     deinit {
+        LiveFFmpegObjects.closed()
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&packet)
     }
@@ -191,9 +195,11 @@ final class DecodedFrame {
     init() throws(PreviewLoopError) {
         guard let frame = av_frame_alloc() else { throw PreviewLoopError(.tooLarge, "out of memory allocating a frame") }
         pointer = frame
+        LiveFFmpegObjects.opened()
     }
 
     deinit {
+        LiveFFmpegObjects.closed()
         var frame: UnsafeMutablePointer<AVFrame>? = pointer
         av_frame_free(&frame)
     }
