@@ -212,7 +212,11 @@ struct WallCommand {
                 _ = wake.wait(timeout: .now() + options.stagger)
             }
             if stopAll.withLock({ $0.signal != nil }) { break }
-            if let deadline, clock.now >= deadline { break }
+            if let deadline, clock.now >= deadline {
+                Console.writeError("wall: \(options.inputs.count - number) of \(options.inputs.count) inputs not started: "
+                                   + "--seconds ended first\n")
+                break
+            }
             let path = directory + "/" + Self.logName(number: number + 1, input: input)
             let log: TimingLog
             do {

@@ -164,7 +164,9 @@ final class DecodePool: @unchecked Sendable {
                     slot.clockStart = ContinuousClock.now - item.presentation
                 }
                 slot.lastDue = item.due
-                slot.queue.append(item)
+                var ready = item
+                ready.readyAt = ContinuousClock.now
+                slot.queue.append(ready)
             case .finished?:
                 slot.isProducing = false
             case nil:
@@ -196,7 +198,8 @@ final class DecodePool: @unchecked Sendable {
             let now = clock.now
             var next: (slot: Slot, due: ContinuousClock.Instant)?
             for slot in slots where !slot.queue.isEmpty {
-                let due = slot.loop.isRealtime ? (slot.clockStart ?? now) + slot.queue[0].due : now
+                // Offline frames go out in the order they became ready, whichever loop made them.
+                let due = slot.loop.isRealtime ? (slot.clockStart ?? now) + slot.queue[0].due : min(now, slot.queue[0].readyAt)
                 if next == nil || due < next!.due { next = (slot, due) }
             }
             guard let next else {

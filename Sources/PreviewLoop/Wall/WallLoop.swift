@@ -14,6 +14,8 @@ struct WallItem: @unchecked Sendable {
     var isKeyframe: Bool
     /// Frames the producer dropped (too late to be worth converting) just before this one.
     var droppedBefore: Int
+    /// When it was queued (offline frames are presented in this order).
+    var readyAt = ContinuousClock.now
 }
 
 /// What a production step gave.
@@ -53,6 +55,8 @@ final class WallLoop: @unchecked Sendable {
     let counters = Mutex(Counters())
     /// Source pixels per frame (for the cost model).
     let sourcePixels: Int
+    /// The decoder opened by `init`, observed weakly (tests prove a finished loop frees it).
+    private(set) weak var openedDecoder: VideoDecoder?
 
     struct Counters {
         var statistics = WallLoopStatistics()
@@ -115,6 +119,7 @@ final class WallLoop: @unchecked Sendable {
         self.isRealtime = configuration.clock == .realtime
         self.sourcePixels = max(1, info.width * info.height)
         self.decoder = decoder
+        self.openedDecoder = decoder
         self.budget = budget
         scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, orientation: info.orientation,
                              toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
