@@ -118,6 +118,12 @@ final class DecodePool: @unchecked Sendable {
     // MARK: Workers
 
     /// The slot a worker should serve next, or `nil`: earliest deadline first, realtime before offline.
+    ///
+    /// Realtime loops replaying their cache come first: a replayed frame costs microseconds, so they
+    /// cannot starve anyone, while plain EDF would hand an overloaded pool entirely to the decoding loops
+    /// that fell behind (their deadlines are the earliest) and starve the replays that were on time.
+    /// Decoding loops share what is left by deadline, so their lateness is spread rather than one loop
+    /// being sacrificed.
     private func nextSlot(now: ContinuousClock.Instant) -> Slot? {
         var best: Slot?
         var bestKey: (Int, ContinuousClock.Instant, Int)?
@@ -127,9 +133,9 @@ final class DecodePool: @unchecked Sendable {
             if slot.loop.isRealtime {
                 // Not started yet: as soon as possible, in the order added.
                 let deadline = slot.clockStart.map { $0 + (slot.lastDue ?? .zero) + slot.loop.frameInterval } ?? now
-                key = (0, deadline, slot.order)
+                key = (slot.loop.isReplaying ? 0 : 1, deadline, slot.order)
             } else {
-                key = (1, now, slot.order)
+                key = (2, now, slot.order)
             }
             if let bestKey, !(key < bestKey) { continue }
             best = slot

@@ -131,6 +131,10 @@ final class WallLoop: @unchecked Sendable {
         control.adopt(decoder.interrupter)
     }
 
+    /// Whether the next step replays the cache (cheap). Read by the scheduler only while no worker
+    /// holds the loop (the last holder let go under the scheduler's lock).
+    var isReplaying: Bool { replayPosition != nil }
+
     /// The bytes one cached frame takes.
     private var frameBytes: Int { configuration.size.area * 3 }
 
