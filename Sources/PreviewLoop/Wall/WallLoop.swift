@@ -227,11 +227,23 @@ final class WallLoop: @unchecked Sendable {
                 counters.withLock { $0.statistics.framesSkippedByRate += 1 }
                 continue
             }
-            // A frame already too late is not worth converting, unless the cache needs it.
-            if isRealtime, !isCaching, let clockStart,
-               (clockStart + passOffset + presentation).duration(to: clock.now) > frameInterval {
-                pendingDrops += 1
-                continue
+            if pass == 0 {
+                entries.append(Entry(index: frameIndex, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))
+            }
+            if isRealtime, let clockStart {
+                let late = (clockStart + passOffset + presentation).duration(to: clock.now)
+                // Fallen well behind while caching: converting every frame for the cache would keep it
+                // behind into the next pass. Give the cache up for this pass (a later pass caches again
+                // when the window fits in free budget) and catch up by not converting late frames.
+                if isCaching && late > frameInterval * 3 {
+                    isCaching = false
+                    budget.release(store)
+                }
+                // A frame already too late is not worth converting.
+                if !isCaching && late > frameInterval {
+                    pendingDrops += 1
+                    continue
+                }
             }
             let converted = clock.now
             let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
@@ -241,17 +253,14 @@ final class WallLoop: @unchecked Sendable {
                 $0.costedFrames += 1
                 $0.cost += decodeTime + conversion
             }
-            if pass == 0 {
-                entries.append(Entry(index: frameIndex, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))
-            }
-            if isCaching { keep(image, position: pass == 0 ? entries.count - 1 : nil) }
+            if isCaching { keep(image) }
             return .frame(item(image, presentation, timed.time, frameIndex, timed.isKeyframe,
                                decode: decodeTime, conversion: conversion))
         }
     }
 
     /// Adds a converted frame to the cache, or gives caching up for this pass when it does not fit.
-    private func keep(_ image: RGBImage, position: Int?) {
+    private func keep(_ image: RGBImage) {
         let perLoopLimit = configuration.frameCacheLimit
         let fitsOwnLimit = (store.count + 1) * frameBytes <= perLoopLimit
         // A first pass may evict others' caches; a pass cached again after an eviction may not.
