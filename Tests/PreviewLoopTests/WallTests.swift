@@ -161,7 +161,7 @@ struct WallTests {
     @Test("Stopping loops frees their cache, decoders and workers; the wall's threads are its workers and one presenter")
     func cancellingFreesEverything() throws {
         var wall: PreviewWall? = try PreviewWall(configuration: .init(workers: 2))
-        #expect(Self.wallThreads() == 3)
+        #expect(Self.eventually { Self.wallThreads() == 3 })   // each thread names itself as it starts
         let configuration = PreviewLoop.Configuration(size: Self.size, clock: .realtime)
         let completions = Mutex(0)
         let handles = try (0..<4).map { _ in
@@ -172,7 +172,7 @@ struct WallTests {
         #expect(decoders.allSatisfy { $0.value != nil })
         #expect(Self.eventually { handles.allSatisfy { $0.statistics.cacheBytes > 0 && $0.statistics.framesPresented > 2 } })
         #expect(wall!.budget.bytesInUse > 0)
-        #expect(Self.wallThreads() == 3)
+        #expect(Self.eventually { Self.wallThreads() == 3 })   // each thread names itself as it starts
 
         for handle in handles { handle.stop() }
         for handle in handles { try handle.wait() }
@@ -204,7 +204,7 @@ struct WallTests {
             handles.append(handle)
         }
         #expect(wall!.statistics.activeLoops == 100)
-        #expect(Self.wallThreads() == 3)
+        #expect(Self.eventually { Self.wallThreads() == 3 })   // each thread names itself as it starts
         for handle in handles { handle.stop() }
         for handle in handles { try handle.wait() }
         handles = []
