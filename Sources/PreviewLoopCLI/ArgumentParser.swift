@@ -57,6 +57,7 @@ enum CommandLineParser {
         case .sprites: return .sprites(try SpritesOptions(scanned))
         case .card: return .card(try CardOptions(scanned))
         case .batch: return .batch(try BatchCommandOptions(scanned))
+        case .wall: return .wall(try WallOptions(scanned))
         }
     }
 

@@ -74,6 +74,8 @@ public enum CommandLineTool {
             }
         case .batch(let options):
             return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }
+        case .wall(let options):
+            return reportingErrors(for: "wall") { try WallCommand(options: options).run() }
         }
     }
 
@@ -138,6 +140,7 @@ extension ParsedCommand {
         case .card(let options): options.source.input
         case .sheet(let options): options.source.input
         case .batch: "batch"
+        case .wall: "wall"
         }
     }
 }

@@ -22,6 +22,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case card
     /// Makes a recipe's outputs for every clip of a manifest; `batch report` merges results.
     case batch
+    /// Plays many loops at once on one wall: shared cache budget, shared decode workers.
+    case wall
 
     /// The one-line summary shown in help.
     var abstract: String {
@@ -39,6 +41,8 @@ enum Subcommand: String, CaseIterable, Sendable {
             + "video in rounded corners, as an animation, PNG frames or one still."
         case .batch: "Make posters, strips, sprites and hover previews for a whole manifest of clips, resumable "
             + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files."
+        case .wall: "Play many loops at once in one process (one shared frame-cache budget, a bounded pool of "
+            + "decode workers), writing one timing log per loop and a summary over all of them."
         }
     }
 }
@@ -65,6 +69,8 @@ enum ParsedCommand: Equatable, Sendable {
     case card(CardOptions)
     /// `preview-loop batch`.
     case batch(BatchCommandOptions)
+    /// `preview-loop wall`.
+    case wall(WallOptions)
     /// `--help`, `-h` or `help`: the text to print on standard output.
     case help(String)
     /// `--version`.

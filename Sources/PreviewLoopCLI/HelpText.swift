@@ -40,6 +40,7 @@ enum HelpText {
         text += wrap(usagePieces(for: subcommand), prefix: "USAGE: ") + "\n\n"
         text += "ARGUMENTS:\n"
         text += subcommand == .batch ? entry("<manifest>", OptionSpec.batchManifestHelp) + "\n\n"
+            : subcommand == .wall ? entry("<inputs…>", OptionSpec.wallInputsHelp) + "\n\n"
             : entry("<input>", subcommand == .timing ? "A CSV timing log written by 'loop --log'."
                                                       : "The video to read: a file path or an http(s):// URL.") + "\n\n"
         text += "OPTIONS:\n"
@@ -59,7 +60,7 @@ enum HelpText {
 
     /// `preview-loop thumb`, `<input>`, `-o <file>`, `[--at <time>]`…: the usage's unbreakable pieces.
     static func usagePieces(for subcommand: Subcommand) -> [String] {
-        ["\(toolName) \(subcommand.rawValue)", subcommand == .batch ? "<manifest>" : "<input>"]
+        ["\(toolName) \(subcommand.rawValue)", subcommand == .batch ? "<manifest>" : subcommand == .wall ? "<inputs…>" : "<input>"]
             + subcommand.options.filter { $0.name != "help" }.map(\.usageSpelling)
     }
 

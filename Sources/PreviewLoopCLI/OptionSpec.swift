@@ -105,6 +105,8 @@ extension Subcommand {
              InputOptions.allowRedirects, InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
         case .batch:
             BatchCommandOptions.declarations
+        case .wall:
+            OptionSpec.wallOptions
         }
     }
 

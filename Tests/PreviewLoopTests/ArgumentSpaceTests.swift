@@ -12,7 +12,7 @@ import PreviewLoop
 struct ArgumentSpaceTests {
     /// Options whose values are not numbers.
     static let nonNumeric: Set<String> = ["output", "text-color", "font", "out", "recipe", "fit", "accuracy", "span", "format", "reveal", "background", "log",
-                                          "frames", "capture-dir"]
+                                          "frames", "capture-dir", "admission"]
 
     /// The extremes tried on every numeric option.
     static let extremes: [String] = [
@@ -35,6 +35,7 @@ struct ArgumentSpaceTests {
         case .card: [subcommand.rawValue, "clip.mp4", "-o", "card.gif"]
         case .sheet: [subcommand.rawValue, "clip.mp4", "-o", "sheet.png"]
         case .batch: [subcommand.rawValue, "clips.jsonl", "--out", "out"]
+        case .wall: [subcommand.rawValue, "clip.mp4", "--log", "logs"]
         }
     }
 
@@ -101,6 +102,11 @@ struct ArgumentSpaceTests {
             timeout(o.source.timeout)
             #expect((1...100).contains(o.columns) && (1...100).contains(o.rows) && o.columns * o.rows <= SheetOptions.maximumTiles)
         case .batch: break
+        case .wall(let o):
+            size(o.size); timeout(o.timeout)
+            #expect(o.start.isFinite && o.start >= 0 && o.length.isFinite && o.length > 0, "\(arguments)")
+            #expect((1...1_000_000).contains(o.passes) && o.seconds.map { $0 > 0 && $0 <= 86_400 } ?? true)
+            #expect((0...65_536).contains(o.cacheBudgetMiB) && (1...64).contains(o.workers) && (0...60).contains(o.stagger))
         case .help, .version: break
         }
     }

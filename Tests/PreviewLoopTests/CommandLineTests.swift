@@ -174,7 +174,7 @@ struct CommandLineHelpTests {
         #expect(try parse(["help", name]) == expected)
         #expect(try parse([name, "--bogus", "--size", "oops", "-h"]) == expected)  // help wins over errors
         let text = HelpText.help(for: subcommand)
-        let argument = subcommand == .batch ? "<manifest>" : "<input>"
+        let argument = subcommand == .batch ? "<manifest>" : subcommand == .wall ? "<inputs…>" : "<input>"
         for section in ["OVERVIEW:", "USAGE: preview-loop \(name) \(argument)", "ARGUMENTS:", "  \(argument)", "OPTIONS:"] {
             #expect(text.contains(section))
         }

@@ -1,0 +1,311 @@
+import Synchronization
+
+/// A frame ready to present, made by a decode worker.
+struct WallItem: @unchecked Sendable {
+    var image: RGBImage
+    /// Due time from the loop's clock start (earlier passes' lengths + presentation time).
+    var due: Duration
+    var presentation: Duration
+    var sourceTime: Double
+    var pass: Int
+    var index: Int
+    var decode: Duration
+    var conversion: Duration
+    var isKeyframe: Bool
+    /// Frames the producer dropped (too late to be worth converting) just before this one.
+    var droppedBefore: Int
+    /// When it was queued (offline frames are presented in this order).
+    var readyAt = ContinuousClock.now
+}
+
+/// What a production step gave.
+enum WallStep {
+    case frame(WallItem)
+    /// Every pass was delivered.
+    case finished
+}
+
+/// One loop of a wall: its decoder, scaler, pass position and cache. Produces one frame per call to
+/// ``step(clockStart:)``.
+///
+/// `@unchecked Sendable`: the producer state (everything but `counters`, `store`, `control` and the
+/// constants) is touched only by the decode worker that has claimed the loop — the scheduler lets one
+/// worker claim a loop at a time and hands it over under its lock — so the FFmpeg objects are used by
+/// one thread at a time. `counters` is under its own mutex; `store` and `control` are thread-safe.
+final class WallLoop: @unchecked Sendable {
+    /// A first-pass frame's place, kept (without pixels) for replays and for resuming after eviction.
+    private struct Entry {
+        var index: Int
+        var presentation: Duration
+        var sourceTime: Double
+        var isKeyframe: Bool
+    }
+
+    let id: Int
+    let source: Source
+    let configuration: LoopPlayer.Configuration
+    let info: VideoInfo
+    let loops: Int?
+    /// Every n-th frame is presented (1: all).
+    let frameRateDivisor: Int
+    let frameInterval: Duration
+    let isRealtime: Bool
+    let control = LoopControl()
+    let store = LoopFrameStore()
+    let counters = Mutex(Counters())
+    /// Source pixels per frame (for the cost model).
+    let sourcePixels: Int
+    /// The decoder opened by `init`, observed weakly (tests prove a finished loop frees it).
+    private(set) weak var openedDecoder: VideoDecoder?
+
+    struct Counters {
+        var statistics = WallLoopStatistics()
+        var histogram = LatenessHistogram()
+        /// Frames decoded and converted, and their cost, for the wall's cost model.
+        var costedFrames = 0
+        var cost = Duration.zero
+        /// Whether the loop is decoding now (first pass, or passes after an eviction) rather than
+        /// replaying from the cache.
+        var isDecoding = true
+        /// Frames dropped since the last presented frame (reported on the next one).
+        var pendingDrops = 0
+    }
+
+    // Producer state (the claiming worker only).
+    private var decoder: VideoDecoder?
+    private let scaler: FrameScaler
+    private let budget: FrameCacheBudget
+    private let windowStart: Double
+    private let windowEnd: Double
+    private var pass = 0
+    private var index = 0
+    private var passOffset = Duration.zero
+    private var passLength = Duration.zero
+    /// The next decoded frame is a pass's first (or the first after an eviction): position first.
+    private var positionAt: Double?
+    private var entries: [Entry] = []
+    private var firstPassLength: Duration?
+    private var isCaching = false
+    private var replayPosition: Int?
+    private var pendingDrops = 0
+    private var isFinished = false
+
+    init(id: Int, source: Source, configuration: LoopPlayer.Configuration, loops: Int?, frameRateDivisor: Int,
+         budget: FrameCacheBudget) throws(PreviewLoopError) {
+        guard configuration.size.width > 0, configuration.size.height > 0 else {
+            throw PreviewLoopError(.invalidArgument, "output size \(configuration.size) must be positive")
+        }
+        guard configuration.windowLength > .zero, configuration.windowStart >= .zero else {
+            throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")
+        }
+        guard loops.map({ $0 > 0 }) ?? true else {
+            throw PreviewLoopError(.invalidArgument, "a loop needs at least one pass")
+        }
+        // Decoders in a wall run single-threaded: the pool is the parallelism, and FFmpeg's own
+        // threads would be per loop.
+        let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: 1)
+        let info = decoder.info
+        if let duration = info.duration, configuration.windowStart.seconds >= duration, !info.isStillPicture {
+            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(configuration.windowStart.seconds, 3)) s, "
+                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
+        }
+        self.id = id
+        self.source = source
+        self.configuration = configuration
+        self.info = info
+        self.loops = loops
+        self.frameRateDivisor = max(1, frameRateDivisor)
+        self.frameInterval = Duration.fromSeconds(info.frameInterval)
+        self.isRealtime = configuration.clock == .realtime
+        self.sourcePixels = max(1, info.width * info.height)
+        self.decoder = decoder
+        self.openedDecoder = decoder
+        self.budget = budget
+        scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, orientation: info.orientation,
+                             toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+        windowStart = configuration.windowStart.seconds
+        windowEnd = configuration.windowStart.seconds + configuration.windowLength.seconds
+        positionAt = windowStart
+        // Only worth keeping frames when a later pass will replay them.
+        isCaching = loops != 1 && configuration.frameCacheLimit > 0 && budget.limit > 0
+        control.adopt(decoder.interrupter)
+    }
+
+    /// Whether the next step replays the cache (cheap). Read by the scheduler only while no worker
+    /// holds the loop (the last holder let go under the scheduler's lock).
+    var isReplaying: Bool { replayPosition != nil }
+
+    /// The bytes one cached frame takes.
+    private var frameBytes: Int { configuration.size.area * 3 }
+
+    /// Frees the decoder and the cache (the loop ended). Called by whoever finalizes the loop, when no
+    /// worker holds it.
+    func close() {
+        decoder = nil
+        budget.release(store)
+    }
+
+    /// Measures the cost of decoding and converting up to `count` frames of the window, then leaves the
+    /// decoder to be positioned again by the first step. Called before the loop is scheduled.
+    func calibrate(frames count: Int) throws(PreviewLoopError) -> Duration? {
+        guard let decoder, decoder.input.format.isSeekable else { return nil }
+        let clock = ContinuousClock()
+        let began = clock.now
+        var decoded = 0
+        var frame = try decoder.frameDisplayed(at: windowStart)
+        while let timed = frame, decoded < count {
+            _ = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
+            decoded += 1
+            frame = try decoder.nextFrame()
+        }
+        guard decoded > 0 else { return nil }
+        // frameDisplayed seeks on the first step.
+        positionAt = windowStart
+        return (clock.now - began) / decoded
+    }
+
+    /// Produces the next frame to present, or `.finished` after the last pass.
+    ///
+    /// - Parameter clockStart: when the loop's clock started (its first frame was ready), if it has:
+    ///   a realtime frame already more than a frame interval late is dropped here, unconverted.
+    func step(clockStart: ContinuousClock.Instant?) throws(PreviewLoopError) -> WallStep {
+        let clock = ContinuousClock()
+        while true {
+            if isFinished { return .finished }
+            if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
+            if let position = replayPosition {
+                guard position < entries.count else {
+                    endPass(length: firstPassLength ?? passLength)
+                    continue
+                }
+                let entry = entries[position]
+                if let image = store.image(at: position) {
+                    replayPosition = position + 1
+                    counters.withLock { $0.statistics.framesReplayed += 1 }
+                    return .frame(item(image, entry.presentation, entry.sourceTime, entry.index, entry.isKeyframe,
+                                       decode: .zero, conversion: .zero))
+                }
+                // Evicted: decode the rest of this pass from this frame on.
+                replayPosition = nil
+                positionAt = entry.sourceTime
+                index = entry.index
+                counters.withLock { $0.isDecoding = true }
+                continue
+            }
+            guard let decoder else { throw PreviewLoopError(.cancelled, "\(source): closed") }
+            let began = clock.now
+            let timed: TimedFrame
+            if let target = positionAt {
+                guard let first = try decoder.frameDisplayed(at: target) else {
+                    throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
+                                           "\(source): no frame could be decoded in the loop window")
+                }
+                if first.time >= windowEnd - 1e-9 {
+                    throw PreviewLoopError(.invalidArgument, "\(source): no frame in the loop window "
+                        + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
+                        + "at \(DecimalText.fixed(first.time, 3)) s")
+                }
+                positionAt = nil
+                timed = first
+            } else {
+                guard let next = try decoder.nextFrame(), next.time < windowEnd - 1e-9 else {
+                    endPass(length: min(passLength, configuration.windowLength))
+                    continue
+                }
+                timed = next
+            }
+            let presentation = Duration.fromSeconds(max(0, timed.time - windowStart))
+            passLength = presentation + Duration.fromSeconds(timed.duration)
+            let frameIndex = index
+            index += 1
+            let decodeTime = clock.now - began
+            counters.withLock {
+                $0.statistics.framesDecoded += 1
+                $0.statistics.decodeTime += decodeTime
+            }
+            if frameIndex % frameRateDivisor != 0 {
+                counters.withLock { $0.statistics.framesSkippedByRate += 1 }
+                continue
+            }
+            if pass == 0 {
+                entries.append(Entry(index: frameIndex, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))
+            }
+            if isRealtime, let clockStart {
+                let late = (clockStart + passOffset + presentation).duration(to: clock.now)
+                // Fallen well behind while caching: converting every frame for the cache would keep it
+                // behind into the next pass. Give the cache up for this pass (a later pass caches again
+                // when the window fits in free budget) and catch up by not converting late frames.
+                if isCaching && late > frameInterval * 3 {
+                    isCaching = false
+                    budget.release(store)
+                }
+                // A frame already too late is not worth converting.
+                if !isCaching && late > frameInterval {
+                    pendingDrops += 1
+                    continue
+                }
+            }
+            let converted = clock.now
+            let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
+            let conversion = clock.now - converted
+            counters.withLock {
+                $0.statistics.conversionTime += conversion
+                $0.costedFrames += 1
+                $0.cost += decodeTime + conversion
+            }
+            if isCaching { keep(image) }
+            return .frame(item(image, presentation, timed.time, frameIndex, timed.isKeyframe,
+                               decode: decodeTime, conversion: conversion))
+        }
+    }
+
+    /// Adds a converted frame to the cache, or gives caching up for this pass when it does not fit.
+    private func keep(_ image: RGBImage) {
+        let perLoopLimit = configuration.frameCacheLimit
+        let fitsOwnLimit = (store.count + 1) * frameBytes <= perLoopLimit
+        // A first pass may evict others' caches; a pass cached again after an eviction may not.
+        if !fitsOwnLimit || !budget.append(image, to: store, mayEvict: pass == 0) {
+            isCaching = false
+            budget.release(store)
+        }
+    }
+
+    private func item(_ image: RGBImage, _ presentation: Duration, _ sourceTime: Double, _ index: Int, _ isKeyframe: Bool,
+                      decode: Duration, conversion: Duration) -> WallItem {
+        defer { pendingDrops = 0 }
+        return WallItem(image: image, due: passOffset + presentation, presentation: presentation, sourceTime: sourceTime,
+                        pass: pass, index: index, decode: decode, conversion: conversion, isKeyframe: isKeyframe,
+                        droppedBefore: pendingDrops)
+    }
+
+    /// Moves on to the next pass: replayed from the cache when it holds the whole first pass, else
+    /// decoded again (cached again when the window fits in free budget without evicting anyone).
+    private func endPass(length: Duration) {
+        if pass == 0 { firstPassLength = length }
+        passOffset += length
+        pass += 1
+        index = 0
+        replayPosition = nil
+        counters.withLock { $0.statistics.passesCompleted += 1 }
+        if let loops, pass >= loops {
+            isFinished = true
+            isCaching = false
+            return
+        }
+        if isCaching && store.isComplete(count: entries.count) {
+            replayPosition = 0
+            counters.withLock { $0.isDecoding = false }
+            return
+        }
+        isCaching = false
+        positionAt = windowStart
+        counters.withLock { $0.isDecoding = true }
+        let windowBytes = entries.count * frameBytes
+        if budget.limit > 0, windowBytes <= configuration.frameCacheLimit, budget.fitsWithoutEviction(windowBytes) {
+            budget.beginCaching(store)
+            isCaching = true
+        } else {
+            budget.release(store)
+        }
+    }
+}

@@ -1,0 +1,340 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PreviewLoop
+import Synchronization
+
+/// The options of `preview-loop wall`.
+struct WallOptions: Equatable, Sendable {
+    /// The most inputs one wall takes (each is one loop).
+    static let maximumInputs = 256
+
+    /// The videos, one loop each (`<inputs…>`).
+    var inputs: [String]
+    /// Where the per-loop timing logs and the summary go (`--log DIR`).
+    var logDirectory: String
+    /// Passes per loop (`--loops`), unless `seconds` is set.
+    var passes = 1
+    /// Run every loop this long, in seconds from the wall's start (`--seconds`), instead of passes.
+    var seconds: Double?
+    /// Output size per loop (`--size`).
+    var size = Size(width: 320, height: 180)
+    /// How the picture fills the frame (`--fit`).
+    var contentMode = ContentMode.aspectFill
+    /// Window start and length, seconds (`--start`, `--length`).
+    var start = 0.0
+    var length = 15.0
+    /// Deliver frames at playback speed (`--realtime`).
+    var isRealtime = false
+    /// The shared frame-cache budget in MiB (`--cache-budget`).
+    var cacheBudgetMiB = 256
+    /// Decode workers (`--workers`).
+    var workers = PreviewWall.coreCount
+    /// Seconds between starting one loop and the next (`--stagger`).
+    var stagger = 0.0
+    /// What to do with a realtime loop that would make others late (`--admission`).
+    var admission = WallAdmissionChoice.always
+    /// Seconds allowed for opening and for each read (`--timeout`).
+    var timeout = 30.0
+}
+
+/// `--admission`.
+enum WallAdmissionChoice: String, CaseIterable, Sendable {
+    case always, refuse, reduce
+
+    var admission: WallAdmission {
+        switch self {
+        case .always: .always
+        case .refuse: .refuseWhenBusy
+        case .reduce: .reduceFrameRateWhenBusy
+        }
+    }
+}
+
+extension OptionSpec {
+    /// The `<inputs…>` argument's help.
+    static let wallInputsHelp = "The videos to loop at once, one loop each (files or http(s) URLs; the same "
+        + "video may be given more than once), 1 to \(WallOptions.maximumInputs)."
+
+    /// `preview-loop wall`'s options, in help order.
+    static let wallOptions: [any OptionDeclaration] = [
+        WallOptions.log, WallOptions.realtime, WallOptions.loops, WallOptions.seconds, WallOptions.size, PictureOptions.fit,
+        WallOptions.start, WallOptions.length, WallOptions.cacheBudget, WallOptions.workers, WallOptions.stagger,
+        WallOptions.admissionOption, InputOptions.timeout, CommonOptions.help,
+    ]
+}
+
+extension WallOptions {
+    static let log = Option<String?>.path(
+        "log", value: "dir",
+        help: "Write each loop's CSV timing log (the 'loop --log' format) as DIR/NNN-<name>.csv and the "
+            + "'timing' summary over all of them as DIR/summary.txt; created if missing. Each file is "
+            + "written whole when its loop ends.",
+        required: true)
+    static let realtime = Flag(
+        "realtime",
+        help: "Deliver frames at playback speed, late frames dropped and counted; without it frames "
+            + "are delivered as fast as the workers decode.")
+    static let loops = Option<Int>.integer(
+        "loops", help: "Passes over each loop's window, 1 to 1000000. Not with --seconds.", default: 1, in: 1...1_000_000)
+    static let seconds = Option<Double?>(
+        "seconds", value: "s",
+        help: "Instead of passes, loop every input until this many seconds after the wall started "
+            + "(above 0, at most 86400), then stop them all.",
+        default: nil, showing: nil, expecting: "seconds above 0 and at most 86400") { text in
+        DecimalText.number(text).flatMap { $0 > 0 && $0 <= 86_400 ? .some($0) : nil }
+    }
+    static let size = Option<Size>(
+        "size", short: "s", value: "WxH", help: "Each loop's picture size in pixels, WxH exactly, 1 to 16384 a side.",
+        default: Size(width: 320, height: 180), showing: "320x180",
+        expecting: "WIDTHxHEIGHT in pixels, each 1 to 16384, for example 320x180") { Size(parsing: $0) }
+    static let start = Option<Double>.seconds(
+        "start", help: "Where each window starts: seconds (12.5), mm:ss or hh:mm:ss.ms.", default: 0, showing: "0",
+        allowsZero: true)
+    static let length = Option<Double>.seconds(
+        "length", help: "How long each window lasts, in the same forms; cut at the clip's end. Above 0.",
+        default: 15, showing: "15", allowsZero: false)
+    static let cacheBudget = Option<Int>.integer(
+        "cache-budget", value: "MiB",
+        help: "The frame-cache budget all loops share, 0 to 65536 MiB: later passes replay cached "
+            + "frames; when it is full the least recently used loop cache is evicted and that loop "
+            + "decodes again.",
+        default: 256, in: 0...65_536)
+    static let workers = Option<Int>.integer(
+        "workers", help: "Decode worker threads shared by all loops, 1 to 64 (plus one presenter thread).",
+        default: PreviewWall.coreCount, in: 1...64, showing: "cores")
+    static let stagger = Option<Double>(
+        "stagger", value: "s", help: "Seconds between starting one loop and the next, 0 to 60.",
+        default: 0, showing: "0", expecting: "seconds from 0 to 60") { text in
+        DecimalText.number(text).flatMap { $0 >= 0 && $0 <= 60 ? $0 : nil }
+    }
+    static let admissionOption = Option<WallAdmissionChoice>.choice(
+        "admission", value: "policy",
+        help: "always (start every loop; drops are counted), refuse (refuse a realtime loop the "
+            + "measured decode cost says would make others late) or reduce (start it at 1/2, 1/3 or "
+            + "1/4 of its frame rate when that fits, else refuse). A refused loop is reported on "
+            + "stderr and fails the run.",
+        default: .always)
+
+    /// Types and validates `wall`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let inputs = arguments.positionals
+        guard !inputs.isEmpty else {
+            throw UsageError(.missingInput, subcommand: .wall, "Missing expected argument '<inputs…>' (one or more videos).")
+        }
+        guard inputs.count <= Self.maximumInputs else {
+            throw UsageError(.invalidValue(option: "inputs", value: String(inputs.count)), subcommand: .wall,
+                             "\(inputs.count) inputs is more than a wall takes (at most \(Self.maximumInputs) loops).")
+        }
+        if inputs.contains(where: \.isEmpty) {
+            throw UsageError(.missingInput, subcommand: .wall, "An input is an empty string.")
+        }
+        guard let log = try arguments.value(Self.log) else {
+            throw UsageError(.missingOption("log"), subcommand: .wall,
+                             "Missing expected option '--log <dir>' (where the timing logs go).")
+        }
+        self.init(inputs: inputs, logDirectory: log)
+        if arguments.isGiven(Self.loops) && arguments.isGiven(Self.seconds) {
+            throw UsageError(.conflictingOptions("loops", "seconds"), subcommand: .wall,
+                             "'--loops' and '--seconds' both say when to stop; give one.")
+        }
+        passes = try arguments.value(Self.loops)
+        seconds = try arguments.value(Self.seconds)
+        size = try arguments.value(Self.size)
+        contentMode = try arguments.value(PictureOptions.fit)
+        start = try arguments.value(Self.start)
+        length = try arguments.value(Self.length)
+        isRealtime = arguments.isSet(Self.realtime)
+        cacheBudgetMiB = try arguments.value(Self.cacheBudget)
+        workers = try arguments.value(Self.workers)
+        stagger = try arguments.value(Self.stagger)
+        admission = try arguments.value(Self.admissionOption)
+        timeout = try arguments.value(InputOptions.timeout)
+    }
+}
+
+/// `preview-loop wall`: many loops at once on one ``PreviewWall``, one timing log per loop and one
+/// summary over all of them.
+///
+/// An input that cannot be opened (or a loop that fails later) is reported in one `Error:` line and
+/// gets no log; the other loops run on, and the exit status is 1 at the end.
+struct WallCommand {
+    var options: WallOptions
+
+    /// One loop of the run.
+    private final class Entry: Sendable {
+        let input: String
+        let logPath: String
+        let recorder: LoopRecorder
+        /// Seconds from the wall's start to the loop's clock start (its first frame's due time).
+        let clockOffset = Mutex<Double?>(nil)
+        init(input: String, logPath: String, recorder: LoopRecorder) {
+            self.input = input
+            self.logPath = logPath
+            self.recorder = recorder
+        }
+    }
+
+    func run() throws -> Int32 {
+        let directory = options.logDirectory
+        let createdDirectory = try AtomicFile.createDirectory(directory)
+        let debug = getenv("PREVIEW_LOOP_DEBUG_COUNTS") != nil
+        let threadsBefore = Self.threadCount()
+        let objectsBefore = PreviewWall.liveFFmpegObjects
+
+        let configuration = LoopPlayer.Configuration(
+            size: options.size, contentMode: options.contentMode, windowStart: .seconds(options.start),
+            windowLength: .seconds(options.length), clock: options.isRealtime ? .realtime : .offline,
+            sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
+        var wall: PreviewWall? = try PreviewWall(configuration: .init(cacheBudget: options.cacheBudgetMiB << 20,
+                                                                      workers: options.workers))
+        let stopAll = Mutex<(handles: [WallLoopHandle], signal: Int32?)>(([], nil))
+        let wake = DispatchSemaphore(value: 0)
+        let watcher = SignalWatcher { signal in
+            let handles = stopAll.withLock { state -> [WallLoopHandle] in
+                if state.signal == nil { state.signal = signal }
+                return state.handles
+            }
+            for handle in handles { handle.stop() }
+            wake.signal()
+        }
+        defer { watcher.cancel() }
+
+        let clock = ContinuousClock()
+        let began = clock.now
+        let deadline = options.seconds.map { began + .seconds($0) }
+        var started: [(entry: Entry, handle: WallLoopHandle)] = []
+        var failures = 0
+        var peakThreads = threadsBefore
+        var peakWallThreads = 0
+        for (number, input) in options.inputs.enumerated() {
+            if number > 0 && options.stagger > 0 {
+                _ = wake.wait(timeout: .now() + options.stagger)
+            }
+            if stopAll.withLock({ $0.signal != nil }) { break }
+            if let deadline, clock.now >= deadline {
+                Console.writeError("wall: \(options.inputs.count - number) of \(options.inputs.count) inputs not started: "
+                                   + "--seconds ended first\n")
+                break
+            }
+            let path = directory + "/" + Self.logName(number: number + 1, input: input)
+            let log: TimingLog
+            do {
+                log = try TimingLog(destination: .file(path))
+            } catch {
+                for (_, handle) in started { handle.stop() }
+                throw error
+            }
+            let entry = Entry(input: input, logPath: path, recorder: LoopRecorder(log: log, framesDirectory: nil))
+            do {
+                let handle = try wall!.add(
+                    source: Source(argument: input), configuration: configuration,
+                    loops: options.seconds == nil ? options.passes : nil, admission: options.admission.admission,
+                    onFrame: { frame in
+                        entry.clockOffset.withLock { offset in
+                            if offset == nil { offset = (began.duration(to: clock.now) - frame.timings.wallTime).seconds }
+                        }
+                        _ = entry.recorder.record(frame)
+                    })
+                if handle.frameRateDivisor > 1 {
+                    Console.writeError("wall: \(input): started at 1/\(handle.frameRateDivisor) of its frame rate (admission)\n")
+                }
+                stopAll.withLock { $0.handles.append(handle) }
+                started.append((entry, handle))
+            } catch {
+                entry.recorder.discardLog()
+                failures += 1
+                Console.writeError(CommandLineTool.errorLine(for: error, input: input) + "\n")
+            }
+            peakThreads = max(peakThreads, Self.threadCount())
+            if debug { peakWallThreads = max(peakWallThreads, Self.threadCount(namedWith: "Wall ")) }
+        }
+        if let deadline {
+            while clock.now < deadline, stopAll.withLock({ $0.signal == nil }) {
+                _ = wake.wait(timeout: .now() + min(0.5, clock.now.duration(to: deadline).seconds))
+            }
+            for (_, handle) in started { handle.stop() }
+        }
+        for (entry, handle) in started {
+            do {
+                try handle.wait()
+            } catch {
+                failures += 1
+                entry.recorder.discardLog()
+                Console.writeError(CommandLineTool.errorLine(for: error, input: entry.input) + "\n")
+            }
+        }
+        let elapsed = clock.now - began
+        let statistics = wall!.statistics
+        wall = nil
+        let signal = stopAll.withLock { $0.signal }
+
+        // Logs: each committed whole; then one summary over every row, wall times from the wall's start.
+        var combined = TimingLog.header + "\n"
+        var loopsLogged = 0
+        for (entry, _) in started where entry.recorder.failure == nil {
+            guard entry.recorder.counts.frames > 0 else { entry.recorder.discardLog(); continue }
+            try entry.recorder.commitLog()
+            loopsLogged += 1
+            let offset = entry.clockOffset.withLock { $0 } ?? 0
+            if let data = FileManager.default.contents(atPath: entry.logPath) {
+                combined += Self.shifted(String(decoding: data, as: UTF8.self), by: offset)
+            }
+        }
+        for (entry, _) in started {
+            if let failure = entry.recorder.failure {
+                failures += 1
+                Console.writeError(CommandLineTool.errorLine(for: failure, input: entry.input) + "\n")
+            }
+        }
+        if loopsLogged == 0 {
+            if createdDirectory { rmdir(directory) }
+            if let signal { return ExitStatus.interrupted(by: signal) }
+            throw PreviewLoopError(.invalidArgument, "no loop presented a frame (\(failures) of \(options.inputs.count) failed)")
+        }
+        let summary = try TimingSummary(csv: combined).text
+        try AtomicFile.write(Array(summary.utf8), to: directory + "/summary.txt")
+        Console.writeOutput(summary)
+        let total = statistics.total
+        Console.writeError("wall: \(loopsLogged) loop\(loopsLogged == 1 ? "" : "s") logged"
+            + (failures > 0 ? ", \(failures) failed" : "") + ", \(total.framesPresented) frames, \(total.framesDropped) dropped, "
+            + "\(Format.fixed(Format.seconds(elapsed), 3)) s; cache peak \(Format.fixed(Double(statistics.cachePeakBytes) / 1_048_576, 1)) "
+            + "of \(options.cacheBudgetMiB) MiB, \(statistics.cacheEvictions) evictions; threads: \(statistics.workers) decode workers "
+            + "+ 1 presenter, process peak \(peakThreads)" + (signal != nil ? ", interrupted" : "") + "\n")
+        if debug {
+            Console.writeError("debug: threads before \(threadsBefore), peak \(peakThreads), after \(Self.threadCount()); "
+                + "wall threads peak \(peakWallThreads), after \(Self.threadCount(namedWith: "Wall ")); "
+                + "live FFmpeg objects before \(objectsBefore), after \(PreviewWall.liveFFmpegObjects)\n")
+        }
+        return failures > 0 ? ExitStatus.failure : ExitStatus.success
+    }
+
+    /// `NNN-<name>.csv`: the input's position from 1 and its last path component, with anything but
+    /// letters, digits, `.`, `-` and `_` replaced by `_` (at most 64 characters).
+    static func logName(number: Int, input: String) -> String {
+        let last = input.split(separator: "/").last.map(String.init) ?? "input"
+        let safe = String(last.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
+        return DecimalText.zeroPadded(number, 3) + "-" + (safe.isEmpty || safe.allSatisfy({ $0 == "." }) ? "input" : safe) + ".csv"
+    }
+
+    /// A log's rows (header dropped) with `wall_time` moved by `offset` seconds.
+    static func shifted(_ log: String, by offset: Double) -> String {
+        var text = ""
+        for line in log.split(separator: "\n").dropFirst() {
+            var fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            if fields.count > 3, let wall = DecimalText.number(fields[3]) { fields[3] = Format.fixed(wall + offset, 6) }
+            text += fields.joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// Threads in this process now (`/proc/self/task`), or those whose name starts with `prefix`.
+    static func threadCount(namedWith prefix: String? = nil) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        guard let prefix else { return tasks.count }
+        return tasks.filter { task in
+            let name = FileManager.default.contents(atPath: "/proc/self/task/\(task)/comm").map { String(decoding: $0, as: UTF8.self) }
+            return name?.hasPrefix(prefix) == true
+        }.count
+    }
+}
