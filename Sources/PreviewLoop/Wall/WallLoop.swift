@@ -73,7 +73,8 @@ final class WallLoop: @unchecked Sendable {
 
     // Producer state (the claiming worker only).
     private var decoder: VideoDecoder?
-    private let scaler: FrameScaler
+    /// Released with the decoder in ``close()`` (it owns a scaling context).
+    private var scaler: FrameScaler?
     private let budget: FrameCacheBudget
     private let windowStart: Double
     private let windowEnd: Double
@@ -142,13 +143,14 @@ final class WallLoop: @unchecked Sendable {
     /// worker holds it.
     func close() {
         decoder = nil
+        scaler = nil
         budget.release(store)
     }
 
     /// Measures the cost of decoding and converting up to `count` frames of the window, then leaves the
     /// decoder to be positioned again by the first step. Called before the loop is scheduled.
     func calibrate(frames count: Int) throws(PreviewLoopError) -> Duration? {
-        guard let decoder, decoder.input.format.isSeekable else { return nil }
+        guard let decoder, let scaler, decoder.input.format.isSeekable else { return nil }
         let clock = ContinuousClock()
         let began = clock.now
         var decoded = 0
@@ -192,7 +194,7 @@ final class WallLoop: @unchecked Sendable {
                 counters.withLock { $0.isDecoding = true }
                 continue
             }
-            guard let decoder else { throw PreviewLoopError(.cancelled, "\(source): closed") }
+            guard let decoder, let scaler else { throw PreviewLoopError(.cancelled, "\(source): closed") }
             let began = clock.now
             let timed: TimedFrame
             if let target = positionAt {
