@@ -43,7 +43,7 @@ private func fuzzTiming(_ bytes: Data) {
                                                   sourceOptions: fuzzOptions)
     if let loop = try? LoopPlayer(source: .data(bytes), configuration: configuration) {
         var frames = 0
-        try? loop.run(loops: 1) { frame in
+        try? loop.run(loops: 1) { frame throws(PreviewLoopError) in
             frames += 1
             let time = frame.presentationTime.seconds
             precondition(time >= 0 && time < window, "a frame at \(time) s delivered in a \(window) s window")
@@ -66,7 +66,8 @@ private func fuzzArguments(_ bytes: Data) {
     do {
         let command = try CommandLineParser.parse(arguments)
         switch command {
-        case .thumb(let options): precondition(options.size.area <= 16384 * 16384 && options.timeout <= 86_400)
+        case .thumb(let options):
+            precondition(options.size.knownSizes.allSatisfy { $0.area <= 16384 * 16384 } && options.source.timeout <= 86_400)
         case .strip(let options): precondition((1...1000).contains(options.count) && options.columns <= options.count)
         case .render(let options): precondition((1...120).contains(options.framesPerSecond))
         case .sprites(let options): precondition(options.every > 0 && options.every.isFinite)
@@ -95,7 +96,7 @@ private func fuzzMedia(_ bytes: Data) {
                                                   sourceOptions: fuzzOptions)
     if let loop = try? LoopPlayer(source: .data(bytes), configuration: configuration) {
         var frames = 0
-        try? loop.run(loops: 2) { frame in
+        try? loop.run(loops: 2) { frame throws(PreviewLoopError) in
             frames += 1
             precondition(frame.image.width == fuzzSize.width && frame.image.height == fuzzSize.height,
                          "a frame of the wrong size: \(frame.image.width)x\(frame.image.height)")
