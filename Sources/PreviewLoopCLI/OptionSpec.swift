@@ -79,7 +79,8 @@ extension Subcommand {
              SheetOptions.margin, SheetOptions.background, SheetOptions.textColor, SheetOptions.font,
              SheetOptions.noHeader, SheetOptions.noTimestamps, OutputOptions.imageQuality, SheetOptions.accuracy,
              TilePlanOptions.pick, TilePlanOptions.json,
-             InputOptions.threads, InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
+             InputOptions.tonemap, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
+             InputOptions.deadline, CommonOptions.help]
         case .loop:
             [WindowOptions.start, WindowOptions.length, LoopOptions.loops, LoopOptions.size, PictureOptions.fit,
              LoopOptions.realtime, LoopOptions.log, LoopOptions.frames, LoopOptions.captureAt, LoopOptions.record,

@@ -147,6 +147,13 @@ struct CommandLineParsingTests {
         #expect(try parse(["thumb", "-o", "a.ppm", "--", "-odd.mp4"])
             == .thumb(ThumbOptions(source: .init(input: "-odd.mp4"), output: "a.ppm", format: .ppm)))
     }
+
+    @Test("Every command that decodes takes the input group: sheet too (--tonemap, --allow-redirects, --deadline)")
+    func sheetTakesTheInputGroup() throws {
+        let command = try parse(["sheet", "x.mp4", "-o", "a.jpg", "--tonemap", "clip", "--allow-redirects", "--deadline", "9"])
+        guard case .sheet(let options) = command else { Issue.record("not a sheet: \(command)"); return }
+        #expect(options.source.toneMapping == .clip && options.source.allowsRedirects && options.source.deadline == 9)
+    }
 }
 
 @Suite("CommandLine parsing: help and version")

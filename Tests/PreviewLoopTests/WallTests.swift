@@ -31,7 +31,7 @@ struct WallTests {
 
     /// Waits (polling) until `condition` holds; false after 60 s.
     static func eventually(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<6000 {
+        for _ in 0..<18000 {          // 3 minutes: the whole suite runs in parallel on 2 cores
             if condition() { return true }
             Thread.sleep(forTimeInterval: 0.01)
         }
