@@ -85,7 +85,9 @@ struct CancellationTests {
         let loop = try await LoopPlayer(source: .file(Self.clip4K),
                                         configuration: .init(size: Size(width: 1280, height: 720), windowLength: .seconds(3)))
         let outcome = try await cancel(after: .milliseconds(300)) { () async throws(PreviewLoopError) in
-            try await loop.render(to: directory + "/out.mp4", framesPerSecond: 25)
+            // 360 frames to encode (seconds of work even on an idle machine), so the cancel lands mid-encode
+            // however late a loaded machine wakes the sleeping test.
+            try await loop.render(to: directory + "/out.mp4", framesPerSecond: 120)
         }
         print("CancellationTests: render ended \(outcome.sinceCancel) after cancel")
         #expect(outcome.code == .cancelled)
