@@ -402,3 +402,38 @@ struct PosterCLITests {
         #expect(FileManager.default.contentsEqual(atPath: directory + "/piped.ppm", andPath: directory + "/file.ppm"))
     }
 }
+
+@Suite("Poster frame: sharing its decoding with a preview")
+struct PosterSharingTests {
+    /// The frames the poster's search hands over are the frames `frames(at:)` gives for the same
+    /// instants (which other tests check against ffmpeg), and the rest are left to it.
+    @Test("The shared frames equal frames(at:) at the same instants, on a clip with a dark leader and on steady footage",
+          arguments: ["black-start.mp4", "landscape.mp4", "fade-in.mp4"])
+    func sharedFramesMatch(_ name: String) throws {
+        let path = TestSupport.fixture(name)
+        let instants = (0..<45).map { Double($0) / 15 }
+        let size = Size(width: 96, height: 54)
+        let shared = try FrameSampler(source: .file(path), threads: 1)
+        var taken: [VideoFrame] = []
+        let result = try shared.posterFrame(in: 0..<15, size: Size(width: 64, height: 36), sharing: instants, convertedTo: size) {
+            (frame: VideoFrame) throws(PreviewLoopError) in taken.append(frame)
+        }
+        #expect(result.served == taken.count)
+        #expect(result.served > 0, "the search decodes at least a second, so it serves the first instants")
+        #expect(taken.map(\.index) == Array(0..<result.served))
+        // The rest come from the same sampler, decoding on from where the search stopped.
+        let rest = try shared.frames(at: Array(instants[result.served...]), size: size, accuracy: .exact, interval: 0)
+        let alone = try FrameSampler(source: .file(path), threads: 1)
+        let expected = try alone.frames(at: instants, size: size, accuracy: .exact, interval: 0)
+        let all = taken + rest
+        #expect(all.count == expected.count)
+        for (got, want) in zip(all, expected) {
+            #expect(got.sourceTime == want.sourceTime)
+            #expect(got.image.pixels == want.image.pixels, "frame at \(want.sourceTime) s")
+        }
+        // And the poster is the one the plain search picks.
+        let plain = try FrameSampler(source: .file(path), threads: 1).posterFrame(in: 0..<15, size: Size(width: 64, height: 36))
+        #expect(result.poster.frame.sourceTime == plain.frame.sourceTime)
+        #expect(result.poster.frame.image.pixels == plain.frame.image.pixels)
+    }
+}

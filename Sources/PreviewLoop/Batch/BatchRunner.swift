@@ -251,6 +251,9 @@ public final class BatchRunner: Sendable {
         }
         let duration = info.duration
 
+        let hoverPreview = try recipe.hover.map { hover throws(PreviewLoopError) in
+            try HoverPreview(hover, clip: clip, duration: duration, path: staging + "/hover.mp4")
+        }
         if let poster = recipe.poster {
             try checkStop()
             let began = clock.now
@@ -263,7 +266,18 @@ public final class BatchRunner: Sendable {
                 end = min(end, duration)
             }
             start = max(0, start)
-            let choice = try sampler.posterFrame(in: start..<end, size: poster.size)
+            let choice: PosterChoice
+            if let hover = recipe.hover, let preview = hoverPreview, max(0, preview.start) == start {
+                // The hover preview starts where the poster's search does: its first frames come
+                // from the search's decoding (timed in poster_ms), the rest in hover_ms.
+                let shared = try sampler.posterFrame(in: start..<end, size: poster.size, sharing: preview.times,
+                                                     convertedTo: hover.size) { (frame: VideoFrame) throws(PreviewLoopError) in
+                    try preview.append(frame)
+                }
+                choice = shared.poster
+            } else {
+                choice = try sampler.posterFrame(in: start..<end, size: poster.size)
+            }
             try AtomicFile.write(try ImageEncoder.encode(choice.frame.image, as: .jpeg, quality: poster.quality), to: staging + "/poster.jpg")
             var entry = output("poster", "poster.jpg")
             entry.width = poster.size.width
@@ -274,10 +288,10 @@ public final class BatchRunner: Sendable {
             outputs.append(entry)
             context.timings["poster_ms"] = milliseconds(since: began)
         }
-        if let hover = recipe.hover {
+        if let hover = recipe.hover, let hoverPreview {
             try checkStop()
             let began = clock.now
-            outputs.append(try makeHover(hover, clip: clip, sampler: sampler, staging: staging, entry: output("hover", "hover.mp4")))
+            outputs.append(try finishHover(hoverPreview, hover, clip: clip, sampler: sampler, entry: output("hover", "hover.mp4")))
             context.timings["hover_ms"] = milliseconds(since: began)
         }
         if let strip = recipe.strip {
@@ -351,55 +365,41 @@ public final class BatchRunner: Sendable {
     }
 
     /// The hover preview: the exact frame shown at each instant `start + k / fps` of the window, from
-    /// the clip's one decoder, encoded as a looping H.264 MP4.
-    private func makeHover(_ hover: BatchRecipe.Hover, clip: BatchClip, sampler: FrameSampler, staging: String,
-                           entry: BatchRecord.Output) throws -> BatchRecord.Output {
-        let start = clip.overrides.start ?? hover.start
-        var length = hover.length
-        if let duration = sampler.info.duration {
-            guard start < duration else {
-                throw PreviewLoopError(.invalidArgument, "\(clip.input): the hover window starts at \(start) s, at or past the end (\(duration) s)")
-            }
-            length = min(length, duration - start)
-        }
+    /// the clip's one decoder, encoded as a looping H.264 MP4. Frames the poster's search already
+    /// handed over (``HoverPreview/written``) are not decoded again.
+    private func finishHover(_ preview: HoverPreview, _ hover: BatchRecipe.Hover, clip: BatchClip, sampler: FrameSampler,
+                             entry: BatchRecord.Output) throws -> BatchRecord.Output {
         let fps = Double(hover.framesPerSecond)
-        let wanted = max(1, Int((length * fps - 1e-6).rounded(.up)))
-        let writer = try AnimationWriter(path: staging + "/hover.mp4", format: .mp4, size: hover.size,
-                                         framesPerSecond: hover.framesPerSecond, quality: hover.quality, threads: 1)
-        var written = 0
-        var lastDuration = length - Double(wanted - 1) / fps
-        var next = 0
+        let wanted = preview.times.count
+        var next = preview.written
         decoding: while next < wanted {
             if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
             // A second of instants at a time: one scaler for all of them, forward decoding reused.
-            let chunk = Array(next..<min(wanted, next + hover.framesPerSecond))
-            let times = chunk.map { start + Double($0) / fps }
+            let times = Array(preview.times[next..<min(wanted, next + hover.framesPerSecond)])
             do throws(PreviewLoopError) {
                 for frame in try sampler.frames(at: times, size: hover.size, accuracy: .exact, interval: 0) {
-                    try writer.append(frame.image)
-                    written += 1
+                    try preview.append(frame)
                 }
             } catch {
-                guard error.code == .corruptData && written + chunk.count > 1 else { throw error }
+                guard error.code == .corruptData && preview.written + times.count > 1 else { throw error }
                 // The container's duration ran past the video's last frame: the preview ends there.
                 for time in times {
                     guard let frame = try? sampler.frame(at: time, size: hover.size, accuracy: .exact) else {
-                        guard written > 0 else { throw error }
-                        lastDuration = 1 / fps
+                        guard preview.written > 0 else { throw error }
+                        preview.lastDuration = 1 / fps
                         break decoding
                     }
-                    try writer.append(frame.image)
-                    written += 1
+                    try preview.append(frame)
                 }
             }
-            next += chunk.count
+            next += times.count
         }
-        try writer.finish(lastFrameDuration: .seconds(lastDuration))
+        try preview.writer.finish(lastFrameDuration: .seconds(preview.lastDuration))
         var result = entry
         result.width = hover.size.width
         result.height = hover.size.height
-        result.frames = written
-        result.duration = (Double(written - 1) / fps + lastDuration).rounded(toPlaces: 6)
+        result.frames = preview.written
+        result.duration = (Double(preview.written - 1) / fps + preview.lastDuration).rounded(toPlaces: 6)
         return result
     }
 
@@ -449,5 +449,39 @@ extension Double {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         return (self * scale).rounded() / scale
+    }
+}
+
+/// A hover preview in the making: its instants, its open writer and the frames written so far.
+private final class HoverPreview {
+    let start: Double
+    /// `start + k / fps` for each frame of the preview.
+    let times: [Double]
+    let writer: AnimationWriter
+    private(set) var written = 0
+    /// How long the last frame is shown (the window may end between two instants).
+    var lastDuration: Double
+
+    init(_ hover: BatchRecipe.Hover, clip: BatchClip, duration: Double?, path: String) throws(PreviewLoopError) {
+        let start = clip.overrides.start ?? hover.start
+        self.start = start
+        var length = hover.length
+        if let duration {
+            guard start < duration else {
+                throw PreviewLoopError(.invalidArgument, "\(clip.input): the hover window starts at \(start) s, at or past the end (\(duration) s)")
+            }
+            length = min(length, duration - start)
+        }
+        let fps = Double(hover.framesPerSecond)
+        let wanted = max(1, Int((length * fps - 1e-6).rounded(.up)))
+        times = (0..<wanted).map { start + Double($0) / fps }
+        lastDuration = length - Double(wanted - 1) / fps
+        writer = try AnimationWriter(path: path, format: .mp4, size: hover.size,
+                                     framesPerSecond: hover.framesPerSecond, quality: hover.quality, threads: 1)
+    }
+
+    func append(_ frame: VideoFrame) throws(PreviewLoopError) {
+        try writer.append(frame.image)
+        written += 1
     }
 }

@@ -136,9 +136,11 @@ extension FrameSampler {
         case none
     }
 
-    /// ``posterFrame(in:size:mode:)`` with a given ``PosterRetention``.
-    func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode,
-                     retention: PosterRetention) throws(PreviewLoopError) -> PosterChoice {
+    /// ``posterFrame(in:size:mode:)`` with a given ``PosterRetention``; `passing` sees
+    /// every frame the search decodes and moves past, in decoding order (frames pushed back for a
+    /// later reader are not shown), so another output can take its frames from the same decoding.
+    func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode, retention: PosterRetention,
+                     passing: (TimedFrame) throws(PreviewLoopError) -> Void = { _ in }) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         guard !window.lowerBound.isNaN, window.lowerBound < .infinity else {
             throw PreviewLoopError(.invalidArgument, "the window must start at a finite time")
@@ -197,6 +199,7 @@ extension FrameSampler {
             }
         }
 
+        try passing(first)
         try offer(first)
         var step = 1
         while search.needsMore, let next = try decoder.nextFrame() {
@@ -205,6 +208,7 @@ extension FrameSampler {
                 break
             }
             last = next
+            try passing(next)
             let due = start + Double(step) * PosterRules.candidateStep
             guard next.time >= due - 1e-6 else { continue }
             while start + Double(step) * PosterRules.candidateStep <= next.time + 1e-6 { step += 1 }
