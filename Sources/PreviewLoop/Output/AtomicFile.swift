@@ -75,3 +75,43 @@ package enum AtomicFile {
         return true
     }
 }
+
+extension AtomicFile {
+    /// A temporary path beside a destination that something else writes (FFmpeg's muxer), registered
+    /// with ``TemporaryFiles``: ``commit()`` gives it the destination's mode and renames it over the
+    /// destination; released uncommitted (after any failure), it is removed. One thread at a time.
+    final class Temporary {
+        /// Where the finished file goes.
+        let path: String
+        /// Where it is written meanwhile: `.NAME.PID.RANDOM.tmp` in the same directory.
+        let temporaryPath: String
+        private var isCommitted = false
+
+        /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory is missing or `path`
+        ///   is a directory.
+        init(for path: String) throws(PreviewLoopError) {
+            self.path = path
+            temporaryPath = try AtomicFile.temporaryPath(for: path)
+            TemporaryFiles.register(temporaryPath)
+        }
+
+        deinit {
+            guard !isCommitted else { return }
+            unlink(temporaryPath)
+            TemporaryFiles.unregister(temporaryPath)
+        }
+
+        /// Renames the written temporary over the destination, keeping a replaced file's mode.
+        func commit() throws(PreviewLoopError) {
+            let kept = AtomicFile.keepMode(of: path, on: temporaryPath)
+            guard kept == 0 else {
+                throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(kept))))")
+            }
+            guard rename(temporaryPath, path) == 0 else {
+                throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
+            }
+            isCommitted = true
+            TemporaryFiles.unregister(temporaryPath)
+        }
+    }
+}

@@ -42,7 +42,7 @@ public final class FrameSampler {
                        accuracy: SeekAccuracy = .exact, interval: Double) throws(PreviewLoopError) -> [VideoFrame] {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
-                                 toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+                                 toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
         let clock = ContinuousClock()
         let started = clock.now
         // Keyframe samples are decoded together (the decoder's threads share them out); exact ones
@@ -52,7 +52,7 @@ public final class FrameSampler {
         for (index, time) in times.enumerated() { plans[index] = try plan(at: max(0, time), accuracy: accuracy, interval: interval) }
         func convert(_ timed: TimedFrame, index: Int) throws(PreviewLoopError) {
             let converted = clock.now
-            let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
+            let image = try scaler.image(from: timed.frame, sampleAspectRatio: info.sampleAspectRatio)
             let conversion = clock.now - converted
             results[index] = VideoFrame(image: image, presentationTime: .fromSeconds(timed.time), sourceTime: timed.time,
                                         loopIndex: 0, index: index,
@@ -71,12 +71,12 @@ public final class FrameSampler {
         }
         for index in times.indices.sorted(by: { times[$0] < times[$1] }) where results[index] == nil {
             guard let timed = try exact(at: max(0, times[index])) else {
-                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
+                throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(times[index]) s")
             }
             try convert(timed, index: index)
         }
         for index in times.indices where results[index] == nil {
-            throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
+            throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(times[index]) s")
         }
         return results.map { $0! }
     }
@@ -91,7 +91,7 @@ public final class FrameSampler {
 
     private func plan(at time: Double, accuracy: SeekAccuracy, interval: Double) throws(PreviewLoopError) -> SamplePlan {
         // A pipe cannot seek: every sample is decoded forward.
-        guard decoder.input.format.isSeekable else { return .exact }
+        guard decoder.isSeekable else { return .exact }
         switch accuracy {
         case .exact:
             return .exact
