@@ -47,7 +47,7 @@ final class VideoDecoder {
         self.input = input
         codec = try input.openDecoder(threads: threads)
         packet = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
-        frameInterval = input.info.frameRate.flatMap { $0.doubleValue.map { 1 / $0 } } ?? 1.0 / 25
+        frameInterval = input.info.frameInterval
     }
 
     var info: VideoInfo { input.info }

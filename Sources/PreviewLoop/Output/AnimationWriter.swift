@@ -76,8 +76,8 @@ public final class AnimationWriter {
         if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
             throw PreviewLoopError(.invalidArgument, "\(path): H.264 in 4:2:0 needs an even width and height, not \(size)")
         }
-        if format == .webp && (size.width > 16383 || size.height > 16383) {
-            throw PreviewLoopError(.invalidArgument, "\(path): WebP pictures are at most 16383 pixels a side, not \(size)")
+        if format == .webp && (size.width > ImageFileFormat.maxWebPSide || size.height > ImageFileFormat.maxWebPSide) {
+            throw PreviewLoopError(.invalidArgument, "\(path): WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(size)")
         }
         if let quality, !(0...100).contains(quality) {
             throw PreviewLoopError(.invalidArgument, "quality must be between 0 and 100, not \(quality)")
@@ -259,10 +259,10 @@ private enum HeldPicture {
 }
 
 /// An opened encoder feeding an opened muxer, with each frame's display duration by timestamp. The
-/// muxer writes a temporary file beside the destination (``AtomicFile/Temporary``), renamed over it
+/// muxer writes a temporary file beside the destination (``PendingFile``), renamed over it
 /// by ``finish()``; released unfinished, the temporary is removed.
 private final class EncodedStream {
-    let file: AtomicFile.Temporary
+    let file: PendingFile
     let encoder: EncoderContext
     let output: OutputContext
     /// Display durations in the encoder's time base, by presentation timestamp.
@@ -270,7 +270,7 @@ private final class EncodedStream {
 
     init(writer: AnimationWriter, finalDelay: Int?) throws(PreviewLoopError) {
         let muxer = writer.settings(needsGlobalHeader: false).muxer
-        let file = try AtomicFile.Temporary(for: writer.path)
+        let file = try PendingFile(path: writer.path)
         self.file = file
         output = try ffmpeg { () throws(FFmpegFailure) in
             try OutputContext(path: file.temporaryPath, displayName: writer.path, muxer: muxer)

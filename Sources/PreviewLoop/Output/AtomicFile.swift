@@ -26,21 +26,9 @@ package enum AtomicFile {
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` naming the path and the cause.
     /// A new file gets the process's usual mode (0666 less the umask); a file it replaces keeps its mode.
     package static func write(_ bytes: [UInt8], to path: String) throws(PreviewLoopError) {
-        let temporary = try temporaryPath(for: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
-            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
-        }
-        TemporaryFiles.register(temporary)
-        defer { TemporaryFiles.unregister(temporary) }
-        var failure = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
-        if failure == 0 { failure = keepMode(of: path, on: temporary) }
-        if close(descriptor) != 0 && failure == 0 { failure = errno }
-        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary)
-            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(failure))))")
-        }
+        let file = try PendingFile(path: path)
+        try file.write(bytes)
+        try file.commit()
     }
 
     /// Gives `temporary` the permission bits of the regular file at `path`, if there is one, so that
@@ -73,45 +61,5 @@ package enum AtomicFile {
             throw PreviewLoopError(.outputNotWritable, "cannot create the directory \(path): \(FileSystem.reason(for: error))")
         }
         return true
-    }
-}
-
-extension AtomicFile {
-    /// A temporary path beside a destination that something else writes (FFmpeg's muxer), registered
-    /// with ``TemporaryFiles``: ``commit()`` gives it the destination's mode and renames it over the
-    /// destination; released uncommitted (after any failure), it is removed. One thread at a time.
-    final class Temporary {
-        /// Where the finished file goes.
-        let path: String
-        /// Where it is written meanwhile: `.NAME.PID.RANDOM.tmp` in the same directory.
-        let temporaryPath: String
-        private var isCommitted = false
-
-        /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory is missing or `path`
-        ///   is a directory.
-        init(for path: String) throws(PreviewLoopError) {
-            self.path = path
-            temporaryPath = try AtomicFile.temporaryPath(for: path)
-            TemporaryFiles.register(temporaryPath)
-        }
-
-        deinit {
-            guard !isCommitted else { return }
-            unlink(temporaryPath)
-            TemporaryFiles.unregister(temporaryPath)
-        }
-
-        /// Renames the written temporary over the destination, keeping a replaced file's mode.
-        func commit() throws(PreviewLoopError) {
-            let kept = AtomicFile.keepMode(of: path, on: temporaryPath)
-            guard kept == 0 else {
-                throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(kept))))")
-            }
-            guard rename(temporaryPath, path) == 0 else {
-                throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
-            }
-            isCommitted = true
-            TemporaryFiles.unregister(temporaryPath)
-        }
     }
 }

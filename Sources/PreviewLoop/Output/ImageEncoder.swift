@@ -30,8 +30,8 @@ public enum ImageEncoder {
             settings.fixedQuantizer = jpegQuantizer(quality: quality ?? 85)
             return try encodeConverted(image, settings: settings, target: .jpeg)
         case .webp:
-            guard image.width <= 16383, image.height <= 16383 else {
-                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
+            guard image.width <= ImageFileFormat.maxWebPSide, image.height <= ImageFileFormat.maxWebPSide else {
+                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(image.size)")
             }
             let settings = settings(.webp, "libwebp", image.size, ConversionTarget.argb.pixelLayout,
                                     options: AnimationFormat.webpOptions(quality: quality ?? 85))
@@ -53,8 +53,8 @@ public enum ImageEncoder {
         }
         let quality = try Self.quality(quality, for: format)
         if format == .webp {
-            guard image.width <= 16383, image.height <= 16383 else {
-                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
+            guard image.width <= ImageFileFormat.maxWebPSide, image.height <= ImageFileFormat.maxWebPSide else {
+                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(image.size)")
             }
             let settings = settings(.webp, "libwebp", image.size, .bgra, options: AnimationFormat.webpOptions(quality: quality ?? 85))
             return try ffmpeg { () throws(FFmpegFailure) in

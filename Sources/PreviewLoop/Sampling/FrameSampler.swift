@@ -51,14 +51,8 @@ public final class FrameSampler {
         var plans = [SamplePlan](repeating: .exact, count: times.count)
         for (index, time) in times.enumerated() { plans[index] = try plan(at: max(0, time), accuracy: accuracy, interval: interval) }
         func convert(_ timed: TimedFrame, index: Int) throws(PreviewLoopError) {
-            let converted = clock.now
-            let image = try scaler.image(from: timed.frame, sampleAspectRatio: info.sampleAspectRatio)
-            let conversion = clock.now - converted
-            results[index] = VideoFrame(image: image, presentationTime: .fromSeconds(timed.time), sourceTime: timed.time,
-                                        loopIndex: 0, index: index,
-                                        timings: FrameTimings(decode: timed.decodeTime, conversion: conversion,
-                                                              wallTime: started.duration(to: clock.now), lateness: nil),
-                                        isKeyframe: timed.isKeyframe)
+            results[index] = try VideoFrame(converting: timed, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
+                                            presentationTime: .fromSeconds(timed.time), index: index, since: started)
         }
         let keyed = times.indices.filter { if case .keyframe = plans[$0] { true } else { false } }
         if !keyed.isEmpty {

@@ -233,14 +233,8 @@ extension FrameSampler {
 
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
                                  toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
-        let converted = clock.now
-        let image = try scaler.image(from: chosen.frame, sampleAspectRatio: info.sampleAspectRatio)
-        let conversion = clock.now - converted
-        let frame = VideoFrame(image: image, presentationTime: .fromSeconds(max(0, chosen.time - start)),
-                               sourceTime: chosen.time, loopIndex: 0, index: 0,
-                               timings: FrameTimings(decode: chosen.decodeTime, conversion: conversion,
-                                                     wallTime: started.duration(to: clock.now), lateness: nil),
-                               isKeyframe: chosen.isKeyframe)
+        let frame = try VideoFrame(converting: chosen, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
+                                   presentationTime: .fromSeconds(max(0, chosen.time - start)), index: 0, since: started)
         return PosterChoice(frame: frame, reason: outcome.reason, scores: analysis.scores, flaw: outcome.flaw,
                             rejected: search.passedOver, framesDecoded: decoder.decodedFrameCount - decodedBefore)
     }
