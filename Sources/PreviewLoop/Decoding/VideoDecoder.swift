@@ -26,7 +26,6 @@ final class VideoDecoder {
     private var lastTime: Double?
     /// Whether any packet was read since opening (a pipe can only be rewound before that).
     private(set) var hasRead = false
-    /// Packets the decoder rejected as damaged (concealed, not fatal).
     /// Packets of other streams the demuxer still returned (none: they are discarded at the demuxer).
     private(set) var packetsOfOtherStreams = 0
     /// Frames the decoder has produced since opening (a frame handed back and taken again counts once).
