@@ -33,7 +33,7 @@ let package = Package(
         ),
         .target(
             name: "PreviewLoop",
-            dependencies: ["PreviewLoopFFmpeg", "CFFmpeg", "CFreeType"]
+            dependencies: ["PreviewLoopFFmpeg", "CFreeType"]
         ),
         // The CLI's logic: commands, option declarations and help, testable in-process.
         .target(

@@ -9,8 +9,12 @@
 #   3. PreviewLoop imports the FFmpeg layer only as `internal import PreviewLoopFFmpeg` (a plain or
 #      public import would hand its `package` types to clients); the CLI does not import it at all.
 #   4. Folder layers inside Sources/PreviewLoop: a file may name types declared in its own folder or in
-#      lower ones, never in a higher one. Ranks: Geometry, Imaging, Support, Text = 0; Decoding, FFmpeg = 1;
+#      lower ones, never in a higher one. Ranks: Geometry, Imaging, Support, Text = 0; Decoding = 1;
 #      Loop, Sampling = 2; Output = 3 (it renders loops and samples); Card, Batch, Sheet, Wall = 4.
+#   5. FFmpeg fields and functions deprecated after 5.1 (`pkt_duration`, `key_frame`,
+#      `av_stream_get_side_data`, `interlaced_frame`, `top_field_first`, `channel_layout`, `channels`,
+#      `ticks_per_frame`, …) appear in code only in Sources/PreviewLoopFFmpeg/FFmpegCompat.swift, so a
+#      port to FFmpeg 6/7 changes one file.
 # Rules 1 and 2 have a transitional list (TRANSITIONAL below): files that still call FFmpeg directly
 # until their C moves into the layer. It is a ratchet: a listed file that no longer needs the exemption
 # fails the check too, so the list can only shrink.
@@ -21,22 +25,9 @@ ROOT="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 cd "$ROOT"
 
 TRANSITIONAL=(
-  Sources/PreviewLoop/Decoding/FrameScaler.swift
-  Sources/PreviewLoop/Decoding/MediaInput.swift
-  Sources/PreviewLoop/Decoding/VideoDecoder.swift
-  Sources/PreviewLoop/FFmpeg/EncoderContext.swift
-  Sources/PreviewLoop/FFmpeg/HDRColor.swift
-  Sources/PreviewLoop/FFmpeg/OutputContext.swift
-  Sources/PreviewLoop/FFmpeg/PictureConverter.swift
-  Sources/PreviewLoop/FFmpeg/ScaleContext.swift
-  Sources/PreviewLoop/Output/AnimationWriter.swift
-  Sources/PreviewLoop/Output/ImageEncoder.swift
-  Sources/PreviewLoop/Sampling/ScenePick.swift
 )
 # Folder-layer arrows that still run upward (rule 4), as "file:Type"; the same ratchet applies.
 KNOWN_UPWARD=(
-  Sources/PreviewLoop/FFmpeg/OutputContext.swift:AtomicFile
-  Sources/PreviewLoop/FFmpeg/OutputContext.swift:TemporaryFiles
 )
 
 python3 - "${TRANSITIONAL[@]}" --known "${KNOWN_UPWARD[@]}" <<'PY'
@@ -87,7 +78,7 @@ for path in upper:
 for path in sorted(transitional - exempt_used):
     failures.append(f"{path}: listed as transitional but no longer calls FFmpeg: remove it from TRANSITIONAL")
 
-rank = {"Geometry": 0, "Imaging": 0, "Support": 0, "Text": 0, "Decoding": 1, "FFmpeg": 1,
+rank = {"Geometry": 0, "Imaging": 0, "Support": 0, "Text": 0, "Decoding": 1,
         "Loop": 2, "Sampling": 2, "Output": 3, "Card": 4, "Batch": 4, "Sheet": 4, "Wall": 4}
 declaration = re.compile(r"^(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*"
                          r"(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
@@ -114,6 +105,22 @@ for path in files:
                 known_used.add(key)
             else:
                 failures.append(f"{path}: {parts[2]}/ (layer {rank[parts[2]]}) uses {name} from {folder}/ (layer {rank[folder]})")
+compat = "Sources/PreviewLoopFFmpeg/FFmpegCompat.swift"
+deprecated = re.compile(r"\b(pkt_duration|key_frame|av_stream_get_side_data|interlaced_frame|top_field_first|"
+                        r"channel_layout|ticks_per_frame|pkt_pos|pkt_size|coded_picture_number|display_picture_number|"
+                        r"reordered_opaque|avcodec_close|av_init_packet)\b|\.channels\b")
+for top in ("Sources", "Fuzz"):
+    if not os.path.isdir(top):
+        continue
+    for folder, _, names in os.walk(top):
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if path == compat or not name.endswith((".swift", ".c", ".h")):
+                continue
+            hits = sorted(set(m.group(0) for m in deprecated.finditer(code_of(path))))
+            if hits:
+                failures.append(f"{path}: uses FFmpeg API deprecated after 5.1 ({', '.join(hits)}): go through {compat}")
+
 for key in sorted(known - known_used):
     failures.append(f"{key}: listed in KNOWN_UPWARD but no longer used: remove it")
 

@@ -33,16 +33,8 @@ enum Console {
     static func write(_ text: String, to descriptor: Int32) -> Bool {
         let bytes = Array(text.utf8)
         return bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
+            // On failure errno still holds the cause, for the caller.
+            FileSystem.writeAll(buffer, to: descriptor) == 0
         }
     }
 }

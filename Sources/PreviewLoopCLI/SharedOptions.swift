@@ -39,7 +39,7 @@ enum PictureOptions {
 
     /// What the encoders take, for the help of size options.
     static let encoderLimits = "Encoders limit the written picture (a strip or sheet as tiled): (W+128)x(H+128) "
-        + "below 268435456 (about 16250x16250; not for .ppm), JPEG at most 65535 and WebP at most 16383 a side."
+        + "below 268435456 (about 16250x16250; not for .ppm), JPEG at most 65535 and WebP at most \(ImageFileFormat.maxWebPSide) a side."
 
     /// `--fit <mode>`.
     static let fit = Option<ContentMode>.choice(

@@ -56,10 +56,10 @@ extension SheetOptions {
     /// `--width <px>`: the sheet's.
     static let width = Option<Int>.integer(
         "width", value: "px",
-        help: "The sheet's width, 16 to 16383: the tiles share what the margins and gaps leave "
+        help: "The sheet's width, 16 to \(ImageFileFormat.maxWebPSide): the tiles share what the margins and gaps leave "
             + "(so the sheet may come out up to C-1 pixels narrower); their height keeps the picture's "
             + "display aspect ratio. Not with --tile-width.",
-        default: 1280, in: 16...16383)
+        default: 1280, in: 16...ImageFileFormat.maxWebPSide)
     /// `--tile-width <px>`.
     static let tileWidth = Option<Int?>.optionalInteger(
         "tile-width", value: "px", help: "Each tile's width instead, 16 to 4096; the sheet's width follows from it.",
@@ -127,10 +127,10 @@ extension SheetOptions {
                              "A \(sheetWidth)-pixel sheet leaves tiles under 16 pixels wide with \(columns) columns, "
                                  + "--gap \(gap) and --margin \(margin); use a larger --width or fewer columns.")
         }
-        if sheetWidth > 16383 {
+        if sheetWidth > ImageFileFormat.maxWebPSide {
             throw UsageError(.conflictingOptions("tile-width", "grid"), subcommand: .sheet,
                              "\(columns) tiles of \(tileWidth ?? 0) pixels with their gaps and margins make a sheet "
-                                 + "\(sheetWidth) pixels wide; at most 16383: use a smaller --tile-width or fewer columns.")
+                                 + "\(sheetWidth) pixels wide; at most \(ImageFileFormat.maxWebPSide): use a smaller --tile-width or fewer columns.")
         }
         showsHeader = !arguments.isSet(Self.noHeader)
         style.showsTimestamps = !arguments.isSet(Self.noTimestamps)
@@ -168,9 +168,9 @@ struct SheetCommand {
                             height: ContactSheetLayout.tileHeight(tileWidth: tileWidth, displaySize: info.displaySize))
         let layout = ContactSheetLayout(columns: options.columns, rows: options.rows, tileSize: tileSize, gap: options.gap,
                                         margin: options.margin, headerHeight: options.showsHeader ? drawer.headerHeight : 0)
-        guard layout.size.height <= 16383 else {
+        guard layout.size.height <= ImageFileFormat.maxWebPSide else {
             throw PreviewLoopError(.invalidArgument, "the sheet would be \(layout.size) pixels (tiles of \(tileSize) for a "
-                + "\(info.displaySize) picture); at most 16383 a side: use fewer rows or narrower tiles")
+                + "\(info.displaySize) picture); at most \(ImageFileFormat.maxWebPSide) a side: use fewer rows or narrower tiles")
         }
         let span = SampleSpan(start: 0, length: duration)
         let count = options.columns * options.rows

@@ -121,10 +121,10 @@ extension SpritesOptions {
         size = try arguments.value(Self.size)
         let grid = try arguments.value(Self.grid)
         (columns, rows) = (grid.width, grid.height)
-        if let size = size.exactSize, columns * size.width > 16383 || rows * size.height > 16383 {
+        if let size = size.exactSize, columns * size.width > ImageFileFormat.maxWebPSide || rows * size.height > ImageFileFormat.maxWebPSide {
             throw UsageError(.conflictingOptions("grid", "size"), subcommand: .sprites,
                              "A sheet of \(columns)x\(rows) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
-                                 + "pixels; JPEG and WebP sheets are at most 16383 a side: use a smaller --grid or --size.")
+                                 + "pixels; JPEG and WebP sheets are at most \(ImageFileFormat.maxWebPSide) a side: use a smaller --grid or --size.")
         }
         format = try arguments.value(Self.format)
         accuracy = try arguments.value(Self.accuracy)
@@ -137,9 +137,9 @@ extension SpritesOptions {
     /// Why sheets of tiles of `size` are refused before decoding; `nil` when they fit.
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
         let sheet = Size(width: columns * size.width, height: rows * size.height)
-        if sheet.width > 16383 || sheet.height > 16383 {
+        if sheet.width > ImageFileFormat.maxWebPSide || sheet.height > ImageFileFormat.maxWebPSide {
             return .init(option: "size", message: "A sheet of \(columns)x\(rows) tiles of \(size) would be \(sheet) pixels; "
-                             + "JPEG and WebP sheets are at most 16383 a side: use a smaller --grid or --size")
+                             + "JPEG and WebP sheets are at most \(ImageFileFormat.maxWebPSide) a side: use a smaller --grid or --size")
         }
         if let reason = WorkBudget.encoderRefusal(sheet, webp: format == .webp) {
             return .init(option: "size", message: "A sheet of \(columns)x\(rows) tiles of \(size) is \(sheet) pixels and cannot be written: \(reason)")

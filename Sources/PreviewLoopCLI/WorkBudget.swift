@@ -28,8 +28,8 @@ struct WorkBudget: Equatable, Sendable {
 
     /// Why an encoder cannot take a picture of `size` (`nil` when it can); `format` names the encoder.
     static func encoderRefusal(_ size: Size, webp: Bool, ownEncoder: Bool = false, jpeg: Bool = false) -> String? {
-        if webp && (size.width > 16383 || size.height > 16383) {
-            return "WebP pictures are at most 16383 pixels a side"
+        if webp && (size.width > ImageFileFormat.maxWebPSide || size.height > ImageFileFormat.maxWebPSide) {
+            return "WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side"
         }
         if jpeg && (size.width > 65535 || size.height > 65535) {
             return "JPEG pictures are at most 65535 pixels a side"

@@ -18,7 +18,7 @@ package final class CodecContext {
     /// prove that audio is never decoded.
     package static let openedDecoders = Mutex<[String: Int]>([:])
 
-    package let pointer: UnsafeMutablePointer<AVCodecContext>
+    let pointer: UnsafeMutablePointer<AVCodecContext>
     /// The decoder's short name, for example `h264`.
     package let decoderName: String
 

@@ -3,7 +3,7 @@ import CFFmpeg
 /// Owns an input `AVFormatContext`: opened in `init`, closed in `deinit`. Used from one thread at a time.
 package final class FormatContext {
     private let liveToken = LiveObjects.Token()
-    package let pointer: UnsafeMutablePointer<AVFormatContext>
+    let pointer: UnsafeMutablePointer<AVFormatContext>
     /// Kept alive for as long as FFmpeg may call it back.
     package let interrupter: Interrupter
     /// Checks every resource FFmpeg opens for this input (kept alive for the `io_open` hook).
@@ -105,7 +105,7 @@ package final class FormatContext {
     }
 
     /// The streams, borrowed from the context (valid while `self` lives).
-    package var streams: [UnsafeMutablePointer<AVStream>] {
+    var streams: [UnsafeMutablePointer<AVStream>] {
         (0..<Int(pointer.pointee.nb_streams)).compactMap { pointer.pointee.streams[$0] }
     }
 

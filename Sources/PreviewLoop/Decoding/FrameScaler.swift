@@ -1,4 +1,3 @@
-import CFFmpeg
 internal import PreviewLoopFFmpeg
 
 /// Turns decoded frames into upright RGB24 images of a fixed size: crop (aspect-fill), scale, apply the
@@ -7,7 +6,13 @@ final class FrameScaler {
     let outputSize: Size
     let mode: ContentMode
     let orientation: Orientation
-    private let scaleContext: ScaleContext
+    private let scaleContext = ScaleContext()
+    /// How HDR frames are turned into SDR (`.none`: converted like SDR).
+    let toneMapping: ToneMapping
+    /// The peak the stream declares, in cd/m² (MaxCLL, else the mastering display's maximum), replaced by
+    /// what the frames' own side data says when they carry it.
+    private var declaredPeak: Double?
+    private var toneMapper: ToneMapper?
     private var scratch: [UInt8] = []
     private var cachedLayout: (source: Size, sar: Rational, layout: FrameLayout)?
 
@@ -16,7 +21,8 @@ final class FrameScaler {
     ///   - declaredPeak: the stream's declared peak in cd/m² (MaxCLL, else the mastering display's maximum).
     init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
          declaredPeak: Double? = nil) {
-        scaleContext = ScaleContext(toneMapping: toneMapping, declaredPeak: declaredPeak)
+        self.toneMapping = toneMapping
+        self.declaredPeak = declaredPeak
         self.outputSize = outputSize
         self.mode = mode
         self.orientation = orientation
@@ -34,19 +40,19 @@ final class FrameScaler {
     }
 
     /// Converts one decoded frame into a new image.
-    func image(from frame: UnsafeMutablePointer<AVFrame>, sampleAspectRatio streamSAR: Rational) throws(PreviewLoopError) -> RGBImage {
+    func image(from frame: DecodedFrame, sampleAspectRatio streamSAR: Rational) throws(PreviewLoopError) -> RGBImage {
         var image = RGBImage(width: outputSize.width, height: outputSize.height)
         try convert(frame, sampleAspectRatio: streamSAR, into: &image)
         return image
     }
 
     /// Converts one decoded frame into `image` (which must have the output size).
-    func convert(_ frame: UnsafeMutablePointer<AVFrame>, sampleAspectRatio streamSAR: Rational, into image: inout RGBImage) throws(PreviewLoopError) {
-        let source = Size(width: Int(frame.pointee.width), height: Int(frame.pointee.height))
+    func convert(_ frame: DecodedFrame, sampleAspectRatio streamSAR: Rational, into image: inout RGBImage) throws(PreviewLoopError) {
+        let source = Size(width: frame.width, height: frame.height)
         guard source.width > 0, source.height > 0 else {
             throw PreviewLoopError(.decodingFailed, "decoded frame has no picture")
         }
-        let frameSAR = Rational(Int(frame.pointee.sample_aspect_ratio.num), Int(frame.pointee.sample_aspect_ratio.den))
+        let frameSAR = Rational(frame.sampleAspectRatio.numerator, frame.sampleAspectRatio.denominator)
         let layout = layout(source: source, sampleAspectRatio: frameSAR.isDefined ? frameSAR : streamSAR)
         let rowBytes = image.bytesPerRow
         if layout.orientation == .up {
@@ -55,8 +61,8 @@ final class FrameScaler {
             var failure: PreviewLoopError?
             image.pixels.withUnsafeMutableBufferPointer { pixels in
                 do throws(PreviewLoopError) {
-                    try scaleContext.scale(frame, crop: layout.sourceCrop, to: layout.scaledSize,
-                                           destination: pixels.baseAddress! + offset, stride: rowBytes)
+                    try scale(frame, crop: layout.sourceCrop, to: layout.scaledSize,
+                              destination: pixels.baseAddress! + offset, stride: rowBytes)
                 } catch { failure = error }
             }
             if let failure { throw failure }
@@ -68,7 +74,7 @@ final class FrameScaler {
         var failure: PreviewLoopError?
         scratch.withUnsafeMutableBufferPointer { buffer in
             do throws(PreviewLoopError) {
-                try scaleContext.scale(frame, crop: layout.sourceCrop, to: scaled, destination: buffer.baseAddress!, stride: scaled.width * 3)
+                try scale(frame, crop: layout.sourceCrop, to: scaled, destination: buffer.baseAddress!, stride: scaled.width * 3)
             } catch { failure = error }
         }
         if let failure { throw failure }
@@ -76,6 +82,42 @@ final class FrameScaler {
             image.pixels.withUnsafeMutableBufferPointer { destination in
                 Self.orient(source.baseAddress!, size: scaled, orientation: layout.orientation,
                             into: destination.baseAddress!, rowBytes: rowBytes, at: layout.placement)
+            }
+        }
+    }
+
+    /// Scales `crop` of `frame` to RGB24 of `size` at `destination`; PQ and HLG frames are tone mapped
+    /// (when ``toneMapping`` asks) from the scaler's 16-bit planes.
+    private func scale(_ frame: DecodedFrame, crop: Rect, to size: Size, destination: UnsafeMutablePointer<UInt8>,
+                       stride: Int) throws(PreviewLoopError) {
+        let transfer: HDRTransfer? = switch toneMapping == .none ? nil : HDRColor.transfer(of: frame) {
+        case .pq?: .pq
+        case .hlg?: .hlg
+        case nil: nil
+        }
+        var mapper: ToneMapper?
+        if let transfer {
+            if let peak = HDRColor.declaredPeak(of: frame) { declaredPeak = peak }
+            let convertsGamut = HDRColor.hasWideGamut(frame)
+            if toneMapper?.transfer != transfer || toneMapper?.convertsGamut != convertsGamut {
+                toneMapper = ToneMapper(transfer: transfer, mode: toneMapping, convertsGamut: convertsGamut)
+            }
+            mapper = toneMapper
+        } else {
+            toneMapper = nil
+        }
+        let nits = declaredPeak ?? ToneCurve.nominalPeak
+        let region = PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+        try ffmpeg { () throws(FFmpegFailure) in
+            if let mapper {
+                try scaleContext.scale(frame, crop: region, width: size.width, height: size.height, destination: destination,
+                                       stride: stride) { planes in
+                    mapper.map(red: planes.red, green: planes.green, blue: planes.blue, planeStride: planes.planeStride,
+                               size: size, declaredNits: nits, into: destination, stride: stride)
+                }
+            } else {
+                try scaleContext.scale(frame, crop: region, width: size.width, height: size.height, destination: destination,
+                                       stride: stride)
             }
         }
     }

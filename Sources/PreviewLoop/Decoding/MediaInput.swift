@@ -1,4 +1,3 @@
-import CFFmpeg
 internal import PreviewLoopFFmpeg
 import FoundationEssentials
 
@@ -43,26 +42,24 @@ final class MediaInput {
             throw Self.refusedFormat(source: source, allowed: options.allowedFormats ?? [], options: options) ?? error
         }
         interrupter.setDeadline(after: nil)
-        if Int(format.pointer.pointee.nb_streams) > options.maxStreams {
-            throw PreviewLoopError(.tooLarge, "\(name): has \(format.pointer.pointee.nb_streams) streams, more than the limit of \(options.maxStreams)")
+        if format.streamCount > options.maxStreams {
+            throw PreviewLoopError(.tooLarge, "\(name): has \(format.streamCount) streams, more than the limit of \(options.maxStreams)")
         }
 
-        let best = av_find_best_stream(format.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        var streams = format.streams
-        let counts = Self.countStreams(streams)
-        guard !streams.isEmpty else {
+        let best = format.bestVideoStream()
+        let counts = format.streamCounts
+        guard format.streamCount > 0 else {
             throw PreviewLoopError(.notMediaFile, "\(name): not a media file FFmpeg can read (no streams)")
         }
-        guard best >= 0, let bestStream = streams[safe: Int(best)] else {
+        guard best >= 0, var stream = format.describeStream(best) else {
             let what = counts.audio > 0 ? "has no video stream (audio only)" : "has no video stream"
-            throw PreviewLoopError(best == cffmpeg_averror_decoder_not_found() ? .unsupportedCodec : .noVideoStream,
+            throw PreviewLoopError(best == FFmpegError.decoderNotFound ? .unsupportedCodec : .noVideoStream,
                                    "\(name): \(what)", operation: "av_find_best_stream",
                                    ffmpegCode: best, ffmpegMessage: FFmpegError.text(best))
         }
         streamIndex = best
-        var stream = bestStream
         if !format.isSeekable, let reason = FFmpegLog.lastError, reason.contains("partial file"),
-           String(cString: format.pointer.pointee.iformat.pointee.name).hasPrefix("mov") {
+           format.formatName.hasPrefix("mov") {
             // The MP4's index (moov) follows its frames (mdat): reading forward found the index past
             // every frame, and this input cannot go back to them.
             let reader = source == .standardInput ? "standard input (a pipe) cannot seek back to them"
@@ -71,13 +68,12 @@ final class MediaInput {
                 + "file or a server that takes ranges, or move the index to the front (ffmpeg -i in.mp4 -c copy -movflags "
                 + "+faststart out.mp4)", ffmpegMessage: reason)
         }
-        let nopts = cffmpeg_nopts_value()
-        var start: Int64? = stream.pointee.start_time == nopts ? nil : stream.pointee.start_time
+        var start = stream.startTimestamp
         if start == nil, source != .standardInput {
             // TimingRule: without a start from the container, the first video packet's timestamp is the
             // stream's start (not the container's zero, which may lie 1e9 s away). Reading packets moves
             // the demuxer, so the input is opened again afterwards (only for such containers).
-            for (index, other) in streams.enumerated() where index != Int(best) { other.pointee.discard = AVDISCARD_ALL }
+            format.discardStreams(except: best)
             let (first, packetsRead) = try Self.firstTimestamp(format: format, streamIndex: best, readTimeout: options.readTimeout,
                                                                interrupter: interrupter)
             start = first
@@ -87,23 +83,19 @@ final class MediaInput {
                 format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
                                            memory: memory, maxPixels: options.maxPixels, interrupter: interrupter) }
                 interrupter.setDeadline(after: nil)
-                streams = format.streams
-                guard let again = streams[safe: Int(best)] else {
+                guard let again = format.describeStream(best) else {
                     throw PreviewLoopError(.corruptData, "\(name): the video stream changed when the input was opened again")
                 }
                 stream = again
             }
         }
-        for (index, other) in streams.enumerated() where index != Int(best) {
-            other.pointee.discard = AVDISCARD_ALL
-        }
-        let tb = stream.pointee.time_base
-        timeBase = tb.den > 0 && tb.num > 0 ? Double(tb.num) / Double(tb.den) : 1.0 / 90_000
+        format.discardStreams(except: best)
+        timeBase = stream.timeBaseDenominator > 0 && stream.timeBaseNumerator > 0
+            ? Double(stream.timeBaseNumerator) / Double(stream.timeBaseDenominator) : 1.0 / 90_000
         startTimestamp = start
-        info = try Self.describe(format: format.pointer, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp,
-                                 counts: counts, byteSize: format.pointer.pointee.pb.map { avio_size($0) } ?? -1, name: name)
-        let parameters = stream.pointee.codecpar.pointee
-        if parameters.width <= 0 || parameters.height <= 0 {
+        info = try Self.describe(format: format, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp,
+                                 counts: counts, byteSize: format.byteSize, name: name)
+        if stream.width <= 0 || stream.height <= 0 {
             // The probing decoder refused the picture size (max_pixels), or found none.
             if let reason = FFmpegLog.lastError, reason.contains("max pixel") {
                 throw PreviewLoopError(.tooLarge, "\(name): the picture is larger than the limit of \(options.maxPixels) pixels",
@@ -111,8 +103,8 @@ final class MediaInput {
             }
             throw PreviewLoopError(.corruptData, "\(name): the video stream has no picture size")
         }
-        if Int(parameters.width) * Int(parameters.height) > options.maxPixels {
-            throw PreviewLoopError(.tooLarge, "\(name): the picture is \(parameters.width)x\(parameters.height), more than the limit of \(options.maxPixels) pixels")
+        if stream.width * stream.height > options.maxPixels {
+            throw PreviewLoopError(.tooLarge, "\(name): the picture is \(stream.width)x\(stream.height), more than the limit of \(options.maxPixels) pixels")
         }
     }
 
@@ -140,36 +132,27 @@ final class MediaInput {
             bytes = [UInt8](data.prefix(64 * 1024))
         case .url(let url):
             // Only the URL itself, through the same protocol whitelist and read deadline.
-            var io: UnsafeMutablePointer<AVIOContext>?
-            var dictionary: OpaquePointer?
-            av_dict_set(&dictionary, "protocol_whitelist", "http,https,tcp,tls", 0)
-            av_dict_set(&dictionary, "rw_timeout", String(Int(options.readTimeout * 1_000_000)), 0)
-            defer { av_dict_free(&dictionary) }
-            guard avio_open2(&io, url.absoluteString, AVIO_FLAG_READ, nil, &dictionary) >= 0, let io else { return nil }
-            defer { var closing: UnsafeMutablePointer<AVIOContext>? = io; avio_closep(&closing) }
-            bytes = [UInt8](repeating: 0, count: 64 * 1024)
-            let count = bytes.withUnsafeMutableBufferPointer { avio_read(io, $0.baseAddress, Int32($0.count)) }
-            bytes = Array(bytes.prefix(max(0, Int(count))))
+            guard let prefix = FormatProbe.prefix(ofURL: url.absoluteString, count: 64 * 1024, readTimeout: options.readTimeout) else {
+                return nil
+            }
+            bytes = prefix
         case .standardInput:
             return nil
         }
-        guard !bytes.isEmpty else { return nil }
-        bytes.append(contentsOf: [UInt8](repeating: 0, count: Int(AVPROBE_PADDING_SIZE)))
         // As FFmpeg's own first probe: only a detection scoring above AVPROBE_SCORE_RETRY counts.
-        var score: Int32 = AVPROBE_SCORE_RETRY
-        let format = bytes.withUnsafeMutableBufferPointer { buffer -> UnsafePointer<AVInputFormat>? in
-            let filename: String = if case .file(let path) = source { path } else { "" }
-            return filename.withCString { name in
-                var probe = AVProbeData(filename: name, buf: buffer.baseAddress, buf_size: Int32(buffer.count) - AVPROBE_PADDING_SIZE,
-                                        mime_type: nil)
-                return av_probe_input_format2(&probe, 1, &score)
-            }
-        }
-        return format?.pointee.name.map { String(cString: $0) }
+        let filename: String = if case .file(let path) = source { path } else { "" }
+        return FormatProbe.formatName(of: bytes, filename: filename)
     }
 
-    /// The borrowed stream (valid while the input lives).
-    var stream: UnsafeMutablePointer<AVStream> { format.pointer.pointee.streams[Int(streamIndex)]! }
+    /// Whether the input can seek at all (a pipe cannot).
+    var isSeekable: Bool { format.isSeekable }
+
+    /// Opens the video stream's decoder with `threads` threads.
+    func openDecoder(threads: Int) throws(PreviewLoopError) -> CodecContext {
+        try ffmpeg { () throws(FFmpegFailure) in
+            try format.openDecoder(stream: streamIndex, threads: threads, maxPixels: options.maxPixels, displayName: source.description)
+        }
+    }
 
     /// Seconds from the stream's start for a timestamp in stream ticks.
     func seconds(fromTimestamp timestamp: Int64) -> Double {
@@ -188,28 +171,7 @@ final class MediaInput {
     /// Times (seconds from the start) of the keyframes the demuxer's index knows, sorted; empty when
     /// the container has no index (MPEG-TS, raw streams).
     func indexedKeyframeTimes() -> [Double] {
-        let count = avformat_index_get_entries_count(stream)
-        guard count > 0 else { return [] }
-        var times: [Double] = []
-        times.reserveCapacity(Int(count))
-        for index in 0..<count {
-            guard let entry = avformat_index_get_entry(stream, index) else { continue }
-            if entry.pointee.flags & AVINDEX_KEYFRAME != 0 { times.append(seconds(fromTimestamp: entry.pointee.timestamp)) }
-        }
-        return times.sorted()
-    }
-
-    private static func countStreams(_ streams: [UnsafeMutablePointer<AVStream>]) -> (video: Int, audio: Int, subtitle: Int) {
-        var counts = (video: 0, audio: 0, subtitle: 0)
-        for stream in streams {
-            switch stream.pointee.codecpar.pointee.codec_type {
-            case AVMEDIA_TYPE_VIDEO: counts.video += 1
-            case AVMEDIA_TYPE_AUDIO: counts.audio += 1
-            case AVMEDIA_TYPE_SUBTITLE: counts.subtitle += 1
-            default: break
-            }
-        }
-        return counts
+        format.indexedKeyframeTimestamps(stream: streamIndex).map { seconds(fromTimestamp: $0) }.sorted()
     }
 
     /// The smallest timestamp among the first video packets (up to ``TimingRule/originPackets`` of them,
@@ -218,7 +180,6 @@ final class MediaInput {
     private static func firstTimestamp(format: FormatContext, streamIndex: Int32, readTimeout: Double,
                                        interrupter: Interrupter) throws(PreviewLoopError) -> (Int64?, Int) {
         let packet = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
-        let nopts = cffmpeg_nopts_value()
         var first: Int64?
         var videoPackets = 0, packets = 0
         while videoPackets < TimingRule.originPackets && packets < TimingRule.originReadLimit {
@@ -227,27 +188,24 @@ final class MediaInput {
             interrupter.setDeadline(after: nil)
             guard hasPacket else { break }
             packets += 1
-            let raw = packet.pointer.pointee
-            guard raw.stream_index == streamIndex else { continue }
+            guard packet.streamIndex == streamIndex else { continue }
             videoPackets += 1
-            let stamp = raw.pts != nopts ? raw.pts : raw.dts
-            if stamp != nopts { first = min(first ?? stamp, stamp) }
+            if let stamp = packet.timestamp { first = min(first ?? stamp, stamp) }
         }
         return (first, packets)
     }
 
-    private static func describe(format: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
+    private static func describe(format: FormatContext, stream: StreamDescription,
                                  timeBase: Double, startTimestamp: Int64?,
-                                 counts: (video: Int, audio: Int, subtitle: Int), byteSize: Int64,
+                                 counts: StreamCounts, byteSize: Int64,
                                  name: String) throws(PreviewLoopError) -> VideoInfo {
-        let parameters = stream.pointee.codecpar.pointee
-        let nopts = cffmpeg_nopts_value()
-        let formatStart = format.pointee.start_time == nopts ? 0 : Double(format.pointee.start_time) / Double(AV_TIME_BASE)
+        let ticks = FormatContext.containerTicksPerSecond
+        let formatStart = format.startTime.map { Double($0) / ticks } ?? 0
         let startTime = startTimestamp.map { Double($0) * timeBase } ?? formatStart
         var containerDuration: Double?
-        if format.pointee.duration != nopts && format.pointee.duration > 0 {
+        if let containerLength = format.duration, containerLength > 0 {
             // The container's duration runs from its own start; measure from the video stream's start.
-            let declared = Double(format.pointee.duration) / Double(AV_TIME_BASE)
+            let declared = Double(containerLength) / ticks
             containerDuration = declared - max(0, startTime - formatStart)
             if let measured = containerDuration, formatStart > TimingRule.maxGap, declared > formatStart,
                TimingRule.isImplausible(duration: measured, bytes: byteSize) {
@@ -259,8 +217,8 @@ final class MediaInput {
         // The video's own extent where the container records it (MP4 tracks, MPEG-TS estimates), else
         // the container's: an audio or subtitle track that runs on must not stretch the picture's time.
         var duration = containerDuration
-        if stream.pointee.duration != nopts && stream.pointee.duration > 0 {
-            let own = Double(stream.pointee.duration) * timeBase
+        if let streamLength = stream.duration, streamLength > 0 {
+            let own = Double(streamLength) * timeBase
             // FFmpeg fills a stream's duration from the container's when the container has none of its
             // own per stream (Matroska): an implausible one then defers to the corrected container's.
             let plausible = own.isFinite && own <= TimingRule.maxDuration && !TimingRule.isImplausible(duration: own, bytes: byteSize)
@@ -273,59 +231,48 @@ final class MediaInput {
                     + "\(Int(TimingRule.maxDuration)) s and at least \(Int(TimingRule.minBytesPerSecond)) byte per second of a file)")
             }
         }
-        var sar = Rational(Int(parameters.sample_aspect_ratio.num), Int(parameters.sample_aspect_ratio.den))
+        var sar = Rational(stream.codecSampleAspectRatio.numerator, stream.codecSampleAspectRatio.denominator)
         if !sar.isDefined {
-            sar = Rational(Int(stream.pointee.sample_aspect_ratio.num), Int(stream.pointee.sample_aspect_ratio.den))
+            sar = Rational(stream.streamSampleAspectRatio.numerator, stream.streamSampleAspectRatio.denominator)
         }
         if !sar.isDefined { sar = Rational(1, 1) }
-        let orientation = Self.orientation(of: stream)
-        let rate = stream.pointee.avg_frame_rate.num > 0 && stream.pointee.avg_frame_rate.den > 0
-            ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
-        let frameRate = rate.num > 0 && rate.den > 0 ? Rational(Int(rate.num), Int(rate.den)) : nil
-        let pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } ?? "unknown"
-        let range: String = switch parameters.color_range {
-        case AVCOL_RANGE_MPEG: "tv"
-        case AVCOL_RANGE_JPEG: "pc"
-        default: pixelFormat.hasPrefix("yuvj") ? "pc" : "unknown"
+        let orientation = stream.displayMatrix.flatMap {
+            Orientation(displayMatrix: $0.values, counterClockwiseDegrees: $0.counterClockwiseDegrees)
+        } ?? .up
+        let rate = stream.averageFrameRate.numerator > 0 && stream.averageFrameRate.denominator > 0
+            ? stream.averageFrameRate : stream.baseFrameRate
+        let frameRate = rate.numerator > 0 && rate.denominator > 0 ? Rational(rate.numerator, rate.denominator) : nil
+        let pixelFormat = stream.pixelFormatName ?? "unknown"
+        let range: String = switch stream.colorRange {
+        case .limited: "tv"
+        case .full: "pc"
+        case .unspecified: pixelFormat.hasPrefix("yuvj") ? "pc" : "unknown"
         }
-        let space = av_color_space_name(parameters.color_space).map { String(cString: $0) } ?? "unknown"
+        let space = stream.colorSpaceName ?? "unknown"
         var info = VideoInfo(
             duration: duration,
             containerDuration: containerDuration,
             startTime: startTime,
-            codecName: String(cString: avcodec_get_name(parameters.codec_id)),
-            width: Int(parameters.width),
-            height: Int(parameters.height),
+            codecName: stream.codecName,
+            width: stream.width,
+            height: stream.height,
             sampleAspectRatio: sar,
             orientation: orientation,
             rotation: orientation.clockwiseDegrees,
-            displaySize: VideoInfo.displaySize(width: Int(parameters.width), height: Int(parameters.height),
+            displaySize: VideoInfo.displaySize(width: stream.width, height: stream.height,
                                                sampleAspectRatio: sar, orientation: orientation),
             frameRate: frameRate,
             pixelFormat: pixelFormat,
             colorRange: range,
             colorSpace: space == "unknown" || space == "reserved" ? "unknown" : space,
-            formatName: String(cString: format.pointee.iformat.pointee.name),
-            bitRate: format.pointee.bit_rate > 0 ? Int(format.pointee.bit_rate) : nil,
+            formatName: format.formatName,
+            bitRate: format.bitRate > 0 ? format.bitRate : nil,
             videoStreamCount: counts.video,
             audioStreamCount: counts.audio,
             subtitleStreamCount: counts.subtitle,
-            isStillPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+            isStillPicture: stream.isAttachedPicture
         )
-        HDRColor.describe(&info, stream: stream)
+        info.describeColor(of: stream)
         return info
     }
-
-    /// The orientation from the stream's display matrix side data (FFmpeg 5.1 API).
-    private static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> Orientation {
-        var size: Int = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 9 * 4 else { return .up }
-        let matrix = data.withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
-        let degrees = matrix.withUnsafeBufferPointer { av_display_rotation_get($0.baseAddress!) }
-        return Orientation(displayMatrix: matrix, counterClockwiseDegrees: degrees) ?? .up
-    }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

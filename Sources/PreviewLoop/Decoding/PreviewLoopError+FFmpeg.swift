@@ -18,10 +18,3 @@ func ffmpeg<T>(_ work: () throws(FFmpegFailure) -> T) throws(PreviewLoopError) -
     do { return try work() } catch { throw PreviewLoopError(error) }
 }
 
-/// The error funnel for the FFmpeg calls still made in this module (transitional: they move down).
-@discardableResult
-func check(_ result: Int32, _ operation: String, code: PreviewLoopError.Code = .decodingFailed,
-           _ message: @autoclosure () -> String) throws(PreviewLoopError) -> Int32 {
-    guard result < 0 else { return result }
-    throw PreviewLoopError(FFmpegFailure(result: result, operation, code: code.ffmpegCode, message()))
-}

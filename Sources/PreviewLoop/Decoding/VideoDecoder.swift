@@ -1,4 +1,3 @@
-import CFFmpeg
 internal import PreviewLoopFFmpeg
 
 /// A decoded picture with its time: seconds from the stream's start and how long it is shown.
@@ -27,7 +26,6 @@ final class VideoDecoder {
     private var lastTime: Double?
     /// Whether any packet was read since opening (a pipe can only be rewound before that).
     private(set) var hasRead = false
-    /// Packets the decoder rejected as damaged (concealed, not fatal).
     /// Packets of other streams the demuxer still returned (none: they are discarded at the demuxer).
     private(set) var packetsOfOtherStreams = 0
     /// Frames the decoder has produced since opening (a frame handed back and taken again counts once).
@@ -46,10 +44,9 @@ final class VideoDecoder {
         self.interrupter = interrupter
         let input = try MediaInput(source: source, options: options, interrupter: interrupter)
         self.input = input
-        codec = try ffmpeg { () throws(FFmpegFailure) in try CodecContext(parameters: input.stream.pointee.codecpar, threads: threads, maxPixels: options.maxPixels,
-                                 displayName: source.description) }
+        codec = try input.openDecoder(threads: threads)
         packet = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
-        frameInterval = input.info.frameRate.flatMap { $0.doubleValue.map { 1 / $0 } } ?? 1.0 / 25
+        frameInterval = input.info.frameInterval
     }
 
     var info: VideoInfo { input.info }
@@ -103,16 +100,15 @@ final class VideoDecoder {
                 _ = try ffmpeg { () throws(FFmpegFailure) in try codec.send(nil) }
                 return
             }
-            guard packet.pointer.pointee.stream_index == input.streamIndex else {
+            guard packet.streamIndex == input.streamIndex else {
                 packetsOfOtherStreams += 1
                 continue
             }
-            if codec.keyframesOnly && packet.pointer.pointee.flags & AV_PKT_FLAG_KEY == 0 { continue }
+            if codec.keyframesOnly && !packet.isKeyframe { continue }
             if let target = decodingToward {
                 // Frames shown well before the target are not wanted; unreferenced ones need no decoding.
-                let pts = packet.pointer.pointee.pts
-                codec.skipsNonReferenceFrames = pts != cffmpeg_nopts_value()
-                    && input.seconds(fromTimestamp: pts) < target - 2 * frameInterval
+                codec.skipsNonReferenceFrames = packet.presentationTimestamp
+                    .map { input.seconds(fromTimestamp: $0) < target - 2 * frameInterval } ?? false
             }
             do {
                 if try ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) { return }
@@ -125,20 +121,20 @@ final class VideoDecoder {
 
     private func timed(_ frame: DecodedFrame, decodeTime: Duration) -> TimedFrame {
         decodedFrameCount += 1
-        let raw = frame.pointer.pointee
-        let nopts = cffmpeg_nopts_value()
+        let stamp = frame.bestEffortTimestamp
         var time: Double
-        if raw.best_effort_timestamp != nopts {
-            time = input.seconds(fromTimestamp: raw.best_effort_timestamp)
+        if let stamp {
+            time = input.seconds(fromTimestamp: stamp)
         } else if let lastTime {
             time = lastTime + frameInterval
         } else {
             time = 0
         }
-        if let lastTime, time <= lastTime - 1e-9, raw.best_effort_timestamp == nopts { time = lastTime + frameInterval }
+        if let lastTime, time <= lastTime - 1e-9, stamp == nil { time = lastTime + frameInterval }
         lastTime = time
-        let duration = raw.pkt_duration > 0 ? Double(raw.pkt_duration) * input.timeBase : frameInterval
-        return TimedFrame(frame: frame, time: time, duration: duration, isKeyframe: raw.key_frame != 0, decodeTime: decodeTime)
+        let ticks = frame.duration
+        let duration = ticks > 0 ? Double(ticks) * input.timeBase : frameInterval
+        return TimedFrame(frame: frame, time: time, duration: duration, isKeyframe: frame.isKeyframe, decodeTime: decodeTime)
     }
 
     /// ``TimingRule``: a frame far outside the declared extent, or after a gap above the bound, is corrupt
@@ -165,7 +161,7 @@ final class VideoDecoder {
         isDraining = false
         codec.flush()
         if seconds <= 0 && !hasRead { return }
-        guard input.format.isSeekable else {
+        guard input.isSeekable else {
             // A server without byte ranges is read again from the start; a pipe cannot be.
             if case .standardInput = input.source {
                 throw PreviewLoopError(.invalidArgument, "\(input.source): cannot be rewound (a pipe is read forward only); "
@@ -206,9 +202,9 @@ final class VideoDecoder {
             codec.skipsNonReferenceFrames = false
         }
         var held: TimedFrame?
-        if let current, current.time <= seconds, !keyframeExists(after: current.time, upTo: seconds) || !input.format.isSeekable {
+        if let current, current.time <= seconds, !keyframeExists(after: current.time, upTo: seconds) || !input.isSeekable {
             held = current
-        } else if !input.format.isSeekable && !hasRead {
+        } else if !input.isSeekable && !hasRead {
             // A pipe is read forward from where it is.
             guard let first = try nextFrame() else { return nil }
             held = first
@@ -332,14 +328,10 @@ final class VideoDecoder {
                 interrupter.setDeadline(after: nil)
                 hasRead = true
                 guard hasPacket else { break }
-                let raw = packet.pointer.pointee
-                guard raw.stream_index == input.streamIndex, raw.flags & AV_PKT_FLAG_KEY != 0 else { continue }
-                let nopts = cffmpeg_nopts_value()
-                let stamp = raw.pts != nopts ? raw.pts : raw.dts
-                let time = stamp == nopts ? 0 : input.seconds(fromTimestamp: stamp)
+                guard packet.streamIndex == input.streamIndex, packet.isKeyframe else { continue }
+                let time = packet.timestamp.map { input.seconds(fromTimestamp: $0) } ?? 0
                 if time > seconds + 1e-6 { break }
-                let copy = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
-                try check(av_packet_ref(copy.pointer, packet.pointer), "av_packet_ref", code: .tooLarge, "cannot keep a packet")
+                let copy = try ffmpeg { () throws(FFmpegFailure) in try packet.reference() }
                 chosen = (copy, time)
                 // With an index the seek already landed on the right keyframe.
                 if !keyframeIndex.isEmpty { break }

@@ -28,7 +28,13 @@ public struct VideoInfo: Sendable, Hashable {
     public var frameRate: Rational?
 
     /// Seconds between frames at ``frameRate``, or 0.04 (25 fps) when the rate is unknown.
-    public var frameInterval: Double { frameRate?.doubleValue.map { 1 / $0 } ?? 0.04 }
+    public var frameInterval: Double { frameInterval(orElse: 0.04) }
+
+    /// Seconds between frames at ``frameRate``, or `fallback` when the rate is unknown: the one place
+    /// the interval is computed (the decoder, the loop, render and the samplers use it).
+    func frameInterval(orElse fallback: Double) -> Double {
+        frameRate?.doubleValue.flatMap { $0 > 0 ? 1 / $0 : nil } ?? fallback
+    }
     /// The decoded pixel format's name, for example `yuv420p`.
     public var pixelFormat: String
     /// `tv` (limited), `pc` (full) or `unknown`.

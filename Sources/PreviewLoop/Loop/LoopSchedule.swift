@@ -40,11 +40,11 @@ final class LoopSchedule {
             while loops.map({ pass < $0 }) ?? true {
                 guard var timed = try decoder.frameDisplayed(at: windowStart) else {
                     throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
-                                           "\(decoder.input.source): no frame could be decoded in the loop window")
+                                           "\(decoder.source): no frame could be decoded in the loop window")
                 }
                 if timed.time >= windowEnd - 1e-9 {
                     // The stream starts after the window: a frame outside [start, start + length) is never delivered.
-                    throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): no frame in the loop window "
+                    throw PreviewLoopError(.invalidArgument, "\(decoder.source): no frame in the loop window "
                         + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
                         + "at \(DecimalText.fixed(timed.time, 3)) s")
                 }

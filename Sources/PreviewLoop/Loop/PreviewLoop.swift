@@ -87,16 +87,15 @@ public final class LoopPlayer: Sendable {
             throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64")
         }
         let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: configuration.threads)
-        let input = decoder.input
-        if let duration = input.info.duration, configuration.windowStart.seconds >= duration, !input.info.isStillPicture {
+        if let duration = decoder.info.duration, configuration.windowStart.seconds >= duration, !decoder.info.isStillPicture {
             throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(configuration.windowStart.seconds, 3)) s, "
                                    + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
         }
         var configuration = configuration
-        if let sizeRequest { configuration.size = sizeRequest.resolved(display: input.info.displaySize, even: evenSize) }
+        if let sizeRequest { configuration.size = sizeRequest.resolved(display: decoder.info.displaySize, even: evenSize) }
         self.source = source
         self.configuration = configuration
-        self.info = input.info
+        self.info = decoder.info
         self.prepared = Mutex(UncheckedTransfer(decoder))
     }
 
@@ -182,7 +181,7 @@ public final class LoopPlayer: Sendable {
     func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         let decoder = try takeDecoder(control: control)
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
-                                 orientation: decoder.info.orientation, toneMapping: decoder.input.options.toneMapping,
+                                 orientation: decoder.info.orientation, toneMapping: decoder.options.toneMapping,
                                  declaredPeak: decoder.info.declaredPeakLuminance)
         let sar = decoder.info.sampleAspectRatio
         let frameBytes = configuration.size.area * 3
@@ -253,7 +252,7 @@ public final class LoopPlayer: Sendable {
             switch event {
             case .frame(let timed, let pass, let index, let presentation):
                 let converted = clock.now
-                let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: sar)
+                let image = try scaler.image(from: timed.frame, sampleAspectRatio: sar)
                 let conversion = clock.now - converted
                 if pass == 0 && cache.count < cacheableFrames {
                     cache.append(CachedFrame(image: image, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))

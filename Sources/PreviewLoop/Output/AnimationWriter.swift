@@ -1,4 +1,3 @@
-import CFFmpeg
 internal import PreviewLoopFFmpeg
 
 /// Writes RGB pictures at a constant frame rate as a looping MP4, animated WebP or GIF file.
@@ -77,8 +76,8 @@ public final class AnimationWriter {
         if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
             throw PreviewLoopError(.invalidArgument, "\(path): H.264 in 4:2:0 needs an even width and height, not \(size)")
         }
-        if format == .webp && (size.width > 16383 || size.height > 16383) {
-            throw PreviewLoopError(.invalidArgument, "\(path): WebP pictures are at most 16383 pixels a side, not \(size)")
+        if format == .webp && (size.width > ImageFileFormat.maxWebPSide || size.height > ImageFileFormat.maxWebPSide) {
+            throw PreviewLoopError(.invalidArgument, "\(path): WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(size)")
         }
         if let quality, !(0...100).contains(quality) {
             throw PreviewLoopError(.invalidArgument, "quality must be between 0 and 100, not \(quality)")
@@ -95,8 +94,11 @@ public final class AnimationWriter {
         if format != .gif {
             // Opened now, so that a directory that cannot be written fails before any decoding.
             stream = try EncodedStream(writer: self, finalDelay: nil)
-            converter = try PictureConverter(size: size, target: format == .mp4 ? .video : .argb)
-            picture = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: size.width, height: size.height, format: format == .mp4 ? ConversionTarget.video.pixelFormat : ConversionTarget.argb.pixelFormat) }
+            let target: ConversionTarget = format == .mp4 ? .video : .argb
+            (converter, picture) = try ffmpeg { () throws(FFmpegFailure) in
+                (try PictureConverter(width: size.width, height: size.height, target: target),
+                 try DecodedFrame(width: size.width, height: size.height, layout: target.pixelLayout))
+            }
         }
     }
 
@@ -164,13 +166,18 @@ public final class AnimationWriter {
 
     private func encode(_ held: HeldPicture, index: Int, duration: Int64) throws(PreviewLoopError) {
         guard let stream, let converter, let picture else { return }
-        try ffmpeg { () throws(FFmpegFailure) in try picture.makeWritable() }
-        switch held {
-        case .opaque(let image): try converter.convert(image, into: picture)
-        case .translucent(let image): picture.fill(bgra: image)
+        try ffmpeg { () throws(FFmpegFailure) in
+            try picture.makeWritable()
+            switch held {
+            case .opaque(let image):
+                try converter.convert(rgb: image.pixels, bytesPerRow: image.bytesPerRow, width: image.width, height: image.height,
+                                      into: picture)
+            case .translucent(let image):
+                picture.fill(bgraFromRGBA: image.pixels, bytesPerRow: image.bytesPerRow, width: image.width, height: image.height)
+            }
         }
-        picture.pointer.pointee.pts = Int64(index) * ticksPerSecond / Int64(framesPerSecond)
-        stream.durations[picture.pointer.pointee.pts] = duration
+        picture.presentationTimestamp = Int64(index) * ticksPerSecond / Int64(framesPerSecond)
+        stream.durations[picture.presentationTimestamp] = duration
         try stream.encode(picture)
     }
 
@@ -186,15 +193,22 @@ public final class AnimationWriter {
         var mapper = PaletteMapper(palette: palette)
         var stable = StableIndices(tolerance: Self.gifStaticTolerance)
         let stream = try EncodedStream(writer: self, finalDelay: finalDelay)
-        let picture = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: size.width, height: size.height, format: AV_PIX_FMT_PAL8) }
+        let picture = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: size.width, height: size.height, layout: .pal8) }
+        // The palette as ARGB words, opaque except the transparent index (alpha 0: how FFmpeg's `gif`
+        // encoder learns it).
+        var words = (0..<256).map { index -> UInt32 in
+            let color = index < palette.colors.count ? palette.colors[index] : PaletteColor(red: 0, green: 0, blue: 0)
+            return 0xFF00_0000 | UInt32(color.red) << 16 | UInt32(color.green) << 8 | UInt32(color.blue)
+        }
+        if let transparentIndex { words[transparentIndex] = 0 }
         for (index, image) in gifImages.enumerated() {
             try ffmpeg { () throws(FFmpegFailure) in try picture.makeWritable() }
             var indices = stable.indices(mapper.indices(for: image), for: image)
             if let transparentIndex, let mask = gifMasks[index] {
                 for pixel in indices.indices where mask[pixel] { indices[pixel] = UInt8(transparentIndex) }
             }
-            picture.fill(indices: indices, palette: palette, width: size.width, transparentIndex: transparentIndex)
-            picture.pointer.pointee.pts = Int64(index)
+            picture.fill(indices: indices, width: size.width, palette: words)
+            picture.presentationTimestamp = Int64(index)
             stream.durations[Int64(index)] = 1
             try stream.encode(picture)
         }
@@ -205,29 +219,27 @@ public final class AnimationWriter {
 
     /// The encoder and muxer settings for this writer's format.
     fileprivate func settings(needsGlobalHeader: Bool) -> (EncoderSettings, muxer: String, options: [String: String]) {
-        var settings = EncoderSettings(encoderName: "", size: size, pixelFormat: AV_PIX_FMT_YUV420P,
-                                       timeBase: AVRational(num: 1, den: Int32(ticksPerSecond)),
-                                       frameRate: AVRational(num: Int32(framesPerSecond), den: 1))
+        var settings = EncoderSettings(encoderName: "", width: size.width, height: size.height, pixelLayout: .yuv420p)
+        settings.ticksPerSecond = Int(ticksPerSecond)
+        settings.framesPerSecond = framesPerSecond
         settings.threads = threads
         settings.needsGlobalHeader = needsGlobalHeader
         let quality = quality ?? 75
         switch format {
         case .mp4:
             settings.encoderName = "libx264"
-            settings.colorRange = AVCOL_RANGE_MPEG
-            settings.colorSpace = AVCOL_SPC_BT709
-            settings.colorPrimaries = AVCOL_PRI_BT709
-            settings.colorTransfer = AVCOL_TRC_BT709
+            settings.colorRange = .limited
+            settings.colorTags = .bt709
             settings.options = ["preset": "veryfast", "crf": String(AnimationFormat.constantRateFactor(quality: quality))]
             return (settings, "mp4", ["movflags": "+faststart"])
         case .webp:
             settings.encoderName = "libwebp_anim"
-            settings.pixelFormat = ConversionTarget.argb.pixelFormat
+            settings.pixelLayout = ConversionTarget.argb.pixelLayout
             settings.options = AnimationFormat.webpOptions(quality: quality)
             return (settings, "webp", ["loop": "0"])
         case .gif:
             settings.encoderName = "gif"
-            settings.pixelFormat = AV_PIX_FMT_PAL8
+            settings.pixelLayout = .pal8
             return (settings, "gif", ["loop": "0"])
         }
     }
@@ -246,8 +258,11 @@ private enum HeldPicture {
     }
 }
 
-/// An opened encoder feeding an opened muxer, with each frame's display duration by timestamp.
+/// An opened encoder feeding an opened muxer, with each frame's display duration by timestamp. The
+/// muxer writes a temporary file beside the destination (``PendingFile``), renamed over it
+/// by ``finish()``; released unfinished, the temporary is removed.
 private final class EncodedStream {
+    let file: PendingFile
     let encoder: EncoderContext
     let output: OutputContext
     /// Display durations in the encoder's time base, by presentation timestamp.
@@ -255,44 +270,29 @@ private final class EncodedStream {
 
     init(writer: AnimationWriter, finalDelay: Int?) throws(PreviewLoopError) {
         let muxer = writer.settings(needsGlobalHeader: false).muxer
-        output = try OutputContext(path: writer.path, muxer: muxer)
+        let file = try PendingFile(path: writer.path)
+        self.file = file
+        output = try ffmpeg { () throws(FFmpegFailure) in
+            try OutputContext(path: file.temporaryPath, displayName: writer.path, muxer: muxer)
+        }
         var (settings, _, options) = writer.settings(needsGlobalHeader: output.needsGlobalHeader)
-        encoder = try EncoderContext(settings)
+        encoder = try ffmpeg { () throws(FFmpegFailure) in try EncoderContext(settings) }
         if let finalDelay { options["final_delay"] = String(finalDelay) }
-        try output.start(with: encoder, options: options)
+        try ffmpeg { () throws(FFmpegFailure) in try output.start(with: encoder, options: options) }
     }
 
     func encode(_ picture: DecodedFrame?) throws(PreviewLoopError) {
-        let timeBase = encoder.timeBase
-        try encoder.encode(picture) { (packet: Packet) throws(PreviewLoopError) in
-            let pts = packet.pointer.pointee.pts
-            if let duration = durations.removeValue(forKey: pts) { packet.pointer.pointee.duration = duration }
-            try output.write(packet, timeBase: timeBase)
+        try ffmpeg { () throws(FFmpegFailure) in
+            try encoder.encode(picture) { (packet: Packet) throws(FFmpegFailure) in
+                if let duration = durations.removeValue(forKey: packet.rawPresentationTimestamp) { packet.duration = duration }
+                try output.write(packet, from: encoder)
+            }
         }
     }
 
     func finish() throws(PreviewLoopError) {
         try encode(nil)
-        try output.finish()
-    }
-}
-
-extension DecodedFrame {
-    /// Fills a PAL8 frame: one palette index per pixel, and the palette as opaque ARGB words, except
-    /// `transparentIndex`, whose word has alpha 0 (how FFmpeg's `gif` encoder learns the transparent index).
-    func fill(indices: [UInt8], palette: ColorPalette, width: Int, transparentIndex: Int? = nil) {
-        let stride = Int(pointer.pointee.linesize.0)
-        let destination = pointer.pointee.data.0!
-        indices.withUnsafeBufferPointer { source in
-            for row in 0..<(indices.count / width) {
-                (destination + row * stride).update(from: source.baseAddress! + row * width, count: width)
-            }
-        }
-        let words = UnsafeMutableRawPointer(pointer.pointee.data.1!).assumingMemoryBound(to: UInt32.self)
-        for index in 0..<256 {
-            let color = index < palette.colors.count ? palette.colors[index] : PaletteColor(red: 0, green: 0, blue: 0)
-            words[index] = 0xFF00_0000 | UInt32(color.red) << 16 | UInt32(color.green) << 8 | UInt32(color.blue)
-        }
-        if let transparentIndex { words[transparentIndex] = 0 }
+        try ffmpeg { () throws(FFmpegFailure) in try output.finish() }
+        try file.commit()
     }
 }

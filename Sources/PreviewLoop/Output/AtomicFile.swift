@@ -26,21 +26,9 @@ package enum AtomicFile {
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` naming the path and the cause.
     /// A new file gets the process's usual mode (0666 less the umask); a file it replaces keeps its mode.
     package static func write(_ bytes: [UInt8], to path: String) throws(PreviewLoopError) {
-        let temporary = try temporaryPath(for: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
-            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(errno))))")
-        }
-        TemporaryFiles.register(temporary)
-        defer { TemporaryFiles.unregister(temporary) }
-        var failure = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
-        if failure == 0 { failure = keepMode(of: path, on: temporary) }
-        if close(descriptor) != 0 && failure == 0 { failure = errno }
-        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary)
-            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(String(cString: strerror(failure))))")
-        }
+        let file = try PendingFile(path: path)
+        try file.write(bytes)
+        try file.commit()
     }
 
     /// Gives `temporary` the permission bits of the regular file at `path`, if there is one, so that

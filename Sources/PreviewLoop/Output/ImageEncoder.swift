@@ -1,4 +1,3 @@
-import CFFmpeg
 internal import PreviewLoopFFmpeg
 
 /// Encodes ``RGBImage``s as image files in memory: PPM in pure Swift, PNG, JPEG and WebP with
@@ -22,21 +21,19 @@ public enum ImageEncoder {
         case .ppm:
             return PPM.encode(image)
         case .png:
-            let encoder = try EncoderContext(settings(.png, "png", image.size, AV_PIX_FMT_RGB24, options: ["pred": "paeth"]))
-            let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: AV_PIX_FMT_RGB24) }
-            frame.fill(rows: image.pixels, bytesPerRow: image.bytesPerRow, height: image.height)
-            return try encoder.encodeStill(frame)
+            return try encodeRows(image.pixels, bytesPerRow: image.bytesPerRow, size: image.size,
+                                  settings: settings(.png, "png", image.size, .rgb24, options: ["pred": "paeth"]))
         case .jpeg:
-            var settings = settings(.jpeg, "mjpeg", image.size, ConversionTarget.jpeg.pixelFormat)
-            settings.colorRange = AVCOL_RANGE_JPEG
-            settings.colorSpace = AVCOL_SPC_BT470BG
+            var settings = settings(.jpeg, "mjpeg", image.size, ConversionTarget.jpeg.pixelLayout)
+            settings.colorRange = .full
+            settings.colorTags = .bt601Matrix
             settings.fixedQuantizer = jpegQuantizer(quality: quality ?? 85)
             return try encodeConverted(image, settings: settings, target: .jpeg)
         case .webp:
-            guard image.width <= 16383, image.height <= 16383 else {
-                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
+            guard image.width <= ImageFileFormat.maxWebPSide, image.height <= ImageFileFormat.maxWebPSide else {
+                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(image.size)")
             }
-            let settings = settings(.webp, "libwebp", image.size, ConversionTarget.argb.pixelFormat,
+            let settings = settings(.webp, "libwebp", image.size, ConversionTarget.argb.pixelLayout,
                                     options: AnimationFormat.webpOptions(quality: quality ?? 85))
             return try encodeConverted(image, settings: settings, target: .argb)
         }
@@ -56,19 +53,19 @@ public enum ImageEncoder {
         }
         let quality = try Self.quality(quality, for: format)
         if format == .webp {
-            guard image.width <= 16383, image.height <= 16383 else {
-                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most 16383 pixels a side, not \(image.size)")
+            guard image.width <= ImageFileFormat.maxWebPSide, image.height <= ImageFileFormat.maxWebPSide else {
+                throw PreviewLoopError(.invalidArgument, "WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(image.size)")
             }
-            let encoder = try EncoderContext(settings(.webp, "libwebp", image.size, AV_PIX_FMT_BGRA,
-                                                      options: AnimationFormat.webpOptions(quality: quality ?? 85)))
-            let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: AV_PIX_FMT_BGRA) }
-            frame.fill(bgra: image)
-            return try encoder.encodeStill(frame)
+            let settings = settings(.webp, "libwebp", image.size, .bgra, options: AnimationFormat.webpOptions(quality: quality ?? 85))
+            return try ffmpeg { () throws(FFmpegFailure) in
+                let encoder = try EncoderContext(settings)
+                let frame = try DecodedFrame(width: image.size.width, height: image.size.height, layout: .bgra)
+                frame.fill(bgraFromRGBA: image.pixels, bytesPerRow: image.bytesPerRow, width: image.width, height: image.height)
+                return try encoder.encodeStill(frame)
+            }
         }
-        let encoder = try EncoderContext(settings(.png, "png", image.size, AV_PIX_FMT_RGBA, options: ["pred": "paeth"]))
-        let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: AV_PIX_FMT_RGBA) }
-        frame.fill(rows: image.pixels, bytesPerRow: image.bytesPerRow, height: image.height)
-        return try encoder.encodeStill(frame)
+        return try encodeRows(image.pixels, bytesPerRow: image.bytesPerRow, size: image.size,
+                              settings: settings(.png, "png", image.size, .rgba, options: ["pred": "paeth"]))
     }
 
     /// The MJPEG quantizer scale for a quality: 31 at 0 down to 2 at 100, as `-q:v` counts.
@@ -85,19 +82,29 @@ public enum ImageEncoder {
         return format.isLossy ? quality : nil
     }
 
-    private static func settings(_ format: ImageFileFormat, _ encoder: String, _ size: Size, _ pixelFormat: AVPixelFormat,
+    private static func settings(_ format: ImageFileFormat, _ encoder: String, _ size: Size, _ layout: PixelLayout,
                                  options: [String: String] = [:]) -> EncoderSettings {
-        EncoderSettings(encoderName: encoder, size: size, pixelFormat: pixelFormat, options: options)
+        EncoderSettings(encoderName: encoder, width: size.width, height: size.height, pixelLayout: layout, options: options)
+    }
+
+    /// Encodes packed rows already in the encoder's layout (RGB24 or RGBA).
+    private static func encodeRows(_ pixels: [UInt8], bytesPerRow: Int, size: Size,
+                                   settings: EncoderSettings) throws(PreviewLoopError) -> [UInt8] {
+        try ffmpeg { () throws(FFmpegFailure) in
+            let encoder = try EncoderContext(settings)
+            let frame = try DecodedFrame(width: size.width, height: size.height, layout: settings.pixelLayout)
+            frame.fill(rows: pixels, bytesPerRow: bytesPerRow, height: size.height)
+            return try encoder.encodeStill(frame)
+        }
     }
 
     private static func encodeConverted(_ image: RGBImage, settings: EncoderSettings, target: ConversionTarget) throws(PreviewLoopError) -> [UInt8] {
-        let encoder = try EncoderContext(settings)
-        let frame = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(width: image.size.width, height: image.size.height, format: target.pixelFormat) }
-        try PictureConverter(size: image.size, target: target).convert(image, into: frame)
-        frame.pointer.pointee.color_range = settings.colorRange
-        if let quantizer = settings.fixedQuantizer {
-            frame.pointer.pointee.quality = Int32(quantizer) * FF_QP2LAMBDA
+        try ffmpeg { () throws(FFmpegFailure) in
+            let encoder = try EncoderContext(settings)
+            let frame = try DecodedFrame(width: image.size.width, height: image.size.height, layout: target.pixelLayout)
+            try PictureConverter(width: image.width, height: image.height, target: target)
+                .convert(rgb: image.pixels, bytesPerRow: image.bytesPerRow, width: image.width, height: image.height, into: frame)
+            return try encoder.encodeStill(frame)
         }
-        return try encoder.encodeStill(frame)
     }
 }

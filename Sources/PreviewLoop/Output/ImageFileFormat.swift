@@ -64,3 +64,9 @@ public enum ImageFileFormat: String, CaseIterable, Sendable {
         return fileExtension.isEmpty ? nil : fileExtension.lowercased()
     }
 }
+
+extension ImageFileFormat {
+    /// The largest side of a WebP picture, still or animated, in pixels: VP8 and VP8L store 14-bit
+    /// dimensions, so libwebp refuses anything larger.
+    package static let maxWebPSide = 16383
+}

@@ -70,8 +70,7 @@ extension LoopPlayer {
             throw PreviewLoopError(.corruptData, "\(source): no frame could be decoded in the loop window")
         }
         // The pass ends at the window's end, or where the clip's last frame stops showing.
-        let frameInterval = info.frameRate?.doubleValue.flatMap { $0 > 0 ? 1 / $0 : nil }
-            ?? (times.count > 1 ? lastTime - times[times.count - 2] : 1 / Double(framesPerSecond))
+        let frameInterval = info.frameInterval(orElse: times.count > 1 ? lastTime - times[times.count - 2] : 1 / Double(framesPerSecond))
         let length = min(configuration.windowLength.seconds, lastTime + frameInterval)
         let (remaining, lastDuration) = resampler.finish(length: length)
         for _ in 0..<remaining { try writer.append(last) }

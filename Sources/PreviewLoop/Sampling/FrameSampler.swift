@@ -42,7 +42,7 @@ public final class FrameSampler {
                        accuracy: SeekAccuracy = .exact, interval: Double) throws(PreviewLoopError) -> [VideoFrame] {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
-                                 toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+                                 toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
         let clock = ContinuousClock()
         let started = clock.now
         // Keyframe samples are decoded together (the decoder's threads share them out); exact ones
@@ -51,14 +51,8 @@ public final class FrameSampler {
         var plans = [SamplePlan](repeating: .exact, count: times.count)
         for (index, time) in times.enumerated() { plans[index] = try plan(at: max(0, time), accuracy: accuracy, interval: interval) }
         func convert(_ timed: TimedFrame, index: Int) throws(PreviewLoopError) {
-            let converted = clock.now
-            let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
-            let conversion = clock.now - converted
-            results[index] = VideoFrame(image: image, presentationTime: .fromSeconds(timed.time), sourceTime: timed.time,
-                                        loopIndex: 0, index: index,
-                                        timings: FrameTimings(decode: timed.decodeTime, conversion: conversion,
-                                                              wallTime: started.duration(to: clock.now), lateness: nil),
-                                        isKeyframe: timed.isKeyframe)
+            results[index] = try VideoFrame(converting: timed, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
+                                            presentationTime: .fromSeconds(timed.time), index: index, since: started)
         }
         let keyed = times.indices.filter { if case .keyframe = plans[$0] { true } else { false } }
         if !keyed.isEmpty {
@@ -71,12 +65,12 @@ public final class FrameSampler {
         }
         for index in times.indices.sorted(by: { times[$0] < times[$1] }) where results[index] == nil {
             guard let timed = try exact(at: max(0, times[index])) else {
-                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
+                throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(times[index]) s")
             }
             try convert(timed, index: index)
         }
         for index in times.indices where results[index] == nil {
-            throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(times[index]) s")
+            throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(times[index]) s")
         }
         return results.map { $0! }
     }
@@ -91,7 +85,7 @@ public final class FrameSampler {
 
     private func plan(at time: Double, accuracy: SeekAccuracy, interval: Double) throws(PreviewLoopError) -> SamplePlan {
         // A pipe cannot seek: every sample is decoded forward.
-        guard decoder.input.format.isSeekable else { return .exact }
+        guard decoder.isSeekable else { return .exact }
         switch accuracy {
         case .exact:
             return .exact

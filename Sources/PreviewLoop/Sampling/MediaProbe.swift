@@ -10,7 +10,7 @@ public enum MediaProbe {
         // Best effort: the stream's own description stands if the first frame cannot be decoded.
         if let decoder = try? VideoDecoder(source: source, options: options, threads: 1),
            let first = try? decoder.nextFrame() {
-            HDRColor.describe(&info, firstFrame: first.frame.pointer)
+            info.describeColor(ofFirstFrame: first.frame)
         }
         return info
     }

@@ -16,7 +16,7 @@ extension FrameSampler {
     /// is good, it is the poster of the first 15 s (``posterFrame(in:size:mode:)``).
     public func bestPosterFrame(size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
-        guard let duration = info.duration, duration > 0, decoder.input.format.isSeekable, !info.isStillPicture else {
+        guard let duration = info.duration, duration > 0, decoder.isSeekable, !info.isStillPicture else {
             return try posterFrame(in: 0..<15, size: size, mode: mode)
         }
         let decodedBefore = decoder.decodedFrameCount

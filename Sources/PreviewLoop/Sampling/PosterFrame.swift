@@ -121,7 +121,7 @@ extension FrameSampler {
     ///   the end, or a size that is not positive; decoding errors as ``frame(at:size:mode:accuracy:)``.
     public func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         try posterFrame(in: window, size: size, mode: mode,
-                        retention: decoder.input.format.isSeekable ? .likely : .undecided)
+                        retention: decoder.isSeekable ? .likely : .undecided)
     }
 
     /// Which decoded candidates the poster search holds on to while it judges.
@@ -149,35 +149,35 @@ extension FrameSampler {
         var end = window.upperBound
         if let duration = info.duration {
             guard start < duration else {
-                throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): the window starts at \(start) s, "
+                throw PreviewLoopError(.invalidArgument, "\(decoder.source): the window starts at \(start) s, "
                     + "at or past the end of the clip (\(duration) s)")
             }
             end = min(end, duration)
         }
-        guard end > start else { throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): the window is empty") }
+        guard end > start else { throw PreviewLoopError(.invalidArgument, "\(decoder.source): the window is empty") }
         let clock = ContinuousClock()
         let started = clock.now
         let decodedBefore = decoder.decodedFrameCount
 
         let analysisSize = PosterAnalysis.analysisSize(output: size, display: info.displaySize, mode: mode)
         let analyser = FrameScaler(outputSize: analysisSize, mode: PosterAnalysis.analysisMode(for: mode),
-                                   orientation: info.orientation, toneMapping: decoder.input.options.toneMapping,
+                                   orientation: info.orientation, toneMapping: decoder.options.toneMapping,
                                    declaredPeak: info.declaredPeakLuminance)
         func analyse(_ timed: TimedFrame) throws(PreviewLoopError) -> PosterAnalysis {
-            PosterAnalysis(time: timed.time, image: try analyser.image(from: timed.frame.pointer,
+            PosterAnalysis(time: timed.time, image: try analyser.image(from: timed.frame,
                                                                        sampleAspectRatio: info.sampleAspectRatio))
         }
 
         let current = position
         position = nil
         guard let first = try decoder.frameDisplayed(at: start, current: current) else {
-            throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(start) s")
+            throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")
         }
         var last = first
         if first.time + first.duration < start - 1e-6 {
             // Only when the duration is unknown: the stream may have ended before the window.
             guard let next = try decoder.nextFrame() else {
-                throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): the window starts at \(start) s, "
+                throw PreviewLoopError(.invalidArgument, "\(decoder.source): the window starts at \(start) s, "
                     + "after the last frame (at \(first.time) s)")
             }
             decoder.pushBack(next)
@@ -218,7 +218,7 @@ extension FrameSampler {
         position = last
 
         guard let outcome = search.outcome else {
-            throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(start) s")
+            throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")
         }
         var analysis = search.candidates[outcome.index]
         var chosen: TimedFrame
@@ -228,7 +228,7 @@ extension FrameSampler {
             // Decoded again, exactly: the same frame, found by its time.
             guard let again = try decoder.frameDisplayed(at: analysis.time, current: nil) else {
                 position = nil
-                throw PreviewLoopError(.corruptData, "\(decoder.input.source): no frame could be decoded at \(analysis.time) s")
+                throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(analysis.time) s")
             }
             chosen = again
             position = again
@@ -236,15 +236,9 @@ extension FrameSampler {
         }
 
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
-                                 toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
-        let converted = clock.now
-        let image = try scaler.image(from: chosen.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
-        let conversion = clock.now - converted
-        let frame = VideoFrame(image: image, presentationTime: .fromSeconds(max(0, chosen.time - start)),
-                               sourceTime: chosen.time, loopIndex: 0, index: 0,
-                               timings: FrameTimings(decode: chosen.decodeTime, conversion: conversion,
-                                                     wallTime: started.duration(to: clock.now), lateness: nil),
-                               isKeyframe: chosen.isKeyframe)
+                                 toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+        let frame = try VideoFrame(converting: chosen, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
+                                   presentationTime: .fromSeconds(max(0, chosen.time - start)), index: 0, since: started)
         return PosterChoice(frame: frame, reason: outcome.reason, scores: analysis.scores, flaw: outcome.flaw,
                             rejected: search.passedOver, framesDecoded: decoder.decodedFrameCount - decodedBefore)
     }

@@ -1,4 +1,3 @@
-import CFFmpeg
 internal import PreviewLoopFFmpeg
 
 /// How a sheet or strip chooses the times of its tiles.
@@ -224,26 +223,22 @@ extension FrameSampler {
         func thumbnail(_ timed: TimedFrame) throws(PreviewLoopError) -> LumaThumbnail {
             // 8-bit planar or semi-planar YUV (nearly every decoder's output): the luma plane directly,
             // every 4th pixel of every 4th row at 720p and up. Anything else through the scaler.
-            let frame = timed.frame.pointer.pointee
-            let format = AVPixelFormat(rawValue: frame.format)
-            let eightBitLuma: [AVPixelFormat] = [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P,
-                                                 AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUVJ444P,
-                                                 AV_PIX_FMT_NV12, AV_PIX_FMT_NV21, AV_PIX_FMT_GRAY8]
-            if eightBitLuma.contains(format), let plane = frame.data.0, frame.linesize.0 > 0,
-               frame.width >= LumaThumbnail.side, frame.height >= LumaThumbnail.side {
-                let jpeg = [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(format)
-                    || frame.color_range == AVCOL_RANGE_JPEG
-                return LumaThumbnail(luma: plane, bytesPerRow: Int(frame.linesize.0), width: Int(frame.width),
-                                     height: Int(frame.height), step: frame.height >= 720 ? 4 : (frame.height >= 240 ? 2 : 1),
-                                     limitedRange: !jpeg && format != AV_PIX_FMT_GRAY8)
+            let frame = timed.frame
+            let (width, height) = (frame.width, frame.height)
+            if width >= LumaThumbnail.side, height >= LumaThumbnail.side,
+               let luma = frame.withEightBitLuma({ plane, bytesPerRow, limitedRange in
+                   LumaThumbnail(luma: plane, bytesPerRow: bytesPerRow, width: width, height: height,
+                                 step: height >= 720 ? 4 : (height >= 240 ? 2 : 1), limitedRange: limitedRange)
+               }) {
+                return luma
             }
-            return LumaThumbnail(try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio))
+            return LumaThumbnail(try scaler.image(from: timed.frame, sampleAspectRatio: info.sampleAspectRatio))
         }
         position = nil
         // Deblocking smooths what a 16x16 thumbnail averages away anyway: skipped while searching.
         decoder.skipsLoopFilter = true
         defer { decoder.skipsLoopFilter = false; position = nil }
-        let indexed = decoder.input.format.isSeekable ? decoder.input.indexedKeyframeTimes() : []
+        let indexed = decoder.isSeekable ? decoder.indexedKeyframeTimes() : []
         var keyTimes = indexed.filter { $0 > start + 1e-6 && $0 < end }
         if let before = indexed.last(where: { $0 <= start + 1e-6 }) { keyTimes.insert(before, at: 0) }
         var keyframes: [(time: Double, thumbnail: LumaThumbnail)] = []
@@ -311,8 +306,8 @@ extension FrameSampler {
                             dropped: [], scan: nil)
         }
         // The search reads the span through before the tiles are taken: that needs going back.
-        guard decoder.input.format.isSeekable else {
-            throw PreviewLoopError(.invalidArgument, "\(decoder.input.source): scene picks need a seekable input "
+        guard decoder.isSeekable else {
+            throw PreviewLoopError(.invalidArgument, "\(decoder.source): scene picks need a seekable input "
                 + "(a file, or a URL whose server takes range requests), not a pipe; use --pick even")
         }
         let scan = try sceneCuts(start: start, length: length, settings: settings)

@@ -3,11 +3,11 @@ import Glibc
 
 /// The few file operations the engine does below `FileManager`: whole writes to a descriptor, a file's
 /// first bytes, path joining, and the system's words for a failure.
-enum FileSystem {
+package enum FileSystem {
     /// Writes all of `bytes` to `descriptor`, retrying after interruptions and short writes.
     ///
     /// - Returns: 0, or the `errno` that stopped the write (a closed pipe, a full disk).
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32 {
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32 {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

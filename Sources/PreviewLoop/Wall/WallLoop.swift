@@ -123,7 +123,7 @@ final class WallLoop: @unchecked Sendable {
         self.openedDecoder = decoder
         self.budget = budget
         scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, orientation: info.orientation,
-                             toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+                             toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
         windowStart = configuration.windowStart.seconds
         windowEnd = configuration.windowStart.seconds + configuration.windowLength.seconds
         positionAt = windowStart
@@ -150,13 +150,13 @@ final class WallLoop: @unchecked Sendable {
     /// Measures the cost of decoding and converting up to `count` frames of the window, then leaves the
     /// decoder to be positioned again by the first step. Called before the loop is scheduled.
     func calibrate(frames count: Int) throws(PreviewLoopError) -> Duration? {
-        guard let decoder, let scaler, decoder.input.format.isSeekable else { return nil }
+        guard let decoder, let scaler, decoder.isSeekable else { return nil }
         let clock = ContinuousClock()
         let began = clock.now
         var decoded = 0
         var frame = try decoder.frameDisplayed(at: windowStart)
         while let timed = frame, decoded < count {
-            _ = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
+            _ = try scaler.image(from: timed.frame, sampleAspectRatio: info.sampleAspectRatio)
             decoded += 1
             frame = try decoder.nextFrame()
         }
@@ -248,7 +248,7 @@ final class WallLoop: @unchecked Sendable {
                 }
             }
             let converted = clock.now
-            let image = try scaler.image(from: timed.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
+            let image = try scaler.image(from: timed.frame, sampleAspectRatio: info.sampleAspectRatio)
             let conversion = clock.now - converted
             counters.withLock {
                 $0.statistics.conversionTime += conversion

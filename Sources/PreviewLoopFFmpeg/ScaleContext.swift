@@ -1,9 +1,29 @@
 import CFFmpeg
-internal import PreviewLoopFFmpeg
+
+/// A rectangle of pixels in a decoded picture.
+package struct PixelRect: Equatable, Sendable {
+    package var x: Int, y: Int, width: Int, height: Int
+    package init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A scaled HDR picture as 16-bit planar R′G′B′ (full range), handed to the caller's tone mapper.
+package struct PlanarRGB16 {
+    package var red: UnsafePointer<UInt16>, green: UnsafePointer<UInt16>, blue: UnsafePointer<UInt16>
+    /// Samples per row of each plane.
+    package var planeStride: Int
+}
 
 /// Owns a `SwsContext` converting a cropped region of decoded frames to RGB24; rebuilt only when the
 /// source format, crop size, output size or colour description changes. Freed in `deinit`.
-final class ScaleContext {
+///
+/// HDR frames the caller tone maps are converted to 16-bit planar RGB and handed to its mapper
+/// (`toneMap`), which writes the RGB24 rows; everything else is interleaved here.
+package final class ScaleContext {
     private let liveToken = LiveObjects.Token()
     private struct Key: Equatable {
         var sourceWidth: Int32, sourceHeight: Int32, format: Int32
@@ -13,17 +33,8 @@ final class ScaleContext {
         /// The source carries alpha: convert to GBRAP and flatten on black.
         var hasAlpha: Bool
         /// The source is HDR and is tone mapped: convert to 16-bit planar RGB, then map in Swift.
-        var hdrTransfer: HDRTransfer?
-        /// The HDR source has BT.2020 primaries (else BT.709: no gamut conversion).
-        var isBT2020: Bool
+        var isToneMapped: Bool
     }
-
-    /// How HDR frames are turned into SDR (`.none`: converted like SDR).
-    let toneMapping: ToneMapping
-    /// The peak the stream declares, in cd/m² (MaxCLL, else the mastering display's maximum), replaced by
-    /// what the frames' own side data says when they carry it.
-    private var declaredPeak: Double?
-    private var toneMapper: ToneMapper?
 
     /// Source → planar RGB at the output size.
     private var context: OpaquePointer?
@@ -44,17 +55,12 @@ final class ScaleContext {
     /// rotated and upright pictures); bilinear when shrinking at least 2x both ways, where it stays
     /// above 38 dB against bicubic on the fixtures at ~15% less cost, bicubic otherwise (chroma is
     /// then upsampled, where bilinear falls to ~32 dB on sharp colour edges).
-    static func flags(crop: Size, output: Size) -> Int32 {
-        let shrinksTwice = crop.width >= 2 * output.width && crop.height >= 2 * output.height
+    static func flags(crop: PixelRect, width: Int, height: Int) -> Int32 {
+        let shrinksTwice = crop.width >= 2 * width && crop.height >= 2 * height
         return (shrinksTwice ? SWS_BILINEAR : SWS_BICUBIC) | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
     }
 
-    /// - Parameters:
-    ///   - toneMapping: how PQ and HLG frames become SDR; SDR frames are converted the same way whatever it is.
-    ///   - declaredPeak: the stream's declared peak in cd/m², if any.
-    init(toneMapping: ToneMapping = .none, declaredPeak: Double? = nil) {
-        self.toneMapping = toneMapping
-        self.declaredPeak = declaredPeak
+    package init() {
         planarPlanes.initialize(repeating: nil)
         planarStrides.initialize(repeating: 0)
         packedPlanes.initialize(repeating: nil)
@@ -76,25 +82,25 @@ final class ScaleContext {
     /// Two passes: scale and convert into planar RGB (`GBRP`), then interleave into RGB24. The result
     /// is bit-identical to converting straight to RGB24, at a third of the cost: swscale's planar
     /// output has SIMD paths its packed full-chroma RGB24 output lacks (1080p→400x400: 2.3 → 0.76 ms).
-    func scale(_ frame: UnsafeMutablePointer<AVFrame>, crop: Rect, to size: Size,
-               destination: UnsafeMutablePointer<UInt8>, stride: Int) throws(PreviewLoopError) {
+    ///
+    /// - Parameter toneMap: for an HDR frame the caller tone maps: writes the RGB24 rows from the 16-bit
+    ///   planes; `nil` converts the frame as SDR.
+    package func scale(_ decoded: DecodedFrame, crop: PixelRect, width: Int, height: Int,
+                       destination: UnsafeMutablePointer<UInt8>, stride: Int,
+                       toneMap: ((PlanarRGB16) -> Void)? = nil) throws(FFmpegFailure) {
+        let frame = decoded.pointer
         let format = frame.pointee.format
         guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else {
-            throw PreviewLoopError(.decodingFailed, "decoded frame has an unknown pixel format")
+            throw FFmpegFailure(.decodingFailed, "decoded frame has an unknown pixel format")
         }
         let crop = Self.aligned(crop, descriptor: descriptor.pointee)
         let fullRange = frame.pointee.color_range == AVCOL_RANGE_JPEG || Self.isJPEGFormat(format)
-        let hdrTransfer = toneMapping == .none ? nil : HDRColor.transfer(of: frame)
-        if hdrTransfer != nil, let peak = HDRColor.declaredPeak(of: frame) { declaredPeak = peak }
         let wanted = Key(sourceWidth: Int32(crop.width), sourceHeight: Int32(crop.height), format: format,
-                         width: Int32(size.width), height: Int32(size.height),
+                         width: Int32(width), height: Int32(height),
                          fullRange: fullRange, colorSpace: Int32(frame.pointee.colorspace.rawValue),
-                         flags: Self.flags(crop: crop.size, output: size),
+                         flags: Self.flags(crop: crop, width: width, height: height),
                          hasAlpha: descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0,
-                         hdrTransfer: hdrTransfer,
-                         isBT2020: frame.pointee.color_primaries == AVCOL_PRI_BT2020
-                             || (frame.pointee.color_primaries == AVCOL_PRI_UNSPECIFIED
-                                 && frame.pointee.colorspace != AVCOL_SPC_BT709))
+                         isToneMapped: toneMap != nil)
         if wanted != key || context == nil || interleaver == nil {
             try rebuild(for: wanted, frame: frame)
         }
@@ -119,44 +125,43 @@ final class ScaleContext {
                 let scaled = sws_scale(context, sources.baseAddress, strides.baseAddress, 0, Int32(crop.height),
                                        planarPlanes.baseAddress, planarStrides.baseAddress)
                 guard scaled > 0 else { return scaled }
-                if let toneMapper {
+                if let toneMap {
                     let samples = Int(planarStrides[0]) / 2
-                    toneMapper.map(red: Self.samples(planarPlanes[2]!), green: Self.samples(planarPlanes[0]!),
-                                   blue: Self.samples(planarPlanes[1]!), planeStride: samples, size: size,
-                                   declaredNits: declaredPeak ?? ToneCurve.nominalPeak, into: destination, stride: stride)
+                    toneMap(PlanarRGB16(red: Self.samples(planarPlanes[2]!), green: Self.samples(planarPlanes[0]!),
+                                        blue: Self.samples(planarPlanes[1]!), planeStride: samples))
                     return scaled
                 }
                 if wanted.hasAlpha {
-                    Self.flattenOnBlack(planarPlanes, size: size, into: destination, stride: stride)
+                    Self.flattenOnBlack(planarPlanes, width: width, height: height, into: destination, stride: stride)
                     return scaled
                 }
                 packedPlanes[0] = destination
                 packedStrides[0] = Int32(stride)
                 return sws_scale(interleaver, UnsafeRawPointer(planarPlanes.baseAddress!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                 planarStrides.baseAddress, 0, Int32(size.height), packedPlanes.baseAddress, packedStrides.baseAddress)
+                                 planarStrides.baseAddress, 0, Int32(height), packedPlanes.baseAddress, packedStrides.baseAddress)
             }
         }
         if rows <= 0 {
-            throw PreviewLoopError(.decodingFailed, "cannot convert a frame to RGB", operation: "sws_scale", ffmpegCode: rows)
+            throw FFmpegFailure(.decodingFailed, "cannot convert a frame to RGB", operation: "sws_scale", ffmpegCode: rows)
         }
     }
 
     /// Creates the scaler for a new source format, crop, size or colour description.
-    private func rebuild(for wanted: Key, frame: UnsafeMutablePointer<AVFrame>) throws(PreviewLoopError) {
+    private func rebuild(for wanted: Key, frame: UnsafeMutablePointer<AVFrame>) throws(FFmpegFailure) {
         sws_freeContext(context)
         sws_freeContext(interleaver)
         interleaver = nil
         key = nil
         let format = AVPixelFormat(rawValue: wanted.format)
         // HDR: 16-bit planar RGB (little endian: the machines this runs on), so the tone curve sees the 10-bit precision and more.
-        let planar = wanted.hdrTransfer != nil ? AV_PIX_FMT_GBRP16LE : wanted.hasAlpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
-        let bytesPerSample = wanted.hdrTransfer != nil ? 2 : 1
+        let planar = wanted.isToneMapped ? AV_PIX_FMT_GBRP16LE : wanted.hasAlpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
+        let bytesPerSample = wanted.isToneMapped ? 2 : 1
         context = sws_getContext(wanted.sourceWidth, wanted.sourceHeight, format,
                                  wanted.width, wanted.height, planar,
                                  wanted.flags, nil, nil, nil)
         guard let context else {
             let name = av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "\(wanted.format)"
-            throw PreviewLoopError(.unsupportedCodec, "cannot convert \(name) frames to RGB", operation: "sws_getContext")
+            throw FFmpegFailure(.unsupportedCodec, "cannot convert \(name) frames to RGB", operation: "sws_getContext")
         }
         // Honour the source's matrix (BT.601/709/…; unspecified means BT.601, as FFmpeg does) and range.
         let space = wanted.colorSpace
@@ -166,7 +171,7 @@ final class ScaleContext {
         interleaver = sws_getContext(wanted.width, wanted.height, AV_PIX_FMT_GBRP,
                                      wanted.width, wanted.height, AV_PIX_FMT_RGB24, SWS_POINT, nil, nil, nil)
         guard interleaver != nil else {
-            throw PreviewLoopError(.decodingFailed, "cannot interleave RGB planes", operation: "sws_getContext")
+            throw FFmpegFailure(.decodingFailed, "cannot interleave RGB planes", operation: "sws_getContext")
         }
         let planeBytes = Int(wanted.width) * Int(wanted.height) * bytesPerSample
         if planeBytes * 4 > planarCapacity {
@@ -181,26 +186,21 @@ final class ScaleContext {
         planarPlanes[3] = wanted.hasAlpha ? planarBuffer + 3 * planeBytes : nil
         for plane in 0..<3 { planarStrides[plane] = wanted.width * Int32(bytesPerSample) }
         planarStrides[3] = wanted.hasAlpha ? wanted.width : 0
-        if let transfer = wanted.hdrTransfer {
+        if wanted.isToneMapped {
             planarPlanes[3] = nil
             planarStrides[3] = 0
-            if toneMapper?.transfer != transfer || toneMapper?.convertsGamut != wanted.isBT2020 {
-                toneMapper = ToneMapper(transfer: transfer, mode: toneMapping, convertsGamut: wanted.isBT2020)
-            }
-        } else {
-            toneMapper = nil
         }
         key = wanted
     }
 
     /// Composites planar GBRA over black into RGB24: each colour times alpha / 255, rounded.
-    private static func flattenOnBlack(_ planes: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>, size: Size,
+    private static func flattenOnBlack(_ planes: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>, width: Int, height: Int,
                                        into destination: UnsafeMutablePointer<UInt8>, stride: Int) {
         guard let green = planes[0], let blue = planes[1], let red = planes[2], let alpha = planes[3] else { return }
-        for y in 0..<size.height {
+        for y in 0..<height {
             let row = destination + y * stride
-            let offset = y * size.width
-            for x in 0..<size.width {
+            let offset = y * width
+            for x in 0..<width {
                 let a = UInt32(alpha[offset + x])
                 row[3 * x] = UInt8((UInt32(red[offset + x]) * a + 127) / 255)
                 row[3 * x + 1] = UInt8((UInt32(green[offset + x]) * a + 127) / 255)
@@ -221,7 +221,7 @@ final class ScaleContext {
 
     /// Moves the crop's origin left/up to where every plane can start on a whole sample (packed
     /// subsampled formats such as YUYV need even x; bitstream formats need whole bytes).
-    static func aligned(_ crop: Rect, descriptor: AVPixFmtDescriptor) -> Rect {
+    static func aligned(_ crop: PixelRect, descriptor: AVPixFmtDescriptor) -> PixelRect {
         var result = crop
         let isBitstream = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_BITSTREAM) != 0
         let isPlanar = descriptor.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0

@@ -1,0 +1,83 @@
+import CFFmpeg
+
+/// Owns an output `AVFormatContext` muxing one video stream into the file at `path`; ``finish()`` writes
+/// the trailer and closes it. Where the file lives is the caller's business: the library writes a
+/// temporary beside the destination and renames it once finished, so readers see the whole file or
+/// nothing. `deinit` closes an unfinished file (it does not remove it). Used from one thread.
+package final class OutputContext {
+    private let liveToken = LiveObjects.Token()
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+    /// How errors name the output (the destination, not the temporary being written).
+    package let displayName: String
+    private var stream: UnsafeMutablePointer<AVStream>?
+
+    /// Opens `muxer` (an FFmpeg short name: `mp4`, `webp`, `gif`) writing to `path`.
+    ///
+    /// - Throws: `outputNotWritable` when `path` cannot be opened for writing; `encodingFailed` when this
+    ///   FFmpeg build has no such muxer.
+    package init(path: String, displayName: String, muxer: String) throws(FFmpegFailure) {
+        FFmpegLogging.applyDefault
+        self.displayName = displayName
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let allocated = avformat_alloc_output_context2(&context, nil, muxer, path)
+        guard allocated >= 0, let context else {
+            throw FFmpegFailure(.encodingFailed, "\(displayName): no \(muxer) muxer in this FFmpeg build",
+                                operation: "avformat_alloc_output_context2", ffmpegCode: allocated,
+                                ffmpegMessage: FFmpegError.text(allocated))
+        }
+        pointer = context
+        let opened = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
+        if opened < 0 {
+            throw FFmpegFailure(.outputNotWritable, "\(displayName): cannot write (\(FFmpegError.text(opened)))",
+                                operation: "avio_open", ffmpegCode: opened, ffmpegMessage: FFmpegError.text(opened))
+        }
+    }
+
+    deinit {
+        if pointer.pointee.pb != nil { avio_closep(&pointer.pointee.pb) }
+        avformat_free_context(pointer)
+    }
+
+    /// Whether the container wants codec headers out of band: set the encoder up with
+    /// `needsGlobalHeader` before opening it.
+    package var needsGlobalHeader: Bool { pointer.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Adds the video stream an opened encoder feeds, and writes the container header.
+    ///
+    /// - Parameter options: muxer options (`movflags`, `loop`, `final_delay`…); an unknown one is an error.
+    package func start(with encoder: EncoderContext, options: [String: String]) throws(FFmpegFailure) {
+        guard let stream = avformat_new_stream(pointer, nil) else {
+            throw FFmpegFailure(.tooLarge, "\(displayName): out of memory adding a stream")
+        }
+        self.stream = stream
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.pointer), "avcodec_parameters_from_context",
+                  code: .encodingFailed, "\(displayName): cannot describe the \(encoder.encoderName) stream")
+        stream.pointee.time_base = encoder.timeBase
+        stream.pointee.avg_frame_rate = encoder.pointer.pointee.framerate
+        var dictionary: OpaquePointer? = nil
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        try check(avformat_write_header(pointer, &dictionary), "avformat_write_header", code: .encodingFailed,
+                  "\(displayName): cannot start the file")
+        if let unused = av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
+            throw FFmpegFailure(.encodingFailed, "\(displayName): the muxer has no option '\(String(cString: unused.pointee.key))'",
+                                operation: "avformat_write_header")
+        }
+    }
+
+    /// Writes one packet `encoder` produced (timestamps in its time base); the packet's contents move out.
+    package func write(_ packet: Packet, from encoder: EncoderContext) throws(FFmpegFailure) {
+        guard let stream else { preconditionFailure("start(with:options:) comes first") }
+        packet.pointer.pointee.stream_index = stream.pointee.index
+        av_packet_rescale_ts(packet.pointer, encoder.timeBase, stream.pointee.time_base)
+        try check(av_interleaved_write_frame(pointer, packet.pointer), "av_interleaved_write_frame",
+                  code: .outputNotWritable, "\(displayName): cannot write")
+    }
+
+    /// Writes the trailer and closes the file.
+    package func finish() throws(FFmpegFailure) {
+        try check(av_write_trailer(pointer), "av_write_trailer", code: .outputNotWritable, "\(displayName): cannot finish the file")
+        let closed = avio_closep(&pointer.pointee.pb)
+        try check(closed, "avio_closep", code: .outputNotWritable, "\(displayName): cannot write")
+    }
+}
