@@ -410,7 +410,7 @@ struct PosterSharingTests {
     @Test("The shared frames equal frames(at:) at the same instants, on a clip with a dark leader and on steady footage",
           arguments: ["black-start.mp4", "landscape.mp4", "fade-in.mp4"])
     func sharedFramesMatch(_ name: String) throws {
-        let path = TestSupport.fixture(name)
+        let path = TestPaths.fixture(name)
         let instants = (0..<45).map { Double($0) / 15 }
         let size = Size(width: 96, height: 54)
         let shared = try FrameSampler(source: .file(path), threads: 1)

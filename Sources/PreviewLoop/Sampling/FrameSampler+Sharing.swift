@@ -45,21 +45,14 @@ extension FrameSampler {
         guard sharedSize.width > 0, sharedSize.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         let aspect = info.sampleAspectRatio
         let scaler = FrameScaler(outputSize: sharedSize, mode: .aspectFill, orientation: info.orientation,
-                                 toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
-        let clock = ContinuousClock()
-        let started = clock.now
+                                 toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+        let started = ContinuousClock.now
         var picker = DisplayedFramePicker(instants: instants)
-        let poster = try posterFrame(in: window, size: size, mode: mode,
-                                     retention: decoder.input.format.isSeekable ? .likely : .undecided,
+        let poster = try posterFrame(in: window, size: size, mode: mode, retention: decoder.isSeekable ? .likely : .undecided,
                                      passing: { (frame: TimedFrame) throws(PreviewLoopError) in
             try picker.offer(frame) { (index: Int, shown: TimedFrame) throws(PreviewLoopError) in
-                let converted = clock.now
-                let image = try scaler.image(from: shown.frame.pointer, sampleAspectRatio: aspect)
-                try take(VideoFrame(image: image, presentationTime: .fromSeconds(shown.time), sourceTime: shown.time,
-                                    loopIndex: 0, index: index,
-                                    timings: FrameTimings(decode: shown.decodeTime, conversion: clock.now - converted,
-                                                          wallTime: started.duration(to: clock.now), lateness: nil),
-                                    isKeyframe: shown.isKeyframe))
+                try take(VideoFrame(converting: shown, with: scaler, sampleAspectRatio: aspect,
+                                    presentationTime: .fromSeconds(shown.time), index: index, since: started))
             }
         })
         return (poster, picker.resolved)
