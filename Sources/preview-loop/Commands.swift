@@ -273,6 +273,10 @@ struct RenderOptions: Equatable, Sendable {
     var quality: Int?
     /// How the picture fills the size (`--fit`).
     var contentMode: ContentMode = .aspectFill
+    /// Where the loop ends (`--loop-point`); `nil` at the end of `--length`.
+    var loopPoint: RenderLoopPoint?
+    /// How the last frame joins the first (`--seam`).
+    var seam = LoopSeam.cut
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
     /// Decoding threads (`--threads`).

@@ -311,7 +311,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
+             .fit, .loopPoint, .seam, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "

@@ -30,6 +30,8 @@ extension RenderOptions {
         framesPerSecond = try arguments.integer("fps", default: framesPerSecond, in: 1...120)
         quality = try arguments.quality(lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
         contentMode = try arguments.choice("fit", default: contentMode)
+        loopPoint = try arguments.loopPoint()
+        seam = try arguments.seam(length: try renderLength(arguments))
         budget = try arguments.budget()
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
         threads = try arguments.threads()

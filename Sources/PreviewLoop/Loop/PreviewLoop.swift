@@ -167,7 +167,8 @@ public final class PreviewLoop: Sendable {
         try run(loops: loops, control: LoopControl(), body)
     }
 
-    func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws -> Void) throws {
+    /// `windowLength` replaces the configured one (a render decoding past its out point).
+    func run(loops: Int?, control: LoopControl, windowLength: Duration? = nil, _ body: (VideoFrame) throws -> Void) throws {
         let decoder = try takeDecoder(control: control)
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
                                  orientation: decoder.info.orientation, toneMapping: decoder.input.options.toneMapping,
@@ -181,7 +182,7 @@ public final class PreviewLoop: Sendable {
         let isRealtime = configuration.clock == .realtime
         let pipe = FramePipe<LoopEvent>(capacity: isRealtime ? 8 : 2)
         let schedule = LoopSchedule(decoder: decoder, windowStart: configuration.windowStart,
-                                    windowLength: configuration.windowLength, loops: loops,
+                                    windowLength: windowLength ?? configuration.windowLength, loops: loops,
                                     cacheableFrames: cacheableFrames)
         let transfer = UncheckedTransfer(schedule)
         let producer: NamedThread
