@@ -139,9 +139,11 @@ extension ParsedCommand {
 extension SourceOptions {
     /// The CLI's limits: `--timeout` bounds opening and each read (a stall: nothing read for that
     /// long), `--deadline` (when given) the whole job's reading.
-    init(timeout: Double, deadline: Double?, allowsRedirects: Bool = false, toneMapping: ToneMapping = .auto) {
+    init(timeout: Double, deadline: Double?, allowsRedirects: Bool = false, toneMapping: ToneMapping = .auto,
+         deinterlacing: Deinterlacing = .auto) {
         self.init(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
                   allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping)
+        self.deinterlacing = deinterlacing
     }
 }
 

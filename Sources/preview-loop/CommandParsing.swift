@@ -53,6 +53,7 @@ extension ThumbOptions {
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deinterlacing = try arguments.choice("deinterlace", default: deinterlacing)
         deadline = try arguments.deadline()
     }
     /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.

@@ -126,6 +126,8 @@ struct ThumbOptions: Equatable, Sendable {
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// `--deinterlace`: which frames are deinterlaced.
+    var deinterlacing = Deinterlacing.auto
     /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
     var deadline: Double?
 
@@ -287,6 +289,8 @@ struct RenderOptions: Equatable, Sendable {
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// `--deinterlace`: which frames are deinterlaced.
+    var deinterlacing = Deinterlacing.auto
     /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
     var deadline: Double?
 }

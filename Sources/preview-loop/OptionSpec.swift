@@ -192,7 +192,7 @@ extension Subcommand {
                             + "72 pixels across at 320 wide, scaling with the picture."),
              .cornerRadius(default: "0"),
              .background,
-             .maxMemory, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
+             .maxMemory, .tonemap, .deinterlace, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .strip:
             [.output,
              OptionSpec(name: "count", shortName: "n", valueName: "n",
@@ -311,7 +311,7 @@ extension Subcommand {
                         abstract: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
                             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
                         defaultValue: "75"),
-             .fit, .loopPoint, .seam, .maxMemory, .maxFrames, .tonemap, .threads, .allowRedirects, .timeout, .deadline, .help]
+             .fit, .loopPoint, .seam, .maxMemory, .maxFrames, .tonemap, .deinterlace, .threads, .allowRedirects, .timeout, .deadline, .help]
         case .sprites:
             [OptionSpec(name: "output", shortName: "o", valueName: "dir",
                         abstract: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "

@@ -10,7 +10,7 @@ struct RenderCommand {
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
         let source = Source(argument: options.input)
-        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping)
+        let limits = SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping, deinterlacing: options.deinterlacing)
         var duration: Double?
         if options.start.isPercentage || options.length.isPercentage || options.loopPointTime?.isPercentage == true {
             duration = try MediaProbe.probe(source, options: limits).duration

@@ -97,3 +97,13 @@ extension RenderSummary {
             + (crossfade > .zero ? ", crossfade \(Format.fixed(crossfade.seconds, 3)) s" : "")
     }
 }
+
+extension OptionSpec {
+    /// `--deinterlace <mode>` (thumb and render; the other commands deinterlace as `auto`).
+    static let deinterlace = OptionSpec(
+        name: "deinterlace", valueName: "mode",
+        abstract: "auto (deinterlace the frames the decoder flags as interlaced), on (every frame) or off. The "
+            + "deinterlacer keeps the first field and rebuilds the other's lines from it (no combing; still "
+            + "areas lose half their vertical detail).",
+        defaultValue: Deinterlacing.auto.rawValue)
+}

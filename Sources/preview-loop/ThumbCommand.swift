@@ -9,7 +9,7 @@ struct ThumbCommand {
     /// `--at auto` the line says why the frame was chosen and what was skipped.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: Source(argument: options.input), threads: options.threads,
-                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping))
+                                       options: SourceOptions(timeout: options.timeout, deadline: options.deadline, allowsRedirects: options.allowsRedirects, toneMapping: options.toneMapping, deinterlacing: options.deinterlacing))
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let duration = sampler.info.duration
         let size = options.size.resolved(display: sampler.info.displaySize)

@@ -38,6 +38,7 @@ extension RenderOptions {
         timeout = try arguments.timeout()
         allowsRedirects = arguments.flags.contains("allow-redirects")
         toneMapping = try arguments.choice("tonemap", default: toneMapping)
+        deinterlacing = try arguments.choice("deinterlace", default: deinterlacing)
         deadline = try arguments.deadline()
     }
 

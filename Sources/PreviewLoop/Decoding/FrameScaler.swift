@@ -9,12 +9,15 @@ final class FrameScaler {
     private let scaleContext: ScaleContext
     private var scratch: [UInt8] = []
     private var cachedLayout: (source: Size, sar: Rational, layout: FrameLayout)?
+    /// Deinterlaces interlaced frames before they are scaled (see ``Deinterlacing``).
+    let deinterlacer: Deinterlacer
 
     /// - Parameters:
     ///   - toneMapping: how PQ and HLG frames become SDR BT.709, after scaling (SDR frames are untouched).
     ///   - declaredPeak: the stream's declared peak in cd/m² (MaxCLL, else the mastering display's maximum).
     init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
-         declaredPeak: Double? = nil) {
+         declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off) {
+        deinterlacer = Deinterlacer(mode: deinterlacing)
         scaleContext = ScaleContext(toneMapping: toneMapping, declaredPeak: declaredPeak)
         self.outputSize = outputSize
         self.mode = mode
@@ -41,6 +44,7 @@ final class FrameScaler {
 
     /// Converts one decoded frame into `image` (which must have the output size).
     func convert(_ frame: UnsafeMutablePointer<AVFrame>, sampleAspectRatio streamSAR: Rational, into image: inout RGBImage) throws(PreviewLoopError) {
+        let frame = try deinterlacer.prepare(frame)
         let source = Size(width: Int(frame.pointee.width), height: Int(frame.pointee.height))
         guard source.width > 0, source.height > 0 else {
             throw PreviewLoopError(.decodingFailed, "decoded frame has no picture")

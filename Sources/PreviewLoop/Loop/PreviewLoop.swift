@@ -172,7 +172,8 @@ public final class PreviewLoop: Sendable {
         let decoder = try takeDecoder(control: control)
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
                                  orientation: decoder.info.orientation, toneMapping: decoder.input.options.toneMapping,
-                                 declaredPeak: decoder.info.declaredPeakLuminance)
+                                 declaredPeak: decoder.info.declaredPeakLuminance,
+                                 deinterlacing: decoder.input.options.deinterlacing)
         let sar = decoder.info.sampleAspectRatio
         let frameBytes = configuration.size.area * 3
         // Only worth keeping frames when a later pass will replay them.
