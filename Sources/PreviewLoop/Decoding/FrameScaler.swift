@@ -10,12 +10,19 @@ final class FrameScaler {
     private let scaleContext: ScaleContext
     private var scratch: [UInt8] = []
     private var cachedLayout: (source: Size, sar: Rational, layout: FrameLayout)?
+    /// Deinterlaces interlaced frames before they are scaled (see ``Deinterlacing``); `nil` when off.
+    let deinterlacer: FieldDeinterlacer?
 
     /// - Parameters:
     ///   - toneMapping: how PQ and HLG frames become SDR BT.709, after scaling (SDR frames are untouched).
     ///   - declaredPeak: the stream's declared peak in cd/m² (MaxCLL, else the mastering display's maximum).
     init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
-         declaredPeak: Double? = nil) {
+         declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off) {
+        deinterlacer = switch deinterlacing {
+        case .auto: FieldDeinterlacer(selection: .flagged)
+        case .on: FieldDeinterlacer(selection: .every)
+        case .off: nil
+        }
         scaleContext = ScaleContext(toneMapping: toneMapping, declaredPeak: declaredPeak)
         self.outputSize = outputSize
         self.mode = mode
@@ -42,6 +49,7 @@ final class FrameScaler {
 
     /// Converts one decoded frame into `image` (which must have the output size).
     func convert(_ frame: UnsafeMutablePointer<AVFrame>, sampleAspectRatio streamSAR: Rational, into image: inout RGBImage) throws(PreviewLoopError) {
+        let frame = try deinterlaced(frame)
         let source = Size(width: Int(frame.pointee.width), height: Int(frame.pointee.height))
         guard source.width > 0, source.height > 0 else {
             throw PreviewLoopError(.decodingFailed, "decoded frame has no picture")
@@ -78,6 +86,12 @@ final class FrameScaler {
                             into: destination.baseAddress!, rowBytes: rowBytes, at: layout.placement)
             }
         }
+    }
+
+    /// `frame`, or its deinterlaced copy when the deinterlacer takes it (valid until the next frame).
+    private func deinterlaced(_ frame: UnsafeMutablePointer<AVFrame>) throws(PreviewLoopError) -> UnsafeMutablePointer<AVFrame> {
+        guard let deinterlacer else { return frame }
+        return try ffmpeg { () throws(FFmpegFailure) in try deinterlacer.prepare(frame) }
     }
 
     /// Copies an RGB24 picture of `size` into `destination` at `placement`, turned by `orientation`.

@@ -123,7 +123,8 @@ final class WallLoop: @unchecked Sendable {
         self.openedDecoder = decoder
         self.budget = budget
         scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, orientation: info.orientation,
-                             toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+                             toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance,
+                             deinterlacing: decoder.input.options.deinterlacing)
         windowStart = configuration.windowStart.seconds
         windowEnd = configuration.windowStart.seconds + configuration.windowLength.seconds
         positionAt = windowStart
