@@ -12,25 +12,31 @@ import CFFmpeg
 package final class FieldDeinterlacer {
     /// Which frames are deinterlaced.
     package enum Selection: Sendable {
-        /// Frames the decoder flags as interlaced (`AVFrame.interlaced_frame`).
+        /// Frames the decoder flags as interlaced (`AVFrame.interlaced_frame`), and every frame of a stream
+        /// that declares a field order.
         case flagged
         /// Every frame.
         case every
     }
 
     private let selection: Selection
+    /// The field displayed first as the stream declares it (`true` top, `false` bottom), `nil` when it
+    /// declares none: with one, frames the decoder does not flag are deinterlaced too.
+    private let declaredTopFieldFirst: Bool?
     /// The copy the last deinterlaced frame was written to (reused).
     private var copy: DecodedFrame?
     /// Frames deinterlaced so far (tests check it stays 0 on progressive input).
     package private(set) var deinterlacedCount = 0
 
-    package init(selection: Selection) {
+    package init(selection: Selection, declaredTopFieldFirst: Bool? = nil) {
         self.selection = selection
+        self.declaredTopFieldFirst = declaredTopFieldFirst
     }
 
     /// `frame` itself, or a deinterlaced copy of it (valid until the next call).
     package func prepare(_ frame: UnsafeMutablePointer<AVFrame>) throws(FFmpegFailure) -> UnsafeMutablePointer<AVFrame> {
-        if selection == .flagged, frame.pointee.interlaced_frame == 0 { return frame }
+        let isFlagged = frame.pointee.interlaced_frame != 0
+        if selection == .flagged, !isFlagged, declaredTopFieldFirst == nil { return frame }
         let unsupported = Int32(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_BE
                                 | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)
         guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(frame.pointee.format)),
@@ -51,8 +57,8 @@ package final class FieldDeinterlacer {
         target.pointee.height = frame.pointee.height
         try check(av_frame_get_buffer(target, 0), "av_frame_get_buffer", code: .tooLarge, "cannot allocate a deinterlaced frame")
         try check(av_frame_copy_props(target, frame), "av_frame_copy_props", code: .tooLarge, "cannot copy a frame's properties")
-        // Rows of the kept field: top (even rows) unless the frame is flagged bottom field first.
-        let keepsEven = frame.pointee.interlaced_frame == 0 || frame.pointee.top_field_first != 0
+        // Rows of the kept field: the frame's first field when it is flagged, else the stream's, else top.
+        let keepsEven = isFlagged ? frame.pointee.top_field_first != 0 : declaredTopFieldFirst ?? true
         let format = AVPixelFormat(frame.pointee.format)
         let planes = Int(av_pix_fmt_count_planes(format))
         let height = Int(frame.pointee.height)

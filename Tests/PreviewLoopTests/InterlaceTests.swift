@@ -19,6 +19,20 @@ private let interlacedClip: String = {
     return path
 }()
 
+/// The same woven fields coded as progressive MPEG-4 Part 2 frames in Matroska whose FieldOrder says
+/// top field first: the decoder flags no frame interlaced, only the stream declares it.
+private let declaredOnlyClip: String = {
+    let path = TestPaths.temporaryDirectory() + "/declared-tt.mkv"
+    let result = try? Run.tool("ffmpeg", [
+        "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+        "testsrc2=s=480x240:r=50:d=1,select=eq(n\\,0),loop=loop=-1:size=1,crop=240:240:'6*n':0,setpts=N/50/TB,"
+            + "tinterlace=mode=interleave_top,setfield=tff",
+        "-frames:v", "12", "-c:v", "mpeg4", "-q:v", "2", "-pix_fmt", "yuv420p", "-field_order", "tt", path,
+    ])
+    precondition(result?.status == 0, "ffmpeg could not make the declared-interlaced clip: \(result?.stderr ?? "")")
+    return path
+}()
+
 private let clipSize = Size(width: 240, height: 240)
 
 @Suite("Interlaced sources: --deinterlace auto|on|off and the combing measure")
@@ -90,6 +104,18 @@ struct InterlaceTests {
         let differingRows = (0..<240).filter { row in auto.pixels[row * rowBytes..<(row + 1) * rowBytes] != linear.pixels[row * rowBytes..<(row + 1) * rowBytes] }
         #expect(differingRows.allSatisfy { $0 >= 232 }, "rows differing from pp=li: \(differingRows)")
         #expect(Compare.psnr(auto, linear) > 38, "\(Compare.psnr(auto, linear)) dB against pp=li")
+    }
+
+    @Test("A stream that declares its field order (frames not flagged) is deinterlaced by auto too")
+    func declaredFieldOrder() throws {
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=field_order",
+                                             "-show_entries", "frame=interlaced_frame", "-read_intervals", "%+#1", "-of", "csv=p=0",
+                                             declaredOnlyClip])
+        #expect(probe.stdoutText.contains("tt") && probe.stdoutText.contains("0"), "ffprobe: \(probe.stdoutText)")
+        let off = try thumb(declaredOnlyClip, ["--deinterlace", "off"])
+        let auto = try thumb(declaredOnlyClip, [])
+        #expect(Combing.score(off) > 2, "\(Combing.score(off))")
+        #expect(Combing.score(auto) < 1, "\(Combing.score(auto))")
     }
 
     @Test("render on an interlaced clip: no combing in the written loop's frames")

@@ -16,11 +16,13 @@ final class FrameScaler {
     /// - Parameters:
     ///   - toneMapping: how PQ and HLG frames become SDR BT.709, after scaling (SDR frames are untouched).
     ///   - declaredPeak: the stream's declared peak in cd/m² (MaxCLL, else the mastering display's maximum).
+    ///   - deinterlacing: which frames are deinterlaced before scaling.
+    ///   - declaredTopFieldFirst: the stream's declared field order (``VideoInfo/declaredTopFieldFirst``).
     init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
-         declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off) {
+         declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off, declaredTopFieldFirst: Bool? = nil) {
         deinterlacer = switch deinterlacing {
-        case .auto: FieldDeinterlacer(selection: .flagged)
-        case .on: FieldDeinterlacer(selection: .every)
+        case .auto: FieldDeinterlacer(selection: .flagged, declaredTopFieldFirst: declaredTopFieldFirst)
+        case .on: FieldDeinterlacer(selection: .every, declaredTopFieldFirst: declaredTopFieldFirst)
         case .off: nil
         }
         scaleContext = ScaleContext(toneMapping: toneMapping, declaredPeak: declaredPeak)

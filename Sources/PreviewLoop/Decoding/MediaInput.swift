@@ -313,6 +313,13 @@ final class MediaInput {
             isStillPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
         )
         HDRColor.describe(&info, stream: stream)
+        // The field order the stream declares (Matroska's FieldOrder, MP4's fiel, a codec's headers), for
+        // --deinterlace auto on frames the decoder does not flag: the field displayed first.
+        info.declaredTopFieldFirst = switch parameters.field_order {
+        case AV_FIELD_TT, AV_FIELD_BT: true
+        case AV_FIELD_BB, AV_FIELD_TB: false
+        default: nil
+        }
         return info
     }
 

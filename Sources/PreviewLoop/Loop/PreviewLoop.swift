@@ -186,7 +186,8 @@ public final class LoopPlayer: Sendable {
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
                                  orientation: decoder.info.orientation, toneMapping: decoder.input.options.toneMapping,
                                  declaredPeak: decoder.info.declaredPeakLuminance,
-                                 deinterlacing: decoder.input.options.deinterlacing)
+                                 deinterlacing: decoder.input.options.deinterlacing,
+                                 declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
         let sar = decoder.info.sampleAspectRatio
         let frameBytes = configuration.size.area * 3
         // Only worth keeping frames when a later pass will replay them.

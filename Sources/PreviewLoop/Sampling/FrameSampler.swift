@@ -43,7 +43,8 @@ public final class FrameSampler {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
                                  toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance,
-                                 deinterlacing: decoder.input.options.deinterlacing)
+                                 deinterlacing: decoder.input.options.deinterlacing,
+                                 declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
         let clock = ContinuousClock()
         let started = clock.now
         // Keyframe samples are decoded together (the decoder's threads share them out); exact ones

@@ -160,7 +160,8 @@ extension FrameSampler {
         let analysisSize = PosterAnalysis.analysisSize(output: size, display: info.displaySize, mode: mode)
         let analyser = FrameScaler(outputSize: analysisSize, mode: PosterAnalysis.analysisMode(for: mode),
                                    orientation: info.orientation, toneMapping: decoder.input.options.toneMapping,
-                                   declaredPeak: info.declaredPeakLuminance, deinterlacing: decoder.input.options.deinterlacing)
+                                   declaredPeak: info.declaredPeakLuminance, deinterlacing: decoder.input.options.deinterlacing,
+                                   declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
         func analyse(_ timed: TimedFrame) throws(PreviewLoopError) -> PosterAnalysis {
             PosterAnalysis(time: timed.time, image: try analyser.image(from: timed.frame.pointer,
                                                                        sampleAspectRatio: info.sampleAspectRatio))
@@ -233,7 +234,8 @@ extension FrameSampler {
 
         let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
                                  toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance,
-                                 deinterlacing: decoder.input.options.deinterlacing)
+                                 deinterlacing: decoder.input.options.deinterlacing,
+                                 declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
         let converted = clock.now
         let image = try scaler.image(from: chosen.frame.pointer, sampleAspectRatio: info.sampleAspectRatio)
         let conversion = clock.now - converted

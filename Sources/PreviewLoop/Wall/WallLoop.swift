@@ -124,7 +124,8 @@ final class WallLoop: @unchecked Sendable {
         self.budget = budget
         scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, orientation: info.orientation,
                              toneMapping: decoder.input.options.toneMapping, declaredPeak: info.declaredPeakLuminance,
-                             deinterlacing: decoder.input.options.deinterlacing)
+                             deinterlacing: decoder.input.options.deinterlacing,
+                             declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
         windowStart = configuration.windowStart.seconds
         windowEnd = configuration.windowStart.seconds + configuration.windowLength.seconds
         positionAt = windowStart
