@@ -34,6 +34,8 @@ struct BatchCommandOptions: Equatable, Sendable {
     var memoryBudget: Int?
     /// `--threads`, 0 for cores ÷ jobs.
     var threads = BatchCommandOptions.threads.defaultValue
+    /// `--deinterlace`: which frames every clip's outputs deinterlace.
+    var deinterlacing = InputOptions.deinterlace.defaultValue
     /// `--json` (report).
     var isJSON = false
 }
@@ -87,6 +89,7 @@ extension BatchCommandOptions {
         deadline = try arguments.value(Self.deadline)
         memoryBudget = try arguments.value(Self.memoryBudget).map { $0 << 20 }
         threads = try arguments.value(Self.threads)
+        deinterlacing = try arguments.value(InputOptions.deinterlace)
     }
 }
 
@@ -142,6 +145,7 @@ struct BatchCommand {
         batchOptions.deadline = options.deadline
         if let budget = options.memoryBudget { batchOptions.memoryBudget = budget }
         batchOptions.threadsPerClip = options.threads
+        batchOptions.deinterlacing = options.deinterlacing
         let runner = try BatchRunner(manifest: manifest, options: batchOptions)
         let resultsPath = options.outputDirectory + "/" + shard.resultsFileName
         let results = try BatchLineWriter(path: resultsPath)

@@ -13,7 +13,7 @@ extension BatchCommandOptions {
     /// `preview-loop batch`'s options, in help order.
     static let declarations: [any OptionDeclaration] = [
         out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, timeout, deadline,
-        memoryBudget, threads, json, CommonOptions.help,
+        memoryBudget, threads, InputOptions.deinterlace, json, CommonOptions.help,
     ]
 
     /// The library's defaults, which the CLI's defaults are.
@@ -22,7 +22,7 @@ extension BatchCommandOptions {
     /// The options that only a run takes (`batch report` refuses them).
     static let runOnly: [any OptionDeclaration] = [
         out, recipe, jobs, retries, retryDelay, shard, shardCount, timeout, deadline, memoryBudget, threads,
-        force, retryFailed, progress,
+        InputOptions.deinterlace, force, retryFailed, progress,
     ]
 
     static let out = Option<String?>.path(

@@ -248,6 +248,10 @@ struct RenderOptions: Equatable, Sendable {
     var quality: Int?
     /// How the picture fills the size (`--fit`).
     var contentMode = PictureOptions.fit.defaultValue
+    /// Where the loop ends (`--loop-point`); `nil` at the end of `--length`.
+    var loopPoint = RenderOptions.loopPoint.defaultValue
+    /// How the last frame joins the first (`--seam`).
+    var seam = RenderOptions.seam.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
 }

@@ -1,7 +1,7 @@
 import PreviewLoop
 
 /// The input group (swift-argument-parser's `@OptionGroup`): the `<input>` argument and how it is read —
-/// `--timeout`, `--deadline`, `--threads`, `--allow-redirects`, `--tonemap`. Every command that reads a
+/// `--timeout`, `--deadline`, `--threads`, `--allow-redirects`, `--tonemap`, `--deinterlace`. Every command that reads a
 /// clip holds one; its ``sourceOptions`` are the only place the CLI builds the library's ``SourceOptions``.
 struct InputOptions: Equatable, Sendable {
     /// The video: a path, an http(s) URL or `-`.
@@ -16,12 +16,14 @@ struct InputOptions: Equatable, Sendable {
     var allowsRedirects = false
     /// `--tonemap`: how HDR frames become SDR.
     var toneMapping = ToneMapping.auto
+    /// `--deinterlace`: which frames are deinterlaced.
+    var deinterlacing = Deinterlacing.auto
 
     /// The library's limits: `--timeout` bounds opening and each read (a stall: nothing read for that
     /// long), `--deadline` (when given) the whole job's reading.
     var sourceOptions: SourceOptions {
         SourceOptions(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
-                      allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping)
+                      allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping, deinterlacing: deinterlacing)
     }
 
     /// The input as the library opens it.
@@ -38,6 +40,7 @@ extension InputOptions {
         threads = try arguments.value(Self.threads)
         allowsRedirects = arguments.isSet(Self.allowRedirects)
         toneMapping = try arguments.value(Self.tonemap)
+        deinterlacing = try arguments.value(Self.deinterlace)
     }
 
     /// `--timeout <seconds>`: a stall, not work.
@@ -74,6 +77,15 @@ extension InputOptions {
         help: "How HDR (PQ, HLG) frames become SDR: auto (reference white at SDR white, highlights rolled off "
             + "to the picture's peak, BT.2020 colours desaturated into BT.709), clip (reference white at SDR white, "
             + "brighter clipped) or none (no conversion: washed out). SDR input is never changed.",
+        default: .auto)
+
+    /// `--deinterlace <mode>`.
+    static let deinterlace = Option<Deinterlacing>.choice(
+        "deinterlace", value: "mode",
+        help: "auto (deinterlace the frames the decoder flags as interlaced, and every frame of a stream that "
+            + "declares a field order; progressive input is untouched), on "
+            + "(every frame) or off. The deinterlacer keeps the first field and rebuilds the other's lines from it "
+            + "(no combing; still areas lose half their vertical detail).",
         default: .auto)
 }
 

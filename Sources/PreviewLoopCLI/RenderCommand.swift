@@ -12,11 +12,15 @@ struct RenderCommand {
         let source = options.source.source
         let limits = options.source.sourceOptions
         var duration: Double?
-        if options.start.isPercentage || options.length.isPercentage {
+        if options.start.isPercentage || options.length.isPercentage || options.loopPointTime?.isPercentage == true {
             duration = try MediaProbe.probe(source, options: limits).duration
         }
         let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
-        let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
+        var length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
+        if let point = options.loopPointTime {
+            length = try SampleSpan.seconds(point, duration: duration, option: "--loop-point") - start
+            guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the loop point must come after --start") }
+        }
         guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
         let loop = try LoopPlayer(source: source, configuration: .init(
             contentMode: options.contentMode, windowStart: .seconds(start),
@@ -27,21 +31,23 @@ struct RenderCommand {
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
-        let frames = (windowLength * Double(options.framesPerSecond)).rounded(.up)
+        let frames = (options.decodedLength(windowLength) * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
         if let refusal = options.budget.frameRefusal(frames, what: what)
-            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: size, format: options.format),
+            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: size, format: options.format)
+                                                + options.heldBytes(frames: frames, size: size),
                                             what: what + " of \(size) \(options.format.rawValue)") {
             throw WorkLimitError(message: refusal)
         }
         let summary = try loop.render(to: options.output, format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
-                                      maxFrames: options.budget.maxFrames)
+                                      maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint == .auto ? .auto : .length,
+                                      seam: options.seam)
         var status = stat()
         let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
         Console.writeOutput("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
-            + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)))\n")
+            + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)); \(summary.seamDescription))\n")
         return ExitStatus.success
     }
 }

@@ -55,6 +55,7 @@ extension RenderOptions {
         framesPerSecond = try arguments.value(Self.fps)
         quality = try arguments.quality(Self.quality, lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
         contentMode = try arguments.value(PictureOptions.fit)
+        try readSeam(arguments)
         budget = try WorkBudget(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }

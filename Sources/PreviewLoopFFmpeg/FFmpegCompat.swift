@@ -29,6 +29,37 @@ package enum FFmpegCompat {
 #endif
     }
 
+    /// Whether a decoded frame holds two interlaced fields.
+    ///
+    /// `AVFrame.interlaced_frame` (5.1); `AVFrame.flags & AV_FRAME_FLAG_INTERLACED` from 6.1.
+    static func isInterlaced(_ frame: UnsafePointer<AVFrame>) -> Bool {
+#if FFMPEG_6_1
+        frame.pointee.flags & AV_FRAME_FLAG_INTERLACED != 0
+#else
+        frame.pointee.interlaced_frame != 0
+#endif
+    }
+
+    /// Marks a frame progressive (after deinterlacing).
+    static func clearInterlaced(_ frame: UnsafeMutablePointer<AVFrame>) {
+#if FFMPEG_6_1
+        frame.pointee.flags &= ~AV_FRAME_FLAG_INTERLACED
+#else
+        frame.pointee.interlaced_frame = 0
+#endif
+    }
+
+    /// Whether an interlaced frame's top field is displayed first.
+    ///
+    /// `AVFrame.top_field_first` (5.1); `AVFrame.flags & AV_FRAME_FLAG_TOP_FIELD_FIRST` from 6.1.
+    static func isTopFieldFirst(_ frame: UnsafePointer<AVFrame>) -> Bool {
+#if FFMPEG_6_1
+        frame.pointee.flags & AV_FRAME_FLAG_TOP_FIELD_FIRST != 0
+#else
+        frame.pointee.top_field_first != 0
+#endif
+    }
+
     /// The bytes of one kind of a stream's side data, borrowed from the stream (valid while it lives).
     ///
     /// `av_stream_get_side_data` (5.1); `av_packet_side_data_get(codecpar->coded_side_data, …)` from 6.1

@@ -39,6 +39,9 @@ package struct StreamDescription: Sendable {
     package var displayMatrix: (values: [Int32], counterClockwiseDegrees: Double)?
     /// HDR side data (mastering display, content light level, Dolby Vision record).
     package var hdr: HDRSideData
+    /// The field order the stream declares (Matroska's FieldOrder, MP4's `fiel`, a codec's headers):
+    /// `true` when the top field is displayed first, `false` bottom first, `nil` progressive or unknown.
+    package var declaredTopFieldFirst: Bool?
 }
 
 /// The kinds of streams in a container.
@@ -121,6 +124,11 @@ extension FormatContext {
         default: .unspecified
         }
         func pair(_ value: AVRational) -> (Int, Int) { (Int(value.num), Int(value.den)) }
+        let fieldOrder: Bool? = switch parameters.field_order {
+        case AV_FIELD_TT, AV_FIELD_BT: true
+        case AV_FIELD_BB, AV_FIELD_TB: false
+        default: nil
+        }
         return StreamDescription(
             index: index,
             timeBaseNumerator: Int(stream.pointee.time_base.num), timeBaseDenominator: Int(stream.pointee.time_base.den),
@@ -140,7 +148,8 @@ extension FormatContext {
             baseFrameRate: pair(stream.pointee.r_frame_rate),
             isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
             displayMatrix: matrix,
-            hdr: HDRColor.sideData(of: stream))
+            hdr: HDRColor.sideData(of: stream),
+            declaredTopFieldFirst: fieldOrder)
     }
 
     /// Timestamps (stream ticks) of the keyframes the demuxer's index lists for stream `index`, in index

@@ -29,6 +29,8 @@ public struct BatchOptions: Sendable {
     public var memoryBudget = BatchOptions.defaultMemoryBudget
     /// Decoding threads per clip; 0 picks cores ÷ jobs.
     public var threadsPerClip = 0
+    /// Which frames are deinterlaced, for every output of every clip (default ``Deinterlacing/auto``).
+    public var deinterlacing = Deinterlacing.auto
 
     /// Creates options for an output directory.
     public init(outputDirectory: String) {
@@ -234,7 +236,8 @@ public final class BatchRunner: Sendable {
         if case .standardInput = source { throw PreviewLoopError(.refusedByPolicy, "'-' cannot be a batch input") }
         let threads = options.threadsPerClip > 0 ? options.threadsPerClip : max(1, BatchOptions.processorCount / options.jobs)
         let sampler = try FrameSampler(source: source, threads: min(threads, 16), options: SourceOptions(
-            openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.deadline))
+            openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.deadline,
+            deinterlacing: options.deinterlacing))
         let info = sampler.info
         context.info = info
         context.timings["open_ms"] = milliseconds(since: started)

@@ -15,14 +15,23 @@ final class FrameScaler {
     private var toneMapper: ToneMapper?
     private var scratch: [UInt8] = []
     private var cachedLayout: (source: Size, sar: Rational, layout: FrameLayout)?
+    /// Deinterlaces interlaced frames before they are scaled (see ``Deinterlacing``); `nil` when off.
+    let deinterlacer: FieldDeinterlacer?
 
     /// - Parameters:
     ///   - toneMapping: how PQ and HLG frames become SDR BT.709, after scaling (SDR frames are untouched).
     ///   - declaredPeak: the stream's declared peak in cd/m² (MaxCLL, else the mastering display's maximum).
+    ///   - deinterlacing: which frames are deinterlaced before scaling.
+    ///   - declaredTopFieldFirst: the stream's declared field order (``VideoInfo/declaredTopFieldFirst``).
     init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
-         declaredPeak: Double? = nil) {
+         declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off, declaredTopFieldFirst: Bool? = nil) {
         self.toneMapping = toneMapping
         self.declaredPeak = declaredPeak
+        deinterlacer = switch deinterlacing {
+        case .auto: FieldDeinterlacer(selection: .flagged, declaredTopFieldFirst: declaredTopFieldFirst)
+        case .on: FieldDeinterlacer(selection: .every, declaredTopFieldFirst: declaredTopFieldFirst)
+        case .off: nil
+        }
         self.outputSize = outputSize
         self.mode = mode
         self.orientation = orientation
@@ -46,8 +55,17 @@ final class FrameScaler {
         return image
     }
 
+    /// A scaler for `decoder`'s frames: its orientation, tone mapping, declared peak, deinterlacing
+    /// and declared field order (every sampler, loop and wall builds its scalers this one way).
+    convenience init(outputSize: Size, mode: ContentMode, for decoder: VideoDecoder) {
+        self.init(outputSize: outputSize, mode: mode, orientation: decoder.info.orientation,
+                  toneMapping: decoder.options.toneMapping, declaredPeak: decoder.info.declaredPeakLuminance,
+                  deinterlacing: decoder.options.deinterlacing, declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
+    }
+
     /// Converts one decoded frame into `image` (which must have the output size).
     func convert(_ frame: DecodedFrame, sampleAspectRatio streamSAR: Rational, into image: inout RGBImage) throws(PreviewLoopError) {
+        let frame = try deinterlaced(frame)
         let source = Size(width: frame.width, height: frame.height)
         guard source.width > 0, source.height > 0 else {
             throw PreviewLoopError(.decodingFailed, "decoded frame has no picture")
@@ -120,6 +138,12 @@ final class FrameScaler {
                                        stride: stride)
             }
         }
+    }
+
+    /// `frame`, or its deinterlaced copy when the deinterlacer takes it (valid until the next frame).
+    private func deinterlaced(_ frame: DecodedFrame) throws(PreviewLoopError) -> DecodedFrame {
+        guard let deinterlacer else { return frame }
+        return try ffmpeg { () throws(FFmpegFailure) in try deinterlacer.prepare(frame) }
     }
 
     /// Copies an RGB24 picture of `size` into `destination` at `placement`, turned by `orientation`.

@@ -273,6 +273,8 @@ final class MediaInput {
             isStillPicture: stream.isAttachedPicture
         )
         info.describeColor(of: stream)
+        // The field order the stream declares, for --deinterlace auto on frames the decoder does not flag.
+        info.declaredTopFieldFirst = stream.declaredTopFieldFirst
         return info
     }
 }

@@ -92,6 +92,9 @@ public struct SourceOptions: Sendable, Hashable {
     /// How HDR (PQ and HLG) frames become SDR BT.709 pictures (default ``ToneMapping/auto``); SDR input is
     /// never changed by it.
     public var toneMapping: ToneMapping = .auto
+    /// Whether interlaced frames are deinterlaced before scaling (default ``Deinterlacing/auto``: frames
+    /// the decoder flags as interlaced), for every output.
+    public var deinterlacing: Deinterlacing = .auto
 
     /// The demuxers allowed by default: the containers and raw streams previews are made from.
     public static let defaultFormats: Set<String> = [
@@ -106,8 +109,9 @@ public struct SourceOptions: Sendable, Hashable {
     public init(openTimeout: Double = SourceOptions.defaultTimeout, readTimeout: Double = SourceOptions.defaultTimeout, jobTimeout: Double? = nil,
                 allowedFormats: Set<String>? = SourceOptions.defaultFormats,
                 maxPixels: Int = 8192 * 4320, maxStreams: Int = 64, allowsCrossOriginRedirects: Bool = false,
-                toneMapping: ToneMapping = .auto) {
+                toneMapping: ToneMapping = .auto, deinterlacing: Deinterlacing = .auto) {
         self.toneMapping = toneMapping
+        self.deinterlacing = deinterlacing
         self.openTimeout = openTimeout
         self.readTimeout = readTimeout
         self.jobTimeout = jobTimeout

@@ -67,6 +67,10 @@ public struct VideoInfo: Sendable, Hashable {
     public var subtitleStreamCount: Int
     /// Whether the chosen video stream is a single attached picture (cover art) rather than a video.
     public var isStillPicture: Bool
+    /// Whether the stream declares interlaced fields, and which is displayed first: `true` top, `false`
+    /// bottom, `nil` progressive or not said. ``Deinterlacing/auto`` deinterlaces every frame of a
+    /// stream that declares them, flagged or not.
+    var declaredTopFieldFirst: Bool?
 
     /// The display size for a coded size, sample aspect ratio and orientation.
     static func displaySize(width: Int, height: Int, sampleAspectRatio: Rational, orientation: Orientation) -> Size {

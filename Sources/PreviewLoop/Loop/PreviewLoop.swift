@@ -178,11 +178,11 @@ public final class LoopPlayer: Sendable {
         try run(loops: loops, control: LoopControl(), body)
     }
 
-    func run(loops: Int?, control: LoopControl, _ body: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
+    /// `windowLength` replaces the configured one (a render decoding past its out point).
+    func run(loops: Int?, control: LoopControl, windowLength: Duration? = nil,
+             _ body: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         let decoder = try takeDecoder(control: control)
-        let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode,
-                                 orientation: decoder.info.orientation, toneMapping: decoder.options.toneMapping,
-                                 declaredPeak: decoder.info.declaredPeakLuminance)
+        let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder)
         let sar = decoder.info.sampleAspectRatio
         let frameBytes = configuration.size.area * 3
         // Only worth keeping frames when a later pass will replay them.
@@ -192,7 +192,7 @@ public final class LoopPlayer: Sendable {
         let isRealtime = configuration.clock == .realtime
         let pipe = FramePipe<LoopEvent>(capacity: isRealtime ? 8 : 2)
         let schedule = LoopSchedule(decoder: decoder, windowStart: configuration.windowStart,
-                                    windowLength: configuration.windowLength, loops: loops,
+                                    windowLength: windowLength ?? configuration.windowLength, loops: loops,
                                     cacheableFrames: cacheableFrames)
         let transfer = UncheckedTransfer(schedule)
         let producer: NamedThread

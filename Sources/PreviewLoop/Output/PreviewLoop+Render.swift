@@ -1,4 +1,4 @@
-/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:)`` wrote.
+/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:)`` wrote.
 public struct RenderSummary: Sendable, Hashable {
     /// The file written.
     public var path: String
@@ -14,10 +14,17 @@ public struct RenderSummary: Sendable, Hashable {
     public var duration: Duration
     /// Source frames the pass decoded.
     public var sourceFrameCount: Int
+    /// How visible the wrap from the last frame to the first is (see ``SeamMeasure``).
+    public var seam: SeamMeasure
+    /// How long the crossfade at the seam lasts (zero for a cut).
+    public var crossfade: Duration
 
     /// Creates a summary.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, frameCount: Int,
-                duration: Duration, sourceFrameCount: Int) {
+                duration: Duration, sourceFrameCount: Int,
+                seam: SeamMeasure = .init(seamDifference: 0, medianDifference: 0), crossfade: Duration = .zero) {
+        self.seam = seam
+        self.crossfade = crossfade
         self.path = path
         self.format = format
         self.size = size
@@ -43,26 +50,56 @@ extension LoopPlayer {
     ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
     ///   - encoderThreads: encoder threads, 0 to let the encoder choose.
     ///   - maxFrames: the most frames the file may get (repeats included); more throws ``PreviewLoopError/Code/tooLarge``.
+    ///   - loopPoint: where the loop ends: at the window's length, or ``LoopPoint/auto`` (searched within
+    ///     ±25 % of it for the picture most like the first; the window is then decoded that much further).
+    ///   - seam: a plain cut, or a ``LoopSeam/crossfade(_:)`` over the loop's start (decoded past the out
+    ///     point). With either, the pass's frames are held in memory until the out point is known, and
+    ///     they count against `maxFrames`.
     /// - Throws: ``PreviewLoopError`` for an unusable input, an unknown extension, an odd size for MP4,
-    ///   an unwritable output, or an encoder failure.
+    ///   an unwritable output, a crossfade not shorter than the window, or an encoder failure.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = 0, maxFrames: Int = .max) throws(PreviewLoopError) -> RenderSummary {
+                       encoderThreads: Int = 0, maxFrames: Int = .max, loopPoint: LoopPoint = .length,
+                       seam: LoopSeam = .cut) throws(PreviewLoopError) -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
         }
+        let window = configuration.windowLength.seconds
+        var fade = 0.0
+        if case .crossfade(let duration) = seam {
+            fade = duration.seconds
+            guard fade > 0, fade < window else {
+                throw PreviewLoopError(.invalidArgument, "the crossfade (\(DecimalText.fixed(fade, 3)) s) must be above 0 "
+                                       + "and shorter than the window (\(DecimalText.fixed(window, 3)) s)")
+            }
+        }
+        let isSeamed = loopPoint == .auto || fade > 0
+        let decodeLength = isSeamed ? window * (loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1) + fade : window
         let writer = try AnimationWriter(path: path, format: format, size: configuration.size,
                                          framesPerSecond: framesPerSecond, quality: quality, threads: encoderThreads)
         writer.maxFrames = maxFrames
         var resampler = ConstantRateResampler(framesPerSecond: framesPerSecond)
         var current: RGBImage?
         var times: [Double] = []
-        try run(loops: 1) { frame throws(PreviewLoopError) in
+        var meter = SeamMeter()
+        var held: [RGBImage] = []
+        func emit(_ image: RGBImage) throws(PreviewLoopError) {
+            guard isSeamed else {
+                try writer.append(image)
+                meter.add(image)
+                return
+            }
+            guard held.count < maxFrames else {
+                throw PreviewLoopError(.tooLarge, "\(path): more than \(maxFrames) frames would be held to find the loop's seam")
+            }
+            held.append(image)
+        }
+        try run(loops: 1, control: LoopControl(), windowLength: .fromSeconds(decodeLength)) { frame throws(PreviewLoopError) in
             let time = frame.presentationTime.seconds
             let count = resampler.advance(to: time)
             // The first frame is the one displayed at the window's start: it fills any instant before it.
-            for _ in 0..<count { try writer.append(current ?? frame.image) }
+            for _ in 0..<count { try emit(current ?? frame.image) }
             current = frame.image
             times.append(time)
         }
@@ -71,12 +108,53 @@ extension LoopPlayer {
         }
         // The pass ends at the window's end, or where the clip's last frame stops showing.
         let frameInterval = info.frameInterval(orElse: times.count > 1 ? lastTime - times[times.count - 2] : 1 / Double(framesPerSecond))
-        let length = min(configuration.windowLength.seconds, lastTime + frameInterval)
-        let (remaining, lastDuration) = resampler.finish(length: length)
-        for _ in 0..<remaining { try writer.append(last) }
+        let length = min(decodeLength, lastTime + frameInterval)
+        let (remaining, finalDuration) = resampler.finish(length: length)
+        var lastDuration = finalDuration
+        for _ in 0..<remaining { try emit(last) }
+        var crossfade = Duration.zero
+        if isSeamed {
+            let target = max(1, Int((window * Double(framesPerSecond) - 1e-6).rounded(.up)))
+            let plan = LoopSeamPlan.plan(thumbnails: held.map(SeamThumbnail.init), target: target, loopPoint: loopPoint,
+                                         crossfade: fade > 0 ? max(1, Int((fade * Double(framesPerSecond)).rounded())) : 0)
+            for index in 0..<plan.frameCount {
+                let image = plan.frame(index, of: held)
+                try writer.append(image)
+                meter.add(image)
+            }
+            held = []
+            // Whole frames: a seamed loop's last frame lasts one interval, unless the clip was that short.
+            if plan.frameCount < resampler.outputCount { lastDuration = 1 / Double(framesPerSecond) }
+            crossfade = .fromSeconds(Double(plan.crossfadeFrames) / Double(framesPerSecond))
+        }
         try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
         let playTime = Double(writer.frameCount - 1) / Double(framesPerSecond) + lastDuration
         return RenderSummary(path: path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
-                             frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count)
+                             frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count,
+                             seam: meter.measure, crossfade: crossfade)
+    }
+}
+
+/// Measures a loop's seam as its frames are written: one small luma picture at a time, keeping the
+/// first, the previous and the consecutive differences.
+struct SeamMeter {
+    private var first: SeamThumbnail?
+    private var previous: SeamThumbnail?
+    private var steps: [Double] = []
+
+    /// The next frame of the loop.
+    mutating func add(_ image: RGBImage) {
+        let thumbnail = SeamThumbnail(image)
+        if let previous { steps.append(previous.difference(to: thumbnail)) }
+        if first == nil { first = thumbnail }
+        previous = thumbnail
+    }
+
+    /// The seam of the frames so far.
+    var measure: SeamMeasure {
+        guard let first, let previous, !steps.isEmpty else { return SeamMeasure(seamDifference: 0, medianDifference: 0) }
+        let sorted = steps.sorted(), middle = sorted.count / 2
+        let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        return SeamMeasure(seamDifference: previous.difference(to: first), medianDifference: median)
     }
 }

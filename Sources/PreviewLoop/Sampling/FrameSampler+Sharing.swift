@@ -44,8 +44,7 @@ extension FrameSampler {
                      take: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) -> (poster: PosterChoice, served: Int) {
         guard sharedSize.width > 0, sharedSize.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         let aspect = info.sampleAspectRatio
-        let scaler = FrameScaler(outputSize: sharedSize, mode: .aspectFill, orientation: info.orientation,
-                                 toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+        let scaler = FrameScaler(outputSize: sharedSize, mode: .aspectFill, for: decoder)
         let started = ContinuousClock.now
         var picker = DisplayedFramePicker(instants: instants)
         let poster = try posterFrame(in: window, size: size, mode: mode, retention: decoder.isSeekable ? .likely : .undecided,

@@ -41,8 +41,7 @@ public final class FrameSampler {
     public func frames(at times: [Double], size: Size, mode: ContentMode = .aspectFill,
                        accuracy: SeekAccuracy = .exact, interval: Double) throws(PreviewLoopError) -> [VideoFrame] {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
-        let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
-                                 toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+        let scaler = FrameScaler(outputSize: size, mode: mode, for: decoder)
         let clock = ContinuousClock()
         let started = clock.now
         // Keyframe samples are decoded together (the decoder's threads share them out); exact ones

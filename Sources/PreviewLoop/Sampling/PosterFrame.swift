@@ -160,9 +160,7 @@ extension FrameSampler {
         let decodedBefore = decoder.decodedFrameCount
 
         let analysisSize = PosterAnalysis.analysisSize(output: size, display: info.displaySize, mode: mode)
-        let analyser = FrameScaler(outputSize: analysisSize, mode: PosterAnalysis.analysisMode(for: mode),
-                                   orientation: info.orientation, toneMapping: decoder.options.toneMapping,
-                                   declaredPeak: info.declaredPeakLuminance)
+        let analyser = FrameScaler(outputSize: analysisSize, mode: PosterAnalysis.analysisMode(for: mode), for: decoder)
         func analyse(_ timed: TimedFrame) throws(PreviewLoopError) -> PosterAnalysis {
             PosterAnalysis(time: timed.time, image: try analyser.image(from: timed.frame,
                                                                        sampleAspectRatio: info.sampleAspectRatio))
@@ -235,8 +233,7 @@ extension FrameSampler {
             if abs(again.time - analysis.time) > 1e-6 { analysis = try analyse(again) }
         }
 
-        let scaler = FrameScaler(outputSize: size, mode: mode, orientation: info.orientation,
-                                 toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+        let scaler = FrameScaler(outputSize: size, mode: mode, for: decoder)
         let frame = try VideoFrame(converting: chosen, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
                                    presentationTime: .fromSeconds(max(0, chosen.time - start)), index: 0, since: started)
         return PosterChoice(frame: frame, reason: outcome.reason, scores: analysis.scores, flaw: outcome.flaw,

@@ -219,7 +219,9 @@ extension FrameSampler {
     /// a format without one) every frame of the span is decoded.
     public func sceneCuts(start: Double, length: Double, settings: ScenePickSettings = .init()) throws(PreviewLoopError) -> SceneScan {
         let end = start + length
-        let scaler = FrameScaler(outputSize: Size(width: 64, height: 64), mode: .stretch, orientation: info.orientation)
+        let scaler = FrameScaler(outputSize: Size(width: 64, height: 64), mode: .stretch, orientation: info.orientation,
+                                 deinterlacing: decoder.options.deinterlacing,
+                                 declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
         func thumbnail(_ timed: TimedFrame) throws(PreviewLoopError) -> LumaThumbnail {
             // 8-bit planar or semi-planar YUV (nearly every decoder's output): the luma plane directly,
             // every 4th pixel of every 4th row at 720p and up. Anything else through the scaler.

@@ -122,8 +122,7 @@ final class WallLoop: @unchecked Sendable {
         self.decoder = decoder
         self.openedDecoder = decoder
         self.budget = budget
-        scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, orientation: info.orientation,
-                             toneMapping: decoder.options.toneMapping, declaredPeak: info.declaredPeakLuminance)
+        scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder)
         windowStart = configuration.windowStart.seconds
         windowEnd = configuration.windowStart.seconds + configuration.windowLength.seconds
         positionAt = windowStart

@@ -1,0 +1,96 @@
+import PreviewLoop
+
+// `render --loop-point` and `--seam`: their declarations and typing. Everything here is pure.
+
+/// `--loop-point`: where the rendered loop ends.
+enum RenderLoopPoint: Equatable, Sendable {
+    /// `auto`: searched near the length for the picture most like the first.
+    case auto
+    /// A time in the clip (as `--start` reads it): the loop ends there, replacing `--length`.
+    case at(TimePosition)
+}
+
+extension RenderOptions {
+    /// `--loop-point <auto|time>`; absent, the loop ends at the end of `--length`.
+    static let loopPoint = Option<RenderLoopPoint?>(
+        "loop-point", value: "auto|time",
+        help: "Where the loop ends: auto (within ±25 % of --length, the frame whose picture best matches the "
+            + "first one, by mean luma difference on small pictures, becomes the one after the last) or a time in "
+            + "the clip in the same forms as --start, after it (replaces --length).",
+        default: nil, showing: "the end of --length",
+        expecting: "auto or a time: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)") { text in
+        text == "auto" ? .some(.auto) : TimePosition(parsing: text).map { .some(.at($0)) }
+    }
+
+    /// `--seam <cut|crossfade[=T]>`: `cut`, `crossfade` (half a second) or `crossfade=T` with `T` in
+    /// seconds above 0 (checked against the length by ``validateSeam(_:)``).
+    static let seam = Option<LoopSeam>(
+        "seam", value: "cut|crossfade[=T]",
+        help: "How the last frame joins the first: cut, or crossfade: the T seconds after the loop point are "
+            + "blended over the loop's first T seconds (T above 0 and below the length, default 0.5, at most half "
+            + "the loop). The summary line reports the seam either way.",
+        default: .cut, showing: "cut",
+        expecting: "cut, crossfade or crossfade=T with T in seconds above 0 and below the length") { text in
+        if text == "cut" { return .cut }
+        if text == "crossfade" { return .crossfade() }
+        guard text.hasPrefix("crossfade="), let seconds = Double(text.dropFirst("crossfade=".count)),
+              seconds.isFinite, seconds > 0 else { return nil }
+        return .crossfade(.seconds(seconds))
+    }
+
+    /// Reads `--loop-point` and `--seam`: a loop point at or before `--start`, or a crossfade not shorter
+    /// than the loop (when both are known in seconds), is a usage error.
+    mutating func readSeam(_ arguments: ScannedArguments) throws(UsageError) {
+        loopPoint = try arguments.value(Self.loopPoint)
+        seam = try arguments.value(Self.seam)
+        let length = try renderLength(arguments)
+        if case .crossfade(let duration) = seam, case .seconds(let seconds) = length, duration.seconds >= seconds {
+            let text = arguments.text(Self.seam) ?? ""
+            throw UsageError(.invalidValue(option: Self.seam.spec.name, value: text), subcommand: .render,
+                             "Invalid value '\(text)' for '\(Self.seam.spec.errorSpelling)': the crossfade must be "
+                                 + "shorter than the loop (\(Format.limit(seconds)) s).")
+        }
+    }
+
+    /// The loop's length as far as the arguments tell it: `--loop-point <time>` minus `--start` when both
+    /// are seconds (a loop point at or before the start is a usage error), else `--length`.
+    private func renderLength(_ arguments: ScannedArguments) throws(UsageError) -> TimePosition {
+        guard case .at(let point)? = loopPoint else { return length }
+        guard case .seconds(let end) = point, case .seconds(let begin) = start else { return .percent(100) }
+        guard end > begin else {
+            let text = arguments.text(Self.loopPoint) ?? ""
+            throw UsageError(.invalidValue(option: Self.loopPoint.spec.name, value: text), subcommand: .render,
+                             "Invalid value '\(text)' for '\(Self.loopPoint.spec.errorSpelling)': "
+                                 + "the loop point must come after --start (\(Format.limit(begin)) s).")
+        }
+        return .seconds(end - begin)
+    }
+
+    /// `--loop-point <time>`, if given.
+    var loopPointTime: TimePosition? {
+        if case .at(let point)? = loopPoint { point } else { nil }
+    }
+
+    /// Seconds decoded for a window of `length`: past it by the search (+25 %) and the crossfade.
+    func decodedLength(_ length: Double) -> Double {
+        let fade = if case .crossfade(let duration) = seam {
+            duration.seconds
+        } else { 0.0 }
+        return length * (loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1) + fade
+    }
+
+    /// The bytes of the frames a seamed render holds until its out point is known (GIF holds them anyway).
+    func heldBytes(frames: Double, size: Size) -> Double {
+        loopPoint == .auto || seam != .cut ? (format == .gif ? 0 : frames * WorkBudget.rgb(size)) : 0
+    }
+}
+
+extension RenderSummary {
+    /// `seam 1.02× the median step (last→first 2.31, median 2.26), crossfade 0.467 s`.
+    var seamDescription: String {
+        let ratio = seam.ratio.isFinite ? Format.fixed(seam.ratio, 2) + "×" : "∞×"
+        return "seam \(ratio) the median step (last→first \(Format.fixed(seam.seamDifference, 2)), median "
+            + "\(Format.fixed(seam.medianDifference, 2)))"
+            + (crossfade > .zero ? ", crossfade \(Format.fixed(crossfade.seconds, 3)) s" : "")
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import Testing
+@testable import PreviewLoop
+@testable import PreviewLoopCLI
+import PreviewLoopFFmpeg
+
+/// An interlaced clip made with the ffmpeg CLI: a still panned 6 px a field at 50 fields a second,
+/// woven top field first into 25 fps frames and coded as interlaced H.264 (`+ilme+ildct -top 1`).
+/// Every frame's two fields are 6 px apart: combed wherever it is shown woven.
+private let interlacedClip: String = {
+    let path = TestPaths.temporaryDirectory() + "/interlaced.mp4"
+    let result = try? Run.tool("ffmpeg", [
+        "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+        "testsrc2=s=480x240:r=50:d=1,select=eq(n\\,0),loop=loop=-1:size=1,crop=240:240:'6*n':0,setpts=N/50/TB,"
+            + "tinterlace=mode=interleave_top,setfield=tff",
+        "-frames:v", "12", "-c:v", "libx264", "-flags", "+ilme+ildct", "-top", "1", "-crf", "16", "-pix_fmt", "yuv420p", path,
+    ])
+    precondition(result?.status == 0, "ffmpeg could not make the interlaced clip: \(result?.stderr ?? "")")
+    return path
+}()
+
+/// The same woven fields coded as progressive MPEG-4 Part 2 frames in Matroska whose FieldOrder says
+/// top field first: the decoder flags no frame interlaced, only the stream declares it.
+private let declaredOnlyClip: String = {
+    let path = TestPaths.temporaryDirectory() + "/declared-tt.mkv"
+    let result = try? Run.tool("ffmpeg", [
+        "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+        "testsrc2=s=480x240:r=50:d=1,select=eq(n\\,0),loop=loop=-1:size=1,crop=240:240:'6*n':0,setpts=N/50/TB,"
+            + "tinterlace=mode=interleave_top,setfield=tff",
+        "-frames:v", "12", "-c:v", "mpeg4", "-q:v", "2", "-pix_fmt", "yuv420p", "-field_order", "tt", path,
+    ])
+    precondition(result?.status == 0, "ffmpeg could not make the declared-interlaced clip: \(result?.stderr ?? "")")
+    return path
+}()
+
+private let clipSize = Size(width: 240, height: 240)
+
+@Suite("Interlaced sources: --deinterlace auto|on|off and the combing measure")
+struct InterlaceTests {
+    private func thumb(_ input: String, _ extra: [String]) throws -> RGBImage {
+        let output = TestPaths.temporaryDirectory() + "/thumb.png"
+        let result = try Run.program(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "0.2", "--size", "source"] + extra)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try WebOracle.firstFrame(of: output, size: clipSize)
+    }
+
+    /// The 240x240 tiles of a picture `columns` tiles wide placed `left`/`top` pixels in, `gap` apart.
+    private func tiles(of image: RGBImage, count: Int, left: Int = 0, top: Int = 0, gap: Int = 0) -> [RGBImage] {
+        (0..<count).map { index in
+            var tile = RGBImage(width: clipSize.width, height: clipSize.height)
+            let x0 = left + index * (clipSize.width + gap)
+            for row in 0..<clipSize.height {
+                let from = ((top + row) * image.width + x0) * 3
+                tile.pixels.replaceSubrange(row * clipSize.width * 3..<(row + 1) * clipSize.width * 3,
+                                            with: image.pixels[from..<from + clipSize.width * 3])
+            }
+            return tile
+        }
+    }
+
+    @Test("The combing score: woven fields score high, their rebuilt picture and progressive pictures low")
+    func combingScore() throws {
+        // ffmpeg's own frames of the clip, as decoded (woven) and through bwdif (deinterlaced).
+        let woven = try Oracle.frames(of: interlacedClip, filter: "null", size: clipSize)
+        let bwdif = try Oracle.frames(of: interlacedClip, filter: "bwdif=mode=send_frame:parity=tff", size: clipSize)
+        #expect(woven.count == 12 && bwdif.count == 12)
+        #expect(woven[5].pixels != bwdif[5].pixels)
+        #expect(Combing.score(woven[5]) > 2, "\(Combing.score(woven[5]))")
+        #expect(Combing.score(bwdif[5]) < 1, "\(Combing.score(bwdif[5]))")
+        let progressive = try Oracle.frames(of: TestPaths.fixture("landscape.mp4"), filter: "select=eq(n\\,10),scale=240:240",
+                                            size: clipSize)
+        #expect(Combing.score(progressive[0]) < 1)
+        // Pure cases: alternate lines 0/255 (all comb) and a vertical ramp (none).
+        let comb = RGBImage(width: 4, height: 8, pixels: (0..<8).flatMap { row in [UInt8](repeating: row % 2 == 0 ? 0 : 255, count: 12) })
+        let ramp = RGBImage(width: 4, height: 8, pixels: (0..<8).flatMap { row in [UInt8](repeating: UInt8(row * 30), count: 12) })
+        #expect(Combing.score(comb) == .infinity)
+        #expect(abs(Combing.score(ramp) - 0.25) < 1e-9)
+        #expect(Combing.score(RGBImage(width: 4, height: 8)) == 0)
+    }
+
+    @Test("thumb on an interlaced clip: combed with --deinterlace off, not with auto (the default) or on")
+    func thumbDeinterlaced() throws {
+        let off = try thumb(interlacedClip, ["--deinterlace", "off"])
+        let auto = try thumb(interlacedClip, [])
+        let on = try thumb(interlacedClip, ["--deinterlace", "on"])
+        #expect(Combing.score(off) > 2, "\(Combing.score(off))")
+        #expect(Combing.score(auto) < 1, "\(Combing.score(auto))")
+        #expect(auto == on)
+        // The kept (top) field is ffmpeg's, the other rebuilt: the top rows are the closer to ffmpeg's
+        // (woven) decode of the same frame. Not equal: the chroma of the top rows is upsampled from
+        // rebuilt chroma rows too.
+        let reference = try Oracle.frames(of: interlacedClip, filter: "select=eq(n\\,5),scale=flags=bicubic+full_chroma_int+accurate_rnd,format=rgb24", size: clipSize)[0]
+        let rowBytes = 240 * 3
+        var fields = [0.0, 0.0]
+        for row in 0..<240 {
+            for index in row * rowBytes..<(row + 1) * rowBytes {
+                fields[row % 2] += abs(Double(auto.pixels[index]) - Double(reference.pixels[index])) / Double(120 * rowBytes)
+            }
+        }
+        #expect(fields[0] < 8 && fields[0] < fields[1], "mean difference of the top and bottom rows: \(fields)")
+        // The same algorithm as libpostproc's linear-interpolating deinterlacer (ffmpeg's `pp=li`, which
+        // keeps the top field): measured identical but for the bottom 5 rows (edge handling; 40.7 dB whole).
+        let linear = try Oracle.frames(of: interlacedClip, filter: "pp=li,select=eq(n\\,5),scale=flags=bicubic+full_chroma_int+accurate_rnd,format=rgb24", size: clipSize)[0]
+        let differingRows = (0..<240).filter { row in auto.pixels[row * rowBytes..<(row + 1) * rowBytes] != linear.pixels[row * rowBytes..<(row + 1) * rowBytes] }
+        #expect(differingRows.allSatisfy { $0 >= 232 }, "rows differing from pp=li: \(differingRows)")
+        #expect(Compare.psnr(auto, linear) > 38, "\(Compare.psnr(auto, linear)) dB against pp=li")
+    }
+
+    @Test("A stream that declares its field order (frames not flagged) is deinterlaced by auto too")
+    func declaredFieldOrder() throws {
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=field_order",
+                                             "-show_entries", "frame=interlaced_frame", "-read_intervals", "%+#1", "-of", "csv=p=0",
+                                             declaredOnlyClip])
+        #expect(probe.stdoutText.contains("tt") && probe.stdoutText.contains("0"), "ffprobe: \(probe.stdoutText)")
+        let off = try thumb(declaredOnlyClip, ["--deinterlace", "off"])
+        let auto = try thumb(declaredOnlyClip, [])
+        #expect(Combing.score(off) > 2, "\(Combing.score(off))")
+        #expect(Combing.score(auto) < 1, "\(Combing.score(auto))")
+    }
+
+    @Test("render on an interlaced clip: no combing in the written loop's frames")
+    func renderDeinterlaced() throws {
+        let directory = TestPaths.temporaryDirectory()
+        for (mode, combed) in [("auto", false), ("off", true)] {
+            let output = directory + "/\(mode).webp"
+            let result = try Run.program(TestPaths.cliBinary, ["render", interlacedClip, "-o", output, "--size", "240x240",
+                                                               "--fps", "25", "-q", "100", "--deinterlace", mode])
+            #expect(result.status == 0, "\(result.stderr)")
+            let frame = try WebOracle.webpFrame(6, of: output, size: clipSize)
+            #expect((Combing.score(frame) > 2) == combed, "\(mode): \(Combing.score(frame))")
+        }
+    }
+
+    @Test("strip, sheet, sprites, loop and card deinterlace too: combed with off, clean with auto", arguments: ["auto", "off"])
+    func everyOutput(mode: String) throws {
+        let directory = TestPaths.temporaryDirectory()
+        let combed = mode == "off"
+        func run(_ arguments: [String]) throws {
+            let result = try Run.program(TestPaths.cliBinary, arguments + ["--deinterlace", mode])
+            #expect(result.status == 0, "\(arguments.first ?? ""): \(result.stderr)")
+        }
+        func expectCombing(_ image: RGBImage, _ what: String) {
+            let score = Combing.score(image)
+            #expect(combed ? score > 2 : score < 1, "\(what) --deinterlace \(mode): combing \(score)")
+        }
+        // strip: two source-size tiles side by side.
+        try run(["strip", interlacedClip, "-o", directory + "/strip.png", "--count", "2", "--size", "240x240"])
+        let strip = try WebOracle.firstFrame(of: directory + "/strip.png", size: Size(width: 480, height: 240))
+        for (index, tile) in tiles(of: strip, count: 2).enumerated() { expectCombing(tile, "strip tile \(index)") }
+        // sheet: a 2x1 grid of 240-wide tiles, no header or times, 12 px margins, 6 px gap.
+        try run(["sheet", interlacedClip, "-o", directory + "/sheet.png", "--grid", "2x1", "--tile-width", "240",
+                 "--no-header", "--no-timestamps"])
+        let sheet = try WebOracle.firstFrame(of: directory + "/sheet.png", size: Size(width: 12 + 240 + 6 + 240 + 12, height: 12 + 240 + 12))
+        for (index, tile) in tiles(of: sheet, count: 2, left: 12, top: 12, gap: 6).enumerated() { expectCombing(tile, "sheet tile \(index)") }
+        // sprites: lossless-enough WebP tiles every 0.2 s.
+        try run(["sprites", interlacedClip, "-o", directory + "/sprites", "--every", "0.2", "--size", "240x240",
+                 "--grid", "2x1", "--format", "webp", "-q", "100"])
+        let sprites = try WebOracle.firstFrame(of: directory + "/sprites/sheet-1.webp", size: Size(width: 480, height: 240))
+        for (index, tile) in tiles(of: sprites, count: 2).enumerated() { expectCombing(tile, "sprite \(index)") }
+        // loop: the frames it delivers.
+        try run(["loop", interlacedClip, "--size", "240x240", "--length", "0.2", "--frames", directory + "/frames"])
+        let frame = try PPM.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/frames/001-00003.ppm"))))
+        expectCombing(frame, "loop frame 3")
+        // card: a still of the playing part (no play button, square corners).
+        try run(["card", interlacedClip, "-o", directory + "/card.png", "--size", "240x240", "--corner-radius", "0",
+                 "--no-play-button", "--at", "0.1"])
+        expectCombing(try WebOracle.firstFrame(of: directory + "/card.png", size: clipSize), "card still")
+    }
+
+    @Test("The library deinterlaces through SourceOptions: sampler and loop frames, auto against off")
+    func library() throws {
+        for mode in [Deinterlacing.auto, .on, .off] {
+            let options = SourceOptions(deinterlacing: mode)
+            let sampled = try FrameSampler(source: .file(interlacedClip), options: options).frame(at: 0.2, size: clipSize)
+            var looped: [VideoFrame] = []
+            try LoopPlayer(source: .file(interlacedClip), configuration: .init(size: clipSize, sourceOptions: options))
+                .run(loops: 1) { looped.append($0) }
+            #expect(looped.count == 12)
+            for (what, image) in [("sampled", sampled.image), ("looped", looped[7].image)] {
+                let score = Combing.score(image)
+                #expect(mode == .off ? score > 2 : score < 1, "\(what), \(mode): \(score)")
+            }
+        }
+    }
+
+    @Test("Progressive input is untouched by auto: the same bytes as with --deinterlace off")
+    func progressiveUnchanged() throws {
+        let directory = TestPaths.temporaryDirectory()
+        let input = TestPaths.fixture("landscape.mp4")
+        var outputs: [Data] = []
+        for mode in ["auto", "off"] {
+            let output = directory + "/\(mode).png"
+            let result = try Run.program(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "1.5", "--deinterlace", mode])
+            #expect(result.status == 0, "\(result.stderr)")
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        #expect(outputs[0] == outputs[1])
+        // And the library never engages the deinterlacer on it.
+        let decoder = try VideoDecoder(source: .file(input), options: SourceOptions(), threads: 1)
+        let scaler = FrameScaler(outputSize: Size(width: 64, height: 36), mode: .aspectFill, orientation: decoder.info.orientation,
+                                 deinterlacing: .auto)
+        var frames = 0
+        while frames < 10, let timed = try decoder.nextFrame() {
+            _ = try scaler.image(from: timed.frame, sampleAspectRatio: decoder.info.sampleAspectRatio)
+            frames += 1
+        }
+        #expect(frames == 10 && scaler.deinterlacer?.deinterlacedCount == 0)
+    }
+
+    @Test("The field rebuild: kept rows copied, the others the rounded mean of their neighbours (8 and 16 bit)")
+    func fieldRebuild() {
+        let rows = 5, rowBytes = 2
+        let source: [UInt8] = [10, 20, 99, 99, 31, 41, 99, 99, 50, 60]
+        var destination = [UInt8](repeating: 0, count: rows * rowBytes)
+        source.withUnsafeBufferPointer { from in
+            destination.withUnsafeMutableBufferPointer { to in
+                FieldInterpolation.rebuild(from: from.baseAddress!, sourceStride: rowBytes, into: to.baseAddress!,
+                                           destinationStride: rowBytes, rows: rows, rowBytes: rowBytes,
+                                           keepsEvenRows: true, bytesPerComponent: 1)
+            }
+        }
+        #expect(destination == [10, 20, 21, 31, 31, 41, 41, 51, 50, 60])
+        // Bottom field kept: row 0 copies row 1, row 4 (the last) copies row 3.
+        source.withUnsafeBufferPointer { from in
+            destination.withUnsafeMutableBufferPointer { to in
+                FieldInterpolation.rebuild(from: from.baseAddress!, sourceStride: rowBytes, into: to.baseAddress!,
+                                           destinationStride: rowBytes, rows: rows, rowBytes: rowBytes,
+                                           keepsEvenRows: false, bytesPerComponent: 1)
+            }
+        }
+        #expect(destination == [99, 99, 99, 99, 99, 99, 99, 99, 99, 99])
+        // 16-bit little endian: 0x0100 and 0x0301 average to 0x0201 (rounded up from 0x0200.8).
+        let wide: [UInt8] = [0x00, 0x01, 0xFF, 0xFF, 0x01, 0x03]
+        var out = [UInt8](repeating: 0, count: 6)
+        wide.withUnsafeBufferPointer { from in
+            out.withUnsafeMutableBufferPointer { to in
+                FieldInterpolation.rebuild(from: from.baseAddress!, sourceStride: 2, into: to.baseAddress!, destinationStride: 2,
+                                           rows: 3, rowBytes: 2, keepsEvenRows: true, bytesPerComponent: 2)
+            }
+        }
+        #expect(out == [0x00, 0x01, 0x01, 0x02, 0x01, 0x03])
+    }
+
+    @Test("Parsing: --deinterlace auto|on|off on every command that decodes pictures; anything else is a usage error")
+    func parsing() throws {
+        let commands: [[String]] = [
+            ["thumb", "c.mp4", "-o", "a.png"], ["strip", "c.mp4", "-o", "a.png"], ["sheet", "c.mp4", "-o", "a.png"],
+            ["loop", "c.mp4"], ["render", "c.mp4", "-o", "a.mp4"], ["sprites", "c.mp4", "-o", "dir"],
+            ["card", "c.mp4", "-o", "a.png"],
+        ]
+        for command in commands {
+            for mode in Deinterlacing.allCases {
+                let parsed = try CommandLineParser.parse(command + ["--deinterlace", mode.rawValue])
+                let source: InputOptions? = switch parsed {
+                case .thumb(let options): options.source
+                case .strip(let options): options.source
+                case .sheet(let options): options.source
+                case .loop(let options): options.source
+                case .render(let options): options.source
+                case .sprites(let options): options.source
+                case .card(let options): options.source
+                default: nil
+                }
+                #expect(source?.deinterlacing == mode && source?.sourceOptions.deinterlacing == mode, "\(command[0]) \(mode)")
+            }
+            #expect(usageError(command + ["--deinterlace", "yes"])?.kind == .invalidValue(option: "deinterlace", value: "yes"))
+            #expect(HelpText.help(for: Subcommand(rawValue: command[0])!).contains("--deinterlace <mode>"))
+        }
+        guard case .batch(let batch) = try CommandLineParser.parse(["batch", "m.txt", "-o", "out", "--deinterlace", "off"]) else {
+            Issue.record("not a batch command")
+            return
+        }
+        #expect(batch.deinterlacing == .off)
+        // The default is auto everywhere.
+        guard case .strip(let strip) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "a.png"]) else { return }
+        #expect(strip.source.deinterlacing == .auto && SourceOptions().deinterlacing == .auto)
+    }
+}
