@@ -56,6 +56,7 @@ extension RenderOptions {
         quality = try arguments.quality(Self.quality, lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
         contentMode = try arguments.value(PictureOptions.fit)
         budget = try WorkBudget(arguments)
+        json = arguments.isSet(ReportOptions.json)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
 
@@ -131,6 +132,7 @@ extension SpritesOptions {
         quality = try arguments.quality(Self.quality, lossy: true, output: outputDirectory)
         contentMode = try arguments.value(PictureOptions.fit)
         budget = try WorkBudget(arguments)
+        json = arguments.isSet(ReportOptions.json)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
 
