@@ -439,6 +439,26 @@ struct BatchRunTests {
         #expect(try bench.records().count == 2)
     }
 
+    @Test("Dolby Vision profile 5: the batch warns on stderr as thumb does, and the record carries the HDR kind")
+    func dolbyVisionWarning() throws {
+        let bench = BatchBench()
+        try bench.writeManifest([("dv", TestPaths.fixture("dolby-vision-p5.mp4")), ("sdr", TestPaths.fixture("short.mp4"))])
+        let result = try bench.batch(["--jobs", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Warning: ") }
+        #expect(warnings.count == 1 && warnings[0].hasPrefix("Warning: dv: Dolby Vision profile 5"), "\(result.stderr)")
+        let records = try bench.records()
+        let dv = try #require(records["dv"]?["clip"] as? [String: Any])
+        #expect(dv["hdr"] as? String == "Dolby Vision" && dv["dolby_vision"] as? String == "5")
+        #expect((dv["warning"] as? String)?.contains("green/purple") == true)
+        let sdr = try #require(records["sdr"]?["clip"] as? [String: Any])
+        #expect(sdr["hdr"] as? String == "SDR" && sdr["dolby_vision"] == nil && sdr["warning"] == nil)
+        // sheet warns too.
+        let sheet = try Run.program(TestPaths.cliBinary, ["sheet", TestPaths.fixture("dolby-vision-p5.mp4"), "-o",
+                                                          bench.directory + "/dv.png", "--grid", "2x1", "--width", "320"])
+        #expect(sheet.status == 0 && sheet.stderr.hasPrefix("Warning: Dolby Vision profile 5"), "\(sheet.stderr)")
+    }
+
     @Test("Usage errors exit 64")
     func usage() throws {
         for arguments in [["batch"], ["batch", "m.jsonl"], ["batch", "m.jsonl", "-o", "x", "--shard", "3/3"],
