@@ -153,9 +153,13 @@ public struct BatchRecord: Sendable, Hashable, Codable {
 public struct TilePlanReport: Sendable, Hashable, Codable {
     /// One tile's choice.
     public struct Tile: Sendable, Hashable, Codable {
+        /// The time asked for, in seconds.
         public var time: Double
+        /// The time of the frame shown.
         public var frameTime: Double
+        /// `start`, `cut`, `fill` or `even`.
         public var reason: String
+        /// A cut's score, when the tile is a cut.
         public var score: Double?
         /// For a dropped tile: the kept tile's frame time, and the distance to it.
         public var duplicateOf: Double?
@@ -168,11 +172,17 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
     }
     /// The cut search of `--pick scenes`.
     public struct Scan: Sendable, Hashable, Codable {
+        /// A detected cut: its time and score.
         public struct Cut: Sendable, Hashable, Codable { public var time: Double; public var score: Double }
+        /// Every cut found.
         public var cuts: [Cut]
+        /// Keyframes decoded alone to compare neighbouring groups.
         public var keyframesDecoded: Int
+        /// Groups of pictures in the span.
         public var groups: Int
+        /// Groups decoded frame by frame.
         public var groupsDecoded: Int
+        /// Frames decoded frame by frame.
         public var framesDecoded: Int
 
         enum CodingKeys: String, CodingKey {
@@ -182,8 +192,11 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
     }
     /// `even` or `scenes`.
     public var pick: String
+    /// The tiles shown, in order.
     public var tiles: [Tile]
+    /// Near-duplicates dropped (with `duplicate_of` and `distance`).
     public var dropped: [Tile]
+    /// The cut search, for `scenes`.
     public var scan: Scan?
 
     /// The report of a plan.
