@@ -154,7 +154,10 @@ struct BatchCommand {
         let watcher = SignalWatcher { number in
             let isFirst = signalled.withLock { value -> Bool in defer { if value == nil { value = number } }; return value == nil }
             runner.stop()
-            if isFirst { Console.writeError("\nbatch: stopping (signal \(number)): no new clip starts; clips in flight are abandoned\n") }
+            if isFirst {
+                Console.writeError("\nbatch: stopping (signal \(number)): no new clip starts; clips in flight are interrupted, "
+                    + "their partial outputs removed\n")
+            }
         }
         defer { watcher.cancel() }
 
@@ -167,6 +170,8 @@ struct BatchCommand {
         let stream = runner.results()
         Task {
             for await record in stream {
+                // As the single-clip commands do: pictures that will show wrong colours (Dolby Vision profile 5).
+                if !record.skipped, let warning = record.clip?.warning { Console.writeError("Warning: \(record.id): \(warning)\n") }
                 do { try results.append(record.jsonLine()) } catch {
                     writeFailure.withLock { $0 = $0 ?? "\(error)" }
                 }

@@ -4,6 +4,8 @@ import PreviewLoop
 struct CardCommand {
     /// The parsed options.
     var options: CardOptions
+    /// With `--json`: what was done, printed as one batch record instead of the summary line.
+    var report: ClipReport? = nil
 
     /// Renders the card and prints one summary line on standard output.
     func run() throws -> Int32 {
@@ -21,6 +23,7 @@ struct CardCommand {
         let card = try PreviewCard(source: source, style: options.style, windowStart: start, windowLength: length,
                                    posterTime: posterTime, threads: options.source.threads, sourceOptions: limits)
         if let warning = card.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        report?.opened(card.info)
         let poster = try card.poster()
         let posterNote = "poster at \(Format.fixed(poster.frame.sourceTime, 3)) s (\(poster.choice.map(ThumbCommand.explanation) ?? "as asked")), "
             + "video from \(Format.fixed(poster.videoStart, 3)) s"
@@ -31,16 +34,44 @@ struct CardCommand {
             try AtomicFile.write(try ImageEncoder.encode(image, as: format, quality: options.quality,
                                                          background: options.style.background ?? .white),
                                  to: options.output)
+            if let report {
+                var output = ClipReport.output("card", options.output, width: options.style.size.width,
+                                               height: options.style.size.height)
+                output.time = poster.frame.sourceTime
+                output.choice = Self.choice(of: poster) + "; still at \(Format.fixed(still.time, 3)) s: \(Self.describe(still.phase))"
+                output.skippedFrames = poster.choice?.rejected.count
+                report.add(output, timing: "card")
+                try report.print()
+                return ExitStatus.success
+            }
             Console.writeOutput("wrote \(options.output) (\(options.style.size), card at \(Format.fixed(still.time, 3)) s: "
                 + "\(Self.describe(still.phase)); \(posterNote))\n")
         case .animation, .directory:
             let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality,
                                           maxFrames: options.budget.maxFrames)
+            if let report {
+                // An animation is one file; PNG frames a directory (its size the sum of its files).
+                var output = ClipReport.output(summary.format == nil ? "card_frames" : "card", options.output,
+                                               width: summary.size.width, height: summary.size.height)
+                output.time = poster.frame.sourceTime
+                output.choice = Self.choice(of: poster)
+                output.skippedFrames = poster.choice?.rejected.count
+                output.frames = summary.frameCount
+                output.duration = summary.duration
+                report.add(output, timing: "card")
+                try report.print()
+                return ExitStatus.success
+            }
             let kind = summary.format.map(\.rawValue) ?? "PNG frames"
             Console.writeOutput("wrote \(options.output) (\(kind), \(summary.size), \(summary.frameCount) frames at "
                 + "\(summary.framesPerSecond) fps = \(Format.fixed(summary.duration, 3)) s; \(posterNote))\n")
         }
         return ExitStatus.success
+    }
+
+    /// Why the poster is the frame it is: the poster choice's explanation, or `--poster-at`; and where the video starts.
+    static func choice(of poster: CardPoster) -> String {
+        "poster: " + (poster.choice.map(ThumbCommand.explanation) ?? "--poster-at") + "; video from \(Format.fixed(poster.videoStart, 3)) s"
     }
 
     /// `poster`, `revealing 50%`, `playing 1.234 s into the video`, `closing 20%`.

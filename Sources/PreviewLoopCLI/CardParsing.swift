@@ -120,6 +120,7 @@ extension CardOptions {
         }
         quality = try arguments.quality(Self.quality, lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
         budget = try WorkBudget(arguments)
+        json = arguments.isSet(ReportOptions.json)
         let size = style.size
         let encoderRefusal: String? = switch destination {
         case .animation(let format): WorkBudget.encoderRefusal(size, webp: format == .webp)

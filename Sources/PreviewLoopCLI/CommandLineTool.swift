@@ -45,32 +45,39 @@ public enum CommandLineTool {
         case .probe(let options):
             return reportingErrors(for: options.source) { try ProbeCommand(options: options).run() }
         case .thumb(let options):
-            return reportingErrors(for: options.source) {
-                try SignalCleanup.run(input: options.source.input) { try ThumbCommand(options: options).run() }
+            let report = options.json ? ClipReport(command: .thumb, input: options.source.input) : nil
+            return reportingErrors(for: options.source, report: report) {
+                try SignalCleanup.run(input: options.source.input) { try ThumbCommand(options: options, report: report).run() }
             }
         case .strip(let options):
-            return reportingErrors(for: options.source) {
-                try SignalCleanup.run(input: options.source.input) { try StripCommand(options: options).run() }
+            let report = options.json ? ClipReport(command: .strip, input: options.source.input) : nil
+            return reportingErrors(for: options.source, report: report) {
+                try SignalCleanup.run(input: options.source.input) { try StripCommand(options: options, report: report).run() }
             }
         case .sheet(let options):
-            return reportingErrors(for: options.source) {
-                try SignalCleanup.run(input: options.source.input) { try SheetCommand(options: options).run() }
+            let report = options.json ? ClipReport(command: .sheet, input: options.source.input) : nil
+            return reportingErrors(for: options.source, report: report) {
+                try SignalCleanup.run(input: options.source.input) { try SheetCommand(options: options, report: report).run() }
             }
         case .loop(let options):
-            return reportingErrors(for: options.source) { try LoopCommand(options: options).run() }
+            let report = options.json ? ClipReport(command: .loop, input: options.source.input) : nil
+            return reportingErrors(for: options.source, report: report) { try LoopCommand(options: options, report: report).run() }
         case .timing(let options):
             return reportingErrors(for: options.input) { try TimingCommand(options: options).run() }
         case .render(let options):
-            return reportingErrors(for: options.source) {
-                try SignalCleanup.run(input: options.source.input) { try RenderCommand(options: options).run() }
+            let report = options.json ? ClipReport(command: .render, input: options.source.input) : nil
+            return reportingErrors(for: options.source, report: report) {
+                try SignalCleanup.run(input: options.source.input) { try RenderCommand(options: options, report: report).run() }
             }
         case .sprites(let options):
-            return reportingErrors(for: options.source) {
-                try SignalCleanup.run(input: options.source.input) { try SpritesCommand(options: options).run() }
+            let report = options.json ? ClipReport(command: .sprites, input: options.source.input) : nil
+            return reportingErrors(for: options.source, report: report) {
+                try SignalCleanup.run(input: options.source.input) { try SpritesCommand(options: options, report: report).run() }
             }
         case .card(let options):
-            return reportingErrors(for: options.source) {
-                try SignalCleanup.run(input: options.source.input) { try CardCommand(options: options).run() }
+            let report = options.json ? ClipReport(command: .card, input: options.source.input) : nil
+            return reportingErrors(for: options.source, report: report) {
+                try SignalCleanup.run(input: options.source.input) { try CardCommand(options: options, report: report).run() }
             }
         case .batch(let options):
             return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }

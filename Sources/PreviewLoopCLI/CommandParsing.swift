@@ -86,6 +86,7 @@ extension ThumbOptions {
             }
         }
         budget = try WorkBudget(arguments)
+        json = arguments.isSet(ReportOptions.json)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
     /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.
@@ -152,7 +153,7 @@ extension StripOptions {
         showsTimestamps = arguments.isSet(Self.timestamps)
         budget = try WorkBudget(arguments)
         pick = try arguments.value(TilePlanOptions.pick)
-        json = arguments.isSet(TilePlanOptions.json)
+        json = arguments.isSet(ReportOptions.json)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
     /// Why a strip of tiles of `size` is refused before decoding; `nil` when it fits.
@@ -254,6 +255,11 @@ extension LoopOptions {
                              "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
         }
         budget = try WorkBudget(arguments)
+        json = arguments.isSet(ReportOptions.json)
+        if json && log == .standardOutput {
+            throw UsageError(.conflictingOptions("json", "log"), subcommand: .loop,
+                             "'--json' prints its record on standard output, where '--log -' writes the log; write the log to a file.")
+        }
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
     /// Why a loop at `size` is refused before decoding; `nil` when it fits.

@@ -120,6 +120,8 @@ struct ThumbOptions: Equatable, Sendable {
     var background: RGBAColor?
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
@@ -180,7 +182,7 @@ struct StripOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// How the frames' times are chosen (`--pick`): even slices, or shot changes.
     var pick = TilePlanOptions.pick.defaultValue
-    /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
+    /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
     var json = false
 }
 
@@ -223,6 +225,8 @@ struct LoopOptions: Equatable, Sendable {
     var captureDirectory: String?
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
 }
 
 /// The options of `preview-loop render`.
@@ -254,6 +258,8 @@ struct RenderOptions: Equatable, Sendable {
     var seam = RenderOptions.seam.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -294,6 +300,8 @@ struct SpritesOptions: Equatable, Sendable {
     var contentMode = PictureOptions.fit.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
 }
 
 /// What `preview-loop card` writes, chosen by the output path.
@@ -334,4 +342,6 @@ struct CardOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
 }

@@ -10,6 +10,8 @@ import PreviewLoop
 struct LoopCommand {
     /// The parsed options.
     var options: LoopOptions
+    /// With `--json`: what was done, printed as one batch record instead of the summary line.
+    var report: ClipReport? = nil
 
     /// Runs the loop and prints a summary line on standard error.
     ///
@@ -25,6 +27,7 @@ struct LoopCommand {
         let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
         try WorkLimitError.check(options.sizeRefusal(loop.configuration.size))
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        report?.opened(loop.info)
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
         let captureDirectory = options.captureDirectory ?? options.framesDirectory
@@ -87,6 +90,9 @@ struct LoopCommand {
         let signal = stopper.interruptingSignal
         if let signal, counts.frames == 0 {
             abandon()
+            if let report {
+                Console.writeOutput(report.failure(PreviewLoopError(.cancelled, "\(options.source.input): interrupted before the first frame")).jsonLine() + "\n")
+            }
             Console.writeError("loop: interrupted before the first frame\n")
             return ExitStatus.interrupted(by: signal)
         }
@@ -111,6 +117,28 @@ struct LoopCommand {
             Console.writeError("loop: \(reason)\n")
         }
         try recorder.commitLog()
+        if let report {
+            if case .file(let path)? = options.log {
+                var log = ClipReport.output("timing_log", path)
+                log.frames = counts.frames
+                report.add(log)
+            }
+            if let directory = options.framesDirectory, counts.frames > 0 {
+                var frames = ClipReport.output("loop_frames", directory, width: loop.configuration.size.width,
+                                               height: loop.configuration.size.height)
+                frames.frames = counts.frames
+                report.add(frames)
+            }
+            if let captureDirectory, captureDirectory != options.framesDirectory,
+               options.captureTimes.count > outcome.missedCaptures.count || outcome.recorded > 0 {
+                var captures = ClipReport.output("capture_frames", captureDirectory)
+                captures.frames = options.captureTimes.count - outcome.missedCaptures.count + outcome.recorded
+                report.add(captures)
+            }
+            report.addTiming("loop", milliseconds: Format.seconds(elapsed) * 1000)
+            try report.print(requiresOutput: false)
+            return ExitStatus.success
+        }
         Console.writeError(Self.summary(frames: counts.frames, passes: counts.passes, elapsed: elapsed,
                                         rate: recorder.deliveredRate, isInterrupted: signal != nil) + "\n")
         return ExitStatus.success

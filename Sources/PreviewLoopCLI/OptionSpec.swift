@@ -65,43 +65,43 @@ extension Subcommand {
         case .thumb:
             [OutputOptions.image, ThumbOptions.at, ThumbOptions.start, ThumbOptions.length, ThumbOptions.size,
              OutputOptions.imageQuality, PictureOptions.fit, ThumbOptions.accuracy, ThumbOptions.playButton,
-             ThumbOptions.cornerRadius, PictureOptions.background,
+             ThumbOptions.cornerRadius, PictureOptions.background, ReportOptions.json,
              WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects,
              InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
         case .strip:
             [OutputOptions.image, StripOptions.count, StripOptions.columns, StripOptions.size, OutputOptions.imageQuality,
              StripOptions.span, WindowOptions.start, WindowOptions.length, StripOptions.accuracy,
-             TilePlanOptions.pick, TilePlanOptions.json, PictureOptions.fit, StripOptions.gap, StripOptions.timestamps,
+             TilePlanOptions.pick, ReportOptions.json, PictureOptions.fit, StripOptions.gap, StripOptions.timestamps,
              InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, InputOptions.threads, InputOptions.allowRedirects,
              InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
         case .sheet:
             [OutputOptions.image, SheetOptions.grid, SheetOptions.width, SheetOptions.tileWidth, SheetOptions.gap,
              SheetOptions.margin, SheetOptions.background, SheetOptions.textColor, SheetOptions.font,
              SheetOptions.noHeader, SheetOptions.noTimestamps, OutputOptions.imageQuality, SheetOptions.accuracy,
-             TilePlanOptions.pick, TilePlanOptions.json,
+             TilePlanOptions.pick, ReportOptions.json,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
              InputOptions.deadline, CommonOptions.help]
         case .loop:
             [WindowOptions.start, WindowOptions.length, LoopOptions.loops, LoopOptions.size, PictureOptions.fit,
              LoopOptions.realtime, LoopOptions.log, LoopOptions.frames, LoopOptions.captureAt, LoopOptions.record,
-             LoopOptions.captureDir,
+             LoopOptions.captureDir, ReportOptions.json,
              WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects,
              InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
         case .render:
             [RenderOptions.output, WindowOptions.start, RenderOptions.length, RenderOptions.size, RenderOptions.fps,
-             RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, WorkBudget.maxMemory, WorkBudget.maxFrames,
+             RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
              InputOptions.deadline, CommonOptions.help]
         case .sprites:
             [SpritesOptions.output, SpritesOptions.every, SpritesOptions.size, SpritesOptions.grid, SpritesOptions.format,
-             SpritesOptions.accuracy, SpritesOptions.quality, PictureOptions.fit, WorkBudget.maxMemory, WorkBudget.maxFrames,
+             SpritesOptions.accuracy, SpritesOptions.quality, PictureOptions.fit, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
              InputOptions.deadline, CommonOptions.help]
         case .card:
             [CardOptions.output, CardOptions.size, CardOptions.aspect, CardOptions.cornerRadius, CardOptions.reveal,
              CardOptions.posterHold, CardOptions.playLength, CardOptions.close, PictureOptions.background,
              CardOptions.noPlayButton, CardOptions.fps, WindowOptions.start, CardOptions.length, CardOptions.posterAt,
-             CardOptions.at, CardOptions.quality,
+             CardOptions.at, CardOptions.quality, ReportOptions.json,
              InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, WorkBudget.maxFrames, InputOptions.threads,
              InputOptions.allowRedirects, InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
         case .batch:

@@ -6,6 +6,8 @@ import PreviewLoop
 struct RenderCommand {
     /// The parsed options.
     var options: RenderOptions
+    /// With `--json`: what was done, printed as one batch record instead of the summary line.
+    var report: ClipReport? = nil
 
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
@@ -30,6 +32,7 @@ struct RenderCommand {
         try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        report?.opened(loop.info)
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
         let frames = (options.decodedLength(windowLength) * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
@@ -43,6 +46,15 @@ struct RenderCommand {
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
                                       maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint == .auto ? .auto : .length,
                                       seam: options.seam)
+        if let report {
+            var output = ClipReport.output("hover", options.output, width: summary.size.width, height: summary.size.height)
+            output.time = start
+            output.frames = summary.frameCount
+            output.duration = Format.seconds(summary.duration)
+            report.add(output, timing: "hover")
+            try report.print()
+            return ExitStatus.success
+        }
         var status = stat()
         let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
         Console.writeOutput("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "

@@ -83,7 +83,7 @@ enum WindowOptions {
     }
 }
 
-/// How strip and sheet choose their tiles: `--pick` and `--json`.
+/// How strip and sheet choose their tiles: `--pick`.
 enum TilePlanOptions {
     /// `--pick <pick>`.
     static let pick = Option<TilePick>.choice(
@@ -92,10 +92,6 @@ enum TilePlanOptions {
             + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
             + "tiles dropped; always exact frames).",
         default: .even)
-
-    /// `--json`: the chosen tiles instead of the summary line.
-    static let json = Flag("json", help: "Print one JSON object (each tile's time, reason and cut score; dropped "
-                                       + "duplicates) instead of the summary line.")
 }
 
 extension ScannedArguments {

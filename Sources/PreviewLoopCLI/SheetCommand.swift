@@ -34,7 +34,7 @@ struct SheetOptions: Equatable, Sendable {
     var accuracy = SheetOptions.accuracy.defaultValue
     /// How the tiles' times are chosen (`--pick`): even slices, or shot changes.
     var pick = TilePlanOptions.pick.defaultValue
-    /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
+    /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
     var json = false
 }
 
@@ -140,7 +140,7 @@ extension SheetOptions {
         quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
         accuracy = try arguments.value(Self.accuracy)
         pick = try arguments.value(TilePlanOptions.pick)
-        json = arguments.isSet(TilePlanOptions.json)
+        json = arguments.isSet(ReportOptions.json)
     }
 }
 
@@ -149,6 +149,8 @@ extension SheetOptions {
 struct SheetCommand {
     /// The parsed options.
     var options: SheetOptions
+    /// With `--json`: what was done, printed as one batch record instead of the summary line.
+    var report: ClipReport? = nil
 
     /// Samples the frames, draws the sheet, writes it and prints one summary line on standard output.
     func run() throws -> Int32 {
@@ -157,6 +159,7 @@ struct SheetCommand {
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        report?.opened(sampler.info)
         let info = sampler.info
         guard let duration = info.duration, duration > 0 else {
             throw PreviewLoopError(.invalidArgument, "a contact sheet covers the whole clip and needs its duration, "
@@ -184,8 +187,13 @@ struct SheetCommand {
         let sheet = try drawer.render(tiles, layout: layout, header: options.showsHeader ? header : nil,
                                       clipDuration: duration)
         try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
-        if options.json {
-            Console.writeOutput(TilePlanJSON.text(plan, output: options.output, width: sheet.width, height: sheet.height) + "\n")
+        if let report {
+            var output = ClipReport.output("sheet", options.output, width: sheet.width, height: sheet.height)
+            output.tiles = frames.count
+            output.time = frames.first?.sourceTime
+            output.plan = TilePlanReport(plan)
+            report.add(output, timing: "sheet")
+            try report.print()
             return ExitStatus.success
         }
         Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames in "

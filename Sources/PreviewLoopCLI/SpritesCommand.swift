@@ -8,6 +8,8 @@ import PreviewLoop
 struct SpritesCommand {
     /// The parsed options.
     var options: SpritesOptions
+    /// With `--json`: what was done, printed as one batch record instead of the summary line.
+    var report: ClipReport? = nil
 
     /// The WebVTT file's name in the output directory.
     static let trackName = "thumbnails.vtt"
@@ -18,6 +20,7 @@ struct SpritesCommand {
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        report?.opened(sampler.info)
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding (and before the directory is made): how many thumbnails the clip makes.
@@ -36,6 +39,7 @@ struct SpritesCommand {
         let directory = staged.path
         let showsProgress = isatty(STDERR_FILENO) == 1
         let track: ThumbnailTrack
+        var sheetSizes: [Size] = []
         do {
             track = try sampler.thumbnailTrack(
                 every: options.every,
@@ -45,6 +49,7 @@ struct SpritesCommand {
                     if showsProgress { Console.writeError("\rsprites: \(done)/\(total) thumbnails") }
                 },
                 onSheet: { index, sheet throws(PreviewLoopError) in
+                    sheetSizes.append(Size(width: sheet.width, height: sheet.height))
                     try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
                                      named: "sheet-\(index + 1).\(fileExtension)")
                 })
@@ -58,6 +63,19 @@ struct SpritesCommand {
             throw error
         }
         let sheets = track.sheetCount
+        if let report {
+            var vtt = ClipReport.output("webvtt", directory + "/" + Self.trackName)
+            vtt.tiles = track.cues.count
+            vtt.duration = track.cues.last?.end
+            report.add(vtt)
+            for (index, sheetSize) in sheetSizes.enumerated() {
+                report.add(ClipReport.output("sprite_sheet", directory + "/sheet-\(index + 1).\(fileExtension)",
+                                             width: sheetSize.width, height: sheetSize.height),
+                           timing: index == sheetSizes.count - 1 ? "sprites" : nil)
+            }
+            try report.print()
+            return ExitStatus.success
+        }
         Console.writeOutput("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
             + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) "
             + "thumbnail\(track.cues.count == 1 ? "" : "s") "

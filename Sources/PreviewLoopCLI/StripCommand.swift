@@ -5,6 +5,8 @@ import PreviewLoop
 struct StripCommand {
     /// The parsed options.
     var options: StripOptions
+    /// With `--json`: what was done, printed as one batch record instead of the summary line.
+    var report: ClipReport? = nil
 
     /// Samples the frames, writes the tiled image and prints one summary line on standard output.
     func run() throws -> Int32 {
@@ -15,6 +17,7 @@ struct StripCommand {
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        report?.opened(sampler.info)
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))
         let span = try SampleSpan.resolve(options.span, start: options.start, length: options.length,
@@ -34,8 +37,13 @@ struct StripCommand {
             sheet = RGBImage.tiled(frames.map(\.image), columns: options.columns)
         }
         try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
-        if options.json {
-            Console.writeOutput(TilePlanJSON.text(plan, output: options.output, width: sheet.width, height: sheet.height) + "\n")
+        if let report {
+            var output = ClipReport.output("strip", options.output, width: sheet.width, height: sheet.height)
+            output.tiles = frames.count
+            output.time = frames.first?.sourceTime
+            output.plan = TilePlanReport(plan)
+            report.add(output, timing: "strip")
+            try report.print()
             return ExitStatus.success
         }
         Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames "

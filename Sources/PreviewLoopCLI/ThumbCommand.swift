@@ -4,6 +4,8 @@ import PreviewLoop
 struct ThumbCommand {
     /// The parsed options.
     var options: ThumbOptions
+    /// With `--json`: what was done, printed as one batch record instead of the summary line.
+    var report: ClipReport? = nil
 
     /// Samples the frame, writes the image and prints one summary line on standard output; with
     /// `--at auto` the line says why the frame was chosen and what was skipped.
@@ -11,11 +13,13 @@ struct ThumbCommand {
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        report?.opened(sampler.info)
         let duration = sampler.info.duration
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))
         let frame: VideoFrame
         var explanation = ""
+        var chosen: PosterChoice?
         switch options.time {
         case .auto:
             let span = try SampleSpan.resolve(.window, start: options.start, length: options.length, duration: duration)
@@ -23,10 +27,12 @@ struct ThumbCommand {
                                                  mode: options.contentMode)
             frame = poster.frame
             explanation = ": " + Self.explanation(of: poster)
+            chosen = poster
         case .best:
             let poster = try sampler.bestPosterFrame(size: size, mode: options.contentMode)
             frame = poster.frame
             explanation = ": " + Self.explanation(of: poster)
+            chosen = poster
         case .at(let position):
             var time = try SampleSpan.seconds(position, duration: duration, option: "--at")
             if let duration { time = min(max(0, time), duration) }
@@ -45,6 +51,17 @@ struct ThumbCommand {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
         try AtomicFile.write(bytes, to: options.output)
+        if let report {
+            // A poster when the frame was chosen (--at auto or best), else the frame asked for.
+            var output = ClipReport.output(chosen == nil ? "frame" : "poster", options.output,
+                                           width: frame.image.width, height: frame.image.height)
+            output.time = frame.sourceTime
+            output.choice = chosen.map(Self.explanation) ?? "the time asked (\(options.accuracy.rawValue))"
+            output.skippedFrames = chosen?.rejected.count
+            report.add(output, timing: chosen == nil ? "frame" : "poster")
+            try report.print()
+            return ExitStatus.success
+        }
         Console.writeOutput("wrote \(options.output) (\(frame.image.width)x\(frame.image.height), "
             + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n")
         return ExitStatus.success

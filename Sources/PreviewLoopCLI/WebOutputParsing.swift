@@ -57,6 +57,7 @@ extension RenderOptions {
         contentMode = try arguments.value(PictureOptions.fit)
         try readSeam(arguments)
         budget = try WorkBudget(arguments)
+        json = arguments.isSet(ReportOptions.json)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
 
@@ -132,6 +133,7 @@ extension SpritesOptions {
         quality = try arguments.quality(Self.quality, lossy: true, output: outputDirectory)
         contentMode = try arguments.value(PictureOptions.fit)
         budget = try WorkBudget(arguments)
+        json = arguments.isSet(ReportOptions.json)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
 

@@ -396,6 +396,69 @@ struct BatchRunTests {
         #expect(try bench.records().count == 12)
     }
 
+    @Test("SIGTERM interrupts the clip in flight at once (a stalled read), records it as interrupted, leaves nothing partial; a rerun finishes")
+    func terminatedMidClip() throws {
+        let server = try HostileServer(.silent)
+        defer { server.stop() }
+        let bench = BatchBench()
+        try bench.writeManifest([("slow", server.url(for: "clip.mp4").absoluteString), ("good", TestPaths.fixture("short.mp4"))])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        // The stalled open alone would take --timeout 120 s: only an interrupt ends it sooner.
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--jobs", "1", "--timeout", "120", "--retries", "0"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<3000 where server.receivedRequests.isEmpty && process.isRunning { usleep(10_000) }
+        #expect(process.isRunning && !server.receivedRequests.isEmpty, "the clip never started reading")
+        usleep(200_000)
+        let signalled = Date()
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(signalled)
+        #expect(seconds < 10, "SIGTERM took \(seconds) s to stop the batch")
+        #expect(process.terminationStatus == 75)
+        let records = try bench.records()
+        #expect(records["slow"]?["status"] as? String == "failed")
+        #expect(records["slow"]?["reason"] as? String == "interrupted")
+        #expect(records["slow"]?["permanence"] as? String == "transient")
+        #expect(records["good"] == nil)
+        let lines = try String(contentsOfFile: bench.out + "/results.jsonl", encoding: .utf8).split(separator: "\n")
+        let summary = try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as! [String: Any]
+        #expect(summary["stopped_before"] as? String == "good" && summary["not_done"] as? Int == 1)
+        #expect((summary["failures_by_reason"] as? [String: Int])?["interrupted"] == 1)
+        // Nothing partial: no folder for the clip, an empty staging area, no failure remembered.
+        #expect(!FileManager.default.fileExists(atPath: bench.out + "/slow"))
+        #expect(!FileManager.default.fileExists(atPath: bench.out + "/.failures/slow.json"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bench.out + "/.staging/all").isEmpty)
+        // The rerun (the clip now readable) finishes the job.
+        try bench.writeManifest([("slow", TestPaths.fixture("landscape.mp4")), ("good", TestPaths.fixture("short.mp4"))])
+        let rerun = try bench.batch([])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try bench.records().values.allSatisfy { $0["status"] as? String == "ok" })
+        #expect(try bench.records().count == 2)
+    }
+
+    @Test("Dolby Vision profile 5: the batch warns on stderr as thumb does, and the record carries the HDR kind")
+    func dolbyVisionWarning() throws {
+        let bench = BatchBench()
+        try bench.writeManifest([("dv", TestPaths.fixture("dolby-vision-p5.mp4")), ("sdr", TestPaths.fixture("short.mp4"))])
+        let result = try bench.batch(["--jobs", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Warning: ") }
+        #expect(warnings.count == 1 && warnings[0].hasPrefix("Warning: dv: Dolby Vision profile 5"), "\(result.stderr)")
+        let records = try bench.records()
+        let dv = try #require(records["dv"]?["clip"] as? [String: Any])
+        #expect(dv["hdr"] as? String == "Dolby Vision" && dv["dolby_vision"] as? String == "5")
+        #expect((dv["warning"] as? String)?.contains("green/purple") == true)
+        let sdr = try #require(records["sdr"]?["clip"] as? [String: Any])
+        #expect(sdr["hdr"] as? String == "SDR" && sdr["dolby_vision"] == nil && sdr["warning"] == nil)
+        // sheet warns too.
+        let sheet = try Run.program(TestPaths.cliBinary, ["sheet", TestPaths.fixture("dolby-vision-p5.mp4"), "-o",
+                                                          bench.directory + "/dv.png", "--grid", "2x1", "--width", "320"])
+        #expect(sheet.status == 0 && sheet.stderr.hasPrefix("Warning: Dolby Vision profile 5"), "\(sheet.stderr)")
+    }
+
     @Test("Usage errors exit 64")
     func usage() throws {
         for arguments in [["batch"], ["batch", "m.jsonl"], ["batch", "m.jsonl", "-o", "x", "--shard", "3/3"],

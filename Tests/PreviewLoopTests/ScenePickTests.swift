@@ -28,8 +28,13 @@ struct ScenePickTests {
         return path
     }
 
+    /// The tile plan of a `--json` record: its one output's `plan` (the record is checked to be `ok`).
     static func json(_ result: ProcessResult) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let record = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        #expect(record["status"] as? String == "ok")
+        let outputs = try #require(record["outputs"] as? [[String: Any]])
+        #expect(outputs.count == 1)
+        return try #require(outputs.first?["plan"] as? [String: Any])
     }
 
     @Test("Cuts between keyframes are found within one frame of each concat offset, keyframe-first")

@@ -2,10 +2,15 @@ import FoundationEssentials
 
 /// The result of one clip, as one JSON Lines record in the results file (and `.complete.json` beside
 /// its outputs). `status` is `ok` only when every output of the recipe exists and is not empty.
+///
+/// The single-clip commands' `--json` prints the same record (with `command` set, no `shard` or
+/// `fingerprint`).
 public struct BatchRecord: Sendable, Hashable, Codable {
     /// Always `clip` (the summary line has `summary`).
     public var type = "clip"
     public var id: String
+    /// The single-clip command that made the record (`thumb`, `strip`…); `nil` in a batch.
+    public var command: String?
     public var input: String
     /// `ok` or `failed`.
     public var status: Status
@@ -26,12 +31,13 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     public var clip: ClipInfo?
     /// Milliseconds: opening and probing, each output, the whole clip.
     public var timings: [String: Double]
-    /// The shard that made the record, `I/N`.
-    public var shard: String
+    /// The shard that made the record, `I/N`; `nil` outside a batch.
+    public var shard: String?
     /// When the record was made, seconds since 1970.
     public var finishedAt: Double
     /// A hash of the input, its overrides and the recipe; a completed clip is redone when it changes.
-    public var fingerprint: String
+    /// `nil` outside a batch.
+    public var fingerprint: String?
 
     public enum Status: String, Sendable, Hashable, Codable { case ok, failed }
     public enum Permanence: String, Sendable, Hashable, Codable { case permanent, transient }
@@ -57,6 +63,8 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var frames: Int?
         /// Hover: its duration in seconds; WebVTT: the seconds covered.
         public var duration: Double?
+        /// Strip and sheet made by `strip`/`sheet`: each tile's choice, the dropped duplicates, the cut search.
+        public var plan: TilePlanReport?
 
         public init(kind: String, path: String, bytes: Int) {
             self.kind = kind
@@ -65,7 +73,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case kind, path, bytes, width, height, time, choice, tiles, frames, duration
+            case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan
             case skippedFrames = "skipped_frames"
         }
     }
@@ -82,6 +90,12 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var fps: Double?
         public var pixelFormat: String
         public var format: String
+        /// The dynamic range: `SDR`, `HDR10`, `HDR10+`, `HLG` or `Dolby Vision` (absent in records of older runs).
+        public var hdr: String?
+        /// Dolby Vision's profile (`5`, `8.1`…) when the stream carries it.
+        public var dolbyVision: String?
+        /// Why the pictures cannot be shown right (Dolby Vision profile 5), as the commands warn.
+        public var warning: String?
 
         public init(_ info: VideoInfo) {
             duration = info.duration
@@ -94,22 +108,26 @@ public struct BatchRecord: Sendable, Hashable, Codable {
             fps = info.frameRate?.doubleValue
             pixelFormat = info.pixelFormat
             format = info.formatName
+            hdr = info.hdrFormat.rawValue
+            dolbyVision = info.dolbyVision?.profileName
+            warning = info.colorWarning
         }
 
         enum CodingKeys: String, CodingKey {
-            case duration, width, height, codec, rotation, fps, format
+            case duration, width, height, codec, rotation, fps, format, hdr, warning
             case displayWidth = "display_width", displayHeight = "display_height", pixelFormat = "pixel_format"
+            case dolbyVision = "dolby_vision"
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case type, id, input, status, skipped, reason, permanence, message, attempts, outputs, clip, timings, shard
+        case type, id, command, input, status, skipped, reason, permanence, message, attempts, outputs, clip, timings, shard
         case finishedAt = "finished_at", fingerprint
     }
 
     /// Creates a record.
     public init(id: String, input: String, status: Status, skipped: Bool = false, attempts: Int = 0, outputs: [Output] = [],
-                clip: ClipInfo? = nil, timings: [String: Double] = [:], shard: String, fingerprint: String) {
+                clip: ClipInfo? = nil, timings: [String: Double] = [:], shard: String?, fingerprint: String?) {
         self.id = id
         self.input = input
         self.status = status
@@ -129,9 +147,85 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     }
 }
 
+/// What `strip` and `sheet` chose for their tiles, as a record carries it: each tile's time asked,
+/// the frame's time, the reason (`start`, `cut`, `fill`, `even`) and cut score; the near-duplicates
+/// dropped; for `--pick scenes` the cut search. Times rounded to microseconds.
+public struct TilePlanReport: Sendable, Hashable, Codable {
+    /// One tile's choice.
+    public struct Tile: Sendable, Hashable, Codable {
+        /// The time asked for, in seconds.
+        public var time: Double
+        /// The time of the frame shown.
+        public var frameTime: Double
+        /// `start`, `cut`, `fill` or `even`.
+        public var reason: String
+        /// A cut's score, when the tile is a cut.
+        public var score: Double?
+        /// For a dropped tile: the kept tile's frame time, and the distance to it.
+        public var duplicateOf: Double?
+        public var distance: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case time, reason, score, distance
+            case frameTime = "frame_time", duplicateOf = "duplicate_of"
+        }
+    }
+    /// The cut search of `--pick scenes`.
+    public struct Scan: Sendable, Hashable, Codable {
+        /// A detected cut: its time and score.
+        public struct Cut: Sendable, Hashable, Codable { public var time: Double; public var score: Double }
+        /// Every cut found.
+        public var cuts: [Cut]
+        /// Keyframes decoded alone to compare neighbouring groups.
+        public var keyframesDecoded: Int
+        /// Groups of pictures in the span.
+        public var groups: Int
+        /// Groups decoded frame by frame.
+        public var groupsDecoded: Int
+        /// Frames decoded frame by frame.
+        public var framesDecoded: Int
+
+        enum CodingKeys: String, CodingKey {
+            case cuts, groups
+            case keyframesDecoded = "keyframes_decoded", groupsDecoded = "groups_decoded", framesDecoded = "frames_decoded"
+        }
+    }
+    /// `even` or `scenes`.
+    public var pick: String
+    /// The tiles shown, in order.
+    public var tiles: [Tile]
+    /// Near-duplicates dropped (with `duplicate_of` and `distance`).
+    public var dropped: [Tile]
+    /// The cut search, for `scenes`.
+    public var scan: Scan?
+
+    /// The report of a plan.
+    public init(_ plan: TilePlan) {
+        func rounded(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
+        pick = plan.pick.rawValue
+        tiles = zip(plan.tiles, plan.frames).map { tile, frame in
+            Tile(time: rounded(tile.time), frameTime: rounded(frame.sourceTime), reason: tile.reason.rawValue,
+                 score: tile.score.map(rounded))
+        }
+        dropped = plan.dropped.map { drop in
+            Tile(time: rounded(drop.choice.time), frameTime: rounded(drop.frameTime), reason: drop.choice.reason.rawValue,
+                 score: drop.choice.score.map(rounded), duplicateOf: rounded(drop.duplicateOf), distance: rounded(drop.distance))
+        }
+        scan = plan.scan.map { scan in
+            Scan(cuts: scan.cuts.map { Scan.Cut(time: rounded($0.time), score: rounded($0.score)) },
+                 keyframesDecoded: scan.keyframesDecoded, groups: scan.groups, groupsDecoded: scan.groupsDecoded,
+                 framesDecoded: scan.framesDecoded)
+        }
+    }
+}
+
 /// How failures are classified for schedulers: permanent (the input is bad; retrying cannot help)
 /// or transient (the environment failed: a timeout, the network, a full disk; a retry may succeed).
 public enum BatchFailure {
+    /// The reason of a clip interrupted by a stop of the batch (SIGTERM, SIGINT, ``BatchRunner/stop()``):
+    /// transient, a rerun makes it.
+    public static let interrupted = "interrupted"
+
     /// The stable reason code of an error: the ``PreviewLoopError/Code`` in snake case
     /// (`corrupt_data`, `not_media_file`, `timed_out`…), `disk_full` for an output that failed for
     /// lack of space.

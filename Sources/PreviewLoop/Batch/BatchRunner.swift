@@ -61,14 +61,18 @@ public struct BatchOptions: Sendable {
 ///   redoes it). A permanent failure is remembered in `OUT/.failures/<id>.json` and not retried
 ///   unless ``BatchOptions/retryFailed``; a transient one is retried ``BatchOptions/retries`` times
 ///   with a doubling delay.
-/// - ``stop()`` (or ending the ``results()`` sequence) starts no further clip and abandons the ones
-///   in flight at their next output, removing their staging folders.
+/// - ``stop()`` (or ending the ``results()`` sequence) starts no further clip and interrupts the ones
+///   in flight at once (their reads and decoding through FFmpeg's interrupt callback, their encoding
+///   at the next second of video), removing their staging folders; each gets a `failed` record with
+///   reason `interrupted` (transient: a rerun makes it).
 public final class BatchRunner: Sendable {
     /// This shard's clips, in manifest order.
     public let clips: [BatchClip]
     /// The options.
     public let options: BatchOptions
     private let stopped = Atomic<Bool>(false)
+    /// The cancellation scopes of the clips in flight, by clip id: ``stop()`` cancels them all.
+    private let inFlight = Mutex<[String: CancellationScope]>([:])
     private let gate: MemoryGate
     private let lockDescriptor: Int32
     private let stagingDirectory: String
@@ -108,15 +112,19 @@ public final class BatchRunner: Sendable {
         close(lockDescriptor)
     }
 
-    /// Starts no further clip; clips in flight are abandoned at their next output.
-    public func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
+    /// Starts no further clip and interrupts the clips in flight (each recorded as `interrupted`).
+    public func stop() {
+        stopped.store(true, ordering: .sequentiallyConsistent)
+        let scopes = inFlight.withLock { Array($0.values) }
+        for scope in scopes { scope.cancel() }
+    }
 
     /// Whether ``stop()`` was called.
     public var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
     /// Runs the batch: one record per clip as each finishes, at most ``BatchOptions/jobs`` at a time.
     /// Ending the sequence early (or cancelling the task that iterates it) stops the batch. A clip
-    /// abandoned because of a stop has no record.
+    /// interrupted by a stop has a `failed` record with reason `interrupted`; one not started has none.
     public func results() -> AsyncStream<BatchRecord> {
         let (stream, continuation) = AsyncStream<BatchRecord>.makeStream()
         continuation.onTermination = { [self] termination in
@@ -163,7 +171,8 @@ public final class BatchRunner: Sendable {
     }
 
     /// Does one clip: skips it when done (or failed for good), else makes its outputs, retrying
-    /// transient failures. Blocks; returns `nil` when abandoned because the batch was stopped.
+    /// transient failures. Blocks; returns `nil` when the batch was stopped before the clip started, and
+    /// a transient `interrupted` failure when a stop interrupted it (nothing of it is left in `OUT`).
     public func process(_ clip: BatchClip) -> BatchRecord? {
         let out = options.outputDirectory
         let fingerprint = fingerprint(of: clip)
@@ -181,18 +190,33 @@ public final class BatchRunner: Sendable {
             return failed
         }
         var attempt = 0
+        var context = ClipContext()
+        func interrupted() -> BatchRecord {
+            var record = BatchRecord(id: clip.id, input: clip.input, status: .failed, attempts: attempt,
+                                     clip: context.info.map(BatchRecord.ClipInfo.init), timings: context.timings,
+                                     shard: options.shard.description, fingerprint: fingerprint)
+            record.reason = BatchFailure.interrupted
+            record.permanence = .transient
+            record.message = "\(clip.input): interrupted by a stop of the batch (a signal); its partial outputs were removed"
+            return record
+        }
         while true {
             attempt += 1
-            guard !isStopped else { return nil }
-            var context = ClipContext()
+            guard !isStopped else { return attempt == 1 ? nil : interrupted() }
+            context = ClipContext()
+            // The clip's inputs register their interrupters in this scope, so a stop interrupts them at once.
+            let scope = CancellationScope()
+            inFlight.withLock { $0[clip.id] = scope }
+            if isStopped { scope.cancel() }
+            defer { inFlight.withLock { _ = $0.removeValue(forKey: clip.id) } }
             do {
-                var record = try make(clip, fingerprint: fingerprint, context: &context)
+                var record = try scope.enter { try make(clip, fingerprint: fingerprint, context: &context) }
                 record.attempts = attempt
                 unlink(failurePath)
                 return record
             } catch {
                 let failure = error as? PreviewLoopError ?? PreviewLoopError(.decodingFailed, "\(clip.input): \(error)")
-                if isStopped { return nil }
+                if isStopped { return interrupted() }
                 let permanence = BatchFailure.permanence(of: failure)
                 if permanence == .transient && attempt <= options.retries {
                     let delay = min(60, options.retryDelay * Double(1 << min(attempt - 1, 20)))
