@@ -123,6 +123,8 @@ struct ThumbOptions: Equatable, Sendable {
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// When `thumb` takes its frame, as `--at` gives it.
@@ -182,6 +184,8 @@ struct StripOptions: Equatable, Sendable {
     var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON object describing the chosen tiles replaces the summary line (`--json`).
     var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -221,8 +225,12 @@ struct LoopOptions: Equatable, Sendable {
     var recordSpan: Range<Double>?
     /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
     var captureDirectory: String?
+    /// The format of frames, captures and recordings (`--format`): PPM, PNG or JPEG.
+    var imageFormat = ImageFormat.ppm
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// The options of `preview-loop render`.
@@ -250,6 +258,8 @@ struct RenderOptions: Equatable, Sendable {
     var contentMode = PictureOptions.fit.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -290,6 +300,8 @@ struct SpritesOptions: Equatable, Sendable {
     var contentMode = PictureOptions.fit.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// What `preview-loop card` writes, chosen by the output path.

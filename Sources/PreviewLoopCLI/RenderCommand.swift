@@ -25,7 +25,7 @@ struct RenderCommand {
         let size = loop.configuration.size
         try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
-        if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
         let frames = (windowLength * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
@@ -34,12 +34,17 @@ struct RenderCommand {
                                             what: what + " of \(size) \(options.format.rawValue)") {
             throw WorkLimitError(message: refusal)
         }
+        let display = ProgressDisplay(label: "render", unit: "frames", rateUnit: "fps", style: options.reporting.progressStyle)
+        defer { display.abandon() }
         let summary = try loop.render(to: options.output, format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
-                                      maxFrames: options.budget.maxFrames)
+                                      maxFrames: options.budget.maxFrames) { completed, total in
+            display.update(completed: completed, total: total)
+        }
+        display.finish(completed: summary.frameCount, total: summary.frameCount)
         var status = stat()
         let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
-        Console.writeOutput("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
+        Console.writeSummary("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
             + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)))\n")
         return ExitStatus.success

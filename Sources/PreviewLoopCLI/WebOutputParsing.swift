@@ -56,6 +56,7 @@ extension RenderOptions {
         quality = try arguments.quality(Self.quality, lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
         contentMode = try arguments.value(PictureOptions.fit)
         budget = try WorkBudget(arguments)
+        reporting = try ReportingOptions(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
 
@@ -117,6 +118,11 @@ extension SpritesOptions {
     init(_ arguments: ScannedArguments) throws(UsageError) {
         let source = try InputOptions(arguments)
         self.init(source: source, outputDirectory: try arguments.requiredOutput(Self.output, example: "thumbnails/"))
+        if let fileExtension = ImageFileFormat.fileExtension(of: outputDirectory), Self.fileExtensions.contains(fileExtension) {
+            throw UsageError(.invalidValue(option: "output", value: outputDirectory), subcommand: .sprites,
+                             "'\(outputDirectory)' looks like a file, but sprites writes a directory (sheet-1.jpg…, "
+                                 + "\(SpritesCommand.trackName)); name a directory, for example -o thumbnails/.")
+        }
         every = try arguments.value(Self.every)
         size = try arguments.value(Self.size)
         let grid = try arguments.value(Self.grid)
@@ -131,8 +137,13 @@ extension SpritesOptions {
         quality = try arguments.quality(Self.quality, lossy: true, output: outputDirectory)
         contentMode = try arguments.value(PictureOptions.fit)
         budget = try WorkBudget(arguments)
+        reporting = try ReportingOptions(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
+
+    /// The extensions of files the output must not look like: images, videos, WebVTT.
+    static let fileExtensions: Set<String> = Set(ImageFileFormat.allCases.flatMap(\.fileExtensions)
+        + AnimationFormat.allCases.flatMap(\.fileExtensions) + ["vtt"])
 
     /// Why sheets of tiles of `size` are refused before decoding; `nil` when they fit.
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {

@@ -43,11 +43,15 @@ extension LoopPlayer {
     ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
     ///   - encoderThreads: encoder threads, 0 to let the encoder choose.
     ///   - maxFrames: the most frames the file may get (repeats included); more throws ``PreviewLoopError/Code/tooLarge``.
+    ///   - progress: called on the calling thread after each source frame with the file's frames written
+    ///     so far and the number expected (the window, cut at the clip's end, at `framesPerSecond`); last
+    ///     with both equal to the frames written, once the file is complete.
     /// - Throws: ``PreviewLoopError`` for an unusable input, an unknown extension, an odd size for MP4,
     ///   an unwritable output, or an encoder failure.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = 0, maxFrames: Int = .max) throws(PreviewLoopError) -> RenderSummary {
+                       encoderThreads: Int = 0, maxFrames: Int = .max,
+                       progress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws(PreviewLoopError) -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
@@ -58,6 +62,10 @@ extension LoopPlayer {
         var resampler = ConstantRateResampler(framesPerSecond: framesPerSecond)
         var current: RGBImage?
         var times: [Double] = []
+        let start = configuration.windowStart.seconds
+        let expectedLength = info.duration.map { min(configuration.windowLength.seconds, max(0, $0 - start)) }
+            ?? configuration.windowLength.seconds
+        let expected = max(1, Int((expectedLength * Double(framesPerSecond)).rounded(.up)))
         try run(loops: 1) { frame throws(PreviewLoopError) in
             let time = frame.presentationTime.seconds
             let count = resampler.advance(to: time)
@@ -65,6 +73,7 @@ extension LoopPlayer {
             for _ in 0..<count { try writer.append(current ?? frame.image) }
             current = frame.image
             times.append(time)
+            progress(writer.frameCount, max(expected, writer.frameCount))
         }
         guard let last = current, let lastTime = times.last else {
             throw PreviewLoopError(.corruptData, "\(source): no frame could be decoded in the loop window")
@@ -76,6 +85,7 @@ extension LoopPlayer {
         let (remaining, lastDuration) = resampler.finish(length: length)
         for _ in 0..<remaining { try writer.append(last) }
         try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
+        progress(writer.frameCount, writer.frameCount)
         let playTime = Double(writer.frameCount - 1) / Double(framesPerSecond) + lastDuration
         return RenderSummary(path: path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
                              frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count)
