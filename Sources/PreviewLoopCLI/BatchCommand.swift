@@ -26,8 +26,10 @@ struct BatchCommandOptions: Equatable, Sendable {
     var shard: BatchShard?
     /// `--shard-count N`: the count for an index from the environment.
     var shardCount: Int?
+    /// `--progress` (JSON progress lines on standard error) and `--quiet`.
+    var reporting = ReportingOptions()
     /// `--progress`: JSON progress lines on standard error.
-    var isMachineProgress = false
+    var isMachineProgress: Bool { reporting.forcesProgress }
     var timeout = BatchCommandOptions.timeout.defaultValue
     var deadline = BatchCommandOptions.deadline.defaultValue
     /// `--memory-budget MB`, if given.
@@ -84,7 +86,7 @@ extension BatchCommandOptions {
             throw UsageError(.conflictingOptions("shard", "shard-count"), subcommand: .batch,
                              "'--shard I/N' already gives the count; '--shard-count' is for an index from the environment.")
         }
-        isMachineProgress = arguments.isSet(Self.progress)
+        reporting = try ReportingOptions(arguments)
         timeout = try arguments.value(Self.timeout)
         deadline = try arguments.value(Self.deadline)
         memoryBudget = try arguments.value(Self.memoryBudget).map { $0 << 20 }
@@ -161,7 +163,7 @@ struct BatchCommand {
         }
         defer { watcher.cancel() }
 
-        let progress = BatchProgress(total: runner.clips.count, isTerminal: isatty(STDERR_FILENO) == 1,
+        let progress = BatchProgress(total: runner.clips.count, isTerminal: options.reporting.progressStyle == .terminal,
                                      isMachine: options.isMachineProgress)
         let started = ContinuousClock.now
         let collected = Mutex<[BatchRecord]>([])
@@ -190,7 +192,7 @@ struct BatchCommand {
                                    stoppedBefore: stoppedBefore,
                                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
-        Console.writeOutput(Self.summaryLine(summary, resultsPath: resultsPath) + "\n")
+        Console.writeSummary(Self.summaryLine(summary, resultsPath: resultsPath) + "\n")
         if let failure = writeFailure.withLock({ $0 }) {
             Console.writeError("Error: the results file could not be written: \(Format.oneLine(failure))\n")
             return Self.transientFailures
@@ -242,7 +244,8 @@ final class BatchProgress: Sendable {
             Console.writeError(line)
         } else if isTerminal {
             let etaText = eta.map { " ETA \(Int($0) / 60):\(String(format2: Int($0) % 60))" } ?? ""
-            Console.writeError("\rbatch: \(done)/\(total) done, \(failed) failed, \(Format.fixed(rate, 2)) clips/s\(etaText)   ")
+            let percent = total > 0 ? "\(done * 100 / total)% " : ""
+            Console.writeError("\rbatch: \(percent)\(done)/\(total) done, \(failed) failed, \(Format.fixed(rate, 2)) clips/s\(etaText)   ")
         }
     }
 

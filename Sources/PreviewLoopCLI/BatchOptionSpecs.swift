@@ -12,8 +12,8 @@ extension OptionSpec {
 extension BatchCommandOptions {
     /// `preview-loop batch`'s options, in help order.
     static let declarations: [any OptionDeclaration] = [
-        out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, timeout, deadline,
-        memoryBudget, threads, InputOptions.deinterlace, json, CommonOptions.help,
+        out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
+        timeout, deadline, memoryBudget, threads, InputOptions.deinterlace, json, CommonOptions.help,
     ]
 
     /// The library's defaults, which the CLI's defaults are.
@@ -22,7 +22,7 @@ extension BatchCommandOptions {
     /// The options that only a run takes (`batch report` refuses them).
     static let runOnly: [any OptionDeclaration] = [
         out, recipe, jobs, retries, retryDelay, shard, shardCount, timeout, deadline, memoryBudget, threads,
-        InputOptions.deinterlace, force, retryFailed, progress,
+        InputOptions.deinterlace, force, retryFailed, progress, ReportingOptions.quiet,
     ]
 
     static let out = Option<String?>.path(
@@ -63,8 +63,8 @@ extension BatchCommandOptions {
         "shard-count", help: "The shard count for an index taken from the "
             + "environment (Kubernetes gives only JOB_COMPLETION_INDEX; or set PREVIEW_LOOP_SHARD_COUNT).",
         in: 1...100_000)
-    static let progress = Flag("progress", help: "Write one JSON progress line per finished clip on standard error "
-                                   + "(a terminal gets a status line without it).")
+    /// `--progress`, the reporting group's flag; a batch's lines are JSON objects, one per finished clip.
+    static let progress = ReportingOptions.progress
     static let timeout = Option<Double>(
         "timeout", value: "seconds", help: "Allowed for opening each clip and for each read.",
         default: InputOptions.timeout.defaultValue, showing: InputOptions.timeout.spec.defaultValue,

@@ -35,6 +35,7 @@ public enum CommandLineTool {
             Console.writeError(error.report + "\n")
             return ExitStatus.usage
         }
+        Console.isQuiet = command.reporting?.isQuiet ?? false
         switch command {
         case .help(let text):
             Console.writeOutput(text + "\n")
@@ -133,6 +134,20 @@ public enum CommandLineTool {
 }
 
 extension ParsedCommand {
+    /// The command's `--progress` and `--quiet`, for those that have them.
+    var reporting: ReportingOptions? {
+        switch self {
+        case .thumb(let options): options.reporting
+        case .strip(let options): options.reporting
+        case .sheet(let options): options.reporting
+        case .loop(let options): options.reporting
+        case .render(let options): options.reporting
+        case .sprites(let options): options.reporting
+        case .batch(let options): options.reporting
+        case .help, .version, .probe, .timing, .card, .wall: nil
+        }
+    }
+
     /// The command's input as given, for error lines; `nil` for help and version.
     var input: String? {
         switch self {

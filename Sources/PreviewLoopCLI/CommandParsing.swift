@@ -86,7 +86,8 @@ extension ThumbOptions {
             }
         }
         budget = try WorkBudget(arguments)
-        json = arguments.isSet(ReportOptions.json)
+        json = try arguments.reportJSON(output: output)
+        reporting = try ReportingOptions(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
     /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.
@@ -153,7 +154,8 @@ extension StripOptions {
         showsTimestamps = arguments.isSet(Self.timestamps)
         budget = try WorkBudget(arguments)
         pick = try arguments.value(TilePlanOptions.pick)
-        json = arguments.isSet(ReportOptions.json)
+        json = try arguments.reportJSON(output: output)
+        reporting = try ReportingOptions(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
     /// Why a strip of tiles of `size` is refused before decoding; `nil` when it fits.
@@ -205,7 +207,8 @@ extension LoopOptions {
     /// `--frames <dir>`.
     static let frames = Option<String?>.path(
         "frames", value: "dir",
-        help: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, from 1); created if missing.")
+        help: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, from 1; .png or .jpg "
+            + "with --format); created if missing.")
     /// `--capture-at <times>`: wall times in seconds from the loop's start (no percentages), sorted.
     static let captureAt = Option<[Double]>(
         "capture-at", value: "times",
@@ -230,6 +233,11 @@ extension LoopOptions {
         "capture-dir", value: "dir",
         help: "Where --capture-at and --record write (default: the --frames directory); created if missing.")
 
+    /// `--format <format>`: of frames, captures and recordings.
+    static let format = OutputOptions.format(
+        among: [.ppm, .png, .jpeg], help: "The image format of --frames, --capture-at and --record files (jpg at quality 85).",
+        showing: "ppm")
+
     /// A wall time: seconds, mm:ss or hh:mm:ss.ms — a percentage means nothing for wall time.
     private static func wallTime(_ text: String) -> Double? {
         if case .seconds(let value)? = TimePosition(parsing: text) { return value }
@@ -250,6 +258,13 @@ extension LoopOptions {
         captureTimes = try arguments.value(Self.captureAt)
         recordSpan = try arguments.value(Self.record)
         captureDirectory = try arguments.value(Self.captureDir)
+        if let format = try arguments.value(Self.format) {
+            guard framesDirectory != nil || !captureTimes.isEmpty || recordSpan != nil else {
+                throw UsageError(.conflictingOptions("format", "frames"), subcommand: .loop,
+                                 "'--format' sets the format of '--frames', '--capture-at' and '--record' files; give one of them.")
+            }
+            imageFormat = format
+        }
         if (!captureTimes.isEmpty || recordSpan != nil) && captureDirectory == nil && framesDirectory == nil {
             throw UsageError(.missingOption("capture-dir"), subcommand: .loop,
                              "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
@@ -260,6 +275,7 @@ extension LoopOptions {
             throw UsageError(.conflictingOptions("json", "log"), subcommand: .loop,
                              "'--json' prints its record on standard output, where '--log -' writes the log; write the log to a file.")
         }
+        reporting = try ReportingOptions(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
     /// Why a loop at `size` is refused before decoding; `nil` when it fits.

@@ -125,6 +125,8 @@ struct ThumbOptions: Equatable, Sendable {
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// When `thumb` takes its frame, as `--at` gives it.
@@ -184,6 +186,8 @@ struct StripOptions: Equatable, Sendable {
     var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
     var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// Where `preview-loop loop` writes its timing log.
@@ -223,10 +227,14 @@ struct LoopOptions: Equatable, Sendable {
     var recordSpan: Range<Double>?
     /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
     var captureDirectory: String?
+    /// The format of frames, captures and recordings (`--format`): PPM, PNG or JPEG.
+    var imageFormat = ImageFormat.ppm
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// The options of `preview-loop render`.
@@ -260,6 +268,8 @@ struct RenderOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// The image format of sprite sheets, as `--format` names it.
@@ -302,6 +312,8 @@ struct SpritesOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 /// What `preview-loop card` writes, chosen by the output path.

@@ -27,15 +27,51 @@ enum Console {
         write(text, to: STDERR_FILENO)
     }
 
+    /// Whether `--quiet` was given: warnings and summary lines are dropped, errors still written.
+    static var isQuiet: Bool {
+        get { quiet.load(ordering: .relaxed) }
+        set { quiet.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Set once per command, before it runs.
+    private static let quiet = Atomic<Bool>(false)
+
+    /// `Warning: …` on standard error, unless `--quiet`.
+    static func writeWarning(_ text: String) {
+        if !isQuiet { writeError("Warning: \(text)\n") }
+    }
+
+    /// A command's summary line (`wrote …`): on standard output, or on standard error when standard
+    /// output carries the data itself (`-o -`); nothing with `--quiet`.
+    static func writeSummary(_ text: String, toError: Bool = false) {
+        guard !isQuiet else { return }
+        if toError { writeError(text) } else { writeOutput(text) }
+    }
+
+    /// Writes bytes (an image for `-o -`) to standard output; a failure is remembered in ``outputError``
+    /// and returned as `false`.
+    @discardableResult
+    static func writeOutput(bytes: [UInt8]) -> Bool {
+        let written = bytes.withUnsafeBytes { write($0, to: STDOUT_FILENO) }
+        if !written {
+            let code = errno
+            _ = failedOutput.compareExchange(expected: 0, desired: code == 0 ? EIO : code, ordering: .relaxed)
+        }
+        return written
+    }
+
     /// Writes all of the text's UTF-8 bytes to a file descriptor, retrying after interruptions.
     /// Returns `false` if the descriptor refused them (a closed pipe, a full disk).
     @discardableResult
     static func write(_ text: String, to descriptor: Int32) -> Bool {
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { buffer in
-            // On failure errno still holds the cause, for the caller.
-            FileSystem.writeAll(buffer, to: descriptor) == 0
-        }
+        Array(text.utf8).withUnsafeBytes { write($0, to: descriptor) }
+    }
+
+    /// Writes all of the bytes to a file descriptor, retrying after interruptions and short writes.
+    /// Returns `false` if the descriptor refused them; errno still holds the cause, for the caller.
+    @discardableResult
+    static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        FileSystem.writeAll(buffer, to: descriptor) == 0
     }
 }
 

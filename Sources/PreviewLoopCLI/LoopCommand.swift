@@ -26,7 +26,7 @@ struct LoopCommand {
             sourceOptions: options.source.sourceOptions)
         let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
         try WorkLimitError.check(options.sizeRefusal(loop.configuration.size))
-        if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(loop.info)
 
         let createdDirectory = try options.framesDirectory.flatMap(Self.createDirectory)
@@ -46,7 +46,8 @@ struct LoopCommand {
         let temporaryLogPath = log?.temporaryPath
         let recorder = LoopRecorder(log: log, framesDirectory: options.framesDirectory,
                                     shutter: LoopRecorder.Shutter(captureTimes: options.captureTimes, recordSpan: options.recordSpan,
-                                                                  directory: captureDirectory))
+                                                                  directory: captureDirectory),
+                                    format: options.imageFormat)
         let stopper = LoopStopper()
         let input = options.source.input
         let watcher = SignalWatcher { signal in
@@ -59,10 +60,25 @@ struct LoopCommand {
             }
         }
 
+        // Progress for an offline loop (a realtime one takes the time it takes): frames counted, the
+        // percent and ETA from the passes done and the position in the window (frames per pass are only
+        // known once a pass ends); no total for a loop until interrupted.
+        let display = ProgressDisplay(label: "loop", unit: "frames", rateUnit: "fps",
+                                      style: options.isRealtime ? .off : options.reporting.progressStyle)
+        defer { display.abandon() }
+        let passes = options.loops
+        let windowLength = loop.info.duration.map { min(window.length, max(0, $0 - window.start)) } ?? window.length
+        let frameRate = loop.info.frameRate?.doubleValue ?? 0
+        let expectedFrames = passes > 0 && frameRate > 0 ? Int((Double(passes) * windowLength * frameRate).rounded()) : nil
         let clock = ContinuousClock()
         let began = clock.now
         let handle = loop.start(loops: options.loops == 0 ? nil : options.loops, onFrame: { frame in
             if !recorder.record(frame) { stopper.stop() }
+            guard display.style != .off else { return }
+            let completed = recorder.counts.frames
+            let fraction = passes > 0 && windowLength > 0
+                ? (Double(frame.loopIndex) + min(1, frame.presentationTime.seconds / windowLength)) / Double(passes) : nil
+            display.update(completed: completed, total: expectedFrames.map { max($0, completed) }, fraction: fraction)
         }, onCompletion: { _ in })
         stopper.attach(handle)
         var loopError: (any Error)?
@@ -114,9 +130,10 @@ struct LoopCommand {
                 if let createdCaptureDirectory { rmdir(createdCaptureDirectory) }
                 throw PreviewLoopError(.invalidArgument, reason)
             }
-            Console.writeError("loop: \(reason)\n")
+            if !Console.isQuiet { Console.writeError("loop: \(reason)\n") }
         }
         try recorder.commitLog()
+        display.finish(completed: counts.frames, total: signal == nil && passes > 0 ? counts.frames : nil)
         if let report {
             if case .file(let path)? = options.log {
                 var log = ClipReport.output("timing_log", path)
@@ -139,6 +156,7 @@ struct LoopCommand {
             try report.print(requiresOutput: false)
             return ExitStatus.success
         }
+        if Console.isQuiet { return ExitStatus.success }
         Console.writeError(Self.summary(frames: counts.frames, passes: counts.passes, elapsed: elapsed,
                                         rate: recorder.deliveredRate, isInterrupted: signal != nil) + "\n")
         return ExitStatus.success

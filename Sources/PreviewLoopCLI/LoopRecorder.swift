@@ -40,6 +40,9 @@ final class LoopRecorder: Sendable {
         var directory: String?
     }
 
+    /// The format of frame files, stills and recordings (`--format`): PPM by default.
+    private let format: ImageFormat
+
     /// Everything mutable, under one lock.
     private let state: Mutex<State>
     /// The directory frames are written to, if any.
@@ -48,13 +51,14 @@ final class LoopRecorder: Sendable {
     private let shutter: Shutter
 
     /// Creates a recorder writing to an open log and a frames directory that exists, either optional.
-    init(log: sending TimingLog?, framesDirectory: String?, shutter: Shutter = Shutter()) {
+    init(log: sending TimingLog?, framesDirectory: String?, shutter: Shutter = Shutter(), format: ImageFormat = .ppm) {
         state = Mutex(State(log: log, pendingCaptures: shutter.captureTimes))
+        self.format = format
         self.framesDirectory = framesDirectory
         self.shutter = shutter
     }
 
-    /// Records a frame: a log row and a `PPP-FFFFF.ppm` file.
+    /// Records a frame: a log row and a `PPP-FFFFF.ppm` file (or `.png`, `.jpg`).
     ///
     /// - Returns: `false` when writing failed (the failure is kept); the caller should stop the loop.
     func record(_ frame: VideoFrame) -> Bool {
@@ -63,8 +67,8 @@ final class LoopRecorder: Sendable {
             do {
                 try state.log?.append(frame)
                 if let framesDirectory {
-                    let path = framesDirectory + "/" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1)
-                    try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: path)
+                    let path = framesDirectory + "/" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1, format: format)
+                    try AtomicFile.write(format.encode(frame.image), to: path)
                 }
                 if let directory = shutter.directory {
                     // A still is the first frame presented at or after its wall time, as capture() gives.
@@ -72,12 +76,12 @@ final class LoopRecorder: Sendable {
                     while let next = state.pendingCaptures.first, next <= wall {
                         state.pendingCaptures.removeFirst()
                         state.captureCount += 1
-                        let name = "capture-\(DecimalText.zeroPadded(state.captureCount, 2)).ppm"
-                        try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: directory + "/" + name)
+                        let name = "capture-\(DecimalText.zeroPadded(state.captureCount, 2)).\(format.fileExtensions[0])"
+                        try AtomicFile.write(format.encode(frame.image), to: directory + "/" + name)
                     }
                     if let span = shutter.recordSpan, span.contains(wall) {
-                        let name = "record-" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1)
-                        try AtomicFile.write(ImageFormat.ppm.encode(frame.image), to: directory + "/" + name)
+                        let name = "record-" + Self.frameFileName(pass: frame.loopIndex + 1, index: frame.index + 1, format: format)
+                        try AtomicFile.write(format.encode(frame.image), to: directory + "/" + name)
                         state.recordCount += 1
                     }
                 }
@@ -94,9 +98,10 @@ final class LoopRecorder: Sendable {
         }
     }
 
-    /// `PPP-FFFFF.ppm`: the pass and the frame within it, from 1, zero-padded to 3 and 5 digits.
-    static func frameFileName(pass: Int, index: Int) -> String {
-        DecimalText.zeroPadded(pass, 3) + "-" + DecimalText.zeroPadded(index, 5) + ".ppm"
+    /// `PPP-FFFFF.ppm`: the pass and the frame within it, from 1, zero-padded to 3 and 5 digits, with
+    /// the format's usual extension.
+    static func frameFileName(pass: Int, index: Int, format: ImageFormat = .ppm) -> String {
+        DecimalText.zeroPadded(pass, 3) + "-" + DecimalText.zeroPadded(index, 5) + "." + format.fileExtensions[0]
     }
 
     /// The first failure to write a frame or a log row, if any.

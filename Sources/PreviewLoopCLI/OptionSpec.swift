@@ -63,40 +63,40 @@ extension Subcommand {
         case .probe:
             [ProbeOptions.json, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, CommonOptions.help]
         case .thumb:
-            [OutputOptions.image, ThumbOptions.at, ThumbOptions.start, ThumbOptions.length, ThumbOptions.size,
+            [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at, ThumbOptions.start, ThumbOptions.length, ThumbOptions.size,
              OutputOptions.imageQuality, PictureOptions.fit, ThumbOptions.accuracy, ThumbOptions.playButton,
              ThumbOptions.cornerRadius, PictureOptions.background, ReportOptions.json,
              WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects,
-             InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
+             InputOptions.timeout, InputOptions.deadline, ReportingOptions.quiet, CommonOptions.help]
         case .strip:
-            [OutputOptions.image, StripOptions.count, StripOptions.columns, StripOptions.size, OutputOptions.imageQuality,
+            [OutputOptions.image, OutputOptions.imageFormat, StripOptions.count, StripOptions.columns, StripOptions.size, OutputOptions.imageQuality,
              StripOptions.span, WindowOptions.start, WindowOptions.length, StripOptions.accuracy,
              TilePlanOptions.pick, ReportOptions.json, PictureOptions.fit, StripOptions.gap, StripOptions.timestamps,
              InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, InputOptions.threads, InputOptions.allowRedirects,
-             InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
+             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .sheet:
-            [OutputOptions.image, SheetOptions.grid, SheetOptions.width, SheetOptions.tileWidth, SheetOptions.gap,
+            [OutputOptions.image, OutputOptions.imageFormat, SheetOptions.grid, SheetOptions.width, SheetOptions.tileWidth, SheetOptions.gap,
              SheetOptions.margin, SheetOptions.background, SheetOptions.textColor, SheetOptions.font,
              SheetOptions.noHeader, SheetOptions.noTimestamps, OutputOptions.imageQuality, SheetOptions.accuracy,
              TilePlanOptions.pick, ReportOptions.json,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
-             InputOptions.deadline, CommonOptions.help]
+             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .loop:
             [WindowOptions.start, WindowOptions.length, LoopOptions.loops, LoopOptions.size, PictureOptions.fit,
              LoopOptions.realtime, LoopOptions.log, LoopOptions.frames, LoopOptions.captureAt, LoopOptions.record,
-             LoopOptions.captureDir, ReportOptions.json,
+             LoopOptions.captureDir, LoopOptions.format, ReportOptions.json,
              WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects,
-             InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
+             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .render:
             [RenderOptions.output, WindowOptions.start, RenderOptions.length, RenderOptions.size, RenderOptions.fps,
              RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
-             InputOptions.deadline, CommonOptions.help]
+             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .sprites:
             [SpritesOptions.output, SpritesOptions.every, SpritesOptions.size, SpritesOptions.grid, SpritesOptions.format,
              SpritesOptions.accuracy, SpritesOptions.quality, PictureOptions.fit, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
-             InputOptions.deadline, CommonOptions.help]
+             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .card:
             [CardOptions.output, CardOptions.size, CardOptions.aspect, CardOptions.cornerRadius, CardOptions.reveal,
              CardOptions.posterHold, CardOptions.playLength, CardOptions.close, PictureOptions.background,

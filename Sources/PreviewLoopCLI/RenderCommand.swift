@@ -31,7 +31,7 @@ struct RenderCommand {
         let size = loop.configuration.size
         try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
-        if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(loop.info)
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
         let frames = (options.decodedLength(windowLength) * Double(options.framesPerSecond)).rounded(.up)
@@ -42,10 +42,15 @@ struct RenderCommand {
                                             what: what + " of \(size) \(options.format.rawValue)") {
             throw WorkLimitError(message: refusal)
         }
+        let display = ProgressDisplay(label: "render", unit: "frames", rateUnit: "fps", style: options.reporting.progressStyle)
+        defer { display.abandon() }
         let summary = try loop.render(to: options.output, format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
                                       maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint == .auto ? .auto : .length,
-                                      seam: options.seam)
+                                      seam: options.seam) { completed, total in
+            display.update(completed: completed, total: total)
+        }
+        display.finish(completed: summary.frameCount, total: summary.frameCount)
         if let report {
             var output = ClipReport.output("hover", options.output, width: summary.size.width, height: summary.size.height)
             output.time = start
@@ -57,7 +62,7 @@ struct RenderCommand {
         }
         var status = stat()
         let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
-        Console.writeOutput("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
+        Console.writeSummary("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
             + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)); \(summary.seamDescription))\n")
         return ExitStatus.success

@@ -2,14 +2,29 @@ import PreviewLoop
 
 // Option groups shared by the commands that take them; each option declared once (see OptionDeclaration).
 
-/// The output group: `-o` for an image and `-q` for its quality.
+/// The output group: `-o` for an image, `--format` and `-q` for its quality.
 enum OutputOptions {
     /// `-o, --output <file>`: the image to write.
     static let image = Option<String?>.path(
         "output", short: "o", value: "file",
         help: "The image to write; its extension chooses the format (supported: \(ImageFormat.extensionList)). "
-            + "Written whole or not at all.",
+            + "Written whole or not at all. - writes it to standard output (PNG unless --format says "
+            + "otherwise; refused when standard output is a terminal; the summary line then goes to standard error).",
         required: true)
+
+    /// `--format <format>`: the image format when the output's name does not say it.
+    static let imageFormat = format(among: ImageFormat.allCases, help: "The image format for -o - or an output without "
+                                        + "an extension; with an extension it must agree.", showing: "the extension; png for -o -")
+
+    /// `--format <format>` among `formats`, spelled by their extensions (`jpg` or `jpeg` for JPEG).
+    static func format(among formats: [ImageFormat], help: String, showing: String) -> Option<ImageFormat?> {
+        let names = formats.map { $0.fileExtensions[0] }
+        return Option("format", value: "format", help: help + " One of " + names.joined(separator: ", ") + ".",
+                      default: nil, showing: showing,
+                      expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!) { text in
+            formats.first { $0.fileExtensions.contains(text.lowercased()) }.map { .some($0) }
+        }
+    }
 
     /// `-q, --quality <0-100>` for image outputs; absent, the format's default.
     static let imageQuality = Option<Int?>.optionalInteger(
@@ -95,15 +110,35 @@ enum TilePlanOptions {
 }
 
 extension ScannedArguments {
-    /// The required `-o` path and the image format its extension names.
+    /// `--json`, refused with `-o -`: the image has standard output to itself.
+    func reportJSON(output: String) throws(UsageError) -> Bool {
+        guard isSet(ReportOptions.json) else { return false }
+        if output == ImageDestination.standardOutput {
+            throw UsageError(.conflictingOptions("json", "output"), subcommand: subcommand,
+                             "'--json' prints on standard output, which '-o -' gives to the image; write the image to a file.")
+        }
+        return true
+    }
+
+    /// The required `-o` path and its image format: `--format`'s, else the one its extension names;
+    /// PNG for `-o -` (standard output) without `--format`.
     func imageOutput() throws(UsageError) -> (path: String, format: ImageFormat) {
         guard let path = text(OutputOptions.image) else {
             throw UsageError(.missingOption("output"), subcommand: subcommand,
                              "Missing expected option '-o <file>' (the image to write, for example out.ppm).")
         }
-        guard let format = ImageFormat(path: path) else {
+        let given = try value(OutputOptions.imageFormat)
+        if path == ImageDestination.standardOutput { return (path, given ?? .png) }
+        let named = ImageFormat(path: path)
+        if let given, let named, given != named {
+            throw UsageError(.conflictingOptions("format", "output"), subcommand: subcommand,
+                             "'--format \(text(OutputOptions.imageFormat) ?? "")' disagrees with the extension of '\(path)'; "
+                                 + "drop one of them.")
+        }
+        guard let format = named ?? given else {
             throw UsageError(.unsupportedOutputFormat(path), subcommand: subcommand,
-                             "Cannot tell an image format from '\(path)'; use an extension among: \(ImageFormat.extensionList).")
+                             "Cannot tell an image format from '\(path)'; use an extension among: \(ImageFormat.extensionList), "
+                                 + "or --format.")
         }
         return (path, format)
     }

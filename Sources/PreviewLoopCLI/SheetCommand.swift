@@ -36,6 +36,8 @@ struct SheetOptions: Equatable, Sendable {
     var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
     var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
 }
 
 extension SheetOptions {
@@ -140,7 +142,8 @@ extension SheetOptions {
         quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
         accuracy = try arguments.value(Self.accuracy)
         pick = try arguments.value(TilePlanOptions.pick)
-        json = arguments.isSet(ReportOptions.json)
+        json = try arguments.reportJSON(output: output)
+        reporting = try ReportingOptions(arguments)
     }
 }
 
@@ -154,11 +157,12 @@ struct SheetCommand {
 
     /// Samples the frames, draws the sheet, writes it and prints one summary line on standard output.
     func run() throws -> Int32 {
+        try ImageDestination.check(options.output)
         // The fonts first: a missing font is refused before any decoding.
         let drawer = try ContactSheet(style: options.style, hasHeader: options.showsHeader)
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
-        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(sampler.info)
         let info = sampler.info
         guard let duration = info.duration, duration > 0 else {
@@ -177,16 +181,22 @@ struct SheetCommand {
         }
         let span = SampleSpan(start: 0, length: duration)
         let count = options.columns * options.rows
+        // Progress counts the tiles taken; a scene pick's scan and refills are not counted (it shows
+        // only the final line).
+        let display = ProgressDisplay(label: "sheet", unit: "frames", rateUnit: "frames/s", style: options.reporting.progressStyle)
+        defer { display.abandon() }
+        if options.pick == .even { sampler.progress = { display.update(completed: $0, total: $1) } }
         let plan = try sampler.tilePlan(pick: options.pick, count: count, start: span.start, length: span.length,
                                         evenTimes: span.sampleTimes(count: count), size: tileSize, mode: .aspectFill,
                                         accuracy: options.accuracy, interval: span.interval(count: count))
+        display.finish(completed: plan.frames.count, total: plan.frames.count)
         let frames = plan.frames
         let tiles = frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
         let header = ContactSheetHeader(name: Self.displayName(of: options.source.input), info: info,
                                         fileSize: Self.fileSize(of: options.source.input))
         let sheet = try drawer.render(tiles, layout: layout, header: options.showsHeader ? header : nil,
                                       clipDuration: duration)
-        try AtomicFile.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
+        try ImageDestination.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
         if let report {
             var output = ClipReport.output("sheet", options.output, width: sheet.width, height: sheet.height)
             output.tiles = frames.count
@@ -196,10 +206,10 @@ struct SheetCommand {
             try report.print()
             return ExitStatus.success
         }
-        Console.writeOutput("wrote \(options.output) (\(sheet.width)x\(sheet.height), \(frames.count) frames in "
+        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(sheet.width)x\(sheet.height), \(frames.count) frames in "
             + "\(options.columns)x\(options.rows) tiles of \(tileSize), "
             + "\(ContactSheet.timestampText(tiles.first!.time, clipDuration: duration))–"
-            + "\(ContactSheet.timestampText(tiles.last!.time, clipDuration: duration)))\n")
+            + "\(ContactSheet.timestampText(tiles.last!.time, clipDuration: duration)))\n", toError: options.output == ImageDestination.standardOutput)
         return ExitStatus.success
     }
 

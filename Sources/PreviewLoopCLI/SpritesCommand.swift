@@ -14,12 +14,12 @@ struct SpritesCommand {
     /// The WebVTT file's name in the output directory.
     static let trackName = "thumbnails.vtt"
 
-    /// Samples, tiles and writes; shows progress on standard error when it is a terminal; prints one
+    /// Samples, tiles and writes; shows progress on standard error (see ``ReportingOptions``); prints one
     /// summary line on standard output.
     func run() throws -> Int32 {
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
-        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(sampler.info)
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))
@@ -37,7 +37,8 @@ struct SpritesCommand {
                 || StagedDirectory.isNumbered(name, prefix: "sheet-", suffix: ".webp")
         }
         let directory = staged.path
-        let showsProgress = isatty(STDERR_FILENO) == 1
+        let display = ProgressDisplay(label: "sprites", unit: "thumbnails", rateUnit: "thumbnails/s",
+                                      style: options.reporting.progressStyle)
         let track: ThumbnailTrack
         var sheetSizes: [Size] = []
         do {
@@ -45,20 +46,18 @@ struct SpritesCommand {
                 every: options.every,
                 layout: .init(tileSize: size, columns: options.columns, rows: options.rows),
                 mode: options.contentMode, accuracy: options.accuracy, maxThumbnails: options.budget.maxFrames,
-                progress: { done, total in
-                    if showsProgress { Console.writeError("\rsprites: \(done)/\(total) thumbnails") }
-                },
+                progress: { done, total in display.update(completed: done, total: total) },
                 onSheet: { index, sheet throws(PreviewLoopError) in
                     sheetSizes.append(Size(width: sheet.width, height: sheet.height))
                     try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
                                      named: "sheet-\(index + 1).\(fileExtension)")
                 })
-            if showsProgress { Console.writeError("\n") }
             let vtt = track.webVTT { "sheet-\($0 + 1).\(fileExtension)" }
             try staged.write(Array(vtt.utf8), named: Self.trackName)
             try staged.commit()
+            display.finish(completed: track.cues.count, total: track.cues.count)
         } catch {
-            if showsProgress { Console.writeError("\n") }
+            display.abandon()
             staged.discard()
             throw error
         }
@@ -76,7 +75,7 @@ struct SpritesCommand {
             try report.print()
             return ExitStatus.success
         }
-        Console.writeOutput("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
+        Console.writeSummary("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
             + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) "
             + "thumbnail\(track.cues.count == 1 ? "" : "s") "
             + "of \(size), one per \(Format.fixed(options.every, 3)) s, \(options.columns)x\(options.rows) a sheet\n")

@@ -10,9 +10,10 @@ struct ThumbCommand {
     /// Samples the frame, writes the image and prints one summary line on standard output; with
     /// `--at auto` the line says why the frame was chosen and what was skipped.
     func run() throws -> Int32 {
+        try ImageDestination.check(options.output)
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
-        if let warning = sampler.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(sampler.info)
         let duration = sampler.info.duration
         let size = options.size.resolved(display: sampler.info.displaySize)
@@ -50,7 +51,7 @@ struct ThumbCommand {
         } else {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
-        try AtomicFile.write(bytes, to: options.output)
+        try ImageDestination.write(bytes, to: options.output)
         if let report {
             // A poster when the frame was chosen (--at auto or best), else the frame asked for.
             var output = ClipReport.output(chosen == nil ? "frame" : "poster", options.output,
@@ -62,8 +63,8 @@ struct ThumbCommand {
             try report.print()
             return ExitStatus.success
         }
-        Console.writeOutput("wrote \(options.output) (\(frame.image.width)x\(frame.image.height), "
-            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n")
+        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
+            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n", toError: options.output == ImageDestination.standardOutput)
         return ExitStatus.success
     }
 

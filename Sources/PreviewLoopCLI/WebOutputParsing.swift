@@ -58,6 +58,7 @@ extension RenderOptions {
         try readSeam(arguments)
         budget = try WorkBudget(arguments)
         json = arguments.isSet(ReportOptions.json)
+        reporting = try ReportingOptions(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
 
@@ -119,6 +120,11 @@ extension SpritesOptions {
     init(_ arguments: ScannedArguments) throws(UsageError) {
         let source = try InputOptions(arguments)
         self.init(source: source, outputDirectory: try arguments.requiredOutput(Self.output, example: "thumbnails/"))
+        if let fileExtension = ImageFileFormat.fileExtension(of: outputDirectory), Self.fileExtensions.contains(fileExtension) {
+            throw UsageError(.invalidValue(option: "output", value: outputDirectory), subcommand: .sprites,
+                             "'\(outputDirectory)' looks like a file, but sprites writes a directory (sheet-1.jpg…, "
+                                 + "\(SpritesCommand.trackName)); name a directory, for example -o thumbnails/.")
+        }
         every = try arguments.value(Self.every)
         size = try arguments.value(Self.size)
         let grid = try arguments.value(Self.grid)
@@ -134,8 +140,13 @@ extension SpritesOptions {
         contentMode = try arguments.value(PictureOptions.fit)
         budget = try WorkBudget(arguments)
         json = arguments.isSet(ReportOptions.json)
+        reporting = try ReportingOptions(arguments)
         try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
     }
+
+    /// The extensions of files the output must not look like: images, videos, WebVTT.
+    static let fileExtensions: Set<String> = Set(ImageFileFormat.allCases.flatMap(\.fileExtensions)
+        + AnimationFormat.allCases.flatMap(\.fileExtensions) + ["vtt"])
 
     /// Why sheets of tiles of `size` are refused before decoding; `nil` when they fit.
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {

@@ -1,6 +1,6 @@
 extension LoopPlayer {
     /// Renders one pass of the window as a looping file, off the calling thread; a cancelled render
-    /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:)``.
+    /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
                        encoderThreads: Int = 0, maxFrames: Int = .max, loopPoint: LoopPoint = .length,

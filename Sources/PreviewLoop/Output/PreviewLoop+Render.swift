@@ -55,12 +55,15 @@ extension LoopPlayer {
     ///   - seam: a plain cut, or a ``LoopSeam/crossfade(_:)`` over the loop's start (decoded past the out
     ///     point). With either, the pass's frames are held in memory until the out point is known, and
     ///     they count against `maxFrames`.
+    ///   - progress: called on the calling thread after each source frame with the file's frames made
+    ///     so far and the number expected (the window, cut at the clip's end, at `framesPerSecond`); last
+    ///     with both equal to the frames written, once the file is complete.
     /// - Throws: ``PreviewLoopError`` for an unusable input, an unknown extension, an odd size for MP4,
     ///   an unwritable output, a crossfade not shorter than the window, or an encoder failure.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = 0, maxFrames: Int = .max, loopPoint: LoopPoint = .length,
-                       seam: LoopSeam = .cut) throws(PreviewLoopError) -> RenderSummary {
+                       encoderThreads: Int = 0, maxFrames: Int = .max, loopPoint: LoopPoint = .length, seam: LoopSeam = .cut,
+                       progress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws(PreviewLoopError) -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
@@ -84,7 +87,9 @@ extension LoopPlayer {
         var times: [Double] = []
         var meter = SeamMeter()
         var held: [RGBImage] = []
+        var made = 0
         func emit(_ image: RGBImage) throws(PreviewLoopError) {
+            made += 1
             guard isSeamed else {
                 try writer.append(image)
                 meter.add(image)
@@ -95,6 +100,10 @@ extension LoopPlayer {
             }
             held.append(image)
         }
+        let start = configuration.windowStart.seconds
+        let expectedLength = info.duration.map { min(configuration.windowLength.seconds, max(0, $0 - start)) }
+            ?? configuration.windowLength.seconds
+        let expected = max(1, Int((expectedLength * Double(framesPerSecond)).rounded(.up)))
         try run(loops: 1, control: LoopControl(), windowLength: .fromSeconds(decodeLength)) { frame throws(PreviewLoopError) in
             let time = frame.presentationTime.seconds
             let count = resampler.advance(to: time)
@@ -102,6 +111,7 @@ extension LoopPlayer {
             for _ in 0..<count { try emit(current ?? frame.image) }
             current = frame.image
             times.append(time)
+            progress(min(made, expected), max(expected, made))
         }
         guard let last = current, let lastTime = times.last else {
             throw PreviewLoopError(.corruptData, "\(source): no frame could be decoded in the loop window")
@@ -128,6 +138,7 @@ extension LoopPlayer {
             crossfade = .fromSeconds(Double(plan.crossfadeFrames) / Double(framesPerSecond))
         }
         try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
+        progress(writer.frameCount, writer.frameCount)
         let playTime = Double(writer.frameCount - 1) / Double(framesPerSecond) + lastDuration
         return RenderSummary(path: path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
                              frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count,

@@ -13,6 +13,11 @@ public final class FrameSampler {
     /// The probed video stream.
     public var info: VideoInfo { decoder.info }
 
+    /// Called on the calling thread as ``frames(at:size:mode:accuracy:interval:)`` (and everything built
+    /// on it: tile plans, contact sheets) takes each frame, with the frames taken so far in that call and
+    /// the number asked for; the last call of each request has both equal. `nil` (the default) for none.
+    public var progress: ((_ completed: Int, _ total: Int) -> Void)?
+
     /// Opens `source` for sampling with `threads` decoder threads.
     public init(source: Source, threads: Int = DecodingDefaults.threads, options: SourceOptions = .init()) throws(PreviewLoopError) {
         guard (1...64).contains(threads) else { throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64") }
@@ -47,11 +52,14 @@ public final class FrameSampler {
         // Keyframe samples are decoded together (the decoder's threads share them out); exact ones
         // in increasing time, so forward decoding is reused; answers come in the caller's order.
         var results = [VideoFrame?](repeating: nil, count: times.count)
+        var completed = 0
         var plans = [SamplePlan](repeating: .exact, count: times.count)
         for (index, time) in times.enumerated() { plans[index] = try plan(at: max(0, time), accuracy: accuracy, interval: interval) }
         func convert(_ timed: TimedFrame, index: Int) throws(PreviewLoopError) {
             results[index] = try VideoFrame(converting: timed, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
                                             presentationTime: .fromSeconds(timed.time), index: index, since: started)
+            completed += 1
+            progress?(completed, times.count)
         }
         let keyed = times.indices.filter { if case .keyframe = plans[$0] { true } else { false } }
         if !keyed.isEmpty {
