@@ -11,21 +11,16 @@ struct RenderCommand {
     func run() throws -> Int32 {
         let source = options.source.source
         let limits = options.source.sourceOptions
-        var duration: Double?
-        if options.start.isPercentage || options.length.isPercentage {
-            duration = try MediaProbe.probe(source, options: limits).duration
-        }
-        let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
-        let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
-        guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
+        // The window as given: the library resolves a percentage from the input it opens.
         let loop = try LoopPlayer(source: source, configuration: .init(
-            contentMode: options.contentMode, windowStart: .seconds(start),
-            windowLength: .seconds(length), threads: options.source.threads, sourceOptions: limits),
+            contentMode: options.contentMode, windowStart: options.start,
+            windowLength: options.length, threads: options.source.threads, sourceOptions: limits),
             sizeRequest: options.size, evenSize: options.format.needsEvenSize)
         let size = loop.configuration.size
         try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
         if let warning = loop.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
+        let start = loop.windowStart.seconds, length = loop.windowLength.seconds
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
         let frames = (windowLength * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
@@ -43,13 +38,6 @@ struct RenderCommand {
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
             + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)))\n")
         return ExitStatus.success
-    }
-}
-
-extension TimePosition {
-    /// Whether the position is a percentage of the duration (which then must be probed).
-    var isPercentage: Bool {
-        if case .percent = self { true } else { false }
     }
 }
 

@@ -18,7 +18,7 @@ struct ThumbCommand {
         var explanation = ""
         switch options.time {
         case .auto:
-            let span = try SampleSpan.resolve(.window, start: options.start, length: options.length, duration: duration)
+            let span = try SampleSpan.window(start: options.start, length: options.length, duration: duration)
             let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: size,
                                                  mode: options.contentMode)
             frame = poster.frame
@@ -28,7 +28,7 @@ struct ThumbCommand {
             frame = poster.frame
             explanation = ": " + Self.explanation(of: poster)
         case .at(let position):
-            var time = try SampleSpan.seconds(position, duration: duration, option: "--at")
+            var time = try position.resolved(duration: duration, "--at")
             if let duration { time = min(max(0, time), duration) }
             frame = try sampler.frame(at: time, size: size, mode: options.contentMode, accuracy: options.accuracy)
         }
@@ -37,8 +37,8 @@ struct ThumbCommand {
             // The card's poster picture: the same compositor, play button and corners.
             let style = CardStyle(size: frame.image.size, cornerRadius: options.cornerRadius, background: options.background,
                                   showsPlayButton: options.showsPlayButton)
-            let compositor = CardCompositor(style: style)
-            let picture = compositor.withBackground(compositor.picture(at: .poster, poster: frame.image, video: nil))
+            let compositor = try CardCompositor(style: style)
+            let picture = compositor.withBackground(try compositor.picture(at: .poster, poster: frame.image, video: nil))
             bytes = try ImageEncoder.encode(picture, as: options.format, quality: options.quality,
                                             background: options.background ?? .white)
         } else {

@@ -35,7 +35,7 @@ final class FrameScaler {
 
     /// Converts one decoded frame into a new image.
     func image(from frame: UnsafeMutablePointer<AVFrame>, sampleAspectRatio streamSAR: Rational) throws(PreviewLoopError) -> RGBImage {
-        var image = RGBImage(width: outputSize.width, height: outputSize.height)
+        var image = try RGBImage(width: outputSize.width, height: outputSize.height)
         try convert(frame, sampleAspectRatio: streamSAR, into: &image)
         return image
     }

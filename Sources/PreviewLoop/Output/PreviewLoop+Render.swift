@@ -72,7 +72,7 @@ extension LoopPlayer {
         // The pass ends at the window's end, or where the clip's last frame stops showing.
         let frameInterval = info.frameRate?.doubleValue.flatMap { $0 > 0 ? 1 / $0 : nil }
             ?? (times.count > 1 ? lastTime - times[times.count - 2] : 1 / Double(framesPerSecond))
-        let length = min(configuration.windowLength.seconds, lastTime + frameInterval)
+        let length = min(windowLength.seconds, lastTime + frameInterval)
         let (remaining, lastDuration) = resampler.finish(length: length)
         for _ in 0..<remaining { try writer.append(last) }
         try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
