@@ -40,11 +40,6 @@ extension FrameSampler {
         }
     }
 
-    /// A contact strip; see ``contactStrip(_:)``.
-    public func contactStrip(_ configuration: ContactStrip.Configuration = .init()) async throws(PreviewLoopError) -> ContactStrip {
-        try await detached { sampler throws(PreviewLoopError) in try sampler.contactStrip(configuration) }
-    }
-
     /// The window's poster frame; see ``posterFrame(in:size:mode:)``.
     public func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode = .aspectFill) async throws(PreviewLoopError) -> PosterChoice {
         try await detached { sampler throws(PreviewLoopError) in try sampler.posterFrame(in: window, size: size, mode: mode) }

@@ -184,6 +184,14 @@ extension FrameSampler {
     }
 }
 
+extension FrameSampler {
+    /// A contact strip, off the calling thread: cancelling the task interrupts the sampling and throws
+    /// ``PreviewLoopError/Code/cancelled``. See ``contactStrip(_:)``.
+    public func contactStrip(_ configuration: ContactStrip.Configuration = .init()) async throws(PreviewLoopError) -> ContactStrip {
+        try await detached { sampler throws(PreviewLoopError) in try sampler.contactStrip(configuration) }
+    }
+}
+
 extension SampleSpan {
     /// A strip's span, resolved against the clip's `duration`.
     package static func resolve(_ span: ContactStrip.Span, duration: Double?) throws(PreviewLoopError) -> SampleSpan {
