@@ -12,16 +12,9 @@ struct CardCommand {
         if let note = options.note { Console.writeError(note + "\n") }
         let source = options.source.source
         let limits = options.source.sourceOptions
-        var duration: Double?
-        if options.start.isPercentage || options.length.isPercentage || options.posterTime?.isPercentage == true {
-            duration = try MediaProbe.probe(source, options: limits).duration
-        }
-        let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
-        let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
-        guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
-        let posterTime = try options.posterTime.map { try SampleSpan.seconds($0, duration: duration, option: "--poster-at") }
-        let card = try PreviewCard(source: source, style: options.style, windowStart: start, windowLength: length,
-                                   posterTime: posterTime, threads: options.source.threads, sourceOptions: limits)
+        // The window and poster time as given: the library resolves percentages from the input it opens.
+        let card = try PreviewCard(source: source, style: options.style, windowStart: options.start, windowLength: options.length,
+                                   posterTime: options.posterTime, threads: options.source.threads, sourceOptions: limits)
         if let warning = card.info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         report?.opened(card.info)
         let poster = try card.poster()

@@ -18,10 +18,11 @@ struct LoopCommand {
     /// - Returns: 0, or 128 + the signal's number when a signal stopped the loop before its first frame.
     func run() throws -> Int32 {
         let source = options.source.source
-        let window = try resolveWindow(of: source)
+        // The window goes to the library as given: a percentage is resolved there, from the input it
+        // opens (standard input cannot be read twice).
         let configuration = LoopPlayer.Configuration(
             contentMode: options.contentMode,
-            windowStart: .seconds(window.start), windowLength: .seconds(window.length),
+            windowStart: options.start, windowLength: options.length,
             clock: options.isRealtime ? .realtime : .offline, threads: options.source.threads,
             sourceOptions: options.source.sourceOptions)
         let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
@@ -67,7 +68,8 @@ struct LoopCommand {
                                       style: options.isRealtime ? .off : options.reporting.progressStyle)
         defer { display.abandon() }
         let passes = options.loops
-        let windowLength = loop.info.duration.map { min(window.length, max(0, $0 - window.start)) } ?? window.length
+        let windowLength = loop.info.duration.map { min(loop.windowLength.seconds, max(0, $0 - loop.windowStart.seconds)) }
+            ?? loop.windowLength.seconds
         let frameRate = loop.info.frameRate?.doubleValue ?? 0
         let expectedFrames = passes > 0 && frameRate > 0 ? Int((Double(passes) * windowLength * frameRate).rounded()) : nil
         let clock = ContinuousClock()
@@ -160,18 +162,6 @@ struct LoopCommand {
         Console.writeError(Self.summary(frames: counts.frames, passes: counts.passes, elapsed: elapsed,
                                         rate: recorder.deliveredRate, isInterrupted: signal != nil) + "\n")
         return ExitStatus.success
-    }
-
-    /// `--start` and `--length` in seconds; probes the duration first only for a percentage.
-    private func resolveWindow(of source: Source) throws -> SampleSpan {
-        var duration: Double?
-        let limits = options.source.sourceOptions
-        if case .percent = options.start { duration = try MediaProbe.probe(source, options: limits).duration }
-        if case .percent = options.length, duration == nil { duration = try MediaProbe.probe(source, options: limits).duration }
-        let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
-        let length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
-        guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
-        return SampleSpan(start: start, length: length)
     }
 
     /// Creates the frames directory and any missing parents.

@@ -13,26 +13,30 @@ struct RenderCommand {
     func run() throws -> Int32 {
         let source = options.source.source
         let limits = options.source.sourceOptions
-        var duration: Double?
-        if options.start.isPercentage || options.length.isPercentage || options.loopPointTime?.isPercentage == true {
-            duration = try MediaProbe.probe(source, options: limits).duration
-        }
-        let start = try SampleSpan.seconds(options.start, duration: duration, option: "--start")
-        var length = try SampleSpan.seconds(options.length, duration: duration, option: "--length")
+        // The window as given: the library resolves a percentage from the input it opens. A fixed
+        // --loop-point sets the length from --start, resolved here (a percentage probes first, so it
+        // cannot come from standard input).
+        var requestedStart = options.start, requestedLength = options.length
         if let point = options.loopPointTime {
-            length = try SampleSpan.seconds(point, duration: duration, option: "--loop-point") - start
+            var duration: Double?
+            func isPercent(_ position: TimePosition) -> Bool { if case .percent = position { true } else { false } }
+            if isPercent(options.start) || isPercent(point) { duration = try MediaProbe.probe(source, options: limits).duration }
+            let start = try options.start.resolved(duration: duration, "--start")
+            let length = try point.resolved(duration: duration, "--loop-point") - start
             guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the loop point must come after --start") }
+            requestedStart = .seconds(start)
+            requestedLength = .seconds(length)
         }
-        guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the window is empty") }
         let loop = try LoopPlayer(source: source, configuration: .init(
-            contentMode: options.contentMode, windowStart: .seconds(start),
-            windowLength: .seconds(length), threads: options.source.threads, sourceOptions: limits),
+            contentMode: options.contentMode, windowStart: requestedStart,
+            windowLength: requestedLength, threads: options.source.threads, sourceOptions: limits),
             sizeRequest: options.size, evenSize: options.format.needsEvenSize)
         let size = loop.configuration.size
         try WorkLimitError.check(options.sizeRefusal(size))
         // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
         if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(loop.info)
+        let start = loop.windowStart.seconds, length = loop.windowLength.seconds
         let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
         let frames = (options.decodedLength(windowLength) * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
@@ -66,13 +70,6 @@ struct RenderCommand {
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
             + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)); \(summary.seamDescription))\n")
         return ExitStatus.success
-    }
-}
-
-extension TimePosition {
-    /// Whether the position is a percentage of the duration (which then must be probed).
-    var isPercentage: Bool {
-        if case .percent = self { true } else { false }
     }
 }
 

@@ -173,7 +173,7 @@ struct SheetCommand {
             sheetWidth: options.sheetWidth, columns: options.columns, gap: options.gap, margin: options.margin)!
         let tileSize = Size(width: tileWidth,
                             height: ContactSheetLayout.tileHeight(tileWidth: tileWidth, displaySize: info.displaySize))
-        let layout = ContactSheetLayout(columns: options.columns, rows: options.rows, tileSize: tileSize, gap: options.gap,
+        let layout = try ContactSheetLayout(columns: options.columns, rows: options.rows, tileSize: tileSize, gap: options.gap,
                                         margin: options.margin, headerHeight: options.showsHeader ? drawer.headerHeight : 0)
         guard layout.size.height <= ImageFileFormat.maxWebPSide else {
             throw PreviewLoopError(.invalidArgument, "the sheet would be \(layout.size) pixels (tiles of \(tileSize) for a "

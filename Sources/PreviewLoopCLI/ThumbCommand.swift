@@ -23,7 +23,7 @@ struct ThumbCommand {
         var chosen: PosterChoice?
         switch options.time {
         case .auto:
-            let span = try SampleSpan.resolve(.window, start: options.start, length: options.length, duration: duration)
+            let span = try SampleSpan.window(start: options.start, length: options.length, duration: duration)
             let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: size,
                                                  mode: options.contentMode)
             frame = poster.frame
@@ -35,7 +35,7 @@ struct ThumbCommand {
             explanation = ": " + Self.explanation(of: poster)
             chosen = poster
         case .at(let position):
-            var time = try SampleSpan.seconds(position, duration: duration, option: "--at")
+            var time = try position.resolved(duration: duration, "--at")
             if let duration { time = min(max(0, time), duration) }
             frame = try sampler.frame(at: time, size: size, mode: options.contentMode, accuracy: options.accuracy)
         }
@@ -44,8 +44,8 @@ struct ThumbCommand {
             // The card's poster picture: the same compositor, play button and corners.
             let style = CardStyle(size: frame.image.size, cornerRadius: options.cornerRadius, background: options.background,
                                   showsPlayButton: options.showsPlayButton)
-            let compositor = CardCompositor(style: style)
-            let picture = compositor.withBackground(compositor.picture(at: .poster, poster: frame.image, video: nil))
+            let compositor = try CardCompositor(style: style)
+            let picture = compositor.withBackground(try compositor.picture(at: .poster, poster: frame.image, video: nil))
             bytes = try ImageEncoder.encode(picture, as: options.format, quality: options.quality,
                                             background: options.background ?? .white)
         } else {

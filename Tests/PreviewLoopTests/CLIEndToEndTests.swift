@@ -24,7 +24,7 @@ private func tile(_ sheet: RGBImage, _ index: Int, columns: Int, size: Size) -> 
         let start = (row * sheet.width + x) * 3
         pixels += sheet.pixels[start..<(start + size.width * 3)]
     }
-    return RGBImage(width: size.width, height: size.height, pixels: pixels)
+    return try! RGBImage(width: size.width, height: size.height, pixels: pixels)
 }
 
 /// The sorted names in a directory (empty when it does not exist).

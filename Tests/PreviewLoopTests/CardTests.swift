@@ -13,7 +13,7 @@ enum CardOracle {
         guard result.status == 0, result.stdout.count == size.area * 4 else {
             throw OracleError(message: "ffmpeg gave \(result.stdout.count) bytes for \(path): \(result.stderr)")
         }
-        return RGBAImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
+        return try RGBAImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
     }
 
     /// Frame 1 of an animated WebP (the full canvas), with its alpha, via `webpmux -get` and `dwebp -pam`.
@@ -31,7 +31,7 @@ enum CardOracle {
               bytes.count - end - marker.count == size.area * 4 else {
             throw OracleError(message: "unexpected PAM from dwebp for \(path)")
         }
-        return RGBAImage(width: size.width, height: size.height, pixels: Array(bytes[(end + marker.count)...]))
+        return try RGBAImage(width: size.width, height: size.height, pixels: Array(bytes[(end + marker.count)...]))
     }
 
     /// PSNR over all four channels.

@@ -347,30 +347,32 @@ struct CommandLineHelperTests {
     }
 
     @Test func windowSampleTimes() throws {
-        let span = try SampleSpan.resolve(.window, start: .seconds(2), length: .seconds(4), duration: 10)
+        let span = try SampleSpan.window(start: .seconds(2), length: .seconds(4), duration: 10)
         #expect(span == SampleSpan(start: 2, length: 4))
         #expect(span.sampleTimes(count: 4) == [2.5, 3.5, 4.5, 5.5])
         #expect(span.interval(count: 4) == 1)
         // Cut at the end of the clip; unknown duration keeps the window.
-        #expect(try SampleSpan.resolve(.window, start: .seconds(8), length: .seconds(15), duration: 10)
+        #expect(try SampleSpan.window(start: .seconds(8), length: .seconds(15), duration: 10)
             == SampleSpan(start: 8, length: 2))
-        #expect(try SampleSpan.resolve(.window, start: .seconds(8), length: .seconds(15), duration: nil)
+        #expect(try SampleSpan.window(start: .seconds(8), length: .seconds(15), duration: nil)
             == SampleSpan(start: 8, length: 15))
-        #expect(try SampleSpan.resolve(.all, start: .seconds(0), length: .seconds(15), duration: 4)
+        #expect(try SampleSpan.resolve(.wholeClip, duration: 4)
             == SampleSpan(start: 0, length: 4))
-        #expect(try SampleSpan.resolve(.window, start: .percent(50), length: .percent(10), duration: 20)
+        #expect(try SampleSpan.resolve(.window(start: .percent(50), length: .percent(10)), duration: 20)
             == SampleSpan(start: 10, length: 2))
     }
 
     @Test(arguments: [
-        (StripSpan.window, TimePosition.seconds(10), TimePosition.seconds(1), Double?.some(10)),  // starts at the end
-        (.window, .percent(10), .seconds(1), nil),                                              // % of unknown
-        (.all, .seconds(0), .seconds(15), nil),
-        (.all, .seconds(0), .seconds(15), 0),
+        (ContactStrip.Span.window(start: .seconds(10), length: .seconds(1)), Double?.some(10)),  // starts at the end
+        (.window(start: .percent(10), length: .seconds(1)), nil),                                // % of unknown
+        (.window(start: .seconds(1), length: .percent(0)), 10),                                  // empty
+        (.window(start: .seconds(-1), length: .seconds(1)), 10),                                 // negative
+        (.wholeClip, nil),
+        (.wholeClip, 0),
     ])
-    func unusableSpans(span: StripSpan, start: TimePosition, length: TimePosition, duration: Double?) {
+    func unusableSpans(span: ContactStrip.Span, duration: Double?) {
         #expect(throws: PreviewLoopError.self) {
-            _ = try SampleSpan.resolve(span, start: start, length: length, duration: duration)
+            _ = try SampleSpan.resolve(span, duration: duration)
         }
     }
 

@@ -23,27 +23,27 @@ struct CompositorTests {
     @Test("The revealed fraction matches the disc formula within 1 %", arguments: [
         Size(width: 480, height: 270), Size(width: 320, height: 180), Size(width: 270, height: 480), Size(width: 101, height: 57),
     ])
-    func revealedFraction(size: Size) {
+    func revealedFraction(size: Size) throws {
         let diagonal = (Double(size.width * size.width + size.height * size.height)).squareRoot()
         for progress in [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0] {
             let radius = (0.05 + 0.95 * progress) * diagonal / 2
             #expect(abs(CardGeometry.revealRadius(progress: progress, size: size) - radius) < 1e-9)
             let exact = discAreaInRectangle(cx: Double(size.width) / 2, cy: Double(size.height) / 2, radius: radius,
                                             width: Double(size.width), height: Double(size.height)) / Double(size.area)
-            let mask = CoverageMask(CardGeometry.revealDisc(progress: progress, size: size), size: size)
+            let mask = try CoverageMask(CardGeometry.revealDisc(progress: progress, size: size), size: size)
             // Within 1 %, or within half a pixel of area for the smallest discs (26 px² at the start on
             // 101x57), where sampling the edge at pixel centres alone moves the sum by that much.
             let error = abs(mask.coveredFraction - exact)
             #expect(error <= 0.01 * exact || error * Double(size.area) <= 0.5, "progress \(progress): \(mask.coveredFraction) vs \(exact)")
         }
         // The end state covers the whole frame: the disc's diameter is the diagonal.
-        #expect(CoverageMask(CardGeometry.revealDisc(progress: 1, size: size), size: size).values.allSatisfy { $0 >= 250 })
+        #expect(try CoverageMask(CardGeometry.revealDisc(progress: 1, size: size), size: size).values.allSatisfy { $0 >= 250 })
     }
 
     @Test("The disc's edge is anti-aliased: a ramp about one pixel wide, not a step")
-    func discEdge() {
+    func discEdge() throws {
         let size = Size(width: 200, height: 100)
-        let mask = CoverageMask(.disc(center: Point(x: 100, y: 50), radius: 30.25), size: size)
+        let mask = try CoverageMask(.disc(center: Point(x: 100, y: 50), radius: 30.25), size: size)
         // Along the row through the centre, pixel centres at x + 0.5: distance from the centre 29.5…
         #expect(mask[129, 50] == 1)                        // centre at 29.5 from the middle: inside by 0.75
         #expect(abs(mask[130, 50] - 0.25) < 0.01)          // at 30.5: outside by 0.25 → covered a quarter
@@ -52,10 +52,10 @@ struct CompositorTests {
     }
 
     @Test("Rounded corners: outside the radius is transparent, just inside is opaque, the edges are whole")
-    func corners() {
+    func corners() throws {
         let size = Size(width: 480, height: 270), radius = 22.0
-        var picture = RGBAImage(width: size.width, height: size.height, color: RGBAColor(red: 10, green: 200, blue: 30))
-        picture.apply(CoverageMask(CardGeometry.outline(size: size, cornerRadius: radius), size: size))
+        var picture = try RGBAImage(width: size.width, height: size.height, color: RGBAColor(red: 10, green: 200, blue: 30))
+        try picture.apply(try CoverageMask(CardGeometry.outline(size: size, cornerRadius: radius), size: size))
         // Each corner's circle has its centre `radius` in from both edges.
         let corners = [(0, 0, 1, 1), (size.width - 1, 0, -1, 1), (0, size.height - 1, 1, -1), (size.width - 1, size.height - 1, -1, -1)]
         for (x, y, stepX, stepY) in corners {
@@ -137,15 +137,15 @@ struct CompositorTests {
         #expect(abs(PlayButton.diameter(for: Size(width: 180, height: 320)) - 40.5) < 1e-9)
     }
 
-    static let red = RGBImage(width: 160, height: 90, pixels: [UInt8]((0..<(160 * 90)).flatMap { _ in [255, 0, 0] as [UInt8] }))
-    static let blue = RGBImage(width: 160, height: 90, pixels: [UInt8]((0..<(160 * 90)).flatMap { _ in [0, 0, 255] as [UInt8] }))
+    static let red = try! RGBImage(width: 160, height: 90, pixels: [UInt8]((0..<(160 * 90)).flatMap { _ in [255, 0, 0] as [UInt8] }))
+    static let blue = try! RGBImage(width: 160, height: 90, pixels: [UInt8]((0..<(160 * 90)).flatMap { _ in [0, 0, 255] as [UInt8] }))
 
     @Test("The circular reveal shows the video inside the disc and the poster outside")
-    func circleReveal() {
+    func circleReveal() throws {
         let style = CardStyle(size: Self.red.size, cornerRadius: 0, showsPlayButton: false)
-        let compositor = CardCompositor(style: style)
+        let compositor = try CardCompositor(style: style)
         for progress in [0.2, 0.5, 0.8] {
-            let picture = compositor.picture(at: .revealing(progress: progress, videoTime: 0), poster: Self.red, video: Self.blue)
+            let picture = try compositor.picture(at: .revealing(progress: progress, videoTime: 0), poster: Self.red, video: Self.blue)
             let radius = CardGeometry.revealRadius(progress: progress, size: style.size)
             var blueArea = 0.0
             for y in 0..<90 {
@@ -164,21 +164,21 @@ struct CompositorTests {
     }
 
     @Test("The fade reveal cross-fades the whole frame; closing fades the poster back")
-    func fadeReveal() {
+    func fadeReveal() throws {
         let style = CardStyle(size: Self.red.size, cornerRadius: 0, showsPlayButton: false, reveal: .fade)
-        let compositor = CardCompositor(style: style)
-        let half = compositor.picture(at: .revealing(progress: 0.5, videoTime: 0), poster: Self.red, video: Self.blue)
+        let compositor = try CardCompositor(style: style)
+        let half = try compositor.picture(at: .revealing(progress: 0.5, videoTime: 0), poster: Self.red, video: Self.blue)
         #expect(half[0, 0] == RGBAColor(red: 128, green: 0, blue: 128) && half[80, 45] == half[0, 0])
-        let quarter = compositor.picture(at: .closing(progress: 0.25, videoTime: 3), poster: Self.red, video: Self.blue)
+        let quarter = try compositor.picture(at: .closing(progress: 0.25, videoTime: 3), poster: Self.red, video: Self.blue)
         #expect(quarter[10, 10] == RGBAColor(red: 64, green: 0, blue: 191))
-        #expect(compositor.picture(at: .playing(videoTime: 1), poster: Self.red, video: Self.blue)[5, 5] == RGBAColor(red: 0, green: 0, blue: 255))
+        #expect(try compositor.picture(at: .playing(videoTime: 1), poster: Self.red, video: Self.blue)[5, 5] == RGBAColor(red: 0, green: 0, blue: 255))
     }
 
     @Test("The poster's play button: a translucent dark disc with an opaque white triangle, centred")
-    func playButton() {
+    func playButton() throws {
         let style = CardStyle(size: Self.red.size, cornerRadius: 0)
-        let compositor = CardCompositor(style: style)
-        let poster = compositor.picture(at: .poster, poster: Self.red, video: nil)
+        let compositor = try CardCompositor(style: style)
+        let poster = try compositor.picture(at: .poster, poster: Self.red, video: nil)
         let diameter = PlayButton.diameter(for: style.size)   // 36 at 160x90
         #expect(poster[80, 45] == .white)                      // the triangle covers the centre
         // Inside the disc, left of the triangle: red under black at 115/255.
@@ -188,23 +188,23 @@ struct CompositorTests {
         // Symmetric about the horizontal axis.
         for x in 60..<100 { for dy in 1..<20 { #expect(poster[x, 45 - dy] == poster[x, 44 + dy]) } }
         // The reveal grows it and fades it: at 80 %, the centre is mostly the video's blue.
-        let late = compositor.picture(at: .revealing(progress: 0.8, videoTime: 0.4), poster: Self.red, video: Self.blue)
+        let late = try compositor.picture(at: .revealing(progress: 0.8, videoTime: 0.4), poster: Self.red, video: Self.blue)
         #expect(late[80, 45].blue > 200 && late[80, 45].red < 60)
     }
 
     @Test("Source-over, masks and blends keep straight alpha right")
-    func alphaArithmetic() {
-        var canvas = RGBAImage(width: 4, height: 1)
+    func alphaArithmetic() throws {
+        var canvas = try RGBAImage(width: 4, height: 1)
         canvas.fill(.roundedRectangle(origin: Point(x: 0, y: 0), width: 4, height: 1, cornerRadius: 0),
                     with: RGBAColor(red: 200, green: 100, blue: 0, alpha: 128))
         #expect(canvas[1, 0] == RGBAColor(red: 200, green: 100, blue: 0, alpha: 128))   // over clear: the colour itself
-        var opaque = RGBAImage(width: 2, height: 1, color: .white)
+        var opaque = try RGBAImage(width: 2, height: 1, color: .white)
         opaque.draw(canvas, atX: 0, y: 0)
         let a = 128.0 / 255.0
         let expected = [200.0, 100, 0].map { UInt8(($0 * a + 255 * (1 - a)).rounded()) }
         #expect(opaque[0, 0] == RGBAColor(red: expected[0], green: expected[1], blue: expected[2], alpha: 255))
         // Blending towards a transparent picture fades the alpha, not the colour.
-        let faded = RGBAImage(width: 1, height: 1, color: RGBAColor(red: 0, green: 255, blue: 0))
+        let faded = try RGBAImage(width: 1, height: 1, color: RGBAColor(red: 0, green: 255, blue: 0))
             .blended(with: RGBAImage(width: 1, height: 1), amount: 0.5)
         #expect(faded[0, 0] == RGBAColor(red: 0, green: 255, blue: 0, alpha: 128))
         #expect(RGBAColor(parsing: "#336699") == RGBAColor(red: 0x33, green: 0x66, blue: 0x99))

@@ -122,7 +122,7 @@ struct DefaultsTests {
         // The default portrait thumbnail shows the whole upright picture: compare with ffmpeg's own.
         let ours = try Run.tool("ffmpeg", ["-v", "error", "-i", directory + "/t.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let reference = try Oracle.frames(of: clip, filter: "scale=180:320:flags=bicubic", size: Size(width: 180, height: 320))
-        let image = RGBImage(width: 180, height: 320, pixels: [UInt8](ours.stdout))
+        let image = try RGBImage(width: 180, height: 320, pixels: [UInt8](ours.stdout))
         #expect(Compare.best(image, among: reference).psnr > 25, "the whole upright picture, not a crop")
     }
 
@@ -232,7 +232,7 @@ struct DefaultsTests {
                                              sampleAspect: 1, output: Size(width: 320, height: 180))
         let reference = try Oracle.frames(of: clip, filter: filter, size: Size(width: 320, height: 180))
         let ours = try Run.tool("ffmpeg", ["-v", "error", "-i", directory + "/best.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        let image = RGBImage(width: 320, height: 180, pixels: [UInt8](ours.stdout))
+        let image = try RGBImage(width: 320, height: 180, pixels: [UInt8](ours.stdout))
         let match = Compare.best(image, among: reference)
         #expect(abs(Double(match.index) / 25 - best.time) < 0.001, "best frame is ffmpeg's frame \(match.index), not \(best.time) s")
     }

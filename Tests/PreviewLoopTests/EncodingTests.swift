@@ -18,7 +18,7 @@ enum WebOracle {
         guard result.status == 0, result.stdout.count == size.area * 3 else {
             throw OracleError(message: "ffmpeg decoded \(result.stdout.count) bytes of \(path): \(result.stderr)")
         }
-        return RGBImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
+        return try RGBImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
     }
 
     /// ffprobe's description of the first video stream (and whether the file has audio).
@@ -147,7 +147,7 @@ struct EncodingTests {
 
     @Test("A quality outside 0–100 is an invalid argument", arguments: [-1, 101])
     func invalidQuality(quality: Int) throws {
-        let image = RGBImage(width: 8, height: 8)
+        let image = try RGBImage(width: 8, height: 8)
         let error = #expect(throws: PreviewLoopError.self) { try ImageEncoder.encode(image, as: .jpeg, quality: quality) }
         #expect(error?.code == .invalidArgument)
     }
@@ -155,7 +155,7 @@ struct EncodingTests {
     @Test("Odd sizes and tiny pictures encode in every format", arguments: ImageFileFormat.allCases)
     func oddSizes(format: ImageFileFormat) throws {
         for size in [Size(width: 1, height: 1), Size(width: 33, height: 17)] {
-            var image = RGBImage(width: size.width, height: size.height)
+            var image = try RGBImage(width: size.width, height: size.height)
             for index in image.pixels.indices { image.pixels[index] = UInt8(truncatingIfNeeded: index * 7) }
             let path = try Self.write(try ImageEncoder.encode(image, as: format), "odd." + format.fileExtensions[0])
             let decoded = try WebOracle.firstFrame(of: path, size: size)

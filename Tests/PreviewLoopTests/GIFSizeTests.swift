@@ -8,7 +8,7 @@ import Testing
 struct GIFSizeTests {
     /// A 4x1 image from four grey levels.
     static func image(_ levels: [UInt8]) -> RGBImage {
-        RGBImage(width: levels.count, height: 1, pixels: levels.flatMap { [$0, $0, $0] })
+        try! RGBImage(width: levels.count, height: 1, pixels: levels.flatMap { [$0, $0, $0] })
     }
 
     @Test("Unchanged and noisy pixels keep their index; changed ones take the fresh one")

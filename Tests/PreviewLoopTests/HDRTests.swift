@@ -97,7 +97,7 @@ struct HDRTests {
             let frame = try sampler.frame(at: (Double(index) + 0.5) / 25, size: HDRClips.size)
             Self.expectClose(frame.image, original: originals[index], ceiling: ceilings[index], "still \(index)")
         }
-        let loop = try LoopPlayer(source: .file(path), configuration: .init(size: HDRClips.size, windowLength: .milliseconds(400)))
+        let loop = try LoopPlayer(source: .file(path), configuration: .init(size: HDRClips.size, windowLength: 0.4))
         var count = 0
         try loop.run(loops: 1) { frame in
             let index = Int((frame.sourceTime * 25).rounded())

@@ -166,7 +166,7 @@ struct HostileInputTests {
         let directory = TestPaths.temporaryDirectory()
         let writer = try AnimationWriter(path: directory + "/a.gif", format: .gif, size: Size(width: 8, height: 8), framesPerSecond: 10)
         writer.maxFrames = 3
-        let picture = RGBImage(width: 8, height: 8, pixels: [UInt8](repeating: 0, count: 8 * 8 * 3))
+        let picture = try RGBImage(width: 8, height: 8, pixels: [UInt8](repeating: 0, count: 8 * 8 * 3))
         for _ in 0..<3 { try writer.append(picture) }
         #expect(throws: PreviewLoopError.self) { try writer.append(picture) }
         // Card: 1 s hold + 0.6 s reveal + 3 s play at 30 fps is 138 frames; a bound of 20 stops it.

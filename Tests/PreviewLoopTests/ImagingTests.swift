@@ -22,7 +22,7 @@ private func distinctImage(width: Int, height: Int, seed: Int = 0) -> RGBImage {
         let v = k + seed
         pixels += [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v ^ 0x5A), UInt8(truncatingIfNeeded: 255 - v)]
     }
-    return RGBImage(width: width, height: height, pixels: pixels)
+    return try! RGBImage(width: width, height: height, pixels: pixels)
 }
 
 /// Whether two pixels are equal.
@@ -34,8 +34,8 @@ private func same(_ a: (red: UInt8, green: UInt8, blue: UInt8), _ b: (UInt8, UIn
 @Suite("PPM")
 struct PPMTests {
     @Test("The header is exactly `P6\\nW H\\n255\\n`, then the raster")
-    func header() {
-        let image = RGBImage(width: 2, height: 1, pixels: [1, 2, 3, 250, 251, 252])
+    func header() throws {
+        let image = try RGBImage(width: 2, height: 1, pixels: [1, 2, 3, 250, 251, 252])
         #expect(PPM.encode(image) == Array("P6\n2 1\n255\n".utf8) + [1, 2, 3, 250, 251, 252])
     }
 
@@ -44,7 +44,7 @@ struct PPMTests {
     func roundTrip(width: Int, height: Int) throws {
         var generator = SeededGenerator(state: UInt64(width * 1000 + height))
         let pixels = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let image = RGBImage(width: width, height: height, pixels: pixels)
+        let image = try RGBImage(width: width, height: height, pixels: pixels)
         let bytes = PPM.encode(image)
         #expect(bytes.count == "P6\n\(width) \(height)\n255\n".utf8.count + width * height * 3)
         #expect(try PPM.decode(bytes) == image)
@@ -56,7 +56,7 @@ struct PPMTests {
     func comments(header: String) throws {
         let raster: [UInt8] = [10, 20, 30, 40, 50, 60]
         let image = try PPM.decode(Array(header.utf8) + raster)
-        #expect(image == RGBImage(width: 2, height: 1, pixels: raster))
+        #expect(try image == RGBImage(width: 2, height: 1, pixels: raster))
     }
 
     @Test("Malformed files are rejected with invalidArgument", arguments: [
@@ -84,10 +84,10 @@ struct PPMTests {
 @Suite("RGB image")
 struct RGBImageTests {
     @Test("Five 2x2 images in three columns make a 6x4 sheet with the unused cell black")
-    func tiled() {
+    func tiled() throws {
         let colours: [(UInt8, UInt8, UInt8)] = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0), (0, 255, 255)]
-        let images = colours.map { c in RGBImage(width: 2, height: 2, pixels: [c.0, c.1, c.2].repeated(4)) }
-        let sheet = RGBImage.tiled(images, columns: 3)
+        let images = try colours.map { c in try RGBImage(width: 2, height: 2, pixels: [c.0, c.1, c.2].repeated(4)) }
+        let sheet = try RGBImage.tiled(images, columns: 3)
         #expect(sheet.size == Size(width: 6, height: 4))
         for x in 0..<6 { for y in 0..<4 {
             let cell = (y / 2) * 3 + x / 2
@@ -97,9 +97,9 @@ struct RGBImageTests {
     }
 
     @Test("More columns than images: one row as wide as the images")
-    func fewerImagesThanColumns() {
+    func fewerImagesThanColumns() throws {
         let images = [distinctImage(width: 3, height: 2), distinctImage(width: 3, height: 2, seed: 50)]
-        let sheet = RGBImage.tiled(images, columns: 5)
+        let sheet = try RGBImage.tiled(images, columns: 5)
         #expect(sheet.size == Size(width: 6, height: 2))
         for x in 0..<6 { for y in 0..<2 {
             #expect(same(sheet[x, y], images[x / 3][x % 3, y]))
@@ -107,9 +107,9 @@ struct RGBImageTests {
     }
 
     @Test("Smaller tiles sit at their cell's top-left on black")
-    func smallerTiles() {
+    func smallerTiles() throws {
         let big = distinctImage(width: 3, height: 3), small = distinctImage(width: 1, height: 2, seed: 100)
-        let sheet = RGBImage.tiled([big, small], columns: 2)
+        let sheet = try RGBImage.tiled([big, small], columns: 2)
         #expect(sheet.size == Size(width: 6, height: 3))
         for x in 3..<6 { for y in 0..<3 {
             let expected = x == 3 && y < 2 ? small[0, y] : (0, 0, 0)
@@ -132,10 +132,10 @@ struct RGBImageTests {
     }
 
     @Test("Subscript reads red, green, blue at row-major offsets")
-    func subscriptReads() {
-        let image = RGBImage(width: 2, height: 2, pixels: Array(0..<12))
+    func subscriptReads() throws {
+        let image = try RGBImage(width: 2, height: 2, pixels: Array(0..<12))
         #expect(same(image[1, 0], (3, 4, 5)) && same(image[0, 1], (6, 7, 8)) && same(image[1, 1], (9, 10, 11)))
-        #expect(image.bytesPerRow == 6 && RGBImage(width: 3, height: 2).pixels == [UInt8](repeating: 0, count: 18))
+        #expect(try image.bytesPerRow == 6 && RGBImage(width: 3, height: 2).pixels == [UInt8](repeating: 0, count: 18))
     }
 }
 

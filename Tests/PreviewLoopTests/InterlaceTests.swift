@@ -47,7 +47,7 @@ struct InterlaceTests {
     /// The 240x240 tiles of a picture `columns` tiles wide placed `left`/`top` pixels in, `gap` apart.
     private func tiles(of image: RGBImage, count: Int, left: Int = 0, top: Int = 0, gap: Int = 0) -> [RGBImage] {
         (0..<count).map { index in
-            var tile = RGBImage(width: clipSize.width, height: clipSize.height)
+            var tile = RGBImage(uncheckedWidth: clipSize.width, height: clipSize.height)
             let x0 = left + index * (clipSize.width + gap)
             for row in 0..<clipSize.height {
                 let from = ((top + row) * image.width + x0) * 3
@@ -71,11 +71,11 @@ struct InterlaceTests {
                                             size: clipSize)
         #expect(Combing.score(progressive[0]) < 1)
         // Pure cases: alternate lines 0/255 (all comb) and a vertical ramp (none).
-        let comb = RGBImage(width: 4, height: 8, pixels: (0..<8).flatMap { row in [UInt8](repeating: row % 2 == 0 ? 0 : 255, count: 12) })
-        let ramp = RGBImage(width: 4, height: 8, pixels: (0..<8).flatMap { row in [UInt8](repeating: UInt8(row * 30), count: 12) })
+        let comb = RGBImage(uncheckedWidth: 4, height: 8, pixels: (0..<8).flatMap { row in [UInt8](repeating: row % 2 == 0 ? 0 : 255, count: 12) })
+        let ramp = RGBImage(uncheckedWidth: 4, height: 8, pixels: (0..<8).flatMap { row in [UInt8](repeating: UInt8(row * 30), count: 12) })
         #expect(Combing.score(comb) == .infinity)
         #expect(abs(Combing.score(ramp) - 0.25) < 1e-9)
-        #expect(Combing.score(RGBImage(width: 4, height: 8)) == 0)
+        #expect(Combing.score(RGBImage(uncheckedWidth: 4, height: 8)) == 0)
     }
 
     @Test("thumb on an interlaced clip: combed with --deinterlace off, not with auto (the default) or on")

@@ -46,7 +46,7 @@ struct LoopTests {
 
     @Test("A window in the middle starts with the frame displayed at its start and ends before its end")
     func windowInTheMiddle() throws {
-        let configuration = LoopPlayer.Configuration(windowStart: .milliseconds(1020), windowLength: .milliseconds(1000))
+        let configuration = LoopPlayer.Configuration(windowStart: 1.02, windowLength: 1)
         let frames = try collect("landscape.mp4", configuration, loops: 2)
         let times = try Oracle.frameTimes(of: TestPaths.fixture("landscape.mp4"))
         let expected = times.filter { $0 < 2.02 - 1e-9 && $0 > 1.02 - 0.04 - 1e-9 }
@@ -164,10 +164,10 @@ struct LoopTests {
     @Test("Aspect-fit letterboxes on black and stretch fills")
     func contentModes() throws {
         // 400x300 into 320x100: fit gives a 133x100 picture centred with black bars left and right.
-        let fit = try collect("landscape.mp4", .init(size: Size(width: 320, height: 100), contentMode: .aspectFit, windowLength: .milliseconds(100)), loops: 1)[0]
+        let fit = try collect("landscape.mp4", .init(size: Size(width: 320, height: 100), contentMode: .aspectFit, windowLength: 0.1), loops: 1)[0]
         #expect(fit.image[0, 50] == (0, 0, 0) && fit.image[319, 50] == (0, 0, 0))
         #expect(fit.image[160, 50] != (0, 0, 0))
-        let stretch = try collect("landscape.mp4", .init(size: Size(width: 320, height: 100), contentMode: .stretch, windowLength: .milliseconds(100)), loops: 1)[0]
+        let stretch = try collect("landscape.mp4", .init(size: Size(width: 320, height: 100), contentMode: .stretch, windowLength: 0.1), loops: 1)[0]
         #expect(stretch.width == 320 && stretch.height == 100)
     }
 }

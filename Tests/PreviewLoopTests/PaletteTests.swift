@@ -10,12 +10,12 @@ struct PaletteTests {
             let color = palette.colors[Int(index)]
             pixels += [color.red, color.green, color.blue]
         }
-        return RGBImage(width: image.width, height: image.height, pixels: pixels)
+        return try! RGBImage(width: image.width, height: image.height, pixels: pixels)
     }
 
     @Test("Up to 256 well-separated colours come back exactly, with no dithering noise")
-    func exactColours() {
-        var image = RGBImage(width: 40, height: 30)
+    func exactColours() throws {
+        var image = try RGBImage(width: 40, height: 30)
         var generator = SystemRandomNumberGenerator()
         // Each colour in its own 8-level cell of the histogram.
         let colours: [(UInt8, UInt8, UInt8)] = (0..<200).map { (index: Int) -> (UInt8, UInt8, UInt8) in
@@ -26,14 +26,14 @@ struct PaletteTests {
             let colour = colours[Int.random(in: 0..<colours.count, using: &generator)]
             image.pixels[pixel * 3] = colour.0; image.pixels[pixel * 3 + 1] = colour.1; image.pixels[pixel * 3 + 2] = colour.2
         }
-        let palette = ColorPalette(representing: [image], sampleStride: 1)
+        let palette = try ColorPalette(representing: [image], sampleStride: 1)
         #expect(palette.colors.count <= 256)
         #expect(rebuild(palette.indices(for: image), palette, like: image) == image)
     }
 
     @Test("A smooth gradient keeps its local averages under dithering, and the error stays small")
-    func gradient() {
-        var image = RGBImage(width: 256, height: 32)
+    func gradient() throws {
+        var image = try RGBImage(width: 256, height: 32)
         for y in 0..<32 {
             for x in 0..<256 {
                 let offset = (y * 256 + x) * 3
@@ -42,7 +42,7 @@ struct PaletteTests {
                 image.pixels[offset + 2] = UInt8(y * 8)
             }
         }
-        let palette = ColorPalette(representing: [image], maximumCount: 16)
+        let palette = try ColorPalette(representing: [image], maximumCount: 16)
         #expect(palette.colors.count == 16)
         let mapped = rebuild(palette.indices(for: image), palette, like: image)
         let original = Compare.channelMeans(image), dithered = Compare.channelMeans(mapped)
@@ -52,10 +52,10 @@ struct PaletteTests {
     }
 
     @Test("The palette follows the pixels it is given and never exceeds its size")
-    func sizes() {
-        var image = RGBImage(width: 8, height: 8)
+    func sizes() throws {
+        var image = try RGBImage(width: 8, height: 8)
         for index in stride(from: 0, to: image.pixels.count / 2, by: 1) { image.pixels[index] = 255 }
-        let palette = ColorPalette(representing: [image, image], maximumCount: 8, sampleStride: 1)
+        let palette = try ColorPalette(representing: [image, image], maximumCount: 8, sampleStride: 1)
         #expect(Set(palette.colors) == [PaletteColor(red: 255, green: 255, blue: 255), PaletteColor(red: 0, green: 0, blue: 0)])
         #expect(palette.nearestIndex(red: 250, green: 240, blue: 255) == palette.colors.firstIndex(of: PaletteColor(red: 255, green: 255, blue: 255)))
     }

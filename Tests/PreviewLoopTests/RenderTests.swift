@@ -30,7 +30,7 @@ extension WebOracle {
         guard result.status == 0, result.stdout.count == size.area * 3 else {
             throw OracleError(message: "ffmpeg gave \(result.stdout.count) bytes for frame \(index) of \(path): \(result.stderr)")
         }
-        return RGBImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
+        return try RGBImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
     }
 
     /// What libwebp's own `webpmux -info` says of an animated WebP: frame count, loop count and the
@@ -83,7 +83,7 @@ struct RenderTests {
     /// The loop the renders play: 3 s of the 25 fps fixture from 0.5 s.
     static func loop(size: Size = size, start: Double = 0.5, length: Double = 3) throws -> LoopPlayer {
         try LoopPlayer(source: .file(TestPaths.fixture(fixture)),
-                        configuration: .init(size: size, windowStart: .fromSeconds(start), windowLength: .fromSeconds(length)))
+                        configuration: .init(size: size, windowStart: .seconds(start), windowLength: .seconds(length)))
     }
 
     /// The engine's frames of one pass and their presentation times.
@@ -218,7 +218,7 @@ struct RenderTests {
 @Suite("AnimationWriter")
 struct AnimationWriterTests {
     static func picture(_ shade: UInt8) -> RGBImage {
-        var image = RGBImage(width: 64, height: 36)
+        var image = try! RGBImage(width: 64, height: 36)
         for index in stride(from: 0, to: image.pixels.count, by: 3) {
             image.pixels[index] = shade
             image.pixels[index + 1] = UInt8(index / 3 % 64 * 4)

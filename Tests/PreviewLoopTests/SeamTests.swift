@@ -42,7 +42,7 @@ enum SeamClips {
     static func render(_ input: String, size: Size, length: Double, loopPoint: LoopPoint, seam: LoopSeam,
                        output: String) throws -> RenderSummary {
         let loop = try LoopPlayer(source: .file(input), configuration: .init(
-            size: size, windowLength: .fromSeconds(length), threads: 1))
+            size: size, windowLength: .seconds(length), threads: 1))
         return try loop.render(to: output, framesPerSecond: 15, loopPoint: loopPoint, seam: seam)
     }
 }
@@ -51,7 +51,7 @@ enum SeamClips {
 struct SeamTests {
     @Test("The seam measure: a small-luma mean difference, the median step, their ratio")
     func measure() {
-        func image(_ value: UInt8) -> RGBImage { RGBImage(width: 128, height: 64, pixels: .init(repeating: value, count: 128 * 64 * 3)) }
+        func image(_ value: UInt8) -> RGBImage { RGBImage(uncheckedWidth: 128, height: 64, pixels: .init(repeating: value, count: 128 * 64 * 3)) }
         var meter = SeamMeter()
         for value: UInt8 in [10, 12, 14, 16, 30] { meter.add(image(value)) }
         let seam = meter.measure
@@ -64,7 +64,7 @@ struct SeamTests {
     func plan() {
         // A picture that repeats every 7 frames.
         let thumbnails = (0..<30).map { index in
-            SeamThumbnail(RGBImage(width: 8, height: 8, pixels: .init(repeating: UInt8(index % 7 * 30), count: 192)))
+            SeamThumbnail(RGBImage(uncheckedWidth: 8, height: 8, pixels: .init(repeating: UInt8(index % 7 * 30), count: 192)))
         }
         #expect(LoopSeamPlan.plan(thumbnails: thumbnails, target: 8, loopPoint: .auto, crossfade: 0)
                 == LoopSeamPlan(frameCount: 7, crossfadeFrames: 0))

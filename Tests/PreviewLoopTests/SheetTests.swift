@@ -13,18 +13,18 @@ struct SheetTests {
     // MARK: Pure
 
     @Test("Layout: tile width from the sheet width, frames with gaps, margins and a header band")
-    func layout() {
+    func layout() throws {
         #expect(ContactSheetLayout.tileWidth(sheetWidth: 1280, columns: 4, gap: 6, margin: 12) == (1280 - 24 - 18) / 4)
         #expect(ContactSheetLayout.tileWidth(sheetWidth: 30, columns: 4, gap: 6, margin: 12) == nil)
         #expect(ContactSheetLayout.tileHeight(tileWidth: 160, displaySize: Size(width: 400, height: 300)) == 120)
         #expect(ContactSheetLayout.tileHeight(tileWidth: 309, displaySize: Size(width: 1920, height: 1080)) == 174)
-        let layout = ContactSheetLayout(columns: 3, rows: 2, tileSize: Size(width: 100, height: 50), gap: 4, margin: 10,
+        let layout = try ContactSheetLayout(columns: 3, rows: 2, tileSize: Size(width: 100, height: 50), gap: 4, margin: 10,
                                         headerHeight: 30)
         #expect(layout.size == Size(width: 10 + 300 + 8 + 10, height: 10 + 30 + 4 + 100 + 4 + 10))
         #expect(layout.headerFrame == Rect(x: 10, y: 10, width: 308, height: 30))
         #expect(layout.tileFrame(0) == Rect(x: 10, y: 44, width: 100, height: 50))
         #expect(layout.tileFrame(4) == Rect(x: 114, y: 98, width: 100, height: 50))
-        let bare = ContactSheetLayout(columns: 2, rows: 1, tileSize: Size(width: 8, height: 6))
+        let bare = try ContactSheetLayout(columns: 2, rows: 1, tileSize: Size(width: 8, height: 6))
         #expect(bare.size == Size(width: 16, height: 6) && bare.tileFrame(1) == Rect(x: 8, y: 0, width: 8, height: 6))
     }
 
@@ -62,7 +62,7 @@ struct SheetTests {
         let width = font.width(of: "Hello 0:12")
         #expect(width > 60 && width < 120)
         #expect(font.width(of: "iiii") < font.width(of: "WWWW"))
-        var image = RGBImage(width: 140, height: 30)
+        var image = try RGBImage(width: 140, height: 30)
         font.draw("Hello 0:12", in: &image, x: 5, baseline: 20, color: .white)
         var levels = Set<UInt8>(), outside = 0
         for y in 0..<30 { for x in 0..<140 {
@@ -162,7 +162,7 @@ struct SheetTests {
             let start = y * image.bytesPerRow + rect.x * 3
             pixels += image.pixels[start..<(start + rect.width * 3)]
         }
-        return RGBImage(width: rect.width, height: rect.height, pixels: pixels)
+        return try! RGBImage(width: rect.width, height: rect.height, pixels: pixels)
     }
 
     /// The sheet `sheet` wrote, decoded by ffmpeg (any of the formats) or read as PPM.
@@ -184,7 +184,7 @@ struct SheetTests {
         #expect(result.status == 0, "\(result.stderr)")
         let drawer = try ContactSheet()
         let tileSize = Size(width: 160, height: 120)
-        let layout = ContactSheetLayout(columns: 3, rows: 2, tileSize: tileSize, gap: 4, margin: 8,
+        let layout = try ContactSheetLayout(columns: 3, rows: 2, tileSize: tileSize, gap: 4, margin: 8,
                                         headerHeight: drawer.headerHeight)
         let sheet = try PPM.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
         #expect(sheet.size == layout.size && sheet.width == 8 + 480 + 8 + 8)
@@ -220,7 +220,7 @@ struct SheetTests {
         // The header: the title line is the file name in DejaVu Sans Bold, as drawn here on black.
         let header = layout.headerFrame
         let titleFont = try Font(path: Font.defaultBoldPath, pixelSize: 16)
-        var title = RGBImage(width: sheet.width, height: sheet.height)
+        var title = try RGBImage(width: sheet.width, height: sheet.height)
         titleFont.draw("landscape.mp4", in: &title, x: header.x, baseline: header.y + titleFont.ascender, color: .white)
         let titleBand = Rect(x: 0, y: 0, width: sheet.width, height: header.y + titleFont.lineHeight)
         #expect(Self.crop(sheet, titleBand) == Self.crop(title, titleBand))
@@ -252,7 +252,7 @@ struct SheetTests {
         let reference = try Self.reference(tile: Size(width: 160, height: 120))
         for index in 0..<4 {
             let wanted = Oracle.displayedIndex(at: (Double(index) + 0.5), times: reference.times)
-            let frame = ContactSheetLayout(columns: 2, rows: 2, tileSize: Size(width: 160, height: 120)).tileFrame(index)
+            let frame = try ContactSheetLayout(columns: 2, rows: 2, tileSize: Size(width: 160, height: 120)).tileFrame(index)
             let best = Compare.bestMatch(Self.crop(bare, frame), among: reference.images)
             #expect(best.index == wanted && best.psnr >= 35, "bare tile \(index): best \(best), wanted \(wanted)")
         }
@@ -309,7 +309,7 @@ struct SheetTests {
         #expect(result.status == 0, "\(result.stderr)")
         let strip = try PPM.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))))
         #expect(strip.size == Size(width: 325, height: 245))
-        let layout = ContactSheetLayout(columns: 2, rows: 2, tileSize: Size(width: 160, height: 120), gap: 5)
+        let layout = try ContactSheetLayout(columns: 2, rows: 2, tileSize: Size(width: 160, height: 120), gap: 5)
         let reference = try Self.reference(tile: Size(width: 160, height: 120))
         let font = try ContactSheet().timestampFont(tileWidth: 160)
         for index in 0..<4 {

@@ -61,7 +61,7 @@ struct SoakTests {
     @Test("1,000 × (open, play a 0.4 s window twice, close): RSS grows < 10 MB")
     func loopPasses() throws {
         let path = TestPaths.fixture("short.mp4")
-        let configuration = LoopPlayer.Configuration(size: size, windowLength: .milliseconds(400))
+        let configuration = LoopPlayer.Configuration(size: size, windowLength: 0.4)
         let growth = try soak("loop") { _ in
             var frames = 0
             try LoopPlayer(source: .file(path), configuration: configuration).run(loops: 2) { _ in frames += 1 }

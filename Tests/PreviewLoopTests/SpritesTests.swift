@@ -82,7 +82,7 @@ struct SpritesTests {
             #expect(cue.rect.size == Self.tile)
             #expect(cue.rect.x >= 0 && cue.rect.y >= 0 && cue.rect.x + cue.rect.width <= sheet.width
                     && cue.rect.y + cue.rect.height <= sheet.height, "\(cue.rect) outside \(sheet.size)")
-            var tile = RGBImage(width: Self.tile.width, height: Self.tile.height)
+            var tile = try RGBImage(width: Self.tile.width, height: Self.tile.height)
             tile.draw(sheet, atX: -cue.rect.x, y: -cue.rect.y)
             let best = Compare.best(tile, among: reference.images)
             let time = reference.times[best.index]

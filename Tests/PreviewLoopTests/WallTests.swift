@@ -39,9 +39,9 @@ struct WallTests {
     }
 
     @Test("The budget evicts the least recently used other cache, refuses what cannot fit, never exceeds its limit")
-    func budgetAccounting() {
+    func budgetAccounting() throws {
         let budget = FrameCacheBudget(limit: 10 * 300)
-        let image = RGBImage(width: 10, height: 10)          // 300 bytes
+        let image = try RGBImage(width: 10, height: 10)          // 300 bytes
         let a = LoopFrameStore(), b = LoopFrameStore(), c = LoopFrameStore()
         for _ in 0..<4 { #expect(budget.append(image, to: a, mayEvict: true)) }
         for _ in 0..<4 { #expect(budget.append(image, to: b, mayEvict: true)) }
@@ -59,7 +59,7 @@ struct WallTests {
         for _ in 0..<3 { #expect(budget.append(image, to: c, mayEvict: false)) }
         #expect(!budget.append(image, to: c, mayEvict: false))
         // More than all other caches together can free: refused, nothing evicted.
-        let big = RGBImage(width: 40, height: 40)            // 4800 bytes
+        let big = try RGBImage(width: 40, height: 40)            // 4800 bytes
         #expect(!budget.append(big, to: c, mayEvict: true))
         #expect(a.bytes == 1200 && budget.evictions == 1)
         #expect(budget.peakBytes <= budget.limit && budget.bytesInUse == 3000)
@@ -152,7 +152,7 @@ struct WallTests {
                                           size: Self.size)
         try #require(reference.count == 100)
         for seen in passes[0] where seen.index % 9 == 0 {
-            let image = RGBImage(width: Self.size.width, height: Self.size.height, pixels: seen.pixels)
+            let image = try RGBImage(width: Self.size.width, height: Self.size.height, pixels: seen.pixels)
             let best = Compare.best(image, among: reference)
             #expect(best.index == seen.index && best.psnr >= 30, "frame \(seen.index): closest ffmpeg frame \(best.index) at \(best.psnr) dB")
         }

@@ -330,7 +330,7 @@ public final class BatchRunner: Sendable {
             let step = duration / Double(strip.count)
             let frames = try sampler.frames(at: (0..<strip.count).map { (Double($0) + 0.5) * step }, size: strip.size,
                                             accuracy: .auto, interval: step)
-            let image = RGBImage.tiled(frames.map(\.image), columns: strip.columns)
+            let image = try RGBImage.tiled(frames.map(\.image), columns: strip.columns)
             try AtomicFile.write(try ImageEncoder.encode(image, as: .jpeg, quality: strip.quality), to: staging + "/strip.jpg")
             var entry = output("strip", "strip.jpg")
             entry.width = image.width

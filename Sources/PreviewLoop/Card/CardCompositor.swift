@@ -9,10 +9,13 @@ public struct CardCompositor: Sendable {
     private let corners: CoverageMask?
 
     /// A compositor for `style`.
-    public init(style: CardStyle) {
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a style ``CardStyle/validate()`` refuses.
+    public init(style: CardStyle) throws(PreviewLoopError) {
+        try style.validate()
         self.style = style
         corners = style.cornerRadius > 0
-            ? CoverageMask(CardGeometry.outline(size: style.size, cornerRadius: style.cornerRadius), size: style.size)
+            ? try CoverageMask(CardGeometry.outline(size: style.size, cornerRadius: style.cornerRadius), size: style.size)
             : nil
     }
 
@@ -22,8 +25,12 @@ public struct CardCompositor: Sendable {
     ///   - poster: the poster frame, of the style's size.
     ///   - video: the video frame shown at the phase's video time, of the style's size; needed by
     ///     every phase but `.poster` (the poster stands in when it is missing).
-    public func picture(at phase: CardPhase, poster: RGBImage, video: RGBImage?) -> RGBAImage {
-        precondition(poster.size == style.size && (video?.size ?? style.size) == style.size, "pictures must be \(style.size)")
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when a picture is not of the style's size.
+    public func picture(at phase: CardPhase, poster: RGBImage, video: RGBImage?) throws(PreviewLoopError) -> RGBAImage {
+        guard poster.size == style.size, (video?.size ?? style.size) == style.size else {
+            throw PreviewLoopError(.invalidArgument, "the card's pictures must be \(style.size), not \(poster.size)"
+                + (video.map { " and \($0.size)" } ?? ""))
+        }
         let posterLayer = RGBAImage(poster)
         let videoLayer = video.map(RGBAImage.init) ?? posterLayer
         var picture: RGBAImage
@@ -35,26 +42,26 @@ public struct CardCompositor: Sendable {
         case .revealing(let progress, _):
             switch style.reveal {
             case .circle:
-                let disc = CoverageMask(CardGeometry.revealDisc(progress: progress, size: style.size), size: style.size)
-                picture = posterLayer.blended(with: videoLayer, through: disc)
+                let disc = try CoverageMask(CardGeometry.revealDisc(progress: progress, size: style.size), size: style.size)
+                picture = try posterLayer.blended(with: videoLayer, through: disc)
                 // The button grows by half and fades out as the disc opens.
                 button = (1 + 0.5 * progress, 1 - progress)
             case .fade:
-                picture = posterLayer.blended(with: videoLayer, amount: progress)
+                picture = try posterLayer.blended(with: videoLayer, amount: progress)
                 // Reduce Motion: nothing moves, the button only fades.
                 button = (1, 1 - progress)
             }
         case .playing:
             picture = videoLayer
         case .closing(let progress, _):
-            picture = videoLayer.blended(with: posterLayer, amount: progress)
+            picture = try videoLayer.blended(with: posterLayer, amount: progress)
             button = (1, progress)
         }
         if style.showsPlayButton, let button, button.opacity > 0 {
             style.playButton.draw(on: &picture, center: CardGeometry.center(of: style.size),
                                   diameter: PlayButton.diameter(for: style.size) * button.scale, opacity: button.opacity)
         }
-        if let corners { picture.apply(corners) }
+        if let corners { try picture.apply(corners) }
         return picture
     }
 
@@ -69,7 +76,7 @@ public struct CardCompositor: Sendable {
     public func withBackground(_ picture: RGBAImage) -> RGBAImage {
         guard let background = style.background else { return picture }
         if background.isOpaque { return RGBAImage(picture.flattened(on: background)) }
-        var result = RGBAImage(width: picture.width, height: picture.height, color: background)
+        var result = RGBAImage(uncheckedWidth: picture.width, height: picture.height, color: background)
         result.draw(picture, atX: 0, y: 0)
         return result
     }

@@ -3,8 +3,8 @@
 /// cancelled render leaves no file or directory). Use one card from one caller at a time.
 extension PreviewCard {
     /// Opens the clip off the calling thread; see ``init(source:style:windowStart:windowLength:posterTime:threads:sourceOptions:)``.
-    public convenience init(source: Source, style: CardStyle = CardStyle(), windowStart: Double = 0, windowLength: Double = 15,
-                            posterTime: Double? = nil, threads: Int = 2, sourceOptions: SourceOptions = .init()) async throws(PreviewLoopError) {
+    public convenience init(source: Source, style: CardStyle = CardStyle(), windowStart: TimePosition = .zero, windowLength: TimePosition = 15,
+                            posterTime: TimePosition? = nil, threads: Int = 2, sourceOptions: SourceOptions = .init()) async throws(PreviewLoopError) {
         let opened = try await BlockingCall.run("PreviewLoop open") { () throws(PreviewLoopError) in
             UncheckedTransfer(try PreviewCard(source: source, style: style, windowStart: windowStart, windowLength: windowLength,
                                               posterTime: posterTime, threads: threads, sourceOptions: sourceOptions))

@@ -65,9 +65,10 @@ public final class PreviewCard {
     public let source: Source
     /// The card's look and timing.
     public let style: CardStyle
-    /// Where the loop window starts, seconds from the stream's start.
+    /// Where the loop window starts, seconds from the stream's start (resolved against the video's
+    /// duration when given as a percentage).
     public let windowStart: Double
-    /// How long the loop window lasts, in seconds.
+    /// How long the loop window lasts, in seconds (resolved likewise).
     public let windowLength: Double
     /// The compositor for ``style``.
     public let compositor: CardCompositor
@@ -82,35 +83,56 @@ public final class PreviewCard {
 
     /// Opens `source` for a card.
     ///
-    /// - Parameter posterTime: the poster's time in the clip (seconds from the stream's start), or `nil`
-    ///   (the default) for the loop window's first good frame.
-    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for an unusable style or window, or standard
-    ///   input; any error of opening the source.
     /// What the clip is: size, duration, colours (``VideoInfo/colorWarning`` for Dolby Vision profile 5).
     public var info: VideoInfo { sampler.info }
 
-    public init(source: Source, style: CardStyle = CardStyle(), windowStart: Double = 0, windowLength: Double = 15,
-                posterTime: Double? = nil, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init()) throws(PreviewLoopError) {
+    /// Opens `source` for a card.
+    ///
+    /// The window and the poster time may be seconds or percentages of the video's duration, resolved
+    /// once against the input opened here.
+    ///
+    /// - Parameter posterTime: the poster's time in the clip (from the stream's start), or `nil`
+    ///   (the default) for the loop window's first good frame.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for an unusable style or window (a
+    ///   percentage of an unknown duration, a start past the end), or standard input; any error of
+    ///   opening the source.
+    public init(source: Source, style: CardStyle = CardStyle(), windowStart: TimePosition = .zero, windowLength: TimePosition = 15,
+                posterTime: TimePosition? = nil, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init()) throws(PreviewLoopError) {
         try style.validate()
-        guard windowStart.isFinite, windowStart >= 0, windowLength.isFinite, windowLength > 0 else {
-            throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")
+        try windowStart.validate("the window's start")
+        try windowLength.validate("the window's length")
+        try posterTime?.validate("the poster's time")
+        if case .seconds(let length) = windowLength, length <= 0 {
+            throw PreviewLoopError(.invalidArgument, "the loop window needs a length > 0")
         }
         if case .standardInput = source {
             throw PreviewLoopError(.invalidArgument, "a card reads its clip twice (poster, then video): give a file or URL, not standard input")
         }
         self.source = source
         self.style = style
-        self.windowStart = windowStart
-        self.windowLength = windowLength
-        self.posterTime = posterTime
         self.threads = threads
         self.sourceOptions = sourceOptions
-        compositor = CardCompositor(style: style)
+        compositor = try CardCompositor(style: style)
         sampler = try FrameSampler(source: source, threads: threads, options: sourceOptions)
-        if let duration = sampler.info.duration, windowStart >= duration, !sampler.info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(windowStart, 3)) s, "
+        let info = sampler.info
+        let start: Double, length: Double, poster: Double?
+        do throws(PreviewLoopError) {
+            start = try windowStart.resolved(duration: info.duration, "the window's start")
+            length = try windowLength.resolved(duration: info.duration, "the window's length")
+            poster = try posterTime?.resolved(duration: info.duration, "the poster's time")
+        } catch {
+            throw PreviewLoopError(error.code, "\(source): \(error.message)")
+        }
+        guard length > 0 else {
+            throw PreviewLoopError(.invalidArgument, "\(source): the loop window is empty")
+        }
+        if let duration = info.duration, start >= duration, !info.isStillPicture {
+            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(start, 3)) s, "
                                    + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
         }
+        self.windowStart = start
+        self.windowLength = length
+        self.posterTime = poster
     }
 
     /// Takes over what another instance opened (the `async` initialiser opens on a thread of its own).
@@ -161,7 +183,7 @@ public final class PreviewCard {
             let window = playWindow(from: poster.videoStart)
             video = try sampler.frame(at: window.start + videoTime.truncatingRemainder(dividingBy: window.length), size: style.size)
         }
-        return CardFrame(image: compositor.picture(at: phase, poster: poster.frame.image, video: video?.image),
+        return CardFrame(image: try compositor.picture(at: phase, poster: poster.frame.image, video: video?.image),
                          time: min(max(0, time), timeline.duration), index: 0, phase: phase,
                          videoSourceTime: video?.sourceTime)
     }
@@ -181,7 +203,7 @@ public final class PreviewCard {
         func emit(_ video: VideoFrame?) throws(PreviewLoopError) {
             let time = Double(index) / Double(framesPerSecond)
             let phase = timeline.phase(at: time)
-            let image = compositor.picture(at: phase, poster: poster.frame.image, video: video?.image)
+            let image = try compositor.picture(at: phase, poster: poster.frame.image, video: video?.image)
             try body(CardFrame(image: image, time: time, index: index, phase: phase, videoSourceTime: video?.sourceTime))
             index += 1
         }
@@ -192,8 +214,8 @@ public final class PreviewCard {
         // (wrapping at the play window's end).
         let window = playWindow(from: poster.videoStart)
         let loop = try LoopPlayer(source: source, configuration: .init(
-            size: style.size, contentMode: .aspectFill, windowStart: .fromSeconds(window.start),
-            windowLength: .fromSeconds(window.length), threads: threads, sourceOptions: sourceOptions))
+            size: style.size, contentMode: .aspectFill, windowStart: TimePosition(.fromSeconds(window.start)),
+            windowLength: TimePosition(.fromSeconds(window.length)), threads: threads, sourceOptions: sourceOptions))
         let frameInterval = loop.info.frameInterval
         var previous: VideoFrame?
         var passStart = 0.0, pass = 0

@@ -50,7 +50,7 @@ final class FrameScaler {
 
     /// Converts one decoded frame into a new image.
     func image(from frame: DecodedFrame, sampleAspectRatio streamSAR: Rational) throws(PreviewLoopError) -> RGBImage {
-        var image = RGBImage(width: outputSize.width, height: outputSize.height)
+        var image = try RGBImage(width: outputSize.width, height: outputSize.height)
         try convert(frame, sampleAspectRatio: streamSAR, into: &image)
         return image
     }

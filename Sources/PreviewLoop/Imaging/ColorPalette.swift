@@ -25,8 +25,12 @@ public struct ColorPalette: Hashable, Sendable {
     public private(set) var colors: [PaletteColor]
 
     /// A palette of the given colours (1 to 256 of them).
-    public init(colors: [PaletteColor]) {
-        precondition((1...256).contains(colors.count), "a palette has 1 to 256 colours")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for none or more than 256.
+    public init(colors: [PaletteColor]) throws(PreviewLoopError) {
+        guard (1...256).contains(colors.count) else {
+            throw PreviewLoopError(.invalidArgument, "a palette has 1 to 256 colours, not \(colors.count)")
+        }
         self.colors = colors
     }
 
@@ -34,8 +38,13 @@ public struct ColorPalette: Hashable, Sendable {
     ///
     /// - Parameter sampleStride: every `sampleStride`-th pixel of every `sampleStride`-th row is counted
     ///   (2 by default: a quarter of the pixels, plenty for a histogram and four times faster).
-    public init(representing images: [RGBImage], maximumCount: Int = 256, sampleStride: Int = 2) {
-        precondition(!images.isEmpty && (1...256).contains(maximumCount) && sampleStride > 0)
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for no images, a `maximumCount` outside 1 to
+    ///   256 or a `sampleStride` below 1.
+    public init(representing images: [RGBImage], maximumCount: Int = 256, sampleStride: Int = 2) throws(PreviewLoopError) {
+        guard !images.isEmpty, (1...256).contains(maximumCount), sampleStride > 0 else {
+            throw PreviewLoopError(.invalidArgument, "a palette needs images (\(images.count)), a colour count from 1 to 256 "
+                + "(\(maximumCount)) and a sample stride of at least 1 (\(sampleStride))")
+        }
         var histogram = Histogram()
         for image in images { histogram.add(image, stride: sampleStride) }
         var boxes = [histogram.box(of: histogram.occupiedCells)]

@@ -47,8 +47,12 @@ extension RGBAImage {
 
     /// Multiplies every pixel's alpha by the mask's coverage: what the mask does not cover becomes
     /// transparent (for example the corners outside a rounded rectangle).
-    public mutating func apply(_ mask: CoverageMask) {
-        precondition(mask.size == size, "the mask is \(mask.size), the picture \(size)")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when the mask's size is not the picture's.
+    public mutating func apply(_ mask: CoverageMask) throws(PreviewLoopError) {
+        guard mask.size == size else {
+            throw PreviewLoopError(.invalidArgument, "the mask is \(mask.size), the picture \(size)")
+        }
         pixels.withUnsafeMutableBufferPointer { buffer in
             mask.values.withUnsafeBufferPointer { coverage in
                 for pixel in 0..<coverage.count where coverage[pixel] != 255 {
@@ -64,9 +68,12 @@ extension RGBAImage {
     ///
     /// A cross-fade is `blended(with: next, amount: t)`; a reveal through a shape is
     /// `blended(with: next, through: CoverageMask(shape, size: size))`.
-    public func blended(with other: RGBAImage, through mask: CoverageMask? = nil, amount: Double = 1) -> RGBAImage {
-        precondition(other.size == size, "blending \(other.size) into \(size)")
-        if let mask { precondition(mask.size == size, "the mask is \(mask.size), the picture \(size)") }
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when `other` or the mask is not of this size.
+    public func blended(with other: RGBAImage, through mask: CoverageMask? = nil, amount: Double = 1) throws(PreviewLoopError) -> RGBAImage {
+        guard other.size == size, mask.map({ $0.size == size }) ?? true else {
+            throw PreviewLoopError(.invalidArgument, "blending \(other.size)\(mask.map { " through a \($0.size) mask" } ?? "") into \(size)")
+        }
         let amount = Float(min(1, max(0, amount)))
         var result = self
         result.pixels.withUnsafeMutableBufferPointer { destination in

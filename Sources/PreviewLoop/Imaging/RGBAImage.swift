@@ -14,8 +14,16 @@ public struct RGBAImage: Hashable, Sendable {
     public var pixels: [UInt8]
 
     /// An image of the given size filled with one colour (transparent by default).
-    public init(width: Int, height: Int, color: RGBAColor = .clear) {
-        precondition(width > 0 && height > 0, "an image needs a positive size")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` unless both sides are 1 to
+    ///   ``RGBImage/maximumSide`` pixels.
+    public init(width: Int, height: Int, color: RGBAColor = .clear) throws(PreviewLoopError) {
+        try RGBImage.checkSize(width: width, height: height)
+        self.init(uncheckedWidth: width, height: height, color: color)
+    }
+
+    /// An image whose size the caller has already checked, filled with one colour.
+    init(uncheckedWidth width: Int, height: Int, color: RGBAColor = .clear) {
         self.width = width
         self.height = height
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
@@ -33,8 +41,14 @@ public struct RGBAImage: Hashable, Sendable {
     }
 
     /// An image over existing RGBA pixels; `pixels.count` must be `width * height * 4`.
-    public init(width: Int, height: Int, pixels: [UInt8]) {
-        precondition(width > 0 && height > 0 && pixels.count == width * height * 4, "pixel count does not match the size")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a side outside 1 to
+    ///   ``RGBImage/maximumSide``, or a pixel count that does not match the size.
+    public init(width: Int, height: Int, pixels: [UInt8]) throws(PreviewLoopError) {
+        try RGBImage.checkSize(width: width, height: height)
+        guard pixels.count == width * height * 4 else {
+            throw PreviewLoopError(.invalidArgument, "a \(width)x\(height) RGBA image needs \(width * height * 4) bytes, not \(pixels.count)")
+        }
         self.width = width
         self.height = height
         self.pixels = pixels
@@ -88,6 +102,6 @@ public struct RGBAImage: Hashable, Sendable {
                 }
             }
         }
-        return RGBImage(width: width, height: height, pixels: result)
+        return RGBImage(uncheckedWidth: width, height: height, pixels: result)
     }
 }

@@ -11,19 +11,49 @@ public struct RGBImage: Hashable, Sendable {
     public var pixels: [UInt8]
 
     /// A black image of the given size.
-    public init(width: Int, height: Int) {
-        precondition(width > 0 && height > 0, "an image needs a positive size")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` unless both sides are 1 to ``maximumSide``
+    ///   pixels.
+    public init(width: Int, height: Int) throws(PreviewLoopError) {
+        try Self.checkSize(width: width, height: height)
+        self.init(uncheckedWidth: width, height: height)
+    }
+
+    /// An image over existing RGB24 pixels; `pixels.count` must be `width * height * 3`.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a side outside 1 to ``maximumSide``, or a
+    ///   pixel count that does not match the size.
+    public init(width: Int, height: Int, pixels: [UInt8]) throws(PreviewLoopError) {
+        try Self.checkSize(width: width, height: height)
+        guard pixels.count == width * height * 3 else {
+            throw PreviewLoopError(.invalidArgument, "a \(width)x\(height) RGB image needs \(width * height * 3) bytes, not \(pixels.count)")
+        }
+        self.init(uncheckedWidth: width, height: height, pixels: pixels)
+    }
+
+    /// A black image whose size the caller has already checked (a scaler's, a layout's).
+    init(uncheckedWidth width: Int, height: Int) {
         self.width = width
         self.height = height
         self.pixels = [UInt8](repeating: 0, count: width * height * 3)
     }
 
-    /// An image over existing RGB24 pixels; `pixels.count` must be `width * height * 3`.
-    public init(width: Int, height: Int, pixels: [UInt8]) {
-        precondition(width > 0 && height > 0 && pixels.count == width * height * 3, "pixel count does not match the size")
+    /// An image over pixels whose count the caller has already checked.
+    init(uncheckedWidth width: Int, height: Int, pixels: [UInt8]) {
         self.width = width
         self.height = height
         self.pixels = pixels
+    }
+
+    /// The largest side an image may have: JPEG's limit, far beyond any preview. Refusing more keeps
+    /// `width * height * 4` from overflowing and an absurd request from allocating.
+    public static let maximumSide = 65_535
+
+    /// Both sides 1 to ``maximumSide``.
+    static func checkSize(width: Int, height: Int) throws(PreviewLoopError) {
+        guard (1...maximumSide).contains(width), (1...maximumSide).contains(height) else {
+            throw PreviewLoopError(.invalidArgument, "an image needs 1 to \(maximumSide) pixels a side, not \(width)x\(height)")
+        }
     }
 
     /// The image's size.
@@ -55,12 +85,17 @@ public struct RGBImage: Hashable, Sendable {
 
     /// Tiles images left to right, top to bottom, `columns` per row, with no gaps; every tile takes the
     /// size of the first image (smaller ones are drawn at their cell's top-left on black).
-    public static func tiled(_ images: [RGBImage], columns: Int) -> RGBImage {
-        precondition(!images.isEmpty && columns > 0, "tiling needs images and at least one column")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for no images, fewer than one column, or a
+    ///   result over ``maximumSide`` pixels a side.
+    public static func tiled(_ images: [RGBImage], columns: Int) throws(PreviewLoopError) -> RGBImage {
+        guard !images.isEmpty, columns > 0 else {
+            throw PreviewLoopError(.invalidArgument, "tiling needs images (\(images.count)) and at least one column (\(columns))")
+        }
         let cell = images[0].size
         let columns = min(columns, images.count)
         let rows = (images.count + columns - 1) / columns
-        var sheet = RGBImage(width: cell.width * columns, height: cell.height * rows)
+        var sheet = try RGBImage(width: cell.width * columns, height: cell.height * rows)
         for (index, image) in images.enumerated() {
             sheet.draw(image, atX: (index % columns) * cell.width, y: (index / columns) * cell.height)
         }

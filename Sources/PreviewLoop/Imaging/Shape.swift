@@ -108,16 +108,20 @@ public struct CoverageMask: Hashable, Sendable {
     public var values: [UInt8]
 
     /// A mask of one value everywhere (0: nothing covered; 255: everything).
-    public init(size: Size, value: UInt8) {
-        precondition(size.width > 0 && size.height > 0, "a mask needs a positive size")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` unless both sides are 1 to ``RGBImage/maximumSide``.
+    public init(size: Size, value: UInt8) throws(PreviewLoopError) {
+        try RGBImage.checkSize(width: size.width, height: size.height)
         width = size.width
         height = size.height
         values = [UInt8](repeating: value, count: size.area)
     }
 
     /// The anti-aliased coverage of `shape` over a picture of `size`; `inverted` covers the outside.
-    public init(_ shape: Shape, size: Size, inverted: Bool = false) {
-        self.init(size: size, value: inverted ? 255 : 0)
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` unless both sides are 1 to ``RGBImage/maximumSide``.
+    public init(_ shape: Shape, size: Size, inverted: Bool = false) throws(PreviewLoopError) {
+        try self.init(size: size, value: inverted ? 255 : 0)
         let (columns, rows) = shape.pixelBounds(in: size)
         let width = self.width
         values.withUnsafeMutableBufferPointer { buffer in

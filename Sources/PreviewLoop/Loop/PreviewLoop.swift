@@ -30,10 +30,11 @@ public final class LoopPlayer: Sendable {
         public var size: Size
         /// How the picture fills the frame (default aspect-fill).
         public var contentMode: ContentMode
-        /// The window's start, from the stream's own start (default 0).
-        public var windowStart: Duration
-        /// The window's length (default 15 s).
-        public var windowLength: Duration
+        /// The window's start, from the stream's own start (default 0): seconds, or a percentage of the
+        /// video's duration, resolved once against the open input (see ``LoopPlayer/windowStart``).
+        public var windowStart: TimePosition
+        /// The window's length (default 15 s): seconds, or a percentage of the video's duration.
+        public var windowLength: TimePosition
         /// Offline (as fast as possible, the default) or realtime pacing.
         public var clock: LoopClock
         /// FFmpeg decoder threads (default 2).
@@ -47,7 +48,7 @@ public final class LoopPlayer: Sendable {
 
         /// Creates a configuration; every parameter has the documented default.
         public init(size: Size = Size(width: 320, height: 180), contentMode: ContentMode = .aspectFill,
-                    windowStart: Duration = .zero, windowLength: Duration = .seconds(15),
+                    windowStart: TimePosition = .zero, windowLength: TimePosition = .seconds(15),
                     clock: LoopClock = .offline, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init(),
                     frameCacheLimit: Int = 256 << 20) {
             self.size = size
@@ -63,8 +64,15 @@ public final class LoopPlayer: Sendable {
 
     /// What the loop plays.
     public let source: Source
-    /// How it plays.
+    /// How it plays: the configuration given, with its window resolved to seconds (and its size to
+    /// pixels when a size request was given).
     public let configuration: Configuration
+    /// Where the window starts, from the stream's own start: the configuration's start resolved
+    /// against the video's duration.
+    public let windowStart: Duration
+    /// How long the window lasts: the configuration's length resolved against the video's duration
+    /// (a clip that ends first wraps at its real end).
+    public let windowLength: Duration
     /// The probed video stream.
     public let info: VideoInfo
 
@@ -74,27 +82,24 @@ public final class LoopPlayer: Sendable {
     ///   - sizeRequest: when given, replaces the configuration's size once the source's display size is
     ///     known (one side keeping its shape, its own size, or a box turned for a portrait source).
     ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
-    /// - Throws: ``PreviewLoopError`` when the input cannot be used or the window lies past its end.
+    /// A window given as a percentage is resolved here, once, against the video's duration from the
+    /// input just opened (so it works from standard input too).
+    ///
+    /// - Throws: ``PreviewLoopError`` when the input cannot be used, the window is empty or lies past
+    ///   its end, or is a percentage of a clip whose duration is unknown.
     public init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
                 evenSize: Bool = false) throws(PreviewLoopError) {
-        guard configuration.size.width > 0, configuration.size.height > 0 else {
-            throw PreviewLoopError(.invalidArgument, "output size \(configuration.size) must be positive")
-        }
-        guard configuration.windowLength > .zero, configuration.windowStart >= .zero else {
-            throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")
-        }
-        guard (1...64).contains(configuration.threads) else {
-            throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64")
-        }
+        try configuration.validate()
         let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: configuration.threads)
-        if let duration = decoder.info.duration, configuration.windowStart.seconds >= duration, !decoder.info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(configuration.windowStart.seconds, 3)) s, "
-                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
-        }
+        let window = try configuration.resolvedWindow(source: source, info: decoder.info)
         var configuration = configuration
+        configuration.windowStart = .seconds(window.start)
+        configuration.windowLength = .seconds(window.length)
         if let sizeRequest { configuration.size = sizeRequest.resolved(display: decoder.info.displaySize, even: evenSize) }
         self.source = source
         self.configuration = configuration
+        self.windowStart = .seconds(window.start)
+        self.windowLength = .seconds(window.length)
         self.info = decoder.info
         self.prepared = Mutex(UncheckedTransfer(decoder))
     }
@@ -103,6 +108,8 @@ public final class LoopPlayer: Sendable {
     init(taking other: LoopPlayer) {
         source = other.source
         configuration = other.configuration
+        windowStart = other.windowStart
+        windowLength = other.windowLength
         info = other.info
         prepared = Mutex(other.prepared.withLock { slot in
             defer { slot = nil }
@@ -191,8 +198,8 @@ public final class LoopPlayer: Sendable {
         // in realtime, far enough ahead (8 frames) to hide the seek back at the wrap.
         let isRealtime = configuration.clock == .realtime
         let pipe = FramePipe<LoopEvent>(capacity: isRealtime ? 8 : 2)
-        let schedule = LoopSchedule(decoder: decoder, windowStart: configuration.windowStart,
-                                    windowLength: windowLength ?? configuration.windowLength, loops: loops,
+        let schedule = LoopSchedule(decoder: decoder, windowStart: self.windowStart,
+                                    windowLength: windowLength ?? self.windowLength, loops: loops,
                                     cacheableFrames: cacheableFrames)
         let transfer = UncheckedTransfer(schedule)
         let producer: NamedThread
@@ -278,6 +285,49 @@ public final class LoopPlayer: Sendable {
                 throw error
             }
         }
+    }
+}
+
+extension LoopPlayer.Configuration {
+    /// Checks what can be checked before the input is opened: a size, a window that is not negative
+    /// or empty when given in seconds, a thread count.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` otherwise.
+    package func validate() throws(PreviewLoopError) {
+        guard size.width > 0, size.height > 0, size.width <= RGBImage.maximumSide, size.height <= RGBImage.maximumSide else {
+            throw PreviewLoopError(.invalidArgument, "output size \(size) must be positive and at most \(RGBImage.maximumSide) a side")
+        }
+        try windowStart.validate("the window's start")
+        try windowLength.validate("the window's length")
+        if case .seconds(let length) = windowLength, length <= 0 {
+            throw PreviewLoopError(.invalidArgument, "the loop window needs a length > 0")
+        }
+        guard (1...64).contains(threads) else {
+            throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64")
+        }
+    }
+
+    /// The window in seconds for the clip `info` describes: percentages of the video's duration
+    /// resolved; the length is not cut at the clip's end (a pass wraps there by itself).
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a percentage of an unknown duration, an
+    ///   empty window, or one starting at or past the end of a clip that is not a still picture.
+    package func resolvedWindow(source: Source, info: VideoInfo) throws(PreviewLoopError) -> (start: Double, length: Double) {
+        let start: Double, length: Double
+        do throws(PreviewLoopError) {
+            start = try windowStart.resolved(duration: info.duration, "the window's start")
+            length = try windowLength.resolved(duration: info.duration, "the window's length")
+        } catch {
+            throw PreviewLoopError(error.code, "\(source): \(error.message)")
+        }
+        guard length > 0 else {
+            throw PreviewLoopError(.invalidArgument, "\(source): the loop window is empty (\(windowLength) of the clip)")
+        }
+        if let duration = info.duration, start >= duration, !info.isStillPicture {
+            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(start, 3)) s, "
+                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
+        }
+        return (start, length)
     }
 }
 

@@ -127,7 +127,9 @@ public final class AnimationWriter {
     static let gifEdgeBackground = RGBAColor(red: 128, green: 128, blue: 128)
 
     private func append(_ picture: HeldPicture) throws(PreviewLoopError) {
-        precondition(picture.size == size, "every picture must be \(size), not \(picture.size)")
+        guard picture.size == size else {
+            throw PreviewLoopError(.invalidArgument, "\(path): every picture must be \(size), not \(picture.size)")
+        }
         guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
         guard frameCount < maxFrames else {
             throw PreviewLoopError(.tooLarge, "\(path): the animation reached its limit of \(maxFrames) frames")
@@ -188,7 +190,7 @@ public final class AnimationWriter {
     private func writeGIF(finalDelay: Int) throws(PreviewLoopError) {
         // 255 colours: one index stays free for the encoder's transparent "unchanged" pixels.
         // With transparency, that index (255) is the transparent one, marked by alpha 0 in the palette.
-        let palette = ColorPalette(representing: gifImages, maximumCount: 255)
+        let palette = try ColorPalette(representing: gifImages, maximumCount: 255)
         let transparentIndex: Int? = gifMasks.contains { $0 != nil } ? 255 : nil
         var mapper = PaletteMapper(palette: palette)
         var stable = StableIndices(tolerance: Self.gifStaticTolerance)

@@ -33,10 +33,11 @@ public enum PPM {
         guard bytes.count > 2, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "6") else { throw fail() }
         position = 2
         let width = try number(), height = try number(), maxValue = try number()
-        guard width > 0, height > 0, maxValue == 255, position < bytes.count else { throw fail() }
+        guard width > 0, height > 0, width <= RGBImage.maximumSide, height <= RGBImage.maximumSide, maxValue == 255,
+              position < bytes.count else { throw fail() }
         position += 1    // the single whitespace byte before the raster
         let count = width * height * 3
         guard bytes.count - position >= count else { throw fail() }
-        return RGBImage(width: width, height: height, pixels: Array(bytes[position..<position + count]))
+        return RGBImage(uncheckedWidth: width, height: height, pixels: Array(bytes[position..<position + count]))
     }
 }

@@ -68,7 +68,7 @@ extension LoopPlayer {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
         }
-        let window = configuration.windowLength.seconds
+        let window = windowLength.seconds
         var fade = 0.0
         if case .crossfade(let duration) = seam {
             fade = duration.seconds
@@ -100,9 +100,9 @@ extension LoopPlayer {
             }
             held.append(image)
         }
-        let start = configuration.windowStart.seconds
-        let expectedLength = info.duration.map { min(configuration.windowLength.seconds, max(0, $0 - start)) }
-            ?? configuration.windowLength.seconds
+        let start = windowStart.seconds
+        let expectedLength = info.duration.map { min(windowLength.seconds, max(0, $0 - start)) }
+            ?? windowLength.seconds
         let expected = max(1, Int((expectedLength * Double(framesPerSecond)).rounded(.up)))
         try run(loops: 1, control: LoopControl(), windowLength: .fromSeconds(decodeLength)) { frame throws(PreviewLoopError) in
             let time = frame.presentationTime.seconds

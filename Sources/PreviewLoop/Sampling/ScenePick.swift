@@ -163,7 +163,7 @@ public struct DroppedTile: Hashable, Sendable {
 }
 
 /// The tiles chosen for a sheet or strip: their frames in time order and what was chosen and why.
-public struct TilePlan {
+public struct TilePlan: Sendable {
     public var pick: TilePick
     /// The kept tiles' choices, in the order of ``frames``.
     public var tiles: [TileChoice]
@@ -260,7 +260,7 @@ extension FrameSampler {
             }
             keyframes.sort { $0.time < $1.time }
         }
-        if keyframes.isEmpty { keyframes = [(start, LumaThumbnail(RGBImage(width: 1, height: 1)))] }
+        if keyframes.isEmpty { keyframes = [(start, LumaThumbnail(RGBImage(uncheckedWidth: 1, height: 1)))] }
         var cuts: [SceneCut] = []
         var groupsDecoded = 0, framesDecoded = 0
         for (index, keyframe) in keyframes.enumerated() {

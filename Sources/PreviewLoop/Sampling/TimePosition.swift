@@ -1,6 +1,11 @@
-/// A point in a clip given as the CLI accepts it: seconds from the stream's start, or a percentage of
-/// the clip's duration.
-public enum TimePosition: Hashable, Sendable, CustomStringConvertible {
+/// A point in a clip, or a length: seconds from the stream's start, or a percentage of the clip's
+/// duration, resolved by the call that opens the clip (``LoopPlayer``, ``PreviewCard``,
+/// ``FrameSampler/contactStrip(_:)``) against the video's own duration, once, from the input it
+/// already has open — so a window of `10%` works from standard input too.
+///
+/// `mm:ss` and `hh:mm:ss.ms` are seconds: ``init(parsing:)`` reads them. A number literal is seconds
+/// (`windowStart: 12.5`).
+public enum TimePosition: Hashable, Sendable, CustomStringConvertible, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
     /// Seconds from the stream's own start (which need not be zero in the container).
     case seconds(Double)
     /// A percentage of the duration, 0 to 100.
@@ -34,6 +39,18 @@ public enum TimePosition: Hashable, Sendable, CustomStringConvertible {
         self = .seconds(total)
     }
 
+    /// The stream's start (or no length at all).
+    public static let zero = TimePosition.seconds(0)
+
+    /// Seconds, from a literal: `12.5`.
+    public init(floatLiteral value: Double) { self = .seconds(value) }
+
+    /// Seconds, from a literal: `12`.
+    public init(integerLiteral value: Int) { self = .seconds(Double(value)) }
+
+    /// Seconds from a `Duration`.
+    public init(_ duration: Duration) { self = .seconds(duration.seconds) }
+
     /// The position in seconds from the stream's start; a percentage needs the clip's duration.
     ///
     /// - Returns: `nil` for a percentage when the duration is unknown.
@@ -42,6 +59,38 @@ public enum TimePosition: Hashable, Sendable, CustomStringConvertible {
         case .seconds(let value): value
         case .percent(let value): duration.map { $0 * value / 100 }
         }
+    }
+
+    /// Checks what can be checked without the clip: a finite, non-negative number of seconds, a
+    /// percentage from 0 to 100.
+    ///
+    /// - Parameter what: names the value in the error, for example `the window's start`.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` otherwise.
+    package func validate(_ what: String) throws(PreviewLoopError) {
+        switch self {
+        case .seconds(let value):
+            guard value.isFinite, value >= 0, value <= 1e9 else {
+                throw PreviewLoopError(.invalidArgument, "\(what) must be 0 to 1e9 seconds, not \(value)")
+            }
+        case .percent(let value):
+            guard value.isFinite, (0...100).contains(value) else {
+                throw PreviewLoopError(.invalidArgument, "\(what) must be 0% to 100%, not \(value)%")
+            }
+        }
+    }
+
+    /// The position in seconds for a clip whose video lasts `duration` seconds (`nil`: unknown).
+    ///
+    /// - Parameter what: names the value in the error, for example `the window's start`.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for an invalid value, or a percentage when
+    ///   the duration is unknown.
+    package func resolved(duration: Double?, _ what: String) throws(PreviewLoopError) -> Double {
+        try validate(what)
+        guard let seconds = seconds(duration: duration) else {
+            throw PreviewLoopError(.invalidArgument, "\(what) \(self) is a share of the clip's duration, which is unknown; "
+                + "give it in seconds")
+        }
+        return seconds
     }
 
     /// The spelling `init(parsing:)` accepts.

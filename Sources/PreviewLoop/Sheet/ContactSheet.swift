@@ -117,8 +117,10 @@ public final class ContactSheet {
     /// tile in its frame with its time.
     public func render(_ tiles: [ContactSheetTile], layout: ContactSheetLayout, header: ContactSheetHeader?,
                        clipDuration: Double?) throws(PreviewLoopError) -> RGBImage {
-        precondition(tiles.count <= layout.columns * layout.rows, "more tiles than the layout has cells")
-        var sheet = RGBImage(filledWith: style.background, size: layout.size)
+        guard tiles.count <= layout.columns * layout.rows else {
+            throw PreviewLoopError(.invalidArgument, "\(tiles.count) tiles do not fit a layout of \(layout.columns)x\(layout.rows) cells")
+        }
+        var sheet = try RGBImage(filledWith: style.background, size: layout.size)
         if let header, layout.headerHeight > 0, let titleFont, let detailsFont {
             let frame = layout.headerFrame
             let title = titleFont.truncated(header.title, toWidth: frame.width)
@@ -176,8 +178,10 @@ public final class ContactSheet {
 
 extension RGBImage {
     /// An image of one colour (its alpha ignored).
-    public init(filledWith color: RGBAColor, size: Size) {
-        self.init(width: size.width, height: size.height)
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` unless both sides are 1 to ``maximumSide``.
+    public init(filledWith color: RGBAColor, size: Size) throws(PreviewLoopError) {
+        try self.init(width: size.width, height: size.height)
         let pattern = [color.red, color.green, color.blue]
         if pattern != [0, 0, 0] {
             for index in stride(from: 0, to: pixels.count, by: 3) {

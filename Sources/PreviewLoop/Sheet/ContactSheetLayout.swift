@@ -25,9 +25,13 @@ public struct ContactSheetLayout: Hashable, Sendable {
     public var headerHeight: Int
 
     /// Creates a layout; every count and length must be positive (gap, margin and header may be 0).
-    public init(columns: Int, rows: Int, tileSize: Size, gap: Int = 0, margin: Int = 0, headerHeight: Int = 0) {
-        precondition(columns > 0 && rows > 0 && tileSize.width > 0 && tileSize.height > 0
-                         && gap >= 0 && margin >= 0 && headerHeight >= 0, "a sheet needs positive sizes")
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` otherwise.
+    public init(columns: Int, rows: Int, tileSize: Size, gap: Int = 0, margin: Int = 0, headerHeight: Int = 0) throws(PreviewLoopError) {
+        guard columns > 0, rows > 0, tileSize.width > 0, tileSize.height > 0, gap >= 0, margin >= 0, headerHeight >= 0 else {
+            throw PreviewLoopError(.invalidArgument, "a sheet needs positive columns (\(columns)), rows (\(rows)) and tile size "
+                + "(\(tileSize)), and a gap (\(gap)), margin (\(margin)) and header (\(headerHeight)) of at least 0")
+        }
         self.columns = columns
         self.rows = rows
         self.tileSize = tileSize

@@ -78,6 +78,7 @@ final class WallLoop: @unchecked Sendable {
     private let budget: FrameCacheBudget
     private let windowStart: Double
     private let windowEnd: Double
+    private let windowLengthDuration: Duration
     private var pass = 0
     private var index = 0
     private var passOffset = Duration.zero
@@ -93,12 +94,7 @@ final class WallLoop: @unchecked Sendable {
 
     init(id: Int, source: Source, configuration: LoopPlayer.Configuration, loops: Int?, frameRateDivisor: Int,
          budget: FrameCacheBudget) throws(PreviewLoopError) {
-        guard configuration.size.width > 0, configuration.size.height > 0 else {
-            throw PreviewLoopError(.invalidArgument, "output size \(configuration.size) must be positive")
-        }
-        guard configuration.windowLength > .zero, configuration.windowStart >= .zero else {
-            throw PreviewLoopError(.invalidArgument, "the loop window needs a start ≥ 0 and a length > 0")
-        }
+        try configuration.validate()
         guard loops.map({ $0 > 0 }) ?? true else {
             throw PreviewLoopError(.invalidArgument, "a loop needs at least one pass")
         }
@@ -106,10 +102,7 @@ final class WallLoop: @unchecked Sendable {
         // threads would be per loop.
         let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: 1)
         let info = decoder.info
-        if let duration = info.duration, configuration.windowStart.seconds >= duration, !info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(configuration.windowStart.seconds, 3)) s, "
-                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
-        }
+        let window = try configuration.resolvedWindow(source: source, info: info)
         self.id = id
         self.source = source
         self.configuration = configuration
@@ -123,9 +116,12 @@ final class WallLoop: @unchecked Sendable {
         self.openedDecoder = decoder
         self.budget = budget
         scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder)
-        windowStart = configuration.windowStart.seconds
-        windowEnd = configuration.windowStart.seconds + configuration.windowLength.seconds
-        positionAt = windowStart
+        // Through Duration, as a LoopPlayer does, so both play the same frames.
+        let start = Duration.seconds(window.start).seconds
+        windowStart = start
+        windowEnd = start + Duration.seconds(window.length).seconds
+        windowLengthDuration = .seconds(window.length)
+        positionAt = start
         // Only worth keeping frames when a later pass will replay them.
         isCaching = loops != 1 && configuration.frameCacheLimit > 0 && budget.limit > 0
         control.adopt(decoder.interrupter)
@@ -210,7 +206,7 @@ final class WallLoop: @unchecked Sendable {
                 timed = first
             } else {
                 guard let next = try decoder.nextFrame(), next.time < windowEnd - 1e-9 else {
-                    endPass(length: min(passLength, configuration.windowLength))
+                    endPass(length: min(passLength, windowLengthDuration))
                     continue
                 }
                 timed = next

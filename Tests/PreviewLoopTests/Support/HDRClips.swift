@@ -62,8 +62,8 @@ enum HDRClips {
                                              "-frames:v", String(frameCount), "-f", "rawvideo", "-"])
         guard result.status == 0 else { throw OracleError(message: "ffmpeg failed: \(result.stderr)") }
         let bytes = [UInt8](result.stdout), frameBytes = size.area * 3
-        return (0..<(bytes.count / frameBytes)).map {
-            RGBImage(width: size.width, height: size.height, pixels: Array(bytes[$0 * frameBytes..<($0 + 1) * frameBytes]))
+        return try (0..<(bytes.count / frameBytes)).map {
+            try RGBImage(width: size.width, height: size.height, pixels: Array(bytes[$0 * frameBytes..<($0 + 1) * frameBytes]))
         }
     }
 

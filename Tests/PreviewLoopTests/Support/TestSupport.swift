@@ -71,8 +71,8 @@ enum Oracle {
         let frameBytes = size.width * size.height * 3
         let count = result.stdout.count / frameBytes
         let bytes = [UInt8](result.stdout)
-        return (0..<count).map { index in
-            RGBImage(width: size.width, height: size.height, pixels: Array(bytes[index * frameBytes..<(index + 1) * frameBytes]))
+        return try (0..<count).map { index in
+            try RGBImage(width: size.width, height: size.height, pixels: Array(bytes[index * frameBytes..<(index + 1) * frameBytes]))
         }
     }
 

@@ -14,6 +14,14 @@ func readmeExample() async throws(PreviewLoopError) {
     let info = try await MediaProbe.probe(.file("clip.mp4"))
     _ = (still, info)
 
+    // A contact strip: 8 frames across the window from 10 % of the clip for 30 s, 4 per row.
+    let strip = try await sampler.contactStrip(.init(count: 8, columns: 4, span: .window(start: .percent(10), length: 30)))
+    _ = (strip.image, strip.tileTimes, strip.span)  // the RGB24 picture; each tile's time; the span in seconds
+
+    // Windows may be percentages, resolved by the library from the input it opened (stdin too).
+    let piped = try await LoopPlayer(source: .standardInput, configuration: .init(windowStart: .percent(10)))
+    _ = (piped.windowStart, piped.windowLength)     // Duration, resolved
+
     // Cancellation: every async call ends with PreviewLoopError(.cancelled), its work stopped.
     let render = Task { () async throws(PreviewLoopError) -> RenderSummary in
         try await loop.render(to: "preview.mp4")

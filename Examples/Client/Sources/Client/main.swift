@@ -9,5 +9,7 @@ let mine = (Size(points: 12), Source(name: "camera"), Shape(sides: 4))
 let box = PreviewLoop.Size(width: 160, height: 90)
 let input = PreviewLoop.Source.file(CommandLine.arguments.dropFirst().first ?? "clip.mp4")
 let corner = PreviewLoop.Shape.self
-let configuration = PreviewLoop.LoopPlayer.Configuration(size: box)
-print(mine.0.points, mine.1.name, mine.2.sides, box, input, corner, configuration.size)
+let configuration = PreviewLoop.LoopPlayer.Configuration(size: box, windowStart: .percent(10))
+// The strip call, configured with the client's own types beside the library's.
+let stripConfiguration = PreviewLoop.ContactStrip.Configuration(count: 4, tileSize: .exact(box), span: .wholeClip)
+print(mine.0.points, mine.1.name, mine.2.sides, box, input, corner, configuration.size, stripConfiguration.count)
