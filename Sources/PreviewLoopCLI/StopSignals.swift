@@ -80,12 +80,13 @@ final class SignalWatcher {
     init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         for number in signals {
-            // Ignore the default action (ending the process) so the dispatch source sees the signal.
-            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { handler(number) }
             source.resume()
             sources.append(source)
+            // Only then ignore the default action (ending the process) so the source sees the signal:
+            // a signal in between takes the default action instead of being lost.
+            signal(number, SIG_IGN)
         }
     }
 

@@ -24,9 +24,13 @@ package final class PendingFile {
         self.path = path
         self.purpose = purpose
         temporaryPath = try AtomicFile.temporaryPath(for: path)
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw Self.failure(path, purpose, errno, creating: true) }
-        TemporaryFiles.register(temporaryPath)
+        let temporary = temporaryPath
+        let opened = TemporaryFiles.register(temporary, creatingWith: { () -> (descriptor: Int32, error: Int32) in
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            return (descriptor, descriptor >= 0 ? 0 : errno)
+        }, created: { $0.descriptor >= 0 })
+        descriptor = opened.descriptor
+        guard descriptor >= 0 else { throw Self.failure(path, purpose, opened.error, creating: true) }
     }
 
     deinit {

@@ -59,10 +59,11 @@ package final class StagedDirectory {
         let parent = url.deletingLastPathComponent().path
         try AtomicFile.createDirectory(parent)
         stagingPath = FileSystem.appending(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp", to: parent)
-        guard mkdir(stagingPath, 0o777) == 0 else {
-            throw PreviewLoopError(.outputNotWritable, "cannot create a directory beside \(trimmed): \(FileSystem.errorText(errno))")
+        let path = stagingPath
+        let made = TemporaryFiles.register(path, creatingWith: { mkdir(path, 0o777) == 0 ? 0 : errno }, created: { $0 == 0 })
+        guard made == 0 else {
+            throw PreviewLoopError(.outputNotWritable, "cannot create a directory beside \(trimmed): \(FileSystem.errorText(made))")
         }
-        TemporaryFiles.register(stagingPath)
         if let mode { chmod(stagingPath, mode) }
     }
 

@@ -18,6 +18,17 @@ package enum TemporaryFiles {
         paths.withLock { _ = $0.insert(path) }
     }
 
+    /// Creates a temporary with `create` and remembers it when `created` says it exists, as one step
+    /// that ``removeAll()`` cannot come between (a signal then finds it registered, or not yet made).
+    package static func register<Result>(_ path: String, creatingWith create: () -> Result,
+                                         created: (Result) -> Bool) -> Result {
+        paths.withLock { paths in
+            let result = create()
+            if created(result) { paths.insert(path) }
+            return result
+        }
+    }
+
     /// Forgets a temporary (renamed into place, or removed).
     package static func unregister(_ path: String) {
         paths.withLock { _ = $0.remove(path) }
