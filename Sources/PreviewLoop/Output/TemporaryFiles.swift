@@ -13,11 +13,6 @@ package enum TemporaryFiles {
     /// Paths being written: files, and directories (removed with their contents).
     private static let paths = Mutex<Set<String>>([])
 
-    /// Remembers a temporary file or directory.
-    package static func register(_ path: String) {
-        paths.withLock { _ = $0.insert(path) }
-    }
-
     /// Creates a temporary with `create` and remembers it when `created` says it exists, as one step
     /// that ``removeAll()`` cannot come between (a signal then finds it registered, or not yet made).
     package static func register<Result>(_ path: String, creatingWith create: () -> Result,
