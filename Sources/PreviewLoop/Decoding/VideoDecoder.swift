@@ -30,10 +30,17 @@ final class VideoDecoder {
     private(set) var packetsOfOtherStreams = 0
     /// Frames the decoder has produced since opening (a frame handed back and taken again counts once).
     private(set) var decodedFrameCount = 0
-    private let frameInterval: Double
+    /// The nominal time between frames, in seconds.
+    let frameInterval: Double
     private let clock = ContinuousClock()
     /// While positioning on a later time: that time (frames shown long before it may be skipped).
     private var decodingToward: Double?
+    /// When set (and not positioning): which presentation times are wanted while decoding forward.
+    /// A frame at another time is skipped when no other frame refers to it (`AVDISCARD_NONREF`), so
+    /// every frame still decoded is exact; `nil` decodes everything.
+    var wantedTimes: ((Double) -> Bool)? {
+        didSet { if wantedTimes == nil { codec.skipsNonReferenceFrames = false } }
+    }
     /// The time of the first frame decoded from the start of the input, once seen.
     private var firstFrameTime: Double?
     private var reopenedForStart = false
@@ -109,6 +116,9 @@ final class VideoDecoder {
                 // Frames shown well before the target are not wanted; unreferenced ones need no decoding.
                 codec.skipsNonReferenceFrames = packet.presentationTimestamp
                     .map { input.seconds(fromTimestamp: $0) < target - 2 * frameInterval } ?? false
+            } else if let wantedTimes {
+                codec.skipsNonReferenceFrames = packet.presentationTimestamp
+                    .map { !wantedTimes(input.seconds(fromTimestamp: $0)) } ?? false
             }
             do {
                 if try ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) { return }

@@ -121,7 +121,7 @@ extension FrameSampler {
     ///   the end, or a size that is not positive; decoding errors as ``frame(at:size:mode:accuracy:)``.
     public func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         try posterFrame(in: window, size: size, mode: mode,
-                        retention: decoder.isSeekable ? .likely : .undecided)
+                        retention: decoder.isSeekable ? .likely : .undecided, decodesEveryFrame: !decoder.isSeekable)
     }
 
     /// Which decoded candidates the poster search holds on to while it judges.
@@ -139,7 +139,13 @@ extension FrameSampler {
     /// ``posterFrame(in:size:mode:)`` with a given ``PosterRetention``; `passing` sees
     /// every frame the search decodes and moves past, in decoding order (frames pushed back for a
     /// later reader are not shown), so another output can take its frames from the same decoding.
+    ///
+    /// - Parameter decodesEveryFrame: `false` lets the decoder skip the frames the search never looks
+    ///   at (neither a candidate nor referred to by another frame), so `passing` then sees only some;
+    ///   every frame decoded is still exact, but the next read seeks again (a skipped frame cannot be
+    ///   decoded from where the search stopped), so only for inputs that can seek.
     func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode, retention: PosterRetention,
+                     decodesEveryFrame: Bool = true,
                      passing: (TimedFrame) throws(PreviewLoopError) -> Void = { _ in }) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         guard !window.lowerBound.isNaN, window.lowerBound < .infinity else {
@@ -199,6 +205,18 @@ extension FrameSampler {
 
         try passing(first)
         try offer(first)
+        if !decodesEveryFrame {
+            // A candidate is the first frame at or after each step; a frame more than an interval and
+            // a half past the step before it cannot be one (over-including is harmless).
+            let reach = 1.5 * decoder.frameInterval
+            decoder.wantedTimes = { time in
+                let offset = time - start
+                guard offset > 1e-6 else { return true }
+                let sinceStep = offset - (offset / PosterRules.candidateStep + 1e-6).rounded(.down) * PosterRules.candidateStep
+                return sinceStep < reach
+            }
+        }
+        defer { decoder.wantedTimes = nil }
         var step = 1
         while search.needsMore, let next = try decoder.nextFrame() {
             guard next.time <= search.horizon else {
@@ -213,7 +231,9 @@ extension FrameSampler {
             try offer(next)
         }
         search.finish()
-        position = last
+        decoder.wantedTimes = nil
+        // A skipped frame is gone from the decoder: the next read must not continue from here.
+        position = decodesEveryFrame ? last : nil
 
         guard let outcome = search.outcome else {
             throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")
