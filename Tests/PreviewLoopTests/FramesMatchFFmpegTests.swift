@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// The engine's frames against the `ffmpeg` CLI's own decode: geometry (autorotation, sample aspect,

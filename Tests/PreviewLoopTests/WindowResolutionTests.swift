@@ -1,6 +1,7 @@
 import Foundation
 import PreviewLoop
 import Testing
+import PreviewLoopTestSupport
 
 /// Windows given as percentages (or `mm:ss`) are resolved by the library, once, from the input it
 /// opened: the CLI passes them through, so standard input works too.

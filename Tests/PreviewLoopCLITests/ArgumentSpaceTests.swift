@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 import PreviewLoop
 @testable import PreviewLoopCLI
 
