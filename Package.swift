@@ -46,7 +46,7 @@ let package = Package(
         ),
         // The tests, one target per layer, over one support target: fixtures found through #filePath,
         // the one process runner (Child), the ffmpeg/ffprobe oracles and image comparison, the
-        // 127.0.0.1 servers and the bad-input catalogue.
+        // 127.0.0.1 servers, the bad-input catalogue and the tags (.slow, .network).
         .target(
             name: "PreviewLoopTestSupport",
             dependencies: ["PreviewLoop", "PreviewLoopCLI"],

@@ -149,7 +149,7 @@ struct BatchManifestTests {
     }
 }
 
-@Suite("Batch: runs end to end", .serialized, .timeLimit(.minutes(3)))
+@Suite("Batch: runs end to end", .serialized, .timeLimit(.minutes(3)), .tags(.slow))
 struct BatchRunTests {
     @Test("Good clips ok with every output; corrupt, missing and not-media clips permanent failures; a rerun skips all")
     func honestResultsAndResume() throws {
@@ -281,7 +281,7 @@ struct BatchRunTests {
         #expect(staging.isEmpty)
     }
 
-    @Test("A stalled HTTP server times the clip out (transient) and the batch goes on")
+    @Test("A stalled HTTP server times the clip out (transient) and the batch goes on", .tags(.network))
     func stalledServer() throws {
         let server = try HostileServer(.silent)
         defer { server.stop() }
@@ -397,7 +397,7 @@ struct BatchRunTests {
         #expect(try bench.records().count == 12)
     }
 
-    @Test("SIGTERM interrupts the clip in flight at once (a stalled read), records it as interrupted, leaves nothing partial; a rerun finishes")
+    @Test("SIGTERM interrupts the clip in flight at once (a stalled read), records it as interrupted, leaves nothing partial; a rerun finishes", .tags(.network))
     func terminatedMidClip() throws {
         let server = try HostileServer(.silent)
         defer { server.stop() }

@@ -5,7 +5,7 @@ import PreviewLoopTestSupport
 
 /// Issue 13's defaults on real-shaped footage: time limits that mean stalls, output shapes that follow
 /// the source.
-@Suite("Defaults: time limits and shapes", .timeLimit(.minutes(2)))
+@Suite("Defaults: time limits and shapes", .timeLimit(.minutes(2)), .tags(.slow))
 struct DefaultsTests {
     /// A 60 s clip: landscape.mp4 stream-copied 15 times over (made with the ffmpeg CLI).
     private static func longClip(in directory: String) throws -> String {
@@ -46,7 +46,7 @@ struct DefaultsTests {
         #expect(!result.stderr.contains("--timeout"), "\(result.stderr)")
     }
 
-    @Test("A stalled 127.0.0.1 server still times out within --timeout + 1 s, and the error names --timeout 2")
+    @Test("A stalled 127.0.0.1 server still times out within --timeout + 1 s, and the error names --timeout 2", .tags(.network))
     func stalledServerNamesTheTimeout() throws {
         let server = try HostileServer(.hold(file: TestPaths.fixture("landscape.mp4"), burst: 40_000))
         defer { server.stop() }
@@ -268,7 +268,7 @@ struct DefaultsTests {
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("h264"))
     }
 
-    @Test("An MP4 whose index follows its frames: from a pipe and from a server without byte ranges the error says why; with the index in front both work")
+    @Test("An MP4 whose index follows its frames: from a pipe and from a server without byte ranges the error says why; with the index in front both work", .tags(.network))
     func indexAtTheEnd() throws {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -97,7 +97,7 @@ struct CancellationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [])
     }
 
-    @Test("A remote probe against a server that trickles: .cancelled within the bound, nothing left")
+    @Test("A remote probe against a server that trickles: .cancelled within the bound, nothing left", .tags(.network))
     func remoteProbe() async throws {
         let server = try HostileServer(.trickle(file: TestPaths.fixture("landscape.mp4"), burst: 0))
         defer { server.stop() }

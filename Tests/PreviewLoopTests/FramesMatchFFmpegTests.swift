@@ -5,7 +5,7 @@ import PreviewLoopTestSupport
 
 /// The engine's frames against the `ffmpeg` CLI's own decode: geometry (autorotation, sample aspect,
 /// aspect-fill crop), colour (range, matrix) and frame choice.
-@Suite("Frames match ffmpeg")
+@Suite("Frames match ffmpeg", .tags(.slow))
 struct FramesMatchFFmpegTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var fixture: String

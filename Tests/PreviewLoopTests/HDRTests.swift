@@ -6,7 +6,7 @@ import PreviewLoopTestSupport
 
 /// HDR input: colour metadata as probed, tone mapping against SDR originals and the exact-inverse
 /// ceiling (the `zscale` chain run backwards), highlight roll-off, and SDR input left alone.
-@Suite("HDR")
+@Suite("HDR", .tags(.slow))
 struct HDRTests {
     // MARK: Metadata
 

@@ -36,7 +36,7 @@ private let declaredOnlyClip: String = {
 
 private let clipSize = Size(width: 240, height: 240)
 
-@Suite("Interlaced sources: --deinterlace auto|on|off and the combing measure")
+@Suite("Interlaced sources: --deinterlace auto|on|off and the combing measure", .tags(.slow))
 struct InterlaceTests {
     private func thumb(_ input: String, _ extra: [String]) throws -> RGBImage {
         let output = TestPaths.temporaryDirectory() + "/thumb.png"

@@ -76,7 +76,7 @@ extension WebOracle {
     }
 }
 
-@Suite("render: hover-preview loops as MP4, animated WebP and GIF, checked with real decoders")
+@Suite("render: hover-preview loops as MP4, animated WebP and GIF, checked with real decoders", .tags(.slow))
 struct RenderTests {
     static let size = Size(width: 480, height: 270)
     static let fixture = "landscape.mp4"

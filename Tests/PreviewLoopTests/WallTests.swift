@@ -9,7 +9,7 @@ import PreviewLoopTestSupport
 ///
 /// Serialized: the tests count the wall's threads by name, which another wall running at the same
 /// time would disturb. Clips are the 4 s, 100-frame `landscape.mp4` (400x300, 25 fps) at small sizes.
-@Suite("PreviewWall", .serialized)
+@Suite("PreviewWall", .serialized, .tags(.slow))
 struct WallTests {
     static let clip = TestPaths.fixture("landscape.mp4")
     static let size = Size(width: 64, height: 48)
