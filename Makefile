@@ -6,7 +6,7 @@ CARD_FIXTURE ?= Fixtures/card.mp4
 BIN_DEBUG = .build/debug/preview-loop
 BIN_RELEASE = .build/release/preview-loop
 
-.PHONY: deps build release test demo fixtures bench clean slurm-check client docs docs-strict
+.PHONY: deps build release test test-quick demo fixtures bench clean slurm-check client docs docs-strict
 
 # Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
 # apt-get, only when something is missing.
@@ -28,6 +28,14 @@ test: deps
 	./Scripts/check-client.sh
 	./Scripts/check-public-api.sh
 	$(SWIFT) test
+
+# The suite without the tests tagged .slow or .network (Tests/PreviewLoopTestSupport/Tags.swift): Swift
+# 6.3's `swift test` cannot select by tag, so Scripts/tagged-tests.sh turns the tags written in the tests
+# into a --skip pattern. For a quick look while working; `make test` runs everything.
+test-quick: deps
+	$(SWIFT) build -c release --product preview-loop
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip "$$(./Scripts/tagged-tests.sh slow network)"
 
 # The DocC archive (.build/docs/PreviewLoop.doccarchive) from the debug build's symbol graph and the
 # catalog Sources/PreviewLoop/PreviewLoop.docc (Scripts/build-docs.sh); `make docs-strict` fails on any

@@ -44,9 +44,29 @@ let package = Package(
             name: "preview-loop",
             dependencies: ["PreviewLoopCLI"]
         ),
+        // The tests, one target per layer, over one support target: fixtures found through #filePath,
+        // the one process runner (Child), the ffmpeg/ffprobe oracles and image comparison, the
+        // 127.0.0.1 servers, the bad-input catalogue and the tags (.slow, .network).
+        .target(
+            name: "PreviewLoopTestSupport",
+            dependencies: ["PreviewLoop", "PreviewLoopCLI"],
+            path: "Tests/PreviewLoopTestSupport"
+        ),
+        // Pure: geometry, imaging, palettes, time positions, argument parsing in-process. No FFmpeg
+        // layer, no binary, no subprocess.
+        .testTarget(
+            name: "PreviewLoopPureTests",
+            dependencies: ["PreviewLoop", "PreviewLoopCLI", "PreviewLoopTestSupport"]
+        ),
+        // FFmpeg integration: the library on real fixtures, checked against the ffmpeg CLI.
         .testTarget(
             name: "PreviewLoopTests",
-            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "PreviewLoopCLI", "preview-loop"]
+            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "PreviewLoopCLI", "preview-loop", "PreviewLoopTestSupport"]
+        ),
+        // CLI end to end: the built `preview-loop` binary as a subprocess, and commands run in-process.
+        .testTarget(
+            name: "PreviewLoopCLITests",
+            dependencies: ["PreviewLoop", "PreviewLoopCLI", "preview-loop", "PreviewLoopTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -15,6 +15,10 @@
 #      `av_stream_get_side_data`, `interlaced_frame`, `top_field_first`, `channel_layout`, `channels`,
 #      `ticks_per_frame`, …) appear in code only in Sources/PreviewLoopFFmpeg/FFmpegCompat.swift, so a
 #      port to FFmpeg 6/7 changes one file.
+#   6. Test targets: Tests/PreviewLoopPureTests starts no process and reads no fixture (no `Child`,
+#      `Process(`, `TestPaths.fixture`, `cliBinary`, test servers, oracles or the bad-input catalogue),
+#      and neither it, Tests/PreviewLoopCLITests nor Tests/PreviewLoopTestSupport imports PreviewLoopFFmpeg
+#      or CFFmpeg (SwiftPM lets a target import a module it does not declare once that module is built).
 # Rules 1 and 2 have a transitional list (TRANSITIONAL below): files that still call FFmpeg directly
 # until their C moves into the layer. It is a ratchet: a listed file that no longer needs the exemption
 # fails the check too, so the list can only shrink.
@@ -120,6 +124,17 @@ for top in ("Sources", "Fuzz"):
             hits = sorted(set(m.group(0) for m in deprecated.finditer(code_of(path))))
             if hits:
                 failures.append(f"{path}: uses FFmpeg API deprecated after 5.1 ({', '.join(hits)}): go through {compat}")
+
+ffmpeg_import = re.compile(r"^\s*(@\w+\s+)*((public|package|internal|fileprivate|private)\s+)?import\s+(PreviewLoopFFmpeg|CFFmpeg|CFFmpegLog)\b", re.M)
+outside = re.compile(r"\b(Child|Process|HTTPTestServer|HostileServer|Oracle|WebOracle|BadInputs)\b|TestPaths\.(fixture|cliBinary)")
+for top in ("Tests/PreviewLoopPureTests", "Tests/PreviewLoopCLITests", "Tests/PreviewLoopTestSupport"):
+    for path in swift_files(top) if os.path.isdir(top) else []:
+        code = code_of(path)
+        if ffmpeg_import.search(code):
+            failures.append(f"{path}: imports the FFmpeg layer; only Tests/PreviewLoopTests (FFmpeg integration) may")
+        hits = sorted(set(m.group(0) for m in outside.finditer(code))) if top == "Tests/PreviewLoopPureTests" else []
+        if hits:
+            failures.append(f"{path}: a pure test uses {', '.join(hits)}; move it to Tests/PreviewLoopTests or Tests/PreviewLoopCLITests")
 
 for key in sorted(known - known_used):
     failures.append(f"{key}: listed in KNOWN_UPWARD but no longer used: remove it")

@@ -1,7 +1,7 @@
 /// A command line the tool cannot accept: reported as `Error: …` plus a usage hint, exit status 64.
 ///
 /// Tests match ``kind`` and ``subcommand``; ``message`` is for people and may change.
-struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What is wrong with the command line.
     enum Kind: Equatable, Sendable {
         /// No subcommand was given.
@@ -45,7 +45,7 @@ struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The message alone.
-    var description: String { message }
+    package var description: String { message }
 
     /// The full report for standard error: the error, the usage line and where to find help.
     var report: String {
@@ -56,5 +56,18 @@ struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
             \(HelpText.wrap(usage, prefix: "Usage: "))
             See '\(helpCommand)'.
             """
+    }
+}
+
+extension UsageError {
+    /// The usage error `arguments` raise, or `nil` when they parse: a command line checked without
+    /// running anything (the test targets' `usageError(_:)`).
+    package init?(checking arguments: [String]) {
+        do {
+            _ = try CommandLineParser.parse(arguments)
+            return nil
+        } catch {
+            self = error
+        }
     }
 }

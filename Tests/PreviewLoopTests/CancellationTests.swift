@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 import PreviewLoopFFmpeg
 
@@ -22,7 +23,7 @@ struct CancellationTests {
     static let clip4K: String = {
         let directory = TestPaths.temporaryDirectory()
         let path = directory + "/uhd.mp4"
-        let result = try? Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=25",
+        let result = try? Child.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=3840x2160:rate=25",
                                                    "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-g", "100",
                                                    "-pix_fmt", "yuv420p", "-y", path])
         precondition(result?.status == 0, "ffmpeg could not make the 4K clip: \(result?.stderr ?? "")")
@@ -96,7 +97,7 @@ struct CancellationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [])
     }
 
-    @Test("A remote probe against a server that trickles: .cancelled within the bound, nothing left")
+    @Test("A remote probe against a server that trickles: .cancelled within the bound, nothing left", .tags(.network))
     func remoteProbe() async throws {
         let server = try HostileServer(.trickle(file: TestPaths.fixture("landscape.mp4"), burst: 0))
         defer { server.stop() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// Decoders for the card's outputs, all outside the engine: the ffmpeg CLI for PNG, GIF and MP4,
@@ -7,7 +8,7 @@ import Testing
 enum CardOracle {
     /// An image file (or a video's first frame) decoded by ffmpeg to RGBA.
     static func rgba(_ path: String, size: Size, frame: Int = 0) throws -> RGBAImage {
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vf", "select=eq(n\\,\(frame))",
+        let result = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vf", "select=eq(n\\,\(frame))",
                                             "-frames:v", "1", "-sws_flags", "bicubic+full_chroma_int+accurate_rnd",
                                             "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
         guard result.status == 0, result.stdout.count == size.area * 4 else {
@@ -20,8 +21,8 @@ enum CardOracle {
     static func firstWebPFrame(_ path: String, size: Size) throws -> RGBAImage {
         let directory = TestPaths.temporaryDirectory()
         let still = directory + "/frame.webp", pam = directory + "/frame.pam"
-        let extracted = try Run.program("/usr/bin/webpmux", ["-get", "frame", "1", path, "-o", still])
-        let decoded = try Run.program("/usr/bin/dwebp", ["-quiet", still, "-pam", "-o", pam])
+        let extracted = try Child.run("/usr/bin/webpmux", ["-get", "frame", "1", path, "-o", still])
+        let decoded = try Child.run("/usr/bin/dwebp", ["-quiet", still, "-pam", "-o", pam])
         guard extracted.status == 0, decoded.status == 0 else {
             throw OracleError(message: "webpmux/dwebp failed on \(path): \(extracted.stderr) \(decoded.stderr)")
         }
@@ -239,8 +240,8 @@ struct CardTests {
 
 @Suite("preview-loop card: the command line")
 struct CardCLITests {
-    static func cli(_ arguments: [String]) throws -> ProcessResult {
-        try Run.program(TestPaths.cliBinary, ["card"] + arguments)
+    static func cli(_ arguments: [String]) throws -> ChildResult {
+        try Child.run(TestPaths.cliBinary, ["card"] + arguments)
     }
 
     @Test("Writes an animation and a still, one summary line each")
@@ -307,7 +308,7 @@ struct CardCLITests {
     func thumbOverlays() throws {
         let directory = TestPaths.temporaryDirectory()
         let size = Size(width: 320, height: 180)
-        let png = try Run.program(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/poster.png",
+        let png = try Child.run(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/poster.png",
                                                         "--play-button", "--corner-radius", "22"])
         #expect(png.status == 0, "\(png.stderr)")
         let picture = try CardOracle.rgba(directory + "/poster.png", size: size)
@@ -315,25 +316,25 @@ struct CardCLITests {
         #expect(picture[160, 90] == .white)                          // the triangle, 72 px button at 320 wide
         #expect(picture[160 - 30, 90].alpha == 255 && picture[160 - 30, 90] != .white)   // the dark disc
         // The same frame without overlays is ffmpeg's frame: the button only darkens the middle.
-        let plain = try Run.program(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/plain.png"])
+        let plain = try Child.run(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/plain.png"])
         #expect(plain.status == 0)
         let bare = try CardOracle.rgba(directory + "/plain.png", size: size)
         #expect(bare[100, 20] == picture[100, 20] && bare[0, 0].alpha == 255)
-        let jpeg = try Run.program(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/poster.jpg",
+        let jpeg = try Child.run(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/poster.jpg",
                                                          "--corner-radius", "40", "--background", "#00ff00"])
         #expect(jpeg.status == 0)
         let flat = try CardOracle.rgba(directory + "/poster.jpg", size: size)
         #expect(flat[1, 1].green > 200 && flat[1, 1].red < 60 && flat[1, 1].blue < 60)
         // WebP keeps the transparent corners too (decoded by libwebp's dwebp, alpha included).
-        let webp = try Run.program(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/poster.webp",
+        let webp = try Child.run(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/poster.webp",
                                                          "--corner-radius", "22"])
         #expect(webp.status == 0)
         let pam = directory + "/poster.pam"
-        #expect(try Run.program("/usr/bin/dwebp", ["-quiet", directory + "/poster.webp", "-pam", "-o", pam]).status == 0)
+        #expect(try Child.run("/usr/bin/dwebp", ["-quiet", directory + "/poster.webp", "-pam", "-o", pam]).status == 0)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pam)))
         let pixels = Array(bytes.suffix(size.area * 4))
         #expect(pixels[3] == 0 && pixels[(90 * 320 + 160) * 4 + 3] == 255)
-        let bad = try Run.program(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/x.png", "--corner-radius", "-2"])
+        let bad = try Child.run(TestPaths.cliBinary, ["thumb", CardTests.clip, "-o", directory + "/x.png", "--corner-radius", "-2"])
         #expect(bad.status == 64 && !FileManager.default.fileExists(atPath: directory + "/x.png"))
     }
 }

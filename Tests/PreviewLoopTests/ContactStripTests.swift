@@ -1,6 +1,7 @@
 import Foundation
 import PreviewLoop
 import Testing
+import PreviewLoopTestSupport
 
 /// `FrameSampler.contactStrip(_:)`: the library call the CLI's `strip` is a thin layer over.
 @Suite("Contact strip: the library call")
@@ -35,7 +36,7 @@ struct ContactStripTests {
     func cliIsAThinLayer() throws {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try Run.program(TestPaths.cliBinary, ["strip", Self.clip, "-o", directory + "/s.ppm", "--count", "5",
+        let result = try Child.run(TestPaths.cliBinary, ["strip", Self.clip, "-o", directory + "/s.ppm", "--count", "5",
                                                            "--columns", "2", "--gap", "3", "--timestamps", "--start", "10%"])
         #expect(result.status == 0, "\(result.stderr)")
         var style = ContactStrip.Configuration.defaultStyle

@@ -1,66 +1,7 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
-
-/// Checks on web outputs made with real decoders (the ffmpeg/ffprobe CLIs, libwebp's tools), never ours.
-enum WebOracle {
-    /// The first frame of an image or video file, decoded by the ffmpeg CLI to RGB24.
-    ///
-    /// The YCbCr → RGB step uses full chroma interpolation and accurate rounding, as the engine's own
-    /// conversion and `Oracle.aspectFillFilter` do: ffmpeg's default flags share one chroma sample between
-    /// two RGB pixels, which alone costs ~6 dB on testsrc2's colour edges (measured: a 4:2:0 round trip
-    /// with no compression at all reads 30 dB with the default flags, 36 dB with these). `plain` decodes
-    /// with the default flags instead, for reporting.
-    static func firstFrame(of path: String, size: Size, plain: Bool = false) throws -> RGBImage {
-        let flags = plain ? [] : ["-sws_flags", "bicubic+full_chroma_int+accurate_rnd"]
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-frames:v", "1"] + flags
-                                      + ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        guard result.status == 0, result.stdout.count == size.area * 3 else {
-            throw OracleError(message: "ffmpeg decoded \(result.stdout.count) bytes of \(path): \(result.stderr)")
-        }
-        return try RGBImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
-    }
-
-    /// ffprobe's description of the first video stream (and whether the file has audio).
-    struct StreamReport {
-        var codec: String
-        var width: Int
-        var height: Int
-        var pixelFormat: String
-        var colorRange: String
-        var frameCount: Int?
-        var frameRate: Double?
-        var averageFrameRate: Double?
-        var duration: Double?
-        var streamTypes: [String]
-    }
-
-    static func probe(_ path: String, countFrames: Bool = false) throws -> StreamReport {
-        var arguments = ["-v", "error", "-show_entries",
-                         "stream=codec_type,codec_name,width,height,pix_fmt,color_range,nb_read_frames,r_frame_rate,avg_frame_rate,duration:format=duration",
-                         "-of", "json", path]
-        if countFrames { arguments.insert("-count_frames", at: 2) }
-        let result = try Run.tool("ffprobe", arguments)
-        let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
-        guard let streams = json?["streams"] as? [[String: Any]],
-              let video = streams.first(where: { $0["codec_type"] as? String == "video" }) else {
-            throw OracleError(message: "ffprobe found no video stream in \(path): \(result.stderr)")
-        }
-        func rate(_ key: String) -> Double? {
-            guard let text = video[key] as? String else { return nil }
-            let parts = text.split(separator: "/").compactMap { Double($0) }
-            return parts.count == 2 && parts[1] != 0 ? parts[0] / parts[1] : nil
-        }
-        let format = json?["format"] as? [String: Any]
-        return StreamReport(codec: video["codec_name"] as? String ?? "", width: video["width"] as? Int ?? 0,
-                            height: video["height"] as? Int ?? 0, pixelFormat: video["pix_fmt"] as? String ?? "",
-                            colorRange: video["color_range"] as? String ?? "",
-                            frameCount: (video["nb_read_frames"] as? String).flatMap { Int($0) },
-                            frameRate: rate("r_frame_rate"), averageFrameRate: rate("avg_frame_rate"),
-                            duration: (video["duration"] as? String ?? format?["duration"] as? String).flatMap { Double($0) },
-                            streamTypes: streams.compactMap { $0["codec_type"] as? String })
-    }
-}
 
 @Suite("Image encoders: PNG, JPEG and WebP through libavcodec, checked with ffmpeg")
 struct EncodingTests {

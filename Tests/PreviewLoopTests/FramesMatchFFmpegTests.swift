@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// The engine's frames against the `ffmpeg` CLI's own decode: geometry (autorotation, sample aspect,
 /// aspect-fill crop), colour (range, matrix) and frame choice.
-@Suite("Frames match ffmpeg")
+@Suite("Frames match ffmpeg", .tags(.slow))
 struct FramesMatchFFmpegTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var fixture: String

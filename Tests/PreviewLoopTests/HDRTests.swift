@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
 
 /// HDR input: colour metadata as probed, tone mapping against SDR originals and the exact-inverse
 /// ceiling (the `zscale` chain run backwards), highlight roll-off, and SDR input left alone.
-@Suite("HDR")
+@Suite("HDR", .tags(.slow))
 struct HDRTests {
     // MARK: Metadata
 
@@ -189,24 +190,24 @@ struct HDRTests {
         #expect(usageError(["probe", "in.mp4", "--tonemap", "auto"]) != nil)
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let probe = try Run.program(TestPaths.cliBinary, ["probe", "--json", TestPaths.fixture("hdr10.mp4")])
+        let probe = try Child.run(TestPaths.cliBinary, ["probe", "--json", TestPaths.fixture("hdr10.mp4")])
         #expect(probe.status == 0)
         #expect(probe.stdoutText.contains(#""hdr": "HDR10""#) && probe.stdoutText.contains(#""color_transfer": "smpte2084""#))
         #expect(probe.stdoutText.contains(#""content_light_level": {"max_cll": 1000, "max_fall": 400}"#))
-        let thumb = try Run.program(TestPaths.cliBinary, ["thumb", TestPaths.fixture("dolby-vision-p5.mp4"), "--at", "0.2",
+        let thumb = try Child.run(TestPaths.cliBinary, ["thumb", TestPaths.fixture("dolby-vision-p5.mp4"), "--at", "0.2",
                                                           "-o", directory + "/dv.png"])
         #expect(thumb.status == 0)
         #expect(thumb.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
-        let loop = try Run.program(TestPaths.cliBinary, ["loop", TestPaths.fixture("dolby-vision-p5.mp4"), "--length", "0.2",
+        let loop = try Child.run(TestPaths.cliBinary, ["loop", TestPaths.fixture("dolby-vision-p5.mp4"), "--length", "0.2",
                                                          "--size", "32x18"])
         #expect(loop.status == 0 && loop.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
-        let render = try Run.program(TestPaths.cliBinary, ["render", TestPaths.fixture("dolby-vision-p5.mp4"), "--length", "0.2",
+        let render = try Child.run(TestPaths.cliBinary, ["render", TestPaths.fixture("dolby-vision-p5.mp4"), "--length", "0.2",
                                                            "--size", "32x18", "-o", directory + "/dv.gif"])
         #expect(render.status == 0 && render.stderr.hasPrefix("Warning: Dolby Vision profile 5"))
-        let card = try Run.program(TestPaths.cliBinary, ["card", TestPaths.fixture("dolby-vision-p5.mp4"), "--at", "0",
+        let card = try Child.run(TestPaths.cliBinary, ["card", TestPaths.fixture("dolby-vision-p5.mp4"), "--at", "0",
                                                          "--size", "64x36", "-o", directory + "/dv-card.png"])
         #expect(card.status == 0 && card.stderr.contains("Warning: Dolby Vision profile 5"))
-        let text = try Run.program(TestPaths.cliBinary, ["probe", TestPaths.fixture("dolby-vision-p5.mp4")])
+        let text = try Child.run(TestPaths.cliBinary, ["probe", TestPaths.fixture("dolby-vision-p5.mp4")])
         #expect(text.stdoutText.contains("dynamic range: Dolby Vision profile 5, level 1, no compatible base layer"))
         #expect(text.stderr.contains("Warning: Dolby Vision profile 5"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
 import PreviewLoopFFmpeg
@@ -9,7 +10,7 @@ import PreviewLoopFFmpeg
 /// Every frame's two fields are 6 px apart: combed wherever it is shown woven.
 private let interlacedClip: String = {
     let path = TestPaths.temporaryDirectory() + "/interlaced.mp4"
-    let result = try? Run.tool("ffmpeg", [
+    let result = try? Child.tool("ffmpeg", [
         "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
         "testsrc2=s=480x240:r=50:d=1,select=eq(n\\,0),loop=loop=-1:size=1,crop=240:240:'6*n':0,setpts=N/50/TB,"
             + "tinterlace=mode=interleave_top,setfield=tff",
@@ -23,7 +24,7 @@ private let interlacedClip: String = {
 /// top field first: the decoder flags no frame interlaced, only the stream declares it.
 private let declaredOnlyClip: String = {
     let path = TestPaths.temporaryDirectory() + "/declared-tt.mkv"
-    let result = try? Run.tool("ffmpeg", [
+    let result = try? Child.tool("ffmpeg", [
         "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
         "testsrc2=s=480x240:r=50:d=1,select=eq(n\\,0),loop=loop=-1:size=1,crop=240:240:'6*n':0,setpts=N/50/TB,"
             + "tinterlace=mode=interleave_top,setfield=tff",
@@ -35,11 +36,11 @@ private let declaredOnlyClip: String = {
 
 private let clipSize = Size(width: 240, height: 240)
 
-@Suite("Interlaced sources: --deinterlace auto|on|off and the combing measure")
+@Suite("Interlaced sources: --deinterlace auto|on|off and the combing measure", .tags(.slow))
 struct InterlaceTests {
     private func thumb(_ input: String, _ extra: [String]) throws -> RGBImage {
         let output = TestPaths.temporaryDirectory() + "/thumb.png"
-        let result = try Run.program(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "0.2", "--size", "source"] + extra)
+        let result = try Child.run(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "0.2", "--size", "source"] + extra)
         #expect(result.status == 0, "\(result.stderr)")
         return try WebOracle.firstFrame(of: output, size: clipSize)
     }
@@ -108,7 +109,7 @@ struct InterlaceTests {
 
     @Test("A stream that declares its field order (frames not flagged) is deinterlaced by auto too")
     func declaredFieldOrder() throws {
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=field_order",
+        let probe = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=field_order",
                                              "-show_entries", "frame=interlaced_frame", "-read_intervals", "%+#1", "-of", "csv=p=0",
                                              declaredOnlyClip])
         #expect(probe.stdoutText.contains("tt") && probe.stdoutText.contains("0"), "ffprobe: \(probe.stdoutText)")
@@ -123,7 +124,7 @@ struct InterlaceTests {
         let directory = TestPaths.temporaryDirectory()
         for (mode, combed) in [("auto", false), ("off", true)] {
             let output = directory + "/\(mode).webp"
-            let result = try Run.program(TestPaths.cliBinary, ["render", interlacedClip, "-o", output, "--size", "240x240",
+            let result = try Child.run(TestPaths.cliBinary, ["render", interlacedClip, "-o", output, "--size", "240x240",
                                                                "--fps", "25", "-q", "100", "--deinterlace", mode])
             #expect(result.status == 0, "\(result.stderr)")
             let frame = try WebOracle.webpFrame(6, of: output, size: clipSize)
@@ -136,7 +137,7 @@ struct InterlaceTests {
         let directory = TestPaths.temporaryDirectory()
         let combed = mode == "off"
         func run(_ arguments: [String]) throws {
-            let result = try Run.program(TestPaths.cliBinary, arguments + ["--deinterlace", mode])
+            let result = try Child.run(TestPaths.cliBinary, arguments + ["--deinterlace", mode])
             #expect(result.status == 0, "\(arguments.first ?? ""): \(result.stderr)")
         }
         func expectCombing(_ image: RGBImage, _ what: String) {
@@ -190,7 +191,7 @@ struct InterlaceTests {
         var outputs: [Data] = []
         for mode in ["auto", "off"] {
             let output = directory + "/\(mode).png"
-            let result = try Run.program(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "1.5", "--deinterlace", mode])
+            let result = try Child.run(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "1.5", "--deinterlace", mode])
             #expect(result.status == 0, "\(result.stderr)")
             outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PreviewLoop
 import Testing
+import PreviewLoopTestSupport
 
 /// Public initialisers and calls that used to trap on a bad argument throw `invalidArgument` instead.
 @Suite("Invalid arguments throw, never trap")

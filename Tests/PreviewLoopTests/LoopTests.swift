@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 import PreviewLoopFFmpeg
 

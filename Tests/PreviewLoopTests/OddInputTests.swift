@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// An odd but valid picture format, checked against ffmpeg's own decoding.
@@ -30,7 +31,7 @@ struct OddInputTests {
 
     /// How many frames ffmpeg decodes from the file.
     private func oracleFrameCount(_ path: String) throws -> Int {
-        let result = try Run.tool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+        let result = try Child.tool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                              "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
         return Int(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: ",", with: "")) ?? -1
     }
@@ -128,7 +129,7 @@ struct OddInputTests {
     func interlacedDefault() throws {
         let path = try BadInputs.path("interlaced.mp4")
         let frames = try loopFrames(path)
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_entries",
+        let probe = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_entries",
                                              "frame=interlaced_frame,top_field_first", "-of", "csv=p=0", path])
         let flags = probe.stdoutText.split(separator: "\n").first.map { $0.split(separator: ",").map(String.init) } ?? []
         try #require(flags.count == 2 && flags[0] == "1", "ffprobe: \(probe.stdoutText)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 import PreviewLoopFFmpeg
 
@@ -33,7 +34,7 @@ struct RedirectTests {
         #expect(result.stderr.contains("refused"), "\(result.stderr)", sourceLocation: sourceLocation)
     }
 
-    @Test("A playlist segment that redirects to another port is refused; that port receives no request")
+    @Test("A playlist segment that redirects to another port is refused; that port receives no request", .tags(.network))
     func segmentRedirectToOtherPortRefused() throws {
         let other = try HostileServer(.serve(file: try BadInputs.path("segment.ts")))
         defer { other.stop() }
@@ -62,7 +63,7 @@ struct RedirectTests {
         #expect(other.receivedRequests.isEmpty, "the other port was contacted: \(other.receivedRequests)")
     }
 
-    @Test("A segment redirected within its own origin plays")
+    @Test("A segment redirected within its own origin plays", .tags(.network))
     func sameOriginSegmentRedirectPlays() throws {
         let directory = try site(playlists: ["moved.m3u8": ["/moved.ts"]])
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -73,7 +74,7 @@ struct RedirectTests {
         #expect(frames == 25)
     }
 
-    @Test("The input itself: same-origin redirects are followed, another origin only with --allow-redirects, file: never")
+    @Test("The input itself: same-origin redirects are followed, another origin only with --allow-redirects, file: never", .tags(.network))
     func topLevelRedirects() throws {
         let other = try HostileServer(.serve(file: try BadInputs.path("segment.ts")))
         defer { other.stop() }

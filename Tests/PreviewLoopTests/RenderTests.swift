@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 extension WebOracle {
@@ -24,7 +25,7 @@ extension WebOracle {
     /// Frame `index` of a video file decoded by the ffmpeg CLI (a good YCbCr → RGB conversion, see
     /// ``firstFrame(of:size:plain:)``).
     static func frame(_ index: Int, of path: String, size: Size) throws -> RGBImage {
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vf", "select=eq(n\\,\(index))",
+        let result = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vf", "select=eq(n\\,\(index))",
                                             "-frames:v", "1", "-sws_flags", "bicubic+full_chroma_int+accurate_rnd",
                                             "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         guard result.status == 0, result.stdout.count == size.area * 3 else {
@@ -36,7 +37,7 @@ extension WebOracle {
     /// What libwebp's own `webpmux -info` says of an animated WebP: frame count, loop count and the
     /// frames' durations in milliseconds.
     static func webpAnimation(_ path: String) throws -> (frames: Int, loopCount: Int, durations: [Int], canvas: String) {
-        let result = try Run.program("/usr/bin/webpmux", ["-info", path])
+        let result = try Child.run("/usr/bin/webpmux", ["-info", path])
         guard result.status == 0 else { throw OracleError(message: "webpmux failed on \(path): \(result.stderr)") }
         var frames = 0, loop = -1, durations: [Int] = [], canvas = ""
         for line in result.stdoutText.split(separator: "\n") {
@@ -55,8 +56,8 @@ extension WebOracle {
     static func webpFrame(_ number: Int, of path: String, size: Size) throws -> RGBImage {
         let directory = TestPaths.temporaryDirectory()
         let still = directory + "/frame.webp", ppm = directory + "/frame.ppm"
-        let extracted = try Run.program("/usr/bin/webpmux", ["-get", "frame", String(number), path, "-o", still])
-        let decoded = try Run.program("/usr/bin/dwebp", ["-quiet", still, "-ppm", "-o", ppm])
+        let extracted = try Child.run("/usr/bin/webpmux", ["-get", "frame", String(number), path, "-o", still])
+        let decoded = try Child.run("/usr/bin/dwebp", ["-quiet", still, "-ppm", "-o", ppm])
         guard extracted.status == 0, decoded.status == 0 else {
             throw OracleError(message: "libwebp tools failed: \(extracted.stderr) \(decoded.stderr)")
         }
@@ -75,7 +76,7 @@ extension WebOracle {
     }
 }
 
-@Suite("render: hover-preview loops as MP4, animated WebP and GIF, checked with real decoders")
+@Suite("render: hover-preview loops as MP4, animated WebP and GIF, checked with real decoders", .tags(.slow))
 struct RenderTests {
     static let size = Size(width: 480, height: 270)
     static let fixture = "landscape.mp4"

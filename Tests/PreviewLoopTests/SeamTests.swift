@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
 
@@ -23,14 +24,14 @@ enum SeamClips {
 
     static func make(_ name: String, _ arguments: [String]) -> String {
         let path = directory + "/" + name
-        let result = try? Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments + [path])
+        let result = try? Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y"] + arguments + [path])
         precondition(result?.status == 0, "ffmpeg could not make \(name): \(result?.stderr ?? "")")
         return path
     }
 
     /// Frames and duration of a written video, per ffprobe.
     static func probe(_ path: String) throws -> (frames: Int, duration: Double) {
-        let result = try Run.tool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+        let result = try Child.tool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                              "stream=nb_read_frames:format=duration", "-of", "default=nw=1:nk=1", path])
         let values = result.stdoutText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard values.count >= 2, let frames = Int(values[0]), let duration = Double(values[1]) else {
@@ -126,14 +127,14 @@ struct SeamTests {
     @Test("The CLI reports the seam and the crossfade on the summary line")
     func summaryLine() throws {
         let directory = TestPaths.temporaryDirectory()
-        let result = try Run.program(TestPaths.cliBinary, ["render", SeamClips.periodic, "-o", directory + "/a.mp4",
+        let result = try Child.run(TestPaths.cliBinary, ["render", SeamClips.periodic, "-o", directory + "/a.mp4",
                                                            "-s", "204x96", "--length", "1.2", "--loop-point", "auto",
                                                            "--seam", "crossfade=0.4"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdoutText.contains("17 frames at 15 fps = 1.133 s"), "\(result.stdoutText)")
         #expect(result.stdoutText.contains("seam 1.00× the median step") && result.stdoutText.contains("crossfade 0.400 s)"),
                 "\(result.stdoutText)")
-        let bad = try Run.program(TestPaths.cliBinary, ["render", SeamClips.periodic, "-o", directory + "/b.mp4",
+        let bad = try Child.run(TestPaths.cliBinary, ["render", SeamClips.periodic, "-o", directory + "/b.mp4",
                                                         "--seam", "crossfade=0"])
         #expect(bad.status == 64 && bad.stderr.hasPrefix("Error: ") && !FileManager.default.fileExists(atPath: directory + "/b.mp4"))
     }

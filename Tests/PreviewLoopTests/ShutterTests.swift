@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// The shutter of a running realtime loop: a still of the next presented frame, and recordings that

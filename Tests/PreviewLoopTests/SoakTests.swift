@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 import PreviewLoop
 
 /// This process's resident set size in bytes (`VmRSS` in `/proc/self/status`).

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// `Source.url` against a real HTTP server on 127.0.0.1 (a `python3` child process started and
 /// stopped by each test): probing, sampling and looping over HTTP give exactly what the same calls
 /// give on the local file, and HTTP failures (404, refused connection, no byte ranges) surface as
 /// ``PreviewLoopError`` codes within seconds instead of hangs.
-@Suite("URL sources over HTTP", .timeLimit(.minutes(1)))
+@Suite("URL sources over HTTP", .timeLimit(.minutes(1)), .tags(.network))
 struct URLSourceTests {
     let fixtures = TestPaths.packageRoot.appendingPathComponent("Fixtures").path
     let size = Size(width: 320, height: 180)
@@ -106,9 +107,9 @@ struct URLSourceTests {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let remoteOut = directory + "/remote.ppm", localOut = directory + "/local.ppm"
-        let remote = try Run.program(TestPaths.cliBinary, ["thumb", server.url(for: "landscape.mp4").absoluteString,
+        let remote = try Child.run(TestPaths.cliBinary, ["thumb", server.url(for: "landscape.mp4").absoluteString,
                                                            "-o", remoteOut, "--at", "1.5", "--size", "320x180"])
-        let local = try Run.program(TestPaths.cliBinary, ["thumb", TestPaths.fixture("landscape.mp4"),
+        let local = try Child.run(TestPaths.cliBinary, ["thumb", TestPaths.fixture("landscape.mp4"),
                                                           "-o", localOut, "--at", "1.5", "--size", "320x180"])
         #expect(remote.status == 0, "\(remote.stderr)")
         #expect(local.status == 0, "\(local.stderr)")
@@ -116,7 +117,7 @@ struct URLSourceTests {
         #expect(a == b)
         #expect(try PPM.decode([UInt8](a)).size == size)
 
-        let missing = try Run.program(TestPaths.cliBinary, ["thumb", server.url(for: "gone.mp4").absoluteString,
+        let missing = try Child.run(TestPaths.cliBinary, ["thumb", server.url(for: "gone.mp4").absoluteString,
                                                             "-o", directory + "/gone.ppm"])
         #expect(missing.status == 1)
         #expect(missing.stderr.hasPrefix("Error: ") && missing.stderr.contains("gone.mp4"))

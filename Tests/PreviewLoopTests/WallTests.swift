@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
 
@@ -8,7 +9,7 @@ import Testing
 ///
 /// Serialized: the tests count the wall's threads by name, which another wall running at the same
 /// time would disturb. Clips are the 4 s, 100-frame `landscape.mp4` (400x300, 25 fps) at small sizes.
-@Suite("PreviewWall", .serialized)
+@Suite("PreviewWall", .serialized, .tags(.slow))
 struct WallTests {
     static let clip = TestPaths.fixture("landscape.mp4")
     static let size = Size(width: 64, height: 48)
@@ -219,7 +220,7 @@ struct WallTests {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let inputs = Array(repeating: Self.clip, count: 100)
-        let result = try Run.program("/usr/bin/env", ["PREVIEW_LOOP_DEBUG_COUNTS=1", TestPaths.cliBinary, "wall"] + inputs
+        let result = try Child.run("/usr/bin/env", ["PREVIEW_LOOP_DEBUG_COUNTS=1", TestPaths.cliBinary, "wall"] + inputs
                                      + ["--realtime", "--seconds", "1", "--size", "32x24", "--workers", "2", "--log", directory + "/logs"])
         #expect(result.status == 0, "\(result.stderr)")
         let debug = result.stderr.split(separator: "\n").first { $0.hasPrefix("debug: ") }.map(String.init) ?? ""
@@ -306,7 +307,7 @@ struct WallTests {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let logs = directory + "/logs"
-        let result = try Run.program(TestPaths.cliBinary, ["wall", Self.clip, "/nonexistent/x.mp4", TestPaths.fixture("offset.ts"),
+        let result = try Child.run(TestPaths.cliBinary, ["wall", Self.clip, "/nonexistent/x.mp4", TestPaths.fixture("offset.ts"),
                                                            "--loops", "2", "--size", "64x48", "--log", logs])
         #expect(result.status == 1)
         let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Error: ") }
@@ -324,7 +325,7 @@ struct WallTests {
         // --log naming a file: refused before any loop starts, the file untouched.
         let file = directory + "/file"
         try Data("keep".utf8).write(to: URL(fileURLWithPath: file))
-        let refused = try Run.program(TestPaths.cliBinary, ["wall", Self.clip, "--log", file])
+        let refused = try Child.run(TestPaths.cliBinary, ["wall", Self.clip, "--log", file])
         #expect(refused.status == 1 && refused.stderr.hasPrefix("Error: ") && refused.stderr.split(separator: "\n").count == 1,
                 "\(refused.stderr)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep")

@@ -1,10 +1,11 @@
 import Foundation
 import PreviewLoop
 import Testing
+import PreviewLoopTestSupport
 
 /// Windows given as percentages (or `mm:ss`) are resolved by the library, once, from the input it
 /// opened: the CLI passes them through, so standard input works too.
-@Suite("Windows resolved inside the library")
+@Suite("Windows resolved inside the library", .tags(.slow))
 struct WindowResolutionTests {
     static let clip = TestPaths.fixture("landscape.mp4")   // 4 s at 25 fps
 

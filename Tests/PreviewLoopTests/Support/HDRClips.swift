@@ -1,5 +1,6 @@
 import Foundation
 import PreviewLoop
+import PreviewLoopTestSupport
 
 /// HDR test clips made on the fly with the `ffmpeg` CLI (zimg's `zscale` for the colour, x265 for the
 /// HEVC Main 10 stream and its HDR10 metadata), their SDR originals, and the exact-inverse ceiling.
@@ -39,7 +40,7 @@ enum HDRClips {
                        lossless: Bool = false) throws {
         let params = "log-level=error:pools=1:frame-threads=1:repeat-headers=1:colorprim=bt2020:transfer=\(transfer)"
             + ":colormatrix=bt2020nc" + (lossless ? ":lossless=1" : "") + x265
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", source, "-vf", filter,
+        let result = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", source, "-vf", filter,
                                              "-frames:v", String(frames), "-c:v", "libx265", "-preset", "fast",
                                              "-crf", "18", "-pix_fmt", "yuv420p10le", "-x265-params", params, path])
         guard result.status == 0 else { throw OracleError(message: "ffmpeg failed: \(result.stderr)") }
@@ -58,7 +59,7 @@ enum HDRClips {
 
     /// The SDR original's frames as RGB24.
     static func originals(_ content: String) throws -> [RGBImage] {
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", sdrChain(content), "-vf", rgbFilter,
+        let result = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", sdrChain(content), "-vf", rgbFilter,
                                              "-frames:v", String(frameCount), "-f", "rawvideo", "-"])
         guard result.status == 0 else { throw OracleError(message: "ffmpeg failed: \(result.stderr)") }
         let bytes = [UInt8](result.stdout), frameBytes = size.area * 3

@@ -1,6 +1,7 @@
 import PreviewLoop
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
 
 /// Parses arguments that must be accepted.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
 
@@ -82,7 +83,7 @@ struct SheetTests {
         #expect(errorCode { _ = try Font(path: Self.clip, pixelSize: 12) } == .invalidArgument)
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try Run.program(TestPaths.cliBinary, ["sheet", Self.clip, "-o", directory + "/s.png",
+        let result = try Child.run(TestPaths.cliBinary, ["sheet", Self.clip, "-o", directory + "/s.png",
                                                             "--font", "/nonexistent/font.ttf"])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains("font file '/nonexistent/font.ttf' not found")
@@ -178,7 +179,7 @@ struct SheetTests {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/sheet.ppm"
-        let result = try Run.program(TestPaths.cliBinary, ["sheet", Self.clip, "-o", output, "--grid", "3x2",
+        let result = try Child.run(TestPaths.cliBinary, ["sheet", Self.clip, "-o", output, "--grid", "3x2",
                                                             "--tile-width", "160", "--gap", "4", "--margin", "8",
                                                             "--accuracy", "exact"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -239,7 +240,7 @@ struct SheetTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         func sheet(_ name: String, _ options: [String]) throws -> String {
             let path = directory + "/" + name
-            let result = try Run.program(TestPaths.cliBinary, ["sheet", Self.clip, "-o", path, "--grid", "2x2",
+            let result = try Child.run(TestPaths.cliBinary, ["sheet", Self.clip, "-o", path, "--grid", "2x2",
                                                                 "--accuracy", "exact"] + options)
             #expect(result.status == 0, "\(name): \(result.stderr)")
             #expect(String(decoding: result.stdout, as: UTF8.self).hasPrefix("wrote \(path) ("))
@@ -289,7 +290,7 @@ struct SheetTests {
     func golden() throws {
         let path = TestPaths.temporaryDirectory() + "/sheet.png"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try Run.program(TestPaths.cliBinary, ["sheet", Self.clip, "-o", path, "--grid", "3x2", "--width", "480"])
+        let result = try Child.run(TestPaths.cliBinary, ["sheet", Self.clip, "-o", path, "--grid", "3x2", "--width", "480"])
         #expect(result.status == 0, "\(result.stderr)")
         let golden = try Self.read(TestPaths.fixture("goldens/sheet.png"), size: Size(width: 480, height: 1))
         let sheet = try Self.read(path, size: Size(width: 480, height: 1))
@@ -303,7 +304,7 @@ struct SheetTests {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/strip.ppm"
-        let result = try Run.program(TestPaths.cliBinary, ["strip", Self.clip, "-o", output, "--size", "160x120",
+        let result = try Child.run(TestPaths.cliBinary, ["strip", Self.clip, "-o", output, "--size", "160x120",
                                                             "--count", "4", "--columns", "2", "--gap", "5",
                                                             "--timestamps", "--accuracy", "exact"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -1,6 +1,7 @@
 import Foundation
 import PreviewLoop
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
 
 /// `loop --capture-at` and `--record` on the built binary, and their parsing.
@@ -10,7 +11,7 @@ struct LoopCaptureCLITests {
     func captureAndRecord() throws {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try Run.program(TestPaths.cliBinary, ["loop", TestPaths.fixture("short.mp4"), "--realtime", "--loops", "3",
+        let result = try Child.run(TestPaths.cliBinary, ["loop", TestPaths.fixture("short.mp4"), "--realtime", "--loops", "3",
                                                            "--capture-at", "0.5,0.1", "--record", "0.3-0.6",
                                                            "--capture-dir", directory, "--frames", directory + "/all"])
         #expect(result.status == 0, "\(result.stderr)")

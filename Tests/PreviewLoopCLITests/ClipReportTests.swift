@@ -3,13 +3,14 @@ import Glibc
 import PreviewLoop
 @testable import PreviewLoopCLI
 import Testing
+import PreviewLoopTestSupport
 
 /// `--json` on the single-clip commands: one batch record on standard output.
 @Suite("--json: single-clip commands print the batch record")
 struct ClipReportTests {
     /// Runs the CLI and parses its standard output as one JSON object.
-    private static func record(_ arguments: [String]) throws -> (result: ProcessResult, record: [String: Any]) {
-        let result = try Run.program(TestPaths.cliBinary, arguments)
+    private static func record(_ arguments: [String]) throws -> (result: ChildResult, record: [String: Any]) {
+        let result = try Child.run(TestPaths.cliBinary, arguments)
         let lines = result.stdoutText.split(separator: "\n")
         #expect(lines.count == 1, "one line of JSON expected: \(result.stdoutText)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any],
@@ -19,7 +20,7 @@ struct ClipReportTests {
 
     /// What every `ok` record has: its command, the clip's metadata, timings, and outputs that exist with
     /// the sizes the record gives.
-    private static func checkOK(_ record: [String: Any], _ result: ProcessResult, command: String,
+    private static func checkOK(_ record: [String: Any], _ result: ChildResult, command: String,
                                 file: String = "landscape.mp4") throws -> [[String: Any]] {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(record["type"] as? String == "clip")

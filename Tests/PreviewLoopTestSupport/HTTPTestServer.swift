@@ -10,19 +10,19 @@ import Glibc
 /// `Accept-Ranges: bytes` (like nginx or a CDN), so FFmpeg can seek; `.plain` is Python's own
 /// `http.server`, which ignores `Range` and always sends the whole file (FFmpeg then sees an input it
 /// can only read forward).
-final class HTTPTestServer {
+package final class HTTPTestServer {
     /// Whether the server honours byte ranges.
-    enum Flavour { case byteRanges, plain }
+    package enum Flavour { case byteRanges, plain }
 
     private let process: Process
     /// The port the server listens on (chosen by the OS: the server binds port 0).
-    let port: Int
+    package let port: Int
 
     /// Starts the server and waits (up to 10 s) until it prints its port.
     ///
     /// - Parameter redirects: names (the request path's last component) answered with `302 Found` and
     ///   this `Location` instead of a file (`.byteRanges` only).
-    init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:]) throws {
+    package init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         switch flavour {
@@ -60,12 +60,12 @@ final class HTTPTestServer {
     }
 
     /// `http://127.0.0.1:PORT/<name>`.
-    func url(for name: String) -> URL {
+    package func url(for name: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)/\(name)")!
     }
 
     /// Stops the server (SIGTERM, then SIGKILL after 2 s) and waits for it to exit.
-    func stop() {
+    package func stop() {
         if process.isRunning { process.terminate() }
         let deadline = Date().addingTimeInterval(2)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
@@ -79,7 +79,7 @@ final class HTTPTestServer {
     private static let unblockSignals = "import signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT}); "
 
     /// A TCP port on 127.0.0.1 with nothing listening: bound by the OS, then released.
-    static func unusedPort() -> Int {
+    package static func unusedPort() -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         precondition(descriptor >= 0, "socket() failed")
         defer { close(descriptor) }

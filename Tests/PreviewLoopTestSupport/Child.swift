@@ -1,51 +1,25 @@
 import Foundation
-import Testing
-import PreviewLoop
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The bad-input catalogue: `Fixtures/make-bad-inputs.sh` run once per test process into a new
-/// temporary directory (removed again when the process exits). Nothing it makes is committed.
-enum BadInputs {
-    /// The directory holding the catalogue, or why it could not be made.
-    private static let made: Result<String, OracleError> = {
-        let directory = NSTemporaryDirectory() + "previewloop-bad-inputs-" + UUID().uuidString
-        let script = TestPaths.packageRoot.appendingPathComponent("Fixtures/make-bad-inputs.sh").path
-        do {
-            let result = try Run.program("/bin/bash", [script, directory])
-            guard result.status == 0, FileManager.default.fileExists(atPath: directory + "/.complete") else {
-                return .failure(OracleError(message: "make-bad-inputs.sh failed (\(result.status)): \(result.stderr)"))
-            }
-        } catch {
-            return .failure(OracleError(message: "cannot run make-bad-inputs.sh: \(error)"))
-        }
-        atexit { if case .success(let directory) = BadInputs.made { try? FileManager.default.removeItem(atPath: directory) } }
-        return .success(directory)
-    }()
-
-    /// The catalogue's directory (made on first use).
-    static func directory() throws -> String { try made.get() }
-
-    /// The path of one catalogue input.
-    static func path(_ name: String) throws -> String { try directory() + "/" + name }
-}
-
 /// What a child process did: its status, output, wall time, and whether the deadline killed it.
-struct ChildResult {
-    var status: Int32
-    var stdout: Data
-    var stderr: String
-    var elapsed: Double
-    var wasKilled: Bool
+package struct ChildResult: Sendable {
+    package var status: Int32
+    package var stdout: Data
+    package var stderr: String
+    package var elapsed: Double
+    package var wasKilled: Bool
     /// The signal that ended the child (a trap is SIGILL or SIGTRAP), if one did.
-    var signal: Int32?
+    package var signal: Int32?
+    /// Standard output as UTF-8 text.
+    package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     /// The non-empty lines of standard error.
-    var errorLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
+    package var errorLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: true) }
 }
 
 /// Where a child's standard input comes from.
-enum ChildInput {
+package enum ChildInput: Sendable {
     /// `/dev/null`.
     case none
     /// A real pipe fed these bytes by a writer thread, then closed (like `cat file | …`).
@@ -56,12 +30,13 @@ enum ChildInput {
     case delayed(Data, after: Double)
 }
 
-/// Runs programs with a hard deadline: a child still running when it passes is killed with SIGKILL
-/// (which, unlike SIGTERM, cannot be blocked by the signal mask children inherit from test threads),
-/// so a hang fails one test instead of stalling the suite.
-enum Child {
-    static func run(_ path: String, _ arguments: [String], input: ChildInput = .none,
-                    killAfter deadline: Double = 60) throws -> ChildResult {
+/// The tests' one process runner: runs a program to its end and captures its output, with a hard
+/// deadline — a child still running when it passes is killed with SIGKILL (which, unlike SIGTERM,
+/// cannot be blocked by the signal mask children inherit from test threads), so a hang fails one test
+/// instead of stalling the suite. Both pipes are read concurrently, so a full pipe never blocks the child.
+package enum Child {
+    package static func run(_ path: String, _ arguments: [String], input: ChildInput = .none,
+                            killAfter deadline: Double = 60) throws -> ChildResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -130,14 +105,20 @@ enum Child {
                            signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
     }
 
+    /// Runs `/usr/bin/<name>` (the `ffmpeg`/`ffprobe` oracles, libwebp's tools, …).
+    package static func tool(_ name: String, _ arguments: [String], input: ChildInput = .none,
+                             killAfter deadline: Double = 60) throws -> ChildResult {
+        try run("/usr/bin/" + name, arguments, input: input, killAfter: deadline)
+    }
+
     /// Runs the debug `preview-loop` binary.
-    static func cli(_ arguments: [String], input: ChildInput = .none, killAfter deadline: Double = 60) throws -> ChildResult {
+    package static func cli(_ arguments: [String], input: ChildInput = .none, killAfter deadline: Double = 60) throws -> ChildResult {
         try run(TestPaths.cliBinary, arguments, input: input, killAfter: deadline)
     }
 
     /// Runs `preview-loop` under `/usr/bin/time` and returns its result with peak RSS (bytes) and
     /// CPU time (user + system seconds).
-    static func measuredCLI(_ arguments: [String]) throws -> (result: ChildResult, peakBytes: Int, cpuSeconds: Double) {
+    package static func measuredCLI(_ arguments: [String]) throws -> (result: ChildResult, peakBytes: Int, cpuSeconds: Double) {
         let report = NSTemporaryDirectory() + "previewloop-time-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: report) }
         let result = try run("/usr/bin/time", ["-f", "%M %U %S", "-o", report, TestPaths.cliBinary] + arguments)
@@ -146,33 +127,5 @@ enum Child {
         let numbers = fields.suffix(3).compactMap { Double($0) }
         guard numbers.count == 3 else { throw OracleError(message: "unexpected /usr/bin/time output: \(fields)") }
         return (result, Int(numbers[0]) * 1024, numbers[1] + numbers[2])
-    }
-}
-
-/// Asserts what the CLI must do on a bad input: exit status 1, exactly one line on standard error,
-/// starting `Error: ` and naming the input as given, nothing on standard output, and nothing written to
-/// `outputDirectory` (no image, no leftover temporary file).
-func expectCLIFailure(_ result: ChildResult, input: String, outputDirectory: String,
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(!result.wasKilled, "killed after \(result.elapsed) s: the CLI hung on \(input)", sourceLocation: sourceLocation)
-    #expect(result.status == 1, "exit status \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.errorLines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.stderr.hasPrefix("Error: "), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.stderr.contains(input), "the error does not name \(input): \(result.stderr)", sourceLocation: sourceLocation)
-    #expect(result.stdout.isEmpty, "stdout: \(String(decoding: result.stdout, as: UTF8.self))", sourceLocation: sourceLocation)
-    let left = (try? FileManager.default.contentsOfDirectory(atPath: outputDirectory)) ?? []
-    #expect(left.isEmpty, "left behind in the output directory: \(left)", sourceLocation: sourceLocation)
-}
-
-/// The error code a library call threw, or `nil` when it succeeded (any other error is recorded).
-func errorCode(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> PreviewLoopError.Code? {
-    do {
-        try body()
-        return nil
-    } catch let error as PreviewLoopError {
-        return error.code
-    } catch {
-        Issue.record("not a PreviewLoopError: \(error)", sourceLocation: sourceLocation)
-        return nil
     }
 }

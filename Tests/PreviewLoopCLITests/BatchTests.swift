@@ -3,6 +3,7 @@ import Glibc
 @testable import PreviewLoop
 import Synchronization
 import Testing
+import PreviewLoopTestSupport
 
 private final class Flag: Sendable { let value = Atomic<Int>(0) }
 
@@ -29,8 +30,8 @@ private struct BatchBench {
         return path
     }
 
-    func batch(_ arguments: [String]) throws -> ProcessResult {
-        try Run.program(TestPaths.cliBinary, ["batch", manifest, "--out", out] + arguments)
+    func batch(_ arguments: [String]) throws -> ChildResult {
+        try Child.run(TestPaths.cliBinary, ["batch", manifest, "--out", out] + arguments)
     }
 
     /// The clip records of a results file, by id.
@@ -148,7 +149,7 @@ struct BatchManifestTests {
     }
 }
 
-@Suite("Batch: runs end to end", .serialized, .timeLimit(.minutes(3)))
+@Suite("Batch: runs end to end", .serialized, .timeLimit(.minutes(3)), .tags(.slow))
 struct BatchRunTests {
     @Test("Good clips ok with every output; corrupt, missing and not-media clips permanent failures; a rerun skips all")
     func honestResultsAndResume() throws {
@@ -208,7 +209,7 @@ struct BatchRunTests {
         #expect(try bench.records()["rot"]?["skipped"] as? Bool == false)
         #expect(try bench.outputs() == before)
 
-        let report = try Run.program(TestPaths.cliBinary, ["batch", "report", bench.out, "--json"])
+        let report = try Child.run(TestPaths.cliBinary, ["batch", "report", bench.out, "--json"])
         #expect(report.status == 0)
         let summary = try JSONSerialization.jsonObject(with: report.stdout) as! [String: Any]
         #expect(summary["ok"] as? Int == 2 && summary["failed"] as? Int == 3 && summary["permanent"] as? Int == 3)
@@ -280,7 +281,7 @@ struct BatchRunTests {
         #expect(staging.isEmpty)
     }
 
-    @Test("A stalled HTTP server times the clip out (transient) and the batch goes on")
+    @Test("A stalled HTTP server times the clip out (transient) and the batch goes on", .tags(.network))
     func stalledServer() throws {
         let server = try HostileServer(.silent)
         defer { server.stop() }
@@ -307,16 +308,16 @@ struct BatchRunTests {
         let bench = BatchBench()
         let mount = bench.directory + "/small"
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        let mounted = try Run.program("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount])
+        let mounted = try Child.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount])
         try #require(mounted.status == 0, "mount failed: \(mounted.stderr)")
-        defer { _ = try? Run.program("/bin/umount", [mount]) }
+        defer { _ = try? Child.run("/bin/umount", [mount]) }
         // Leave 24 KB: room for the results, not for a 1080p poster at quality 100 (about 250 KB).
-        let filler = try Run.program("/usr/bin/fallocate", ["-l", "\(1024 * 1024 - 24 * 1024)", mount + "/filler"])
+        let filler = try Child.run("/usr/bin/fallocate", ["-l", "\(1024 * 1024 - 24 * 1024)", mount + "/filler"])
         try #require(filler.status == 0)
         let recipe = bench.directory + "/recipe.json"
         try #"{"poster":{"size":"1920x1080","quality":100}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
         try bench.writeManifest([("big", TestPaths.fixture("landscape.mp4"))])
-        let result = try Run.program(TestPaths.cliBinary, ["batch", bench.manifest, "--out", mount + "/OUT", "--recipe", recipe,
+        let result = try Child.run(TestPaths.cliBinary, ["batch", bench.manifest, "--out", mount + "/OUT", "--recipe", recipe,
                                                            "--retries", "0"])
         #expect(result.status == 75, "\(result.stdoutText) \(result.stderr)")
         let text = try String(contentsOfFile: mount + "/OUT/results.jsonl", encoding: .utf8)
@@ -396,7 +397,7 @@ struct BatchRunTests {
         #expect(try bench.records().count == 12)
     }
 
-    @Test("SIGTERM interrupts the clip in flight at once (a stalled read), records it as interrupted, leaves nothing partial; a rerun finishes")
+    @Test("SIGTERM interrupts the clip in flight at once (a stalled read), records it as interrupted, leaves nothing partial; a rerun finishes", .tags(.network))
     func terminatedMidClip() throws {
         let server = try HostileServer(.silent)
         defer { server.stop() }
@@ -454,7 +455,7 @@ struct BatchRunTests {
         let sdr = try #require(records["sdr"]?["clip"] as? [String: Any])
         #expect(sdr["hdr"] as? String == "SDR" && sdr["dolby_vision"] == nil && sdr["warning"] == nil)
         // sheet warns too.
-        let sheet = try Run.program(TestPaths.cliBinary, ["sheet", TestPaths.fixture("dolby-vision-p5.mp4"), "-o",
+        let sheet = try Child.run(TestPaths.cliBinary, ["sheet", TestPaths.fixture("dolby-vision-p5.mp4"), "-o",
                                                           bench.directory + "/dv.png", "--grid", "2x1", "--width", "320"])
         #expect(sheet.status == 0 && sheet.stderr.hasPrefix("Warning: Dolby Vision profile 5"), "\(sheet.stderr)")
     }
@@ -464,7 +465,7 @@ struct BatchRunTests {
         for arguments in [["batch"], ["batch", "m.jsonl"], ["batch", "m.jsonl", "-o", "x", "--shard", "3/3"],
                           ["batch", "m.jsonl", "-o", "x", "--jobs", "0"], ["batch", "report"],
                           ["batch", "report", "x", "--force"], ["batch", "a", "b", "-o", "x"]] {
-            let result = try Run.program(TestPaths.cliBinary, arguments)
+            let result = try Child.run(TestPaths.cliBinary, arguments)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.hasPrefix("Error: "))
         }

@@ -1,4 +1,5 @@
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 @Suite("ColorPalette: median cut and Floyd–Steinberg mapping (pure Swift)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 #if canImport(Glibc)
 import Glibc
@@ -81,13 +82,13 @@ struct OutputSafetyTests {
     func spritesFullDiskKeepsOldRun() throws {
         let mountPoint = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: mountPoint) }
-        let mounted = try Run.program("/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", mountPoint])
+        let mounted = try Child.run("/bin/mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", mountPoint])
         guard mounted.status == 0 else {
             // Not root: the same failure cannot be staged without a small file system.
             Issue.record("cannot mount a tmpfs (\(mounted.stderr)); run the suite as root")
             return
         }
-        defer { _ = try? Run.program("/bin/umount", [mountPoint]) }
+        defer { _ = try? Child.run("/bin/umount", [mountPoint]) }
         let output = mountPoint + "/sp"
         let first = try Child.cli(["sprites", clip, "-o", output, "--every", "1", "--grid", "2x1"])
         #expect(first.status == 0, "\(first.stderr)")
@@ -108,7 +109,7 @@ struct OutputSafetyTests {
     private static let longClip: Result<String, OracleError> = {
         let path = NSTemporaryDirectory() + "previewloop-long-" + UUID().uuidString + ".mp4"
         do {
-            let made = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
+            let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
                                                "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", path])
             guard made.status == 0 else { return .failure(OracleError(message: made.stderr)) }
         } catch {

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// Issue 13's defaults on real-shaped footage: time limits that mean stalls, output shapes that follow
 /// the source.
-@Suite("Defaults: time limits and shapes", .timeLimit(.minutes(2)))
+@Suite("Defaults: time limits and shapes", .timeLimit(.minutes(2)), .tags(.slow))
 struct DefaultsTests {
     /// A 60 s clip: landscape.mp4 stream-copied 15 times over (made with the ffmpeg CLI).
     private static func longClip(in directory: String) throws -> String {
         let path = directory + "/long60.mp4"
-        let made = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-stream_loop", "14", "-i",
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-stream_loop", "14", "-i",
                                            TestPaths.fixture("landscape.mp4"), "-c", "copy", "-an", path])
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
         return path
@@ -25,7 +26,7 @@ struct DefaultsTests {
         let result = try Child.cli(["render", clip, "-o", output, "--length", "60", "--timeout", "1"], killAfter: 90)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.elapsed > 1, "the job took \(result.elapsed) s: too short to show anything about --timeout 1")
-        let frames = try Run.tool("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
+        let frames = try Child.tool("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
                                               "stream=nb_read_packets", "-of", "csv=p=0", output])
         #expect(frames.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "900")
     }
@@ -45,7 +46,7 @@ struct DefaultsTests {
         #expect(!result.stderr.contains("--timeout"), "\(result.stderr)")
     }
 
-    @Test("A stalled 127.0.0.1 server still times out within --timeout + 1 s, and the error names --timeout 2")
+    @Test("A stalled 127.0.0.1 server still times out within --timeout + 1 s, and the error names --timeout 2", .tags(.network))
     func stalledServerNamesTheTimeout() throws {
         let server = try HostileServer(.hold(file: TestPaths.fixture("landscape.mp4"), burst: 40_000))
         defer { server.stop() }
@@ -92,7 +93,7 @@ struct DefaultsTests {
 
     /// The width and height of an image file, from ffprobe.
     private func dimensions(_ path: String) throws -> Size {
-        let result = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", path])
+        let result = try Child.tool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", path])
         let parts = String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
         return Size(width: parts.first ?? 0, height: parts.last ?? 0)
     }
@@ -120,7 +121,7 @@ struct DefaultsTests {
         let odd = try Child.cli(["render", clip, "-o", directory + "/r2.mp4", "--size", "101x-1"], killAfter: 20)
         #expect(odd.status == 64, "\(odd.stderr)")
         // The default portrait thumbnail shows the whole upright picture: compare with ffmpeg's own.
-        let ours = try Run.tool("ffmpeg", ["-v", "error", "-i", directory + "/t.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let ours = try Child.tool("ffmpeg", ["-v", "error", "-i", directory + "/t.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let reference = try Oracle.frames(of: clip, filter: "scale=180:320:flags=bicubic", size: Size(width: 180, height: 320))
         let image = try RGBImage(width: 180, height: 320, pixels: [UInt8](ours.stdout))
         #expect(Compare.best(image, among: reference).psnr > 25, "the whole upright picture, not a crop")
@@ -231,7 +232,7 @@ struct DefaultsTests {
         let filter = Oracle.aspectFillFilter(uprightWidth: info.displaySize.width, uprightHeight: info.displaySize.height,
                                              sampleAspect: 1, output: Size(width: 320, height: 180))
         let reference = try Oracle.frames(of: clip, filter: filter, size: Size(width: 320, height: 180))
-        let ours = try Run.tool("ffmpeg", ["-v", "error", "-i", directory + "/best.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let ours = try Child.tool("ffmpeg", ["-v", "error", "-i", directory + "/best.png", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let image = try RGBImage(width: 320, height: 180, pixels: [UInt8](ours.stdout))
         let match = Compare.best(image, among: reference)
         #expect(abs(Double(match.index) / 25 - best.time) < 0.001, "best frame is ffmpeg's frame \(match.index), not \(best.time) s")
@@ -267,13 +268,13 @@ struct DefaultsTests {
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("h264"))
     }
 
-    @Test("An MP4 whose index follows its frames: from a pipe and from a server without byte ranges the error says why; with the index in front both work")
+    @Test("An MP4 whose index follows its frames: from a pipe and from a server without byte ranges the error says why; with the index in front both work", .tags(.network))
     func indexAtTheEnd() throws {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let atEnd = directory + "/end.mp4", atFront = directory + "/front.mp4"
         for (path, flags) in [(atEnd, [String]()), (atFront, ["-movflags", "+faststart"])] {
-            let made = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
+            let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "25"] + flags + [path])
             try #require(made.status == 0, "ffmpeg: \(made.stderr)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 import PreviewLoop
 @testable import PreviewLoopCLI
 
@@ -109,7 +110,7 @@ struct HostileInputTests {
         let clip = try Self.bad("raw.h264")
         let (loop, _) = try run(["loop", clip, "--log", "-"], .success)
         let rows = String(decoding: loop.stdout, as: UTF8.self).split(separator: "\n").dropFirst()
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
+        let probe = try Child.tool("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
                                              "-of", "csv=p=0", clip])
         #expect(rows.count == Int(probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)), "\(rows.count) frames")
     }
@@ -117,7 +118,7 @@ struct HostileInputTests {
     @Test("Three frames at 1000 s: render's file lasts a fraction of a second, not 999.9 s")
     func threeFramesLate() throws {
         let (_, directory) = try run(["render", try Self.bad("three-at-1000.mkv"), "-o", "{out}/r.mp4"], .success)
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", directory + "/r.mp4"])
+        let probe = try Child.tool("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", directory + "/r.mp4"])
         let duration = Double(probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         #expect(duration > 0 && duration <= 3, "duration \(duration)")
     }

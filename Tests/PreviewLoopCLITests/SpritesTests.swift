@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// A WebVTT thumbnail track as a player reads it, parsed here independently of the writer.
@@ -50,8 +51,8 @@ struct ParsedVTT {
 struct SpritesTests {
     static let tile = Size(width: 160, height: 90)
 
-    func cli(_ arguments: [String]) throws -> ProcessResult {
-        try Run.program(TestPaths.cliBinary, arguments)
+    func cli(_ arguments: [String]) throws -> ChildResult {
+        try Child.run(TestPaths.cliBinary, arguments)
     }
 
     @Test("The track parses, tiles the clip without gaps, and each tile shows a frame from its own cue",

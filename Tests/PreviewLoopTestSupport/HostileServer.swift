@@ -7,9 +7,9 @@ import Glibc
 /// A misbehaving HTTP server on 127.0.0.1, run as a `python3` child process for one test: it answers
 /// every request the same bad way, prints one `request <line>` per request it receives (so a test can
 /// prove a server was never contacted), and stops itself after 60 s even if the test does not.
-final class HostileServer {
+package final class HostileServer {
     /// How the server misbehaves.
-    enum Behaviour {
+    package enum Behaviour {
         /// Accepts the connection, reads the request, and never answers.
         case silent
         /// Answers `200` with the whole file's `Content-Length`, sends the first `burst` bytes at
@@ -32,10 +32,10 @@ final class HostileServer {
     private let process: Process
     private let log = Log()
     /// The port the server listens on.
-    let port: Int
+    package let port: Int
 
     /// Starts the server and waits (up to 10 s) until it prints its port.
-    init(_ behaviour: Behaviour) throws {
+    package init(_ behaviour: Behaviour) throws {
         let arguments: [String]
         switch behaviour {
         case .silent: arguments = ["silent", "-", "0"]
@@ -85,13 +85,13 @@ final class HostileServer {
     }
 
     /// `http://127.0.0.1:PORT/<name>`.
-    func url(for name: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(name)")! }
+    package func url(for name: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(name)")! }
 
     /// The request lines received so far (`GET /clip.mp4 HTTP/1.1`).
-    var receivedRequests: [String] { log.requests.withLock { $0 } }
+    package var receivedRequests: [String] { log.requests.withLock { $0 } }
 
     /// Stops the server (SIGKILL: it holds no state worth a clean exit) and waits for it.
-    func stop() {
+    package func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }

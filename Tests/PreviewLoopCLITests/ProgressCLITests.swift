@@ -2,11 +2,12 @@ import Foundation
 import PreviewLoop
 import Synchronization
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
 
 /// Runs the built `preview-loop` binary (standard error is a pipe: not a terminal).
-private func cli(_ arguments: [String]) throws -> ProcessResult {
-    try Run.program(TestPaths.cliBinary, arguments)
+private func cli(_ arguments: [String]) throws -> ChildResult {
+    try Child.run(TestPaths.cliBinary, arguments)
 }
 
 /// The percents of `label:` progress lines, in order.
@@ -140,12 +141,12 @@ struct ProgressTests {
         guard FileManager.default.isExecutableFile(atPath: script) else { return }
         let directory = TestPaths.temporaryDirectory()
         let input = TestPaths.fixture("landscape.mp4")
-        let drawn = try Run.program(script, ["-qec", "'\(TestPaths.cliBinary)' render '\(input)' -o '\(directory)/t.webp' "
+        let drawn = try Child.run(script, ["-qec", "'\(TestPaths.cliBinary)' render '\(input)' -o '\(directory)/t.webp' "
                                                  + "--length 1 -s 64x48", "/dev/null"])
         #expect(drawn.status == 0, "\(drawn.stdoutText)")
         // Lines mode would start the first line at the output's start, not after a carriage return.
         #expect(drawn.stdoutText.hasPrefix("\rrender: ") && drawn.stdoutText.contains("\rrender: 100% "), "\(drawn.stdoutText)")
-        let refused = try Run.program(script, ["-qec", "'\(TestPaths.cliBinary)' thumb '\(input)' -o -", "/dev/null"])
+        let refused = try Child.run(script, ["-qec", "'\(TestPaths.cliBinary)' thumb '\(input)' -o -", "/dev/null"])
         #expect(refused.status == 64)
         #expect(refused.stdoutText.hasPrefix("Error: ") && refused.stdoutText.contains("which is a terminal"), "\(refused.stdoutText)")
         #expect(refused.stdout.count < 1000, "no image bytes on the terminal")
@@ -214,7 +215,7 @@ struct StandardOutputTests {
             #expect(piped.status == 0 && piped.stderr.isEmpty, "\(piped.stderr)")
             #expect(Array(piped.stdout.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "PNG signature")
             try piped.stdout.write(to: URL(fileURLWithPath: directory + "/\(command)-piped.png"))
-            let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
+            let probe = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
                                                  "-of", "csv=p=0:s=x", directory + "/\(command).png"])
             let parts = probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "x").compactMap { Int($0) }
             #expect(parts.count == 2)
@@ -241,7 +242,7 @@ struct StandardOutputTests {
         let ppm = try Oracle.frames(of: directory + "/ppm/001-00001.ppm", filter: "null", size: size)
         let png = try Oracle.frames(of: directory + "/png/001-00001.png", filter: "null", size: size)
         #expect(!ppm.isEmpty && ppm.first?.pixels == png.first?.pixels)
-        let jpeg = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
+        let jpeg = try Child.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
                                             directory + "/jpg/001-00001.jpg"])
         #expect(jpeg.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg")
         #expect(usageError(["loop", "c.mp4", "--format", "png"])?.kind == .conflictingOptions("format", "frames"))

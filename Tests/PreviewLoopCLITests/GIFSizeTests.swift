@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// Small GIFs: static areas keep their palette indices from frame to frame (so FFmpeg's encoder can
@@ -46,15 +47,15 @@ struct GIFSizeTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A clip already at the output size and rate, so both pipelines take the same frames unscaled.
         let clip = directory + "/clip.mp4"
-        let made = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i",
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i",
                                            "testsrc2=size=240x136:rate=10", "-t", "2", "-c:v", "libx264", "-crf", "20",
                                            "-pix_fmt", "yuv420p", clip])
         #expect(made.status == 0, "\(made.stderr)")
         let ours = directory + "/ours.gif", theirs = directory + "/theirs.gif"
-        let rendered = try Run.program(TestPaths.cliBinary, ["render", clip, "-o", ours, "--length", "2", "--size", "240x136",
+        let rendered = try Child.run(TestPaths.cliBinary, ["render", clip, "-o", ours, "--length", "2", "--size", "240x136",
                                                               "--fps", "10"])
         #expect(rendered.status == 0, "\(rendered.stderr)")
-        let recipe = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", clip, "-t", "2", "-vf",
+        let recipe = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", clip, "-t", "2", "-vf",
                                              "fps=10,scale=240:136,split[a][b];[a]palettegen=stats_mode=diff[p];"
                                                  + "[b][p]paletteuse=dither=floyd_steinberg:diff_mode=rectangle", theirs])
         #expect(recipe.status == 0, "\(recipe.stderr)")

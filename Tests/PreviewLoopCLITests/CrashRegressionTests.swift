@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 import PreviewLoop
 
 /// No crash: the inputs the fuzzer found (saved in `Fuzz/crashes/`) and time arguments far out of

@@ -2,70 +2,41 @@ import Foundation
 import PreviewLoop
 
 /// Locates fixtures and tools relative to this file, never the working directory.
-enum TestPaths {
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+package enum TestPaths {
+    /// The package's root: the nearest folder above this file (in `Tests/PreviewLoopTestSupport/`)
+    /// holding `Package.swift`.
+    package static let packageRoot: URL = {
+        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
+            precondition(folder.path != "/", "no Package.swift above \(#filePath)")
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder
+    }()
 
-    static func fixture(_ name: String) -> String {
+    package static func fixture(_ name: String) -> String {
         packageRoot.appendingPathComponent("Fixtures").appendingPathComponent(name).path
     }
 
     /// The `preview-loop` binary `swift build` put next to the test bundle.
-    static var cliBinary: String {
+    package static var cliBinary: String {
         let debug = packageRoot.appendingPathComponent(".build/debug/preview-loop").path
         return debug
     }
 
     /// A new empty temporary directory.
-    static func temporaryDirectory() -> String {
+    package static func temporaryDirectory() -> String {
         let path = NSTemporaryDirectory() + "previewloop-tests-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
 }
 
-/// Runs a program and captures its output.
-struct ProcessResult {
-    var status: Int32
-    var stdout: Data
-    var stderr: String
-    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
-}
-
-enum Run {
-    static func program(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes concurrently so a full pipe never blocks the child.
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    static func tool(_ name: String, _ arguments: [String]) throws -> ProcessResult {
-        try program("/usr/bin/" + name, arguments)
-    }
-}
-
 /// The `ffmpeg` and `ffprobe` CLIs used as oracles.
-enum Oracle {
+package enum Oracle {
     /// Every frame of a clip as ffmpeg shows it (autorotated), passed through `filter`, as RGB24 images.
-    static func frames(of path: String, filter: String, size: Size) throws -> [RGBImage] {
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-an", "-sn", "-vf", filter,
+    package static func frames(of path: String, filter: String, size: Size) throws -> [RGBImage] {
+        let result = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-an", "-sn", "-vf", filter,
                                             "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         guard result.status == 0 else { throw OracleError(message: "ffmpeg failed: \(result.stderr)") }
         let frameBytes = size.width * size.height * 3
@@ -77,16 +48,16 @@ enum Oracle {
     }
 
     /// Presentation times (seconds from the video stream's start) of every decoded frame, per ffprobe.
-    static func frameTimes(of path: String) throws -> [Double] {
-        let result = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+    package static func frameTimes(of path: String) throws -> [Double] {
+        let result = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                              "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
         let start = try streamStart(of: path)
         return result.stdoutText.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) }
             .map { $0 - start }
     }
 
-    static func streamStart(of path: String) throws -> Double {
-        let result = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time",
+    package static func streamStart(of path: String) throws -> Double {
+        let result = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time",
                                              "-of", "csv=p=0", path])
         // MPEG-TS prints the value once per program and stream: take the first.
         let first = result.stdoutText.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
@@ -97,7 +68,7 @@ enum Oracle {
     /// independently of the engine: crop in upright pixels from the display aspect, then scale with a
     /// good filter (bicubic, full chroma interpolation, accurate rounding). FFmpeg's default `scale`
     /// flags share chroma between pixel pairs, a ~6 dB error of its own on sharp colour edges.
-    static func aspectFillFilter(uprightWidth: Int, uprightHeight: Int, sampleAspect: Double, output: Size) -> String {
+    package static func aspectFillFilter(uprightWidth: Int, uprightHeight: Int, sampleAspect: Double, output: Size) -> String {
         let displayWidth = Double(uprightWidth) * sampleAspect, displayHeight = Double(uprightHeight)
         let targetAspect = Double(output.width) / Double(output.height)
         var cropWidth = Double(uprightWidth), cropHeight = Double(uprightHeight)
@@ -111,17 +82,21 @@ enum Oracle {
     }
 }
 
-struct OracleError: Error, CustomStringConvertible { var message: String; var description: String { message } }
+package struct OracleError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+    package init(message: String) { self.message = message }
+}
 
 /// Image comparison.
-enum Compare {
+package enum Compare {
     /// Peak signal-to-noise ratio in dB over all channels (infinity for identical images).
-    static func psnr(_ a: RGBImage, _ b: RGBImage) -> Double {
+    package static func psnr(_ a: RGBImage, _ b: RGBImage) -> Double {
         psnr(a.pixels, b.pixels)
     }
 
     /// PSNR in dB of two equally long runs of 8-bit samples (infinity when identical).
-    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    package static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
         precondition(a.count == b.count)
         var sum = 0.0
         for index in 0..<a.count {
@@ -134,7 +109,7 @@ enum Compare {
 
     /// PSNR in dB of the BT.709 luma (`0.2126 R + 0.7152 G + 0.0722 B`) of two images: what a 4:2:0
     /// format keeps at full resolution, so its fidelity apart from the chroma subsampling it mandates.
-    static func lumaPSNR(_ a: RGBImage, _ b: RGBImage) -> Double {
+    package static func lumaPSNR(_ a: RGBImage, _ b: RGBImage) -> Double {
         precondition(a.pixels.count == b.pixels.count)
         var sum = 0.0
         for index in stride(from: 0, to: a.pixels.count, by: 3) {
@@ -147,7 +122,7 @@ enum Compare {
     }
 
     /// Mean of each channel.
-    static func channelMeans(_ image: RGBImage) -> (Double, Double, Double) {
+    package static func channelMeans(_ image: RGBImage) -> (Double, Double, Double) {
         var sums = (0.0, 0.0, 0.0)
         for index in stride(from: 0, to: image.pixels.count, by: 3) {
             sums.0 += Double(image.pixels[index]); sums.1 += Double(image.pixels[index + 1]); sums.2 += Double(image.pixels[index + 2])
@@ -157,7 +132,7 @@ enum Compare {
     }
 
     /// The index of the image most similar to `image`, with its PSNR.
-    static func best(_ image: RGBImage, among candidates: [RGBImage]) -> (index: Int, psnr: Double) {
+    package static func best(_ image: RGBImage, among candidates: [RGBImage]) -> (index: Int, psnr: Double) {
         var best = (index: -1, psnr: -Double.infinity)
         for (index, candidate) in candidates.enumerated() {
             let value = psnr(image, candidate)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 
 /// Allocation discipline on the per-frame path, measured on the release binary: the number of heap
 /// allocations per delivered frame must not grow with the number of frames.
@@ -12,7 +13,7 @@ struct AllocationTests {
     static func buildShim() throws -> String {
         let output = TestPaths.temporaryDirectory() + "/alloc-count.so"
         let source = TestPaths.packageRoot.appendingPathComponent("Scripts/alloc-count.c").path
-        let result = try Run.program("/usr/bin/cc", ["-shared", "-fPIC", "-O2", source, "-o", output])
+        let result = try Child.run("/usr/bin/cc", ["-shared", "-fPIC", "-O2", source, "-o", output])
         guard result.status == 0 else { throw OracleError(message: "cc failed: \(result.stderr)") }
         return output
     }

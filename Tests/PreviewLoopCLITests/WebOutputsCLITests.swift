@@ -1,11 +1,12 @@
 import Foundation
 import PreviewLoop
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
 
 /// Runs the built `preview-loop` binary.
-private func cli(_ arguments: [String]) throws -> ProcessResult {
-    try Run.program(TestPaths.cliBinary, arguments)
+private func cli(_ arguments: [String]) throws -> ChildResult {
+    try Child.run(TestPaths.cliBinary, arguments)
 }
 
 @Suite("CLI: image formats and --quality")

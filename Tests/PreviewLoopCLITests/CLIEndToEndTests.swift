@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// Runs the built `preview-loop` binary.
-private func cli(_ arguments: [String]) throws -> ProcessResult {
-    try Run.program(TestPaths.cliBinary, arguments)
+private func cli(_ arguments: [String]) throws -> ChildResult {
+    try Child.run(TestPaths.cliBinary, arguments)
 }
 
 /// Reads a PPM the CLI wrote, checking the exact `P6` header and length on the way.
@@ -54,7 +55,7 @@ struct CLIEndToEndTests {
         let result = try cli(["probe", path, "--json"])
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
-        let oracle = try Run.tool("ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json", path])
+        let oracle = try Child.tool("ffprobe", ["-v", "error", "-show_streams", "-show_format", "-of", "json", path])
         let probe = try #require(try JSONSerialization.jsonObject(with: oracle.stdout) as? [String: Any])
         let streams = try #require(probe["streams"] as? [[String: Any]])
         let format = try #require(probe["format"] as? [String: Any])
@@ -405,7 +406,7 @@ struct CLIFailureTests {
 
     @Test("The binary links FoundationEssentials only, not full Foundation and its ICU (about 6 MB of peak memory)")
     func noFullFoundation() throws {
-        let result = try Run.tool("ldd", [TestPaths.cliBinary])
+        let result = try Child.tool("ldd", [TestPaths.cliBinary])
         #expect(result.status == 0)
         for library in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
             #expect(!result.stdoutText.contains(library), "\(library) is linked")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// `--pick scenes`: cuts found on clips made here by concatenating distinct lavfi sources (ground truth:
@@ -23,13 +24,13 @@ struct ScenePickTests {
         arguments += ["-filter_complex", "\(inputs)concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]", "-map", "[v]",
                       "-c:v", "libx264", "-preset", "ultrafast", "-g", String(gop), "-keyint_min", String(gop),
                       "-sc_threshold", "0", "-bf", "2", "-x264-params", "b-adapt=0", path]
-        let result = try Run.tool("ffmpeg", arguments)
+        let result = try Child.tool("ffmpeg", arguments)
         guard result.status == 0 else { throw OracleError(message: "ffmpeg failed: \(result.stderr)") }
         return path
     }
 
     /// The tile plan of a `--json` record: its one output's `plan` (the record is checked to be `ok`).
-    static func json(_ result: ProcessResult) throws -> [String: Any] {
+    static func json(_ result: ChildResult) throws -> [String: Any] {
         let record = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         #expect(record["status"] as? String == "ok")
         let outputs = try #require(record["outputs"] as? [[String: Any]])
@@ -68,7 +69,7 @@ struct ScenePickTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clip = try Self.makeClip(Self.sources, gop: 100, in: directory, name: "six.mp4")
         let truth = try Oracle.frameTimes(of: clip)
-        let result = try Run.program(TestPaths.cliBinary, ["sheet", clip, "-o", directory + "/s.png", "--grid", "3x2",
+        let result = try Child.run(TestPaths.cliBinary, ["sheet", clip, "-o", directory + "/s.png", "--grid", "3x2",
                                                            "--width", "480", "--pick", "scenes", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try Self.json(result)
@@ -103,7 +104,7 @@ struct ScenePickTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clip = try Self.makeClip(["smptebars", "rgbtestsrc", "smptebars", "rgbtestsrc"], gop: 100, in: directory,
                                      name: "abab.mp4")
-        let result = try Run.program(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/s.png", "-n", "4",
+        let result = try Child.run(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/s.png", "-n", "4",
                                                            "--span", "all", "--size", "64x36", "--pick", "scenes", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try Self.json(result)
@@ -124,21 +125,21 @@ struct ScenePickTests {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clip = TestPaths.fixture("landscape.mp4")
-        let plain = try Run.program(TestPaths.cliBinary, ["sheet", clip, "-o", directory + "/a.png", "--grid", "2x2",
+        let plain = try Child.run(TestPaths.cliBinary, ["sheet", clip, "-o", directory + "/a.png", "--grid", "2x2",
                                                           "--width", "320"])
-        let even = try Run.program(TestPaths.cliBinary, ["sheet", clip, "-o", directory + "/b.png", "--grid", "2x2",
+        let even = try Child.run(TestPaths.cliBinary, ["sheet", clip, "-o", directory + "/b.png", "--grid", "2x2",
                                                          "--width", "320", "--pick", "even", "--json"])
         #expect(plain.status == 0 && even.status == 0)
         #expect(FileManager.default.contents(atPath: directory + "/a.png") == FileManager.default.contents(atPath: directory + "/b.png"))
         let tiles = try #require(try Self.json(even)["tiles"] as? [[String: Any]])
         #expect(tiles.map { $0["time"] as? Double } == [0.5, 1.5, 2.5, 3.5])
         #expect(tiles.allSatisfy { $0["reason"] as? String == "even" })
-        let stripPlain = try Run.program(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/c.png", "-n", "3"])
-        let stripEven = try Run.program(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/d.png", "-n", "3",
+        let stripPlain = try Child.run(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/c.png", "-n", "3"])
+        let stripEven = try Child.run(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/d.png", "-n", "3",
                                                               "--pick", "even"])
         #expect(stripPlain.stdoutText.replacingOccurrences(of: "c.png", with: "d.png") == stripEven.stdoutText)
         #expect(FileManager.default.contents(atPath: directory + "/c.png") == FileManager.default.contents(atPath: directory + "/d.png"))
-        let bad = try Run.program(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/e.png", "--pick", "shots"])
+        let bad = try Child.run(TestPaths.cliBinary, ["strip", clip, "-o", directory + "/e.png", "--pick", "shots"])
         #expect(bad.status != 0 && bad.stderr.hasPrefix("Error:") && bad.stderr.contains("even or scenes"), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/e.png"))
     }
