@@ -36,23 +36,43 @@ struct CancellationTests {
         var tally: LiveObjects.Tally?
     }
 
-    /// Starts `work` in a task, cancels it after `delay`, and measures how long it takes to end.
+    /// Starts `work` in a task and, from a thread of its own, cancels it `delay` after the blocking call
+    /// has started, then measures how long the call's threads take to end.
+    ///
+    /// A dedicated thread, not `Task.sleep`: under the whole parallel suite the cooperative pool (two
+    /// threads here) is busy with other tests, and a sleeping test task woke seconds late — after a
+    /// still had already finished — so the cancel, and the time to the end, are both taken off the pool.
     func cancel(after delay: Duration, _ work: @escaping @Sendable () async throws(PreviewLoopError) -> Void) async throws -> Outcome {
-        let tallies = Mutex<[LiveObjects.Tally]>([])
+        final class Tallies: Sendable {
+            let seen = Mutex<[LiveObjects.Tally]>([])
+        }
+        let tallies = Tallies()
         let task = Task {
-            try await BlockingCall.$observer.withValue({ tally in tallies.withLock { $0.append(tally) } }) {
+            try await BlockingCall.$observer.withValue({ tally in tallies.seen.withLock { $0.append(tally) } }) {
                 try await work()
             }
         }
-        try await Task.sleep(for: delay)
-        let clock = ContinuousClock()
-        let cancelled = clock.now
-        task.cancel()
+        let sinceCancel = await withCheckedContinuation { (continuation: CheckedContinuation<Duration, Never>) in
+            Thread.detachNewThread {
+                let clock = ContinuousClock()
+                let giveUp = clock.now + .seconds(30)
+                while tallies.seen.withLock({ $0.isEmpty }) && clock.now < giveUp { usleep(1_000) }
+                Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
+                let cancelled = clock.now
+                task.cancel()
+                var ended = clock.now
+                while clock.now < cancelled + .seconds(30) {
+                    ended = clock.now
+                    if let tally = tallies.seen.withLock({ $0.last }), tally.threads == 0 { break }
+                    usleep(500)
+                }
+                continuation.resume(returning: cancelled.duration(to: ended))
+            }
+        }
         let result = await task.result
-        let sinceCancel = cancelled.duration(to: clock.now)
         var code: PreviewLoopError.Code?
         if case .failure(let error) = result { code = (error as? PreviewLoopError)?.code }
-        return Outcome(code: code, sinceCancel: sinceCancel, tally: tallies.withLock { $0.last })
+        return Outcome(code: code, sinceCancel: sinceCancel, tally: tallies.seen.withLock { $0.last })
     }
 
     /// Waits (up to 2 s) for the call's last thread to return, then checks nothing of it is left.

@@ -1,4 +1,5 @@
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// The poster search skips the frames it never looks at (neither a candidate nor referred to by
