@@ -78,13 +78,17 @@ public final class LoopPlayer: Sendable {
 
     /// Opens and probes `source`, checking the configuration against it.
     ///
-    /// - Parameters:
-    ///   - sizeRequest: when given, replaces the configuration's size once the source's display size is
-    ///     known (one side keeping its shape, its own size, or a box turned for a portrait source).
-    ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
     /// A window given as a percentage is resolved here, once, against the video's duration from the
     /// input just opened (so it works from standard input too).
     ///
+    /// - Parameters:
+    ///   - source: the clip: a file, an `http(s)` URL, bytes in memory or standard input (read by the
+    ///     first run only: a second run of the same player throws `invalidArgument`).
+    ///   - configuration: the output size and content mode, the window, the clock, the frame cache
+    ///     limit, decoder threads and the source's options.
+    ///   - sizeRequest: when given, replaces the configuration's size once the source's display size is
+    ///     known (one side keeping its shape, its own size, or a box turned for a portrait source).
+    ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
     /// - Throws: ``PreviewLoopError`` when the input cannot be used, the window is empty or lies past
     ///   its end, or is a percentage of a clip whose duration is unknown.
     public init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
@@ -146,7 +150,12 @@ public final class LoopPlayer: Sendable {
     /// Runs the loop on a thread of its own, calling `onFrame` on that thread for each frame and then
     /// `onCompletion` once (with `nil` after the last pass or after ``PreviewLoopHandle/stop()``).
     ///
-    /// - Parameter loops: the number of passes, or `nil` to run until stopped.
+    /// - Parameters:
+    ///   - loops: the number of passes, or `nil` to run until stopped.
+    ///   - onFrame: called with each frame, in order, on the loop's thread; the next frame waits for it
+    ///     to return (and, with the realtime clock, for its due time).
+    ///   - onCompletion: called once on the loop's thread when the loop ends: `nil` after the last pass
+    ///     or a stop, the error otherwise.
     @discardableResult
     public func start(loops: Int? = 1, onFrame: @escaping @Sendable (VideoFrame) -> Void,
                       onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void = { _ in }) -> PreviewLoopHandle {
