@@ -3,9 +3,8 @@
 # extracted from the debug build's module (swift-symbolgraph-extract, seconds, no rebuild), then
 # `docc convert` turns the catalog (Sources/PreviewLoop/PreviewLoop.docc) and the graph into
 # .build/docs/PreviewLoop.doccarchive, and counts DocC's warnings (broken or ambiguous symbol links,
-# undocumented parameters). `--strict` passes --warnings-as-errors: any warning fails the build. The
-# strict build does not pass yet (52 warnings, nearly all from older doc comments), so neither
-# `make test` nor .ci/run runs it. Run `swift build` first (`make docs` does).
+# undocumented parameters). `--strict` passes --warnings-as-errors: any warning fails the build;
+# .ci/run runs it (`make docs-strict`) after `make test`. Run `swift build` first (`make docs` does).
 set -eu
 cd "$(dirname "$0")/.."
 STRICT=""

@@ -54,9 +54,7 @@ struct BatchReport {
                                     notDone: notDone, duplicates: duplicates, outputBytes: bytes,
                                     failuresByReason: reasons,
                                     slowest: slowest.map { ReportJSON.Slow(id: $0.id, totalMs: $0.timings["total_ms"] ?? 0) })
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            Console.writeOutput(String(decoding: try encoder.encode(object), as: UTF8.self) + "\n")
+            Console.writeOutput(try JSONValue(encoding: object).text(.pretty) + "\n")
             return ExitStatus.success
         }
         var text = "files:       \(files.count)\n"

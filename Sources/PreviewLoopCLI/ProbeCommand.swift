@@ -16,17 +16,16 @@ struct ProbeCommand {
 
     /// One JSON object, keys sorted, one per line; numbers in seconds, ratios as strings.
     static func json(for info: VideoInfo) -> String {
-        let fields = jsonFields(for: info).sorted { $0.key < $1.key }
-        let lines = fields.map { "  \(JSONValue.string($0.key).text): \($0.value.text)" }
-        return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+        JSONValue.object(Dictionary(uniqueKeysWithValues: jsonFields(for: info).map { ($0.key, $0.value) }))
+            .text(.memberPerLine) + "\n"
     }
 
     /// The JSON keys and values, unsorted.
     static func jsonFields(for info: VideoInfo) -> [(key: String, value: JSONValue)] {
         [
-            ("duration", info.duration.map { .number(decimal($0)) } ?? .null),
-            ("container_duration", info.containerDuration.map { .number(decimal($0)) } ?? .null),
-            ("start_time", .number(decimal(info.startTime))),
+            ("duration", info.duration.map { .numberText(decimal($0)) } ?? .null),
+            ("container_duration", info.containerDuration.map { .numberText(decimal($0)) } ?? .null),
+            ("start_time", .numberText(decimal(info.startTime))),
             ("codec", .string(info.codecName)),
             ("width", .integer(info.width)),
             ("height", .integer(info.height)),
@@ -36,7 +35,7 @@ struct ProbeCommand {
             ("orientation", .string(info.orientation.rawValue)),
             ("sample_aspect_ratio", .string(info.sampleAspectRatio.description)),
             ("frame_rate", info.frameRate.map { .string(frameRateText($0)) } ?? .null),
-            ("fps", info.frameRate?.doubleValue.map { .number(decimal($0)) } ?? .null),
+            ("fps", info.frameRate?.doubleValue.map { .numberText(decimal($0)) } ?? .null),
             ("video_streams", .integer(info.videoStreamCount)),
             ("audio_streams", .integer(info.audioStreamCount)),
             ("subtitle_streams", .integer(info.subtitleStreamCount)),
@@ -85,8 +84,8 @@ struct ProbeCommand {
     }
 
     static func masteringJSON(_ display: MasteringDisplay) -> JSONValue {
-        .object(["min_luminance": display.minLuminance.map { .number(decimal($0)) } ?? .null,
-                 "max_luminance": display.maxLuminance.map { .number(decimal($0)) } ?? .null,
+        .object(["min_luminance": display.minLuminance.map { .numberText(decimal($0)) } ?? .null,
+                 "max_luminance": display.maxLuminance.map { .numberText(decimal($0)) } ?? .null,
                  "primaries": display.primaries.count == 6
                      ? .string(display.primaries.map { Format.fixed($0, 4) }.joined(separator: ",")) : .null,
                  "white_point": display.whitePoint.count == 2
@@ -148,54 +147,5 @@ struct ProbeCommand {
         var text = Format.fixed(value, 6)
         while text.hasSuffix("0") && !text.hasSuffix(".0") { text.removeLast() }
         return text == "-0.0" ? "0.0" : text
-    }
-}
-
-/// A JSON scalar, already spelled.
-enum JSONValue: Equatable, Sendable {
-    /// A number, already formatted.
-    case number(String)
-    /// An integer.
-    case integer(Int)
-    /// A string, escaped when written.
-    case string(String)
-    /// `null`.
-    case null
-    /// `true` or `false`.
-    case bool(Bool)
-    /// An object, written on one line with its keys sorted.
-    case object([String: JSONValue])
-
-    /// The value as JSON text.
-    var text: String {
-        switch self {
-        case .number(let text): text
-        case .integer(let value): String(value)
-        case .null: "null"
-        case .bool(let value): value ? "true" : "false"
-        case .object(let fields):
-            "{" + fields.sorted { $0.key < $1.key }.map { "\(JSONValue.string($0.key).text): \($0.value.text)" }
-                .joined(separator: ", ") + "}"
-        case .string(let value): "\"" + Self.escape(value) + "\""
-        }
-    }
-
-    /// Escapes quotes, backslashes and control characters for a JSON string.
-    static func escape(_ value: String) -> String {
-        var escaped = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 }

@@ -110,14 +110,14 @@ struct TimingSummary: Equatable {
 
     /// One JSON object with sorted keys; `{}` when a number is not finite (a log with `nan` in it).
     var json: String {
-        func object(_ p: Percentiles) -> PrettyJSON {
+        func object(_ p: Percentiles) -> JSONValue {
             .object(["p50": .number(p.p50), "p95": .number(p.p95), "p99": .number(p.p99), "max": .number(p.maximum)])
         }
-        let value = PrettyJSON.object([
+        let value = JSONValue.object([
             "frames": .integer(frames), "passes": .integer(passes), "fps": .number((framesPerSecond * 100).rounded() / 100),
-            "decode_ms": object(decode), "scale_ms": object(scale), "seam_lateness_ms": .array(seamLateness.map(PrettyJSON.number)),
+            "decode_ms": object(decode), "scale_ms": object(scale), "seam_lateness_ms": .array(seamLateness.map(JSONValue.number)),
             "dropped": .integer(dropped), "lateness_ms": lateness.map(object) ?? .null,
         ])
-        return (value.isFinite ? value.text() : "{}") + "\n"
+        return (value.isFinite ? value.text(.pretty) : "{}") + "\n"
     }
 }

@@ -28,7 +28,7 @@ package final class CodecContext {
     ///   - parameters: the stream's `codecpar`.
     ///   - threads: decoder threads; frame and slice threading are both allowed.
     ///   - displayName: how errors name the input.
-    package init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, maxPixels: Int,
+    init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, maxPixels: Int,
          displayName: String) throws(FFmpegFailure) {
         let codecID = parameters.pointee.codec_id
         guard let codec = avcodec_find_decoder(codecID) else {
@@ -58,7 +58,7 @@ package final class CodecContext {
     /// HEVC: FFmpeg 5.1's frame threading gave nothing on 2 cores on x265 4K (120 frames: 2.92 s with
     /// 2 frame threads, 3.00 s with one), while slice threading, which decodes the wavefront rows x265
     /// writes by default in parallel, gave 2.44 s — and frame threads also hold a 4K frame each.
-    package static func threadType(for codecID: AVCodecID, lowDelay: Bool) -> Int32 {
+    static func threadType(for codecID: AVCodecID, lowDelay: Bool) -> Int32 {
         lowDelay || codecID == AV_CODEC_ID_HEVC ? FF_THREAD_SLICE : (FF_THREAD_FRAME | FF_THREAD_SLICE)
     }
 

@@ -45,6 +45,8 @@ public enum BatchManifest {
     /// Parses a manifest's text.
     ///
     /// - Parameters:
+    ///   - text: the whole manifest: JSON Lines, or one path or URL a line (blank lines skipped, and
+    ///     `#` comments in a plain list).
     ///   - name: how errors name the manifest.
     ///   - baseDirectory: what relative input paths are relative to (`nil`: left as they are).
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line for a line that is not a

@@ -143,7 +143,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
 
     /// The record as one line of JSON (keys sorted, no newline).
     public func jsonLine() -> String {
-        BatchJSON.line(self)
+        JSONValue.line(self)
     }
 }
 
@@ -308,15 +308,6 @@ public struct BatchSummary: Sendable, Hashable, Codable {
         return 0
     }
 
-    public func jsonLine() -> String { BatchJSON.line(self) }
-}
-
-enum BatchJSON {
-    static func line(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    /// The summary as one line of JSON (keys sorted, no newline).
+    public func jsonLine() -> String { JSONValue.line(self) }
 }

@@ -22,6 +22,8 @@ public struct CardCompositor: Sendable {
     /// The card at `phase`, with transparent corners.
     ///
     /// - Parameters:
+    ///   - phase: where the sequence is (a ``CardTimeline`` gives it for a time): the poster alone, the
+    ///     reveal's or the fade's progress over the video, or the video playing.
     ///   - poster: the poster frame, of the style's size.
     ///   - video: the video frame shown at the phase's video time, of the style's size; needed by
     ///     every phase but `.poster` (the poster stands in when it is missing).

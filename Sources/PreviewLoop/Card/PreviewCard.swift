@@ -26,7 +26,7 @@ public struct CardPoster: Sendable {
     public var videoStart: Double
 }
 
-/// What ``PreviewCard/render(to:framesPerSecond:quality:)`` wrote.
+/// What ``PreviewCard/render(to:framesPerSecond:quality:maxFrames:)-9vk9o`` wrote.
 public struct CardSummary: Sendable, Hashable {
     /// The file, or the directory of PNG frames, written.
     public var path: String
@@ -91,8 +91,16 @@ public final class PreviewCard {
     /// The window and the poster time may be seconds or percentages of the video's duration, resolved
     /// once against the input opened here.
     ///
-    /// - Parameter posterTime: the poster's time in the clip (from the stream's start), or `nil`
-    ///   (the default) for the loop window's first good frame.
+    /// - Parameters:
+    ///   - source: a file or URL; not standard input, which cannot be read twice (the poster is
+    ///     sampled here, the video is decoded again when rendering).
+    ///   - style: the card's size, play button, reveal, corner radius and timing (validated here).
+    ///   - windowStart: where the hover video's loop window starts (default the stream's start).
+    ///   - windowLength: how long the loop window lasts (default 15 s), cut at the clip's end.
+    ///   - posterTime: the poster's time in the clip (from the stream's start), or `nil`
+    ///     (the default) for the loop window's first good frame.
+    ///   - threads: decoder threads, for the poster's sampler and the video's decoder.
+    ///   - sourceOptions: timeouts, allowed protocols and limits, used for both openings of the clip.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for an unusable style or window (a
     ///   percentage of an unknown duration, a start past the end), or standard input; any error of
     ///   opening the source.
@@ -152,7 +160,7 @@ public final class PreviewCard {
     /// The sampler, for the `async` forms.
     var cardSampler: FrameSampler { sampler }
 
-    /// The poster: the loop window's first good frame (see ``FrameSampler/posterFrame(in:size:mode:)``),
+    /// The poster: the loop window's first good frame (see ``FrameSampler/posterFrame(in:size:mode:)-4hyr5``),
     /// or the frame at the given poster time; chosen once.
     public func poster() throws(PreviewLoopError) -> CardPoster {
         if let chosenPoster { return chosenPoster }

@@ -70,7 +70,9 @@ public enum Orientation: String, Sendable, CaseIterable {
 
     /// The rectangle of the decoded picture that becomes `rect` of the upright picture.
     ///
-    /// - Parameter decodedSize: the decoded picture's size (before turning).
+    /// - Parameters:
+    ///   - rect: a rectangle of the upright picture (after turning), in its pixels.
+    ///   - decodedSize: the decoded picture's size (before turning).
     public func decodedRect(forUpright rect: Rect, decodedSize: Size) -> Rect {
         let w = decodedSize.width, h = decodedSize.height
         switch self {

@@ -65,7 +65,9 @@ public enum SizeRequest: Hashable, Sendable, CustomStringConvertible {
 
     /// The size in pixels for a source whose upright picture is `display` (square pixels).
     ///
-    /// - Parameter even: round a computed side to an even number (H.264 4:2:0); an explicit side is kept.
+    /// - Parameters:
+    ///   - display: the source's upright display size (rotation and sample aspect ratio applied).
+    ///   - even: round a computed side to an even number (H.264 4:2:0); an explicit side is kept.
     public func resolved(display: Size, even: Bool = false) -> Size {
         let displayWidth = Double(max(1, display.width)), displayHeight = Double(max(1, display.height))
         func computed(_ value: Double) -> Int {

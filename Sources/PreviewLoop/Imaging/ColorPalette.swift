@@ -36,8 +36,11 @@ public struct ColorPalette: Hashable, Sendable {
 
     /// Chooses at most `maximumCount` colours that represent `images` well.
     ///
-    /// - Parameter sampleStride: every `sampleStride`-th pixel of every `sampleStride`-th row is counted
-    ///   (2 by default: a quarter of the pixels, plenty for a histogram and four times faster).
+    /// - Parameters:
+    ///   - images: the pictures the palette is for (for an animated GIF, all of its frames); at least one.
+    ///   - maximumCount: the most colours, 1 to 256 (fewer when the pictures hold fewer).
+    ///   - sampleStride: every `sampleStride`-th pixel of every `sampleStride`-th row is counted
+    ///     (2 by default: a quarter of the pixels, plenty for a histogram and four times faster).
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for no images, a `maximumCount` outside 1 to
     ///   256 or a `sampleStride` below 1.
     public init(representing images: [RGBImage], maximumCount: Int = 256, sampleStride: Int = 2) throws(PreviewLoopError) {

@@ -78,13 +78,17 @@ public final class LoopPlayer: Sendable {
 
     /// Opens and probes `source`, checking the configuration against it.
     ///
-    /// - Parameters:
-    ///   - sizeRequest: when given, replaces the configuration's size once the source's display size is
-    ///     known (one side keeping its shape, its own size, or a box turned for a portrait source).
-    ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
     /// A window given as a percentage is resolved here, once, against the video's duration from the
     /// input just opened (so it works from standard input too).
     ///
+    /// - Parameters:
+    ///   - source: the clip: a file, an `http(s)` URL, bytes in memory or standard input (read by the
+    ///     first run only: a second run of the same player throws `invalidArgument`).
+    ///   - configuration: the output size and content mode, the window, the clock, the frame cache
+    ///     limit, decoder threads and the source's options.
+    ///   - sizeRequest: when given, replaces the configuration's size once the source's display size is
+    ///     known (one side keeping its shape, its own size, or a box turned for a portrait source).
+    ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
     /// - Throws: ``PreviewLoopError`` when the input cannot be used, the window is empty or lies past
     ///   its end, or is a percentage of a clip whose duration is unknown.
     public init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
@@ -146,7 +150,12 @@ public final class LoopPlayer: Sendable {
     /// Runs the loop on a thread of its own, calling `onFrame` on that thread for each frame and then
     /// `onCompletion` once (with `nil` after the last pass or after ``PreviewLoopHandle/stop()``).
     ///
-    /// - Parameter loops: the number of passes, or `nil` to run until stopped.
+    /// - Parameters:
+    ///   - loops: the number of passes, or `nil` to run until stopped.
+    ///   - onFrame: called with each frame, in order, on the loop's thread; the next frame waits for it
+    ///     to return (and, with the realtime clock, for its due time).
+    ///   - onCompletion: called once on the loop's thread when the loop ends: `nil` after the last pass
+    ///     or a stop, the error otherwise.
     @discardableResult
     public func start(loops: Int? = 1, onFrame: @escaping @Sendable (VideoFrame) -> Void,
                       onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void = { _ in }) -> PreviewLoopHandle {
@@ -221,21 +230,23 @@ public final class LoopPlayer: Sendable {
         var startInstant = clock.now
         var hasStarted = false
         var passOffset = Duration.zero
-        var cache: [CachedFrame] = []
+        // Pass 0's converted frames, kept for the passes after it.
+        var cache: [VideoFrame] = []
         var cacheLength = Duration.zero
         // A frame that would be shown more than one frame interval late is skipped and counted.
         let frameInterval = Duration.fromSeconds(decoder.info.frameInterval)
         var dropped = 0
 
-        func deliver(_ image: RGBImage, presentation: Duration, sourceTime: Double, pass: Int, index: Int,
-                     decode: Duration, conversion: Duration, isKeyframe: Bool) throws(PreviewLoopError) {
+        /// Hands `frame` over at its due time (realtime), with the hand-over timings filled in.
+        func deliver(_ converted: VideoFrame) throws(PreviewLoopError) {
+            var frame = converted
             var lateness: Duration?
             if !hasStarted {
-                startInstant = clock.now - presentation
+                startInstant = clock.now - frame.presentationTime
                 hasStarted = true
             }
             if isRealtime {
-                let due = startInstant + passOffset + presentation
+                let due = startInstant + passOffset + frame.presentationTime
                 if due.duration(to: clock.now) > frameInterval {
                     dropped += 1
                     return
@@ -243,12 +254,9 @@ public final class LoopPlayer: Sendable {
                 guard control.sleep(until: due) else { throw PreviewLoopError(.cancelled, "\(source): stopped") }
                 lateness = max(.zero, due.duration(to: clock.now))
             }
-            let frame = VideoFrame(image: image, presentationTime: presentation, sourceTime: sourceTime,
-                                   loopIndex: pass, index: index,
-                                   timings: FrameTimings(decode: decode, conversion: conversion,
-                                                         wallTime: startInstant.duration(to: clock.now), lateness: lateness,
-                                                         droppedBefore: dropped),
-                                   isKeyframe: isKeyframe)
+            frame.timings.wallTime = startInstant.duration(to: clock.now)
+            frame.timings.lateness = lateness
+            frame.timings.droppedBefore = dropped
             dropped = 0
             control.frameTap.presented(frame)
             try body(frame)
@@ -258,14 +266,10 @@ public final class LoopPlayer: Sendable {
         while let event = pipe.take() {
             switch event {
             case .frame(let timed, let pass, let index, let presentation):
-                let converted = clock.now
-                let image = try scaler.image(from: timed.frame, sampleAspectRatio: sar)
-                let conversion = clock.now - converted
-                if pass == 0 && cache.count < cacheableFrames {
-                    cache.append(CachedFrame(image: image, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))
-                }
-                try deliver(image, presentation: presentation, sourceTime: timed.time, pass: pass, index: index,
-                            decode: timed.decodeTime, conversion: conversion, isKeyframe: timed.isKeyframe)
+                let frame = try VideoFrame(converting: timed, with: scaler, sampleAspectRatio: sar, presentationTime: presentation,
+                                           loopIndex: pass, index: index, since: startInstant)
+                if pass == 0 && cache.count < cacheableFrames { cache.append(frame) }
+                try deliver(frame)
             case .passEnd(let pass, let length):
                 // The pass wraps at the window's end, or at the clip's real end when that comes first.
                 passOffset += length
@@ -275,8 +279,12 @@ public final class LoopPlayer: Sendable {
                 var pass = 1
                 while loops.map({ pass < $0 }) ?? true {
                     for (index, cached) in cache.enumerated() {
-                        try deliver(cached.image, presentation: cached.presentation, sourceTime: cached.sourceTime,
-                                    pass: pass, index: index, decode: .zero, conversion: .zero, isKeyframe: cached.isKeyframe)
+                        var frame = cached
+                        frame.loopIndex = pass
+                        frame.index = index
+                        frame.timings.decode = .zero
+                        frame.timings.conversion = .zero
+                        try deliver(frame)
                     }
                     passOffset += cacheLength
                     pass += 1
@@ -329,14 +337,6 @@ extension LoopPlayer.Configuration {
         }
         return (start, length)
     }
-}
-
-/// A converted frame kept from the first pass for the passes after it.
-struct CachedFrame {
-    var image: RGBImage
-    var presentation: Duration
-    var sourceTime: Double
-    var isKeyframe: Bool
 }
 
 /// Hands a value that is not `Sendable` to another thread that becomes its only user.

@@ -55,6 +55,10 @@ public final class AnimationWriter {
     /// Prepares a writer; nothing is visible at `path` until ``finish(lastFrameDuration:)``.
     ///
     /// - Parameters:
+    ///   - path: the file to write; its directory must exist and be writable.
+    ///   - format: MP4, animated WebP or GIF (not taken from `path`'s extension).
+    ///   - size: every picture's size (an appended picture of another size throws).
+    ///   - framesPerSecond: the constant frame rate, 1–120: picture `k` shows at `k / framesPerSecond` s.
     ///   - quality: 0 (smallest) to 100 (best), or `nil` for the format's ``AnimationFormat/defaultQuality``;
     ///     MP4 maps it to x264's CRF (``AnimationFormat/constantRateFactor(quality:)``), WebP uses it as
     ///     libwebp's quality; GIF has none and ignores it.

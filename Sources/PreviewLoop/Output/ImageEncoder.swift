@@ -11,6 +11,8 @@ public enum ImageEncoder {
     /// The file bytes of `image` in `format`.
     ///
     /// - Parameters:
+    ///   - image: the picture to encode.
+    ///   - format: PPM, PNG, JPEG or WebP.
     ///   - quality: 0 (smallest) to 100 (best) for lossy formats; `nil` for the format's
     ///     ``ImageFileFormat/defaultQuality``. Lossless formats (PPM, PNG) ignore it.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a quality outside 0–100 or a picture

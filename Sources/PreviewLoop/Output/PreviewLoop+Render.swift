@@ -46,7 +46,10 @@ extension LoopPlayer {
     /// (its palette is computed from all of them), about `frames × width × height × 3` bytes.
     ///
     /// - Parameters:
+    ///   - path: the file to write (`.mp4`, `.webp` or `.gif` when `format` is `nil`); its directory must
+    ///     exist.
     ///   - format: the file format, or `nil` to take it from `path`'s extension.
+    ///   - framesPerSecond: the file's constant frame rate, 1–120 (default 15).
     ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
     ///   - encoderThreads: encoder threads, 0 to let the encoder choose.
     ///   - maxFrames: the most frames the file may get (repeats included); more throws ``PreviewLoopError/Code/tooLarge``.

@@ -129,6 +129,11 @@ extension FrameSampler {
     /// from an earlier interval.
     ///
     /// - Parameters:
+    ///   - every: the cue length in seconds, above 0: one thumbnail per interval, the last one cut at
+    ///     the clip's end.
+    ///   - layout: the tile size, and how many columns and rows a sheet holds.
+    ///   - mode: how each frame fills its tile (aspect-fill by default).
+    ///   - accuracy: which frame stands for an interval, as above (default `.auto`).
     ///   - maxThumbnails: the most thumbnails the track may have; more throws ``PreviewLoopError/Code/tooLarge``
     ///     before anything is decoded.
     ///   - progress: called after each batch of frames with (frames done, frames in all).

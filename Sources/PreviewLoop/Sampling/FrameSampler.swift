@@ -13,7 +13,7 @@ public final class FrameSampler {
     /// The probed video stream.
     public var info: VideoInfo { decoder.info }
 
-    /// Called on the calling thread as ``frames(at:size:mode:accuracy:interval:)`` (and everything built
+    /// Called on the calling thread as ``frames(at:size:mode:accuracy:interval:)-6kqjb`` (and everything built
     /// on it: tile plans, contact sheets) takes each frame, with the frames taken so far in that call and
     /// the number asked for; the last call of each request has both equal. `nil` (the default) for none.
     public var progress: ((_ completed: Int, _ total: Int) -> Void)?
@@ -31,9 +31,13 @@ public final class FrameSampler {
 
     /// The frame at `seconds` from the stream's start, converted to `size`.
     ///
-    /// - Parameter accuracy: `.exact` gives the frame displayed at that time; `.keyframe` the nearest
-    ///   keyframe at or before it; `.auto` behaves as `.exact` here (it needs an interval, see
-    ///   ``frames(at:size:mode:accuracy:interval:)``).
+    /// - Parameters:
+    ///   - seconds: the time from the video stream's start (a negative time is taken as 0).
+    ///   - size: the output picture's size.
+    ///   - mode: how the upright picture fills `size` (aspect-fill by default).
+    ///   - accuracy: `.exact` gives the frame displayed at that time; `.keyframe` the nearest
+    ///     keyframe at or before it; `.auto` behaves as `.exact` here (it needs an interval, see
+    ///     ``frames(at:size:mode:accuracy:interval:)-6kqjb``).
     public func frame(at seconds: Double, size: Size, mode: ContentMode = .aspectFill,
                       accuracy: SeekAccuracy = .exact) throws(PreviewLoopError) -> VideoFrame {
         try frames(at: [seconds], size: size, mode: mode, accuracy: accuracy, interval: 0)[0]
@@ -41,8 +45,15 @@ public final class FrameSampler {
 
     /// Frames at several times, in the order given.
     ///
-    /// - Parameter interval: the spacing of the samples; with `.auto`, the nearest keyframe on either
-    ///   side is taken when one lies within half of it, the exact frame otherwise.
+    /// - Parameters:
+    ///   - times: the times from the video stream's start, in any order (negative times are taken as 0);
+    ///     each result's ``VideoFrame/index`` is its time's position here.
+    ///   - size: the output pictures' size.
+    ///   - mode: how the upright picture fills `size` (aspect-fill by default).
+    ///   - accuracy: `.exact` (the default) gives the frames displayed at those times; `.keyframe` the
+    ///     nearest keyframes at or before them; `.auto` chooses per sample with `interval`.
+    ///   - interval: the spacing of the samples; with `.auto`, the nearest keyframe on either
+    ///     side is taken when one lies within half of it, the exact frame otherwise.
     public func frames(at times: [Double], size: Size, mode: ContentMode = .aspectFill,
                        accuracy: SeekAccuracy = .exact, interval: Double) throws(PreviewLoopError) -> [VideoFrame] {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }

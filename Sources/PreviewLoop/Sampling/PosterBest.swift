@@ -5,7 +5,7 @@ extension FrameSampler {
 
     /// The most representative good frame of the whole clip, from a few keyframe decodes.
     ///
-    /// Samples the keyframes at or before the middles of ``bestPosterCandidates`` equal slices of the
+    /// Samples the keyframes at or before the middles of 9 equal slices of the
     /// clip (5 % to 95 % of it, so a leader and end credits are a slice each at most), measured on the
     /// small analysis picture. Candidates that are black, white, flat or title cards are rejected;
     /// of the rest the one with the highest
@@ -13,7 +13,7 @@ extension FrameSampler {
     /// where exposure is 1 at mid-grey and 0 at black or white, and typicality the mean correlation of
     /// its 8×8 luma layout with the other good candidates' (the clip's usual look, not an outlier).
     /// The winner is decoded again at `size`. Without a known duration (a pipe), or when no candidate
-    /// is good, it is the poster of the first 15 s (``posterFrame(in:size:mode:)``).
+    /// is good, it is the poster of the first 15 s (``posterFrame(in:size:mode:)-4hyr5``).
     public func bestPosterFrame(size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         guard let duration = info.duration, duration > 0, decoder.isSeekable, !info.isStillPicture else {

@@ -8,7 +8,7 @@ public enum PosterReason: String, Sendable, Hashable, CaseIterable, CustomString
     /// The window holds a single candidate (a still, a one-frame clip or a very short window), shown
     /// although it did not pass.
     case onlyFrame
-    /// ``FrameSampler/bestPosterFrame(size:mode:)``: the best-scoring good candidate sampled across
+    /// ``FrameSampler/bestPosterFrame(size:mode:)-42f28``: the best-scoring good candidate sampled across
     /// the whole clip.
     case bestOfClip
 
@@ -118,7 +118,7 @@ extension FrameSampler {
     ///   - mode: how the picture fills `size`; with `.aspectFill` only the part the poster shows is
     ///     judged.
     /// - Throws: `PreviewLoopError(.invalidArgument)` for an empty window, one that starts at or past
-    ///   the end, or a size that is not positive; decoding errors as ``frame(at:size:mode:accuracy:)``.
+    ///   the end, or a size that is not positive; decoding errors as ``frame(at:size:mode:accuracy:)-211il``.
     public func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         try posterFrame(in: window, size: size, mode: mode,
                         retention: decoder.isSeekable ? .likely : .undecided, decodesEveryFrame: !decoder.isSeekable)

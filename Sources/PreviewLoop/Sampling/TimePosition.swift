@@ -1,6 +1,6 @@
 /// A point in a clip, or a length: seconds from the stream's start, or a percentage of the clip's
 /// duration, resolved by the call that opens the clip (``LoopPlayer``, ``PreviewCard``,
-/// ``FrameSampler/contactStrip(_:)``) against the video's own duration, once, from the input it
+/// ``FrameSampler/contactStrip(_:)-182tw``) against the video's own duration, once, from the input it
 /// already has open — so a window of `10%` works from standard input too.
 ///
 /// `mm:ss` and `hh:mm:ss.ms` are seconds: ``init(parsing:)`` reads them. A number literal is seconds

@@ -95,7 +95,8 @@ public final class PreviewWall: Sendable {
     /// Opens `source` and starts looping it on the wall.
     ///
     /// - Parameters:
-    ///   - configuration: size, content mode, window, clock, source options and the loop's own cache
+    ///   - source: the clip to loop: a file, URL, bytes in memory or standard input.
+    ///   - loopConfiguration: size, content mode, window, clock, source options and the loop's own cache
     ///     limit (`frameCacheLimit`, within the shared budget). `threads` is not used: wall decoders
     ///     run single-threaded.
     ///   - loops: passes, or `nil` until stopped.
