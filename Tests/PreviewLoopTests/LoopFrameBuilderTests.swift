@@ -1,4 +1,5 @@
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// The loop builds its frames from decoded ones with the samplers' builder
