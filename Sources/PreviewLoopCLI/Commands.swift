@@ -304,6 +304,8 @@ struct SpritesOptions: Equatable, Sendable {
     var format = SpritesOptions.format.defaultValue
     /// Which frame each tile shows (`--accuracy`).
     var accuracy = SpritesOptions.accuracy.defaultValue
+    /// Where in its interval each tile is taken (`--pick`): the middle, or the longest shot's middle.
+    var pick = TilePlanOptions.pick.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the default.
     var quality: Int?
     /// How each picture fills its tile (`--fit`).

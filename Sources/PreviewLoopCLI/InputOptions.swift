@@ -82,8 +82,8 @@ extension InputOptions {
     /// `--deinterlace <mode>`.
     static let deinterlace = Option<Deinterlacing>.choice(
         "deinterlace", value: "mode",
-        help: "auto (deinterlace the frames the decoder flags as interlaced, and every frame of a stream that "
-            + "declares a field order; progressive input is untouched), on "
+        help: "auto (deinterlace the frames the decoder flags as interlaced, every frame of a stream that "
+            + "declares a field order, and every frame of one whose first frames look combed; progressive input is untouched), on "
             + "(every frame) or off. The deinterlacer keeps the first field and rebuilds the other's lines from it "
             + "(no combing; still areas lose half their vertical detail).",
         default: .auto)

@@ -94,7 +94,7 @@ extension Subcommand {
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .sprites:
             [SpritesOptions.output, SpritesOptions.every, SpritesOptions.size, SpritesOptions.grid, SpritesOptions.format,
-             SpritesOptions.accuracy, SpritesOptions.quality, PictureOptions.fit, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
+             SpritesOptions.accuracy, TilePlanOptions.pick, SpritesOptions.quality, PictureOptions.fit, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .card:

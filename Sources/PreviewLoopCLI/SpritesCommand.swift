@@ -45,7 +45,7 @@ struct SpritesCommand {
             track = try sampler.thumbnailTrack(
                 every: options.every,
                 layout: .init(tileSize: size, columns: options.columns, rows: options.rows),
-                mode: options.contentMode, accuracy: options.accuracy, maxThumbnails: options.budget.maxFrames,
+                mode: options.contentMode, accuracy: options.accuracy, pick: options.pick, maxThumbnails: options.budget.maxFrames,
                 progress: { done, total in display.update(completed: done, total: total) },
                 onSheet: { index, sheet throws(PreviewLoopError) in
                     sheetSizes.append(Size(width: sheet.width, height: sheet.height))

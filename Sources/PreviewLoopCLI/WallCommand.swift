@@ -36,6 +36,18 @@ struct WallOptions: Equatable, Sendable {
     var admission = WallAdmissionChoice.always
     /// Seconds allowed for opening and for each read (`--timeout`).
     var timeout = 30.0
+    /// Which frames every loop deinterlaces (`--deinterlace`).
+    var deinterlacing = InputOptions.deinterlace.defaultValue
+}
+
+extension WallOptions {
+    /// Every loop's configuration: size, fit, window, clock, timeouts and deinterlacing.
+    var loopConfiguration: LoopPlayer.Configuration {
+        LoopPlayer.Configuration(
+            size: size, contentMode: contentMode, windowStart: .seconds(start),
+            windowLength: .seconds(length), clock: isRealtime ? .realtime : .offline,
+            sourceOptions: SourceOptions(openTimeout: timeout, readTimeout: timeout, deinterlacing: deinterlacing))
+    }
 }
 
 /// `--admission`.
@@ -60,7 +72,7 @@ extension OptionSpec {
     static let wallOptions: [any OptionDeclaration] = [
         WallOptions.log, WallOptions.realtime, WallOptions.loops, WallOptions.seconds, WallOptions.size, PictureOptions.fit,
         WallOptions.start, WallOptions.length, WallOptions.cacheBudget, WallOptions.workers, WallOptions.stagger,
-        WallOptions.admissionOption, InputOptions.timeout, CommonOptions.help,
+        WallOptions.admissionOption, InputOptions.deinterlace, InputOptions.timeout, CommonOptions.help,
     ]
 }
 
@@ -150,6 +162,7 @@ extension WallOptions {
         stagger = try arguments.value(Self.stagger)
         admission = try arguments.value(Self.admissionOption)
         timeout = try arguments.value(InputOptions.timeout)
+        deinterlacing = try arguments.value(InputOptions.deinterlace)
     }
 }
 
@@ -182,10 +195,7 @@ struct WallCommand {
         let threadsBefore = Self.threadCount()
         let objectsBefore = PreviewWall.liveFFmpegObjects
 
-        let configuration = LoopPlayer.Configuration(
-            size: options.size, contentMode: options.contentMode, windowStart: .seconds(options.start),
-            windowLength: .seconds(options.length), clock: options.isRealtime ? .realtime : .offline,
-            sourceOptions: SourceOptions(openTimeout: options.timeout, readTimeout: options.timeout))
+        let configuration = options.loopConfiguration
         var wall: PreviewWall? = try PreviewWall(configuration: .init(cacheBudget: options.cacheBudgetMiB << 20,
                                                                       workers: options.workers))
         let stopAll = Mutex<(handles: [WallLoopHandle], signal: Int32?)>(([], nil))

@@ -136,6 +136,7 @@ extension SpritesOptions {
         }
         format = try arguments.value(Self.format)
         accuracy = try arguments.value(Self.accuracy)
+        pick = try arguments.value(TilePlanOptions.pick)
         quality = try arguments.quality(Self.quality, lossy: true, output: outputDirectory)
         contentMode = try arguments.value(PictureOptions.fit)
         budget = try WorkBudget(arguments)

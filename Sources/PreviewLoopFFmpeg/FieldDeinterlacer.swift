@@ -27,6 +27,17 @@ package final class FieldDeinterlacer {
     private var copy: DecodedFrame?
     /// Frames deinterlaced so far (tests check it stays 0 on progressive input).
     package private(set) var deinterlacedCount = 0
+    /// With ``Selection/flagged`` on a stream that neither flags nor declares interlacing: whether each
+    /// of the first ``detectionFrames`` frames looked combed (``PictureCombing``).
+    private var combedVotes: [Bool] = []
+    /// How many unflagged frames the picture-based detector looks at before its decision is fixed.
+    package static let detectionFrames = 3
+    /// Above this ``PictureCombing/score(luma:stride:width:height:)`` a frame looks combed.
+    package static let combedThreshold = 1.2
+    /// Whether the picture-based detector found the stream interlaced (`nil` before it looked).
+    package var detectedInterlaced: Bool? {
+        combedVotes.isEmpty ? nil : combedVotes.filter { $0 }.count * 2 > combedVotes.count
+    }
 
     package init(selection: Selection, declaredTopFieldFirst: Bool? = nil) {
         self.selection = selection
@@ -37,7 +48,12 @@ package final class FieldDeinterlacer {
     package func prepare(_ decoded: DecodedFrame) throws(FFmpegFailure) -> DecodedFrame {
         let frame = decoded.pointer
         let isFlagged = FFmpegCompat.isInterlaced(frame)
-        if selection == .flagged, !isFlagged, declaredTopFieldFirst == nil { return decoded }
+        if selection == .flagged, !isFlagged, declaredTopFieldFirst == nil {
+            // Neither the frame nor the stream says interlaced: the pictures decide (the first few frames
+            // vote, like ffmpeg's idet; the majority then holds for the rest).
+            if combedVotes.count < Self.detectionFrames, let combed = Self.looksCombed(frame) { combedVotes.append(combed) }
+            guard detectedInterlaced == true else { return decoded }
+        }
         let unsupported = Int32(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_BE
                                 | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)
         guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(frame.pointee.format)),
@@ -76,6 +92,18 @@ package final class FieldDeinterlacer {
         FFmpegCompat.clearInterlaced(target)
         deinterlacedCount += 1
         return copy
+    }
+
+    /// Whether an 8-bit frame's luma looks combed; `nil` for formats without an 8-bit luma plane.
+    private static func looksCombed(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool? {
+        let format = AVPixelFormat(frame.pointee.format)
+        guard let descriptor = av_pix_fmt_desc_get(format),
+              descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL) == 0,
+              descriptor.pointee.comp.0.depth == 8, descriptor.pointee.comp.0.step == 1,
+              let luma = frame.pointee.data.0, frame.pointee.linesize.0 > 0 else { return nil }
+        let score = PictureCombing.score(luma: UnsafePointer(luma), stride: Int(frame.pointee.linesize.0),
+                                         width: Int(frame.pointee.width), height: Int(frame.pointee.height))
+        return score > combedThreshold
     }
 
     private static func plane(_ frame: UnsafeMutablePointer<AVFrame>, _ index: Int) -> (pointer: UnsafeMutablePointer<UInt8>, stride: Int)? {
@@ -121,5 +149,28 @@ package enum FieldInterpolation {
                 }
             }
         }
+    }
+}
+
+/// The combing measure on an 8-bit luma plane (the same as `Combing.score` on RGB pictures): the energy
+/// of the differences between adjacent lines over the energy of the differences between lines two
+/// apart. Woven fields of a moving picture score well above 1, progressive pictures about 0.25–0.6.
+package enum PictureCombing {
+    package static func score(luma: UnsafePointer<UInt8>, stride: Int, width: Int, height: Int) -> Double {
+        guard height >= 3, width >= 1 else { return 0 }
+        // Every other column is plenty for a decision and halves the work on large pictures.
+        let step = width >= 64 ? 2 : 1
+        var adjacent = 0, twoApart = 0
+        for row in 0..<(height - 2) {
+            let a = luma + row * stride, b = a + stride, c = b + stride
+            var x = 0
+            while x < width {
+                let y0 = Int(a[x]), d1 = y0 - Int(b[x]), d2 = y0 - Int(c[x])
+                adjacent += d1 * d1
+                twoApart += d2 * d2
+                x += step
+            }
+        }
+        return twoApart > 0 ? Double(adjacent) / Double(twoApart) : (adjacent > 0 ? .infinity : 0)
     }
 }

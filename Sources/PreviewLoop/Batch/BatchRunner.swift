@@ -150,12 +150,14 @@ public final class BatchRunner: Sendable {
         return stream
     }
 
-    /// The fingerprint of a clip's work: its input, overrides and the recipe.
+    /// The fingerprint of a clip's work: its input, overrides, the recipe and the deinterlacing (named
+    /// only when it is not ``Deinterlacing/auto``, so outputs made before it counted stay complete).
     public func fingerprint(of clip: BatchClip) -> String {
         let o = clip.overrides
         let values: [Double?] = [o.start, o.length, o.every]
         let overrides = values.map { $0.map { "\($0)" } ?? "-" }.joined(separator: " ")
-        return StableHash.hex(clip.input + "\n" + overrides + "\n" + options.recipe.canonical)
+        let deinterlacing = options.deinterlacing == .auto ? "" : "\ndeinterlace=\(options.deinterlacing.rawValue)"
+        return StableHash.hex(clip.input + "\n" + overrides + "\n" + options.recipe.canonical + deinterlacing)
     }
 
     /// The clip's completion record when its folder holds every output it lists, at the listed sizes,

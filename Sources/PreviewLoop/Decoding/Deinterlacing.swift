@@ -9,8 +9,9 @@ public enum Deinterlacing: String, Sendable, Hashable, CaseIterable {
     /// Frames the decoder flags as interlaced (set from the stream's coding: H.264 field or MBAFF
     /// pictures, MPEG-2 frames without `progressive_frame`) are deinterlaced, and every frame of a stream
     /// that declares a field order (Matroska's FieldOrder, a codec's or container's field-order field)
-    /// though its frames are not flagged; others are untouched (the default). Progressive input comes out
-    /// bit-identical to ``off``.
+    /// though its frames are not flagged; when neither says so, the pictures decide (the combing score of
+    /// the first 3 frames' luma, a majority above 1.2 meaning interlaced). Others are untouched (the
+    /// default): progressive input comes out bit-identical to ``off``.
     case auto
     /// Every frame is deinterlaced, flagged or not (top field first unless the frame says otherwise).
     case on

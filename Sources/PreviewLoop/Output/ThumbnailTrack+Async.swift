@@ -1,6 +1,6 @@
 extension FrameSampler {
     /// A sprite-sheet thumbnail track, its sheets returned in order; see
-    /// ``thumbnailTrack(every:layout:mode:accuracy:maxThumbnails:progress:onSheet:)``.
+    /// ``thumbnailTrack(every:layout:mode:accuracy:pick:maxThumbnails:progress:onSheet:)``.
     public func thumbnailTrack(every: Double, layout: ThumbnailTrack.Layout = .init(), mode: ContentMode = .aspectFill,
                                accuracy: SeekAccuracy = .auto, maxThumbnails: Int = 1_000_000) async throws(PreviewLoopError)
         -> (track: ThumbnailTrack, sheets: [RGBImage]) {

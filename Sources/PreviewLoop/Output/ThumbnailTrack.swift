@@ -11,7 +11,7 @@ public struct ThumbnailTrack: Sendable, Hashable {
         /// Rows per sheet.
         public var rows: Int
 
-        /// Creates a layout; `columns` and `rows` must be at least 1 (``FrameSampler/thumbnailTrack(every:layout:mode:accuracy:maxThumbnails:progress:onSheet:)``
+        /// Creates a layout; `columns` and `rows` must be at least 1 (``FrameSampler/thumbnailTrack(every:layout:mode:accuracy:pick:maxThumbnails:progress:onSheet:)``
         /// throws ``PreviewLoopError/Code/invalidArgument`` for a layout with none, or with an empty tile).
         public init(tileSize: Size = Size(width: 160, height: 90), columns: Int = 10, rows: Int = 10) {
             self.tileSize = tileSize
@@ -83,6 +83,19 @@ public struct ThumbnailTrack: Sendable, Hashable {
         }
     }
 
+    /// With `--pick scenes`: the middle of the longest of the pieces the `cuts` inside `start..<end` split
+    /// it into (the first on a tie); `nil` when no cut lies inside, and the middle of the interval stays.
+    public static func longestShotMiddle(start: Double, end: Double, cuts: [Double]) -> Double? {
+        let inside = cuts.filter { $0 > start + 1e-6 && $0 < end - 1e-6 }.sorted()
+        guard !inside.isEmpty else { return nil }
+        let bounds = [start] + inside + [end]
+        var best = 0
+        for index in 1..<(bounds.count - 1) where bounds[index + 1] - bounds[index] > bounds[best + 1] - bounds[best] + 1e-9 {
+            best = index
+        }
+        return (bounds[best] + bounds[best + 1]) / 2
+    }
+
     /// How many intervals ``intervals(duration:every:)`` makes, in `Double` (it may be astronomically
     /// large): `duration / every` rounded to the nearest whole number (a half rounds up), at least 1.
     public static func thumbnailCount(duration: Double, every: Double) -> Double {
@@ -140,7 +153,8 @@ extension FrameSampler {
     ///   - onSheet: receives each sheet's index (from 0) and picture; the last sheet holds only the rows it needs.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when the duration is unknown or `every` is not above 0.
     public func thumbnailTrack(every: Double, layout: ThumbnailTrack.Layout = .init(), mode: ContentMode = .aspectFill,
-                               accuracy: SeekAccuracy = .auto, maxThumbnails: Int = 1_000_000, progress: (Int, Int) -> Void = { _, _ in },
+                               accuracy: SeekAccuracy = .auto, pick: TilePick = .even, maxThumbnails: Int = 1_000_000,
+                               progress: (Int, Int) -> Void = { _, _ in },
                                onSheet: (Int, RGBImage) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) -> ThumbnailTrack {
         guard every > 0, every.isFinite else { throw PreviewLoopError(.invalidArgument, "the thumbnail interval must be above 0 s") }
         guard layout.columns > 0, layout.rows > 0, layout.tileSize.width > 0, layout.tileSize.height > 0 else {
@@ -156,6 +170,15 @@ extension FrameSampler {
                 + "would be \(DecimalText.fixed(wanted, 0)) thumbnails, more than the limit of \(maxThumbnails)")
         }
         let intervals = ThumbnailTrack.intervals(duration: duration, every: every)
+        // Scenes: the whole clip's cuts first; an interval a cut splits shows the middle of its longest shot.
+        var cutTimes: [Double] = []
+        if pick == .scenes {
+            guard decoder.isSeekable else {
+                throw PreviewLoopError(.invalidArgument, "\(decoder.source): scene picks need a seekable input "
+                    + "(a file, or a URL whose server takes range requests), not a pipe; use --pick even")
+            }
+            cutTimes = try sceneCuts(start: 0, length: duration).cuts.map(\.time)
+        }
         var cues: [ThumbnailTrack.Cue] = [], tiles: [RGBImage] = []
         var index = 0
         while index < intervals.count {
@@ -169,8 +192,12 @@ extension FrameSampler {
             // Aim 1 ms before the middle with an interval 2 ms short: the keyframe search window then runs
             // from the cue's start (included) to just before its end (excluded, it is the next cue's).
             let nudge = min(0.001, length / 4)
-            let frames = try frames(at: batch.map { ($0.start + $0.end) / 2 - nudge }, size: layout.tileSize, mode: mode,
+            var frames = try frames(at: batch.map { ($0.start + $0.end) / 2 - nudge }, size: layout.tileSize, mode: mode,
                                     accuracy: accuracy, interval: length - 2 * nudge)
+            for (position, interval) in batch.enumerated() {
+                guard let time = ThumbnailTrack.longestShotMiddle(start: interval.start, end: interval.end, cuts: cutTimes) else { continue }
+                frames[position] = try frame(at: time, size: layout.tileSize, mode: mode, accuracy: .exact)
+            }
             for (interval, frame) in zip(batch, frames) {
                 let place = layout.place(cues.count)
                 cues.append(.init(start: interval.start, end: interval.end, sheet: place.sheet, rect: place.rect,

@@ -218,6 +218,17 @@ extension FrameSampler {
     /// decoded frame by frame to find the exact frame of each cut. Deblocking is skipped throughout. Without a keyframe index (a pipe, or
     /// a format without one) every frame of the span is decoded.
     public func sceneCuts(start: Double, length: Double, settings: ScenePickSettings = .init()) throws(PreviewLoopError) -> SceneScan {
+        try sceneCuts(start: start, length: length, settings: settings, observe: nil)
+    }
+
+    /// ``sceneCuts(start:length:settings:)``, handing every frame it decodes to `observe` as it comes
+    /// out of the decoder: the frame, whether it was decoded frame by frame (`true`) or as a keyframe
+    /// alone (`false`), and its difference from the frame before in the same run (`nil` for a run's
+    /// first frame and for keyframes). With an observer the deblocking filter stays on, so the frames
+    /// are the ones an exact decode gives (the tile plan keeps some of them as tiles).
+    func sceneCuts(start: Double, length: Double, settings: ScenePickSettings,
+                   observe: ((TimedFrame, _ consecutive: Bool, _ difference: Double?) throws(PreviewLoopError) -> Void)?)
+        throws(PreviewLoopError) -> SceneScan {
         let end = start + length
         let scaler = FrameScaler(outputSize: Size(width: 64, height: 64), mode: .stretch, orientation: info.orientation,
                                  deinterlacing: decoder.options.deinterlacing,
@@ -238,7 +249,7 @@ extension FrameSampler {
         }
         position = nil
         // Deblocking smooths what a 16x16 thumbnail averages away anyway: skipped while searching.
-        decoder.skipsLoopFilter = true
+        decoder.skipsLoopFilter = observe == nil
         defer { decoder.skipsLoopFilter = false; position = nil }
         let indexed = decoder.isSeekable ? decoder.indexedKeyframeTimes() : []
         var keyTimes = indexed.filter { $0 > start + 1e-6 && $0 < end }
@@ -253,6 +264,7 @@ extension FrameSampler {
             }
             try decoder.keyframes(atOrBefore: targets) { (index: Int, frame: TimedFrame) throws(PreviewLoopError) in
                 found[index] = (frame.time, try thumbnail(frame))
+                try observe?(frame, false, nil)
             }
             var seen = Set<Int>()
             for entry in found.compactMap({ $0 }) where seen.insert(Int((entry.time * 1e6).rounded())).inserted {
@@ -273,11 +285,21 @@ extension FrameSampler {
             position = nil
             guard let first = try decoder.frameDisplayed(at: max(0, indexed.isEmpty ? start : keyframe.time)) else { break }
             run.append((first.time, try thumbnail(first)))
+            try observe?(first, true, nil)
             framesDecoded += 1
             let stop = next?.time ?? end
             while let frame = try decoder.nextFrame() {
-                if frame.time >= stop - 1e-6 { break }
-                run.append((frame.time, try thumbnail(frame)))
+                if frame.time >= stop - 1e-6 {
+                    // The next keyframe, decoded in turn: its picture is the one the keyframe pass saw.
+                    if let next, abs(frame.time - next.time) < 1e-6, let last = run.last {
+                        try observe?(frame, true, next.thumbnail.difference(from: last.thumbnail))
+                    }
+                    break
+                }
+                let current = try thumbnail(frame)
+                let difference = run.last.map { current.difference(from: $0.thumbnail) }
+                run.append((frame.time, current))
+                try observe?(frame, true, difference)
                 framesDecoded += 1
             }
             if let next { run.append(next) }
@@ -312,7 +334,17 @@ extension FrameSampler {
             throw PreviewLoopError(.invalidArgument, "\(decoder.source): scene picks need a seekable input "
                 + "(a file, or a URL whose server takes range requests), not a pipe; use --pick even")
         }
-        let scan = try sceneCuts(start: start, length: length, settings: settings)
+        // The search decodes every frame of the groups it searches: the frames a tile may want (the
+        // span's start, each cut candidate, one near each of 4·count points across the span for fills)
+        // are converted to the tile size as they pass instead of being decoded again afterwards.
+        let store = SceneTileStore(start: start, length: length, count: count, cutThreshold: settings.cutThreshold,
+                                  frameInterval: info.frameInterval,
+                                  scaler: FrameScaler(outputSize: size, mode: mode, for: decoder),
+                                  sampleAspectRatio: info.sampleAspectRatio)
+        let scan = try sceneCuts(start: start, length: length, settings: settings) {
+            (frame: TimedFrame, consecutive: Bool, difference: Double?) throws(PreviewLoopError) in
+            try store.observe(frame, consecutive: consecutive, difference: difference)
+        }
         var pending = TileChoice.sceneChoices(cuts: scan.cuts, count: count, start: start, length: length)
         var kept: [(choice: TileChoice, frame: VideoFrame, thumbnail: LumaThumbnail)] = []
         var dropped: [DroppedTile] = []
@@ -320,9 +352,14 @@ extension FrameSampler {
         var retries = 0
         while !pending.isEmpty {
             // A hair past the time asked, so a cut's own frame answers even when its time is rounded.
-            let sampled = try frames(at: pending.map { min($0.time + 1e-4, start + length) }, size: size, mode: mode,
-                                     accuracy: .exact, interval: 0)
-            for (choice, frame) in zip(pending, sampled) {
+            let wanted = pending.map { min($0.time + 1e-4, start + length) }
+            var sampled = pending.map { store.frame(for: $0) }
+            let undecided = sampled.indices.filter { sampled[$0] == nil }
+            if !undecided.isEmpty {
+                let decoded = try frames(at: undecided.map { wanted[$0] }, size: size, mode: mode, accuracy: .exact, interval: 0)
+                for (index, frame) in zip(undecided, decoded) { sampled[index] = frame }
+            }
+            for (choice, frame) in zip(pending, sampled.map { $0! }) {
                 let thumbnail = LumaThumbnail(frame.image)
                 let nearest = kept.map { ($0, thumbnail.normalisedDifference(from: $0.thumbnail)) }.min { $0.1 < $1.1 }
                 if let nearest, nearest.1 < settings.duplicateThreshold {
