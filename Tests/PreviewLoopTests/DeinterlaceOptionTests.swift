@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
 
@@ -24,7 +25,7 @@ struct DeinterlaceOptionTests {
         }
         #expect(plain.deinterlacing == .auto && plain.loopConfiguration.sourceOptions.deinterlacing == .auto)
         #expect(HelpText.help(for: .wall).contains("--deinterlace <mode>"))
-        let bad = try Run.program(TestPaths.cliBinary, ["wall", TestPaths.fixture("short.mp4"), "--log",
+        let bad = try Child.run(TestPaths.cliBinary, ["wall", TestPaths.fixture("short.mp4"), "--log",
                                                         TestPaths.temporaryDirectory() + "/logs", "--deinterlace", "yes"])
         #expect(bad.status == 64 && bad.stderr.hasPrefix("Error:"), "\(bad.stderr)")
     }
@@ -33,7 +34,7 @@ struct DeinterlaceOptionTests {
     func wallRuns() throws {
         let logs = TestPaths.temporaryDirectory() + "/logs"
         defer { try? FileManager.default.removeItem(atPath: logs) }
-        let result = try Run.program(TestPaths.cliBinary, ["wall", TestPaths.fixture("short.mp4"), "--log", logs,
+        let result = try Child.run(TestPaths.cliBinary, ["wall", TestPaths.fixture("short.mp4"), "--log", logs,
                                                            "--length", "0.5", "--size", "64x36", "--deinterlace", "on"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: logs + "/summary.txt"))

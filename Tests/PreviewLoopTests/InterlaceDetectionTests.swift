@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 import PreviewLoopFFmpeg
 
@@ -8,7 +9,7 @@ import PreviewLoopFFmpeg
 /// interlaced, only the pictures show it.
 private let undeclaredClip: String = {
     let path = TestPaths.temporaryDirectory() + "/undeclared.mp4"
-    let result = try? Run.tool("ffmpeg", [
+    let result = try? Child.tool("ffmpeg", [
         "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
         "testsrc2=s=480x240:r=50:d=1,select=eq(n\\,0),loop=loop=-1:size=1,crop=240:240:'6*n':0,setpts=N/50/TB,"
             + "tinterlace=mode=interleave_top",
@@ -24,7 +25,7 @@ struct InterlaceDetectionTests {
 
     private func thumb(_ input: String, _ mode: String) throws -> (image: RGBImage, bytes: Data) {
         let output = TestPaths.temporaryDirectory() + "/thumb-\(mode).png"
-        let result = try Run.program(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "0.2", "--size", "source",
+        let result = try Child.run(TestPaths.cliBinary, ["thumb", input, "-o", output, "--at", "0.2", "--size", "source",
                                                            "--deinterlace", mode])
         #expect(result.status == 0, "\(result.stderr)")
         return (try WebOracle.firstFrame(of: output, size: size), try Data(contentsOf: URL(fileURLWithPath: output)))
@@ -32,7 +33,7 @@ struct InterlaceDetectionTests {
 
     @Test("The clip says progressive: ffprobe finds no field order, the decoder flags no frame")
     func clipSaysProgressive() throws {
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=field_order",
+        let probe = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=field_order",
                                              "-of", "default=nw=1:nk=1", undeclaredClip])
         let order = probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(order == "progressive" || order == "unknown" || order.isEmpty, "\(order)")
@@ -71,7 +72,7 @@ struct InterlaceDetectionTests {
         var outputs: [Data] = []
         for mode in ["auto", "off"] {
             let output = directory + "/\(mode).png"
-            let result = try Run.program(TestPaths.cliBinary, ["strip", TestPaths.fixture(progressive), "-o", output, "-n", "3",
+            let result = try Child.run(TestPaths.cliBinary, ["strip", TestPaths.fixture(progressive), "-o", output, "-n", "3",
                                                                "--deinterlace", mode])
             #expect(result.status == 0, "\(result.stderr)")
             outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
 
@@ -28,12 +29,12 @@ struct SpritesPickTests {
         }
         arguments += ["-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1:a=0,format=yuv420p[v]", "-map", "[v]",
                       "-c:v", "libx264", "-preset", "ultrafast", "-g", "100", "-bf", "2", clip]
-        let made = try Run.tool("ffmpeg", arguments)
+        let made = try Child.tool("ffmpeg", arguments)
         #expect(made.status == 0, "\(made.stderr)")
 
         // The CLI writes both (an ok record each).
         func runSprites(_ pick: String) throws {
-            let result = try Run.program(TestPaths.cliBinary, ["sprites", clip, "-o", directory + "/" + pick, "--every", "2",
+            let result = try Child.run(TestPaths.cliBinary, ["sprites", clip, "-o", directory + "/" + pick, "--every", "2",
                                                                "--size", "64x36", "--pick", pick, "--json"])
             #expect(result.status == 0, "\(result.stderr)")
             let record = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
@@ -60,7 +61,7 @@ struct SpritesPickTests {
         }
         #expect(options.pick == .scenes && plain.pick == .even)
         #expect(HelpText.help(for: .sprites).contains("--pick <pick>"))
-        let bad = try Run.program(TestPaths.cliBinary, ["sprites", clip, "-o", directory + "/bad", "--pick", "shots"])
+        let bad = try Child.run(TestPaths.cliBinary, ["sprites", clip, "-o", directory + "/bad", "--pick", "shots"])
         #expect(bad.status == 64 && bad.stderr.hasPrefix("Error:"))
     }
 }

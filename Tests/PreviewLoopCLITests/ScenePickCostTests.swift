@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PreviewLoopTestSupport
 @testable import PreviewLoop
 
 /// `--pick scenes` keeps the tiles the cut search decodes on its way (start, cuts, fills near its grid)
