@@ -147,6 +147,10 @@ extension FrameSampler {
     ///   - layout: the tile size, and how many columns and rows a sheet holds.
     ///   - mode: how each frame fills its tile (aspect-fill by default).
     ///   - accuracy: which frame stands for an interval, as above (default `.auto`).
+    ///   - pick: `.even` (the default) takes each interval's frame as above; `.scenes` first finds the
+    ///     shot changes, and an interval a cut splits shows the exact frame at the middle of its longest
+    ///     shot (the first on a tie), while intervals without a cut are taken as with `.even`. Needs an
+    ///     input that can seek.
     ///   - maxThumbnails: the most thumbnails the track may have; more throws ``PreviewLoopError/Code/tooLarge``
     ///     before anything is decoded.
     ///   - progress: called after each batch of frames with (frames done, frames in all).
