@@ -41,7 +41,8 @@ struct CancellationTests {
     ///
     /// A dedicated thread, not `Task.sleep`: under the whole parallel suite the cooperative pool (two
     /// threads here) is busy with other tests, and a sleeping test task woke seconds late — after a
-    /// still had already finished — so the cancel, and the time to the end, are both taken off the pool.
+    /// still had already finished — so the wait for the call to start, the cancel and the time to the
+    /// end are all taken off the pool.
     func cancel(after delay: Duration, _ work: @escaping @Sendable () async throws(PreviewLoopError) -> Void) async throws -> Outcome {
         final class Tallies: Sendable {
             let seen = Mutex<[LiveObjects.Tally]>([])
@@ -55,7 +56,10 @@ struct CancellationTests {
         let sinceCancel = await withCheckedContinuation { (continuation: CheckedContinuation<Duration, Never>) in
             Thread.detachNewThread {
                 let clock = ContinuousClock()
-                let giveUp = clock.now + .seconds(30)
+                // The task itself may start late: under the whole suite, tests blocked on child
+                // processes hold the pool's threads (a CI run saw it start more than 30 s late, then
+                // cancelled before it began). Cancel only once the call is running.
+                let giveUp = clock.now + .seconds(300)
                 while tallies.seen.withLock({ $0.isEmpty }) && clock.now < giveUp { usleep(1_000) }
                 Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
                 let cancelled = clock.now
