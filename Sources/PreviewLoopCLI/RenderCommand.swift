@@ -20,7 +20,13 @@ struct RenderCommand {
         if let point = options.loopPointTime {
             var duration: Double?
             func isPercent(_ position: TimePosition) -> Bool { if case .percent = position { true } else { false } }
-            if isPercent(options.start) || isPercent(point) { duration = try MediaProbe.probe(source, options: limits).duration }
+            if isPercent(options.start) || isPercent(point) {
+                if case .standardInput = source {
+                    throw PreviewLoopError(.invalidArgument, "a fixed --loop-point with a percentage (in it or in --start) is resolved "
+                        + "before the render reads the clip, and standard input can be read only once: give both in seconds, or a file or URL")
+                }
+                duration = try MediaProbe.probe(source, options: limits).duration
+            }
             let start = try options.start.resolved(duration: duration, "--start")
             let length = try point.resolved(duration: duration, "--loop-point") - start
             guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the loop point must come after --start") }
