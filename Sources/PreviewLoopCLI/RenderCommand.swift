@@ -13,29 +13,11 @@ struct RenderCommand {
     func run() throws -> Int32 {
         let source = options.source.source
         let limits = options.source.sourceOptions
-        // The window as given: the library resolves a percentage from the input it opens. A fixed
-        // --loop-point sets the length from --start, resolved here (a percentage probes first, so it
-        // cannot come from standard input).
-        var requestedStart = options.start, requestedLength = options.length
-        if let point = options.loopPointTime {
-            var duration: Double?
-            func isPercent(_ position: TimePosition) -> Bool { if case .percent = position { true } else { false } }
-            if isPercent(options.start) || isPercent(point) {
-                if case .standardInput = source {
-                    throw PreviewLoopError(.invalidArgument, "a fixed --loop-point with a percentage (in it or in --start) is resolved "
-                        + "before the render reads the clip, and standard input can be read only once: give both in seconds, or a file or URL")
-                }
-                duration = try MediaProbe.probe(source, options: limits).duration
-            }
-            let start = try options.start.resolved(duration: duration, "--start")
-            let length = try point.resolved(duration: duration, "--loop-point") - start
-            guard length > 0 else { throw PreviewLoopError(.invalidArgument, "the loop point must come after --start") }
-            requestedStart = .seconds(start)
-            requestedLength = .seconds(length)
-        }
+        // The window as given: the library resolves percentages, once, from the input it opens; a
+        // fixed --loop-point is the window's end.
         let loop = try LoopPlayer(source: source, configuration: .init(
-            contentMode: options.contentMode, windowStart: requestedStart,
-            windowLength: requestedLength, threads: options.source.threads, sourceOptions: limits),
+            contentMode: options.contentMode, windowStart: options.start,
+            windowLength: options.length, windowEnd: options.loopPointTime, threads: options.source.threads, sourceOptions: limits),
             sizeRequest: options.size, evenSize: options.format.needsEvenSize)
         let size = loop.configuration.size
         try WorkLimitError.check(options.sizeRefusal(size))

@@ -19,6 +19,12 @@ struct WindowResolutionTests {
         let card = try PreviewCard(source: .file(Self.clip), windowStart: .percent(25), windowLength: .percent(25), posterTime: .percent(75))
         #expect(abs(card.windowStart - 1) < 1e-9 && abs(card.windowLength - 1) < 1e-9)
         #expect(abs(try card.poster().frame.sourceTime - 3) < 1e-6)
+        // An end instead of a length, from the start's own kind or another.
+        for (start, end) in [(TimePosition.percent(25), TimePosition.percent(75)), (.seconds(1), .percent(75)), (.percent(25), .seconds(3))] {
+            let ended = try LoopPlayer(source: .file(Self.clip), configuration: .init(windowStart: start, windowLength: .seconds(9), windowEnd: end))
+            #expect(abs(ended.windowStart.seconds - 1) < 1e-9 && abs(ended.windowLength.seconds - 2) < 1e-9, "\(start) \(end)")
+            #expect(ended.configuration.windowEnd == nil && ended.configuration.windowLength == .seconds(2))
+        }
         // mm:ss is seconds.
         #expect(TimePosition(parsing: "0:01.5") == .seconds(1.5))
     }
@@ -31,6 +37,12 @@ struct WindowResolutionTests {
                     == .invalidArgument, "\(start) \(length)")
             #expect(errorCode { _ = try PreviewCard(source: .file(Self.clip), windowStart: start, windowLength: length) }
                     == .invalidArgument, "\(start) \(length)")
+        }
+        // An end at or before the start: known before opening (same kinds) or only once open.
+        for (start, end) in [(TimePosition.seconds(2), TimePosition.seconds(2)), (.percent(50), .percent(10)), (.seconds(3), .percent(50)),
+                             (.seconds(1), .percent(150))] {
+            #expect(errorCode { _ = try LoopPlayer(source: .file(Self.clip), configuration: .init(windowStart: start, windowEnd: end)) }
+                    == .invalidArgument, "\(start) \(end)")
         }
     }
 

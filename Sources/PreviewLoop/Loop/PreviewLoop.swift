@@ -35,6 +35,11 @@ public final class LoopPlayer: Sendable {
         public var windowStart: TimePosition
         /// The window's length (default 15 s): seconds, or a percentage of the video's duration.
         public var windowLength: TimePosition
+        /// Where the window ends instead, when given (default none): a time from the stream's own start
+        /// in seconds or a percentage of the video's duration, after ``windowStart``. It replaces
+        /// ``windowLength`` and is resolved with the start, once, from the open input — so a loop point
+        /// given as a percentage works from standard input too.
+        public var windowEnd: TimePosition?
         /// Offline (as fast as possible, the default) or realtime pacing.
         public var clock: LoopClock
         /// FFmpeg decoder threads (default 2).
@@ -49,12 +54,13 @@ public final class LoopPlayer: Sendable {
         /// Creates a configuration; every parameter has the documented default.
         public init(size: Size = Size(width: 320, height: 180), contentMode: ContentMode = .aspectFill,
                     windowStart: TimePosition = .zero, windowLength: TimePosition = .seconds(15),
-                    clock: LoopClock = .offline, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init(),
+                    windowEnd: TimePosition? = nil, clock: LoopClock = .offline, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init(),
                     frameCacheLimit: Int = 256 << 20) {
             self.size = size
             self.contentMode = contentMode
             self.windowStart = windowStart
             self.windowLength = windowLength
+            self.windowEnd = windowEnd
             self.clock = clock
             self.threads = threads
             self.sourceOptions = sourceOptions
@@ -99,6 +105,7 @@ public final class LoopPlayer: Sendable {
         var configuration = configuration
         configuration.windowStart = .seconds(window.start)
         configuration.windowLength = .seconds(window.length)
+        configuration.windowEnd = nil
         if let sizeRequest { configuration.size = sizeRequest.resolved(display: decoder.info.displaySize, even: evenSize) }
         self.source = source
         self.configuration = configuration
@@ -310,21 +317,41 @@ extension LoopPlayer.Configuration {
         if case .seconds(let length) = windowLength, length <= 0 {
             throw PreviewLoopError(.invalidArgument, "the loop window needs a length > 0")
         }
+        if let windowEnd {
+            try windowEnd.validate("the window's end")
+            if case .seconds(let end) = windowEnd, case .seconds(let start) = windowStart, end <= start {
+                throw PreviewLoopError(.invalidArgument, "the window's end (\(windowEnd)) must come after its start (\(windowStart))")
+            }
+            if case .percent(let end) = windowEnd, case .percent(let start) = windowStart, end <= start {
+                throw PreviewLoopError(.invalidArgument, "the window's end (\(windowEnd)) must come after its start (\(windowStart))")
+            }
+        }
         guard (1...64).contains(threads) else {
             throw PreviewLoopError(.invalidArgument, "threads must be between 1 and 64")
         }
     }
 
     /// The window in seconds for the clip `info` describes: percentages of the video's duration
-    /// resolved; the length is not cut at the clip's end (a pass wraps there by itself).
+    /// resolved, and an end turned into a length; the length is not cut at the clip's end (a pass wraps
+    /// there by itself).
     ///
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a percentage of an unknown duration, an
-    ///   empty window, or one starting at or past the end of a clip that is not a still picture.
+    ///   empty window, an end not after the start, or a window starting at or past the end of a clip
+    ///   that is not a still picture.
     package func resolvedWindow(source: Source, info: VideoInfo) throws(PreviewLoopError) -> (start: Double, length: Double) {
         let start: Double, length: Double
         do throws(PreviewLoopError) {
             start = try windowStart.resolved(duration: info.duration, "the window's start")
-            length = try windowLength.resolved(duration: info.duration, "the window's length")
+            if let windowEnd {
+                let end = try windowEnd.resolved(duration: info.duration, "the window's end")
+                guard end > start else {
+                    throw PreviewLoopError(.invalidArgument, "the window's end (\(windowEnd) = \(DecimalText.fixed(end, 3)) s) "
+                                           + "must come after its start (\(DecimalText.fixed(start, 3)) s)")
+                }
+                length = end - start
+            } else {
+                length = try windowLength.resolved(duration: info.duration, "the window's length")
+            }
         } catch {
             throw PreviewLoopError(error.code, "\(source): \(error.message)")
         }
