@@ -16,11 +16,8 @@ struct SpritesPickTests {
         #expect(ThumbnailTrack.longestShotMiddle(start: 0, end: 2, cuts: []) == nil)
     }
 
-    @Test("sprites --pick scenes: a tile whose interval's middle falls in a short shot shows the longest shot instead")
-    func scenesTiles() throws {
-        let directory = TestPaths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        // Shots: testsrc2 0–0.8 s, smptebars 0.8–1.2 s, mandelbrot 1.2–4 s (25 fps, 160x90).
+    /// Shots: testsrc2 0–0.8 s, smptebars 0.8–1.2 s, mandelbrot 1.2–4 s (25 fps, 160x90).
+    static func makeShots(in directory: String) throws -> String {
         let clip = directory + "/shots.mp4"
         let shots = [("testsrc2", 0.8), ("smptebars", 0.4), ("mandelbrot", 2.8)]
         var arguments = ["-v", "error", "-nostdin", "-y"]
@@ -31,6 +28,29 @@ struct SpritesPickTests {
                       "-c:v", "libx264", "-preset", "ultrafast", "-g", "100", "-bf", "2", clip]
         let made = try Child.tool("ffmpeg", arguments)
         #expect(made.status == 0, "\(made.stderr)")
+        return clip
+    }
+
+    @Test("The async thumbnailTrack takes pick: too, with the sync form's choice")
+    func asyncPick() async throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = try Self.makeShots(in: directory)
+        let layout = ThumbnailTrack.Layout(tileSize: Size(width: 64, height: 36))
+        let scenes = try await FrameSampler(source: .file(clip)).thumbnailTrack(every: 2, layout: layout, accuracy: .exact, pick: .scenes)
+        let even = try await FrameSampler(source: .file(clip)).thumbnailTrack(every: 2, layout: layout, accuracy: .exact)
+        #expect(scenes.track.cues.count == 2 && scenes.sheets.count == 1)
+        // As the sync test finds: scenes takes the first interval's longest shot (0.4 s), even its middle.
+        #expect(abs(scenes.track.cues[0].frameTime - 0.4) < 0.05, "\(scenes.track.cues[0])")
+        #expect(abs(even.track.cues[0].frameTime - 0.96) < 0.05, "\(even.track.cues[0])")
+        #expect(scenes.sheets[0] != even.sheets[0])
+    }
+
+    @Test("sprites --pick scenes: a tile whose interval's middle falls in a short shot shows the longest shot instead")
+    func scenesTiles() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = try Self.makeShots(in: directory)
 
         // The CLI writes both (an ok record each).
         func runSprites(_ pick: String) throws {

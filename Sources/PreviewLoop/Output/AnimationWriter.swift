@@ -51,6 +51,10 @@ public final class AnimationWriter {
     public let keepsGIFTransparency: Bool
     /// Whether `finish` ran (successfully or not): the writer takes nothing more after it.
     private var isFinished = false
+    /// The ``BlockingCall`` this writer was made in, if any: a cancelled task stops the encoding at the
+    /// next picture (an x264 frame can take tens of milliseconds, and a render at 120 fps writes several
+    /// per source frame), not at the next decoded frame or at the end.
+    private let scope = CancellationScope.current
 
     /// Prepares a writer; nothing is visible at `path` until ``finish(lastFrameDuration:)``.
     ///
@@ -130,7 +134,13 @@ public final class AnimationWriter {
     /// What the half-opaque edge pixels of a GIF that keeps transparency are flattened on: mid grey.
     static let gifEdgeBackground = RGBAColor(red: 128, green: 128, blue: 128)
 
+    /// Throws ``PreviewLoopError/Code/cancelled`` once the call's task is cancelled.
+    private func checkCancelled() throws(PreviewLoopError) {
+        if scope?.isCancelled == true { throw PreviewLoopError(.cancelled, "\(path): cancelled") }
+    }
+
     private func append(_ picture: HeldPicture) throws(PreviewLoopError) {
+        try checkCancelled()
         guard picture.size == size else {
             throw PreviewLoopError(.invalidArgument, "\(path): every picture must be \(size), not \(picture.size)")
         }
@@ -158,6 +168,7 @@ public final class AnimationWriter {
     public func finish(lastFrameDuration: Duration? = nil) throws(PreviewLoopError) {
         guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
         isFinished = true
+        try checkCancelled()
         guard let last = held else { throw PreviewLoopError(.invalidArgument, "\(path): an animation needs at least one picture") }
         let interval = 1 / Double(framesPerSecond)
         let lastSeconds = min(interval, max(0.001, lastFrameDuration?.seconds ?? interval))
@@ -208,6 +219,7 @@ public final class AnimationWriter {
         }
         if let transparentIndex { words[transparentIndex] = 0 }
         for (index, image) in gifImages.enumerated() {
+            try checkCancelled()
             try ffmpeg { () throws(FFmpegFailure) in try picture.makeWritable() }
             var indices = stable.indices(mapper.indices(for: image), for: image)
             if let transparentIndex, let mask = gifMasks[index] {

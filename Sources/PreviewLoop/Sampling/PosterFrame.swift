@@ -205,33 +205,26 @@ extension FrameSampler {
 
         try passing(first)
         try offer(first)
-        if !decodesEveryFrame {
-            // A candidate is the first frame at or after each step; a frame more than an interval and
-            // a half past the step before it cannot be one (over-including is harmless).
-            let reach = 1.5 * decoder.frameInterval
-            decoder.wantedTimes = { time in
-                let offset = time - start
-                guard offset > 1e-6 else { return true }
-                let sinceStep = offset - (offset / PosterRules.candidateStep + 1e-6).rounded(.down) * PosterRules.candidateStep
-                return sinceStep < reach
+        var grid = PosterCandidateGrid(start: start)
+        do {
+            // Frames that are neither candidates nor referred to by another frame need no decoding.
+            if !decodesEveryFrame {
+                let interval = decoder.frameInterval, skipGrid = grid
+                decoder.wantedTimes = { time in skipGrid.mayTake(time, interval: interval) }
             }
-        }
-        defer { decoder.wantedTimes = nil }
-        var step = 1
-        while search.needsMore, let next = try decoder.nextFrame() {
-            guard next.time <= search.horizon else {
-                decoder.pushBack(next)
-                break
+            // Every frame from here on is exact again (the chosen frame may be decoded once more below).
+            defer { decoder.wantedTimes = nil }
+            while search.needsMore, let next = try decoder.nextFrame() {
+                guard next.time <= search.horizon else {
+                    decoder.pushBack(next)
+                    break
+                }
+                last = next
+                try passing(next)
+                if grid.takes(next.time) { try offer(next) }
             }
-            last = next
-            try passing(next)
-            let due = start + Double(step) * PosterRules.candidateStep
-            guard next.time >= due - 1e-6 else { continue }
-            while start + Double(step) * PosterRules.candidateStep <= next.time + 1e-6 { step += 1 }
-            try offer(next)
         }
         search.finish()
-        decoder.wantedTimes = nil
         // A skipped frame is gone from the decoder: the next read must not continue from here.
         position = decodesEveryFrame ? last : nil
 

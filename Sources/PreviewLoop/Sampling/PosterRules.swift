@@ -77,3 +77,38 @@ enum PosterRules {
         return nil
     }
 }
+
+/// The poster search's candidate grid: the first frame at or after each ``PosterRules/candidateStep``
+/// from the window's start. One arithmetic for both uses — taking candidates from frames in order, and
+/// telling a decoder which frames it may skip.
+struct PosterCandidateGrid {
+    /// The window's start, in seconds.
+    let start: Double
+    /// The next step not yet taken (step 0 is the first frame, taken by the search itself).
+    private var step = 1
+
+    init(start: Double) { self.start = start }
+
+    /// The index of the last step at or before `time`, to a microsecond (0 before the first).
+    private func steps(through time: Double) -> Int {
+        Int(((time - start + 1e-6) / PosterRules.candidateStep).rounded(.down))
+    }
+
+    /// Whether the frame at `time` (frames arriving in order) is the first at or after a step not yet
+    /// taken; if so, the steps up to it are taken.
+    mutating func takes(_ time: Double) -> Bool {
+        let reached = steps(through: time)
+        guard reached >= step else { return false }
+        step = reached + 1
+        return true
+    }
+
+    /// Whether a frame at `time` could be taken, for frames `interval` apart: only one within an
+    /// interval and a half after a step can be the first at or after it (over-including is harmless).
+    func mayTake(_ time: Double, interval: Double) -> Bool {
+        guard time - start > 1e-6 else { return true }
+        let sinceStep = time - start - Double(steps(through: time)) * PosterRules.candidateStep
+        return sinceStep < 1.5 * interval
+    }
+}
+
