@@ -49,11 +49,14 @@ struct DeinterlaceOptionTests {
         // the last record: on a loaded machine the next runner can come first and find the lock held.
         var attempt: BatchRunner?
         for _ in 0..<100 where attempt == nil {
-            do {
-                attempt = try BatchRunner(manifest: [BatchClip(id: "a", input: TestPaths.fixture("short.mp4"))], options: options)
-            } catch let error as PreviewLoopError where error.message.contains("another batch is running") {
-                try await Task.sleep(for: .milliseconds(50))
+            let result = Result { () throws(PreviewLoopError) -> BatchRunner in
+                try BatchRunner(manifest: [BatchClip(id: "a", input: TestPaths.fixture("short.mp4"))], options: options)
             }
+            if case .failure(let error) = result, error.message.contains("another batch is running") {
+                try await Task.sleep(for: .milliseconds(50))
+                continue
+            }
+            attempt = try result.get()
         }
         let runner = try #require(attempt)
         var skipped: [Bool] = []
