@@ -4,6 +4,10 @@ import CFFmpeg
 package final class DecodedFrame {
     private let liveToken = LiveObjects.Token()
     let pointer: UnsafeMutablePointer<AVFrame>
+    /// The picture the decoder produced just before this one since its last seek (a reference to the
+    /// same buffers, itself without a predecessor), kept only where the deinterlacer can use it as
+    /// evidence of motion; `nil` otherwise.
+    package var predecessor: DecodedFrame?
 
     package init() throws(FFmpegFailure) {
         guard let frame = av_frame_alloc() else { throw FFmpegFailure(.tooLarge, "out of memory allocating a frame") }
@@ -25,6 +29,12 @@ extension DecodedFrame {
         pointer.pointee.format = layout.format.rawValue
         try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer", code: .tooLarge,
                   "cannot allocate a \(width)x\(height) picture")
+    }
+
+    /// A new reference to `other`'s picture and properties (no pixels are copied).
+    package convenience init(referencing other: DecodedFrame) throws(FFmpegFailure) {
+        try self.init()
+        try check(av_frame_ref(pointer, other.pointer), "av_frame_ref", code: .tooLarge, "cannot reference a decoded picture")
     }
 
     /// Makes the planes writable again before they are filled: the encoder may still hold a reference

@@ -1,14 +1,19 @@
 import CFFmpeg
 
-/// Deinterlaces decoded frames before they are scaled: an intra-field ("bob") deinterlacer that keeps the
-/// field shown first (top unless the frame says bottom first) and rebuilds every line of the other field
-/// as the rounded average of the kept lines above and below it, plane by plane, on a copy (the decoder's
-/// frame may be a reference picture and is never written). It works on 8-bit and 16-bit (little-endian)
-/// components, planar or packed; other pixel formats (paletted, bitstream, big-endian, float, hardware)
-/// pass through unchanged.
+/// Deinterlaces decoded frames before they are scaled: a motion-adaptive deinterlacer that keeps the
+/// field shown first (top unless the frame says bottom first) and, for every sample of the other
+/// field, either keeps it (woven: full vertical detail where nothing moves) or rebuilds it from the
+/// kept rows around it (interpolated: no combing where something moves), plane by plane, on a copy
+/// (the decoder's frame may be a reference picture and is never written). ``FieldInterpolation``
+/// describes the decision. It works on 8-bit and 16-bit (little-endian) components, planar or packed;
+/// other pixel formats (paletted, bitstream, big-endian, float, hardware) pass through unchanged.
 ///
-/// Not motion-adaptive: still areas lose half their vertical detail, in exchange for no combing on
-/// motion and no state between frames (seeks, keyframe sampling and loops need none).
+/// The motion evidence is temporal when the stream's previous frame is at hand: the decoder's
+/// ``DecodedFrame/predecessor`` (what it decoded just before this frame since its last seek), else the
+/// last frame this deinterlacer took. Either is used only when it is the picture shown immediately
+/// before (same size, format and field order, and its timestamp plus its duration give this frame's
+/// timestamp), so a seek, a keyframe sample, a skipped frame or a loop's wrap falls back to the frame
+/// alone, never to a stale picture. Nothing is delayed: each frame comes out as it goes in.
 package final class FieldDeinterlacer {
     /// Which frames are deinterlaced.
     package enum Selection: Sendable {
@@ -23,10 +28,17 @@ package final class FieldDeinterlacer {
     /// The field displayed first as the stream declares it (`true` top, `false` bottom), `nil` when it
     /// declares none: with one, frames the decoder does not flag are deinterlaced too.
     private let declaredTopFieldFirst: Bool?
+    /// The stream's nominal frame duration in its time base, for frames that carry none (0: unknown).
+    private let nominalDuration: Int64
     /// The copy the last deinterlaced frame was written to (reused).
     private var copy: DecodedFrame?
+    /// A reference to the last frame deinterlaced (the decoder's picture, not the copy) and the field it
+    /// kept, for the next frame's temporal evidence when the decoder gives none.
+    private var history: (frame: DecodedFrame, keepsEven: Bool)?
     /// Frames deinterlaced so far (tests check it stays 0 on progressive input).
     package private(set) var deinterlacedCount = 0
+    /// Of those, the frames deinterlaced with the previous frame's evidence (the rest from the frame alone).
+    package private(set) var temporalCount = 0
     /// With ``Selection/flagged`` on a stream that neither flags nor declares interlacing: whether each
     /// of the first ``detectionFrames`` frames looked combed (``PictureCombing``).
     private var combedVotes: [Bool] = []
@@ -39,9 +51,24 @@ package final class FieldDeinterlacer {
         combedVotes.isEmpty ? nil : combedVotes.filter { $0 }.count * 2 > combedVotes.count
     }
 
-    package init(selection: Selection, declaredTopFieldFirst: Bool? = nil) {
+    /// - Parameter nominalDuration: the stream's frame duration in its time base (0 when unknown), used
+    ///   to tell whether a previous frame is the one shown immediately before when it carries no duration.
+    package init(selection: Selection, declaredTopFieldFirst: Bool? = nil, nominalDuration: Int64 = 0) {
         self.selection = selection
         self.declaredTopFieldFirst = declaredTopFieldFirst
+        self.nominalDuration = nominalDuration
+    }
+
+    /// Whether ``prepare(_:)`` may deinterlace `frame` with `selection` on a stream declaring
+    /// `declaredTopFieldFirst` without looking at its picture (the decoder keeps predecessors for these).
+    package static func isInterlaced(_ frame: DecodedFrame, selection: Selection, declaredTopFieldFirst: Bool?) -> Bool {
+        selection == .every || declaredTopFieldFirst != nil || FFmpegCompat.isInterlaced(frame.pointer)
+    }
+
+    /// Forgets the last frame taken (its evidence is not used for the next one); the timestamp check
+    /// already refuses a frame that is not the next one's predecessor, this also lets its picture go.
+    package func forgetHistory() {
+        history = nil
     }
 
     /// `frame` itself, or a deinterlaced copy of it (valid until the next call).
@@ -52,13 +79,19 @@ package final class FieldDeinterlacer {
             // Neither the frame nor the stream says interlaced: the pictures decide (the first few frames
             // vote, like ffmpeg's idet; the majority then holds for the rest).
             if combedVotes.count < Self.detectionFrames, let combed = Self.looksCombed(frame) { combedVotes.append(combed) }
-            guard detectedInterlaced == true else { return decoded }
+            guard detectedInterlaced == true else {
+                history = nil
+                return decoded
+            }
         }
         let unsupported = Int32(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_BE
                                 | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_FLOAT)
         guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(frame.pointee.format)),
               descriptor.pointee.flags & UInt64(unsupported) == 0,
-              frame.pointee.height >= 3 else { return decoded }
+              frame.pointee.height >= 3 else {
+            history = nil
+            return decoded
+        }
         let bytesPerComponent = descriptor.pointee.comp.0.depth <= 8 ? 1 : 2
         let copy: DecodedFrame
         if let existing = self.copy {
@@ -76,22 +109,70 @@ package final class FieldDeinterlacer {
         try check(av_frame_copy_props(target, frame), "av_frame_copy_props", code: .tooLarge, "cannot copy a frame's properties")
         // Rows of the kept field: the frame's first field when it is flagged, else the stream's, else top.
         let keepsEven = isFlagged ? FFmpegCompat.isTopFieldFirst(frame) : declaredTopFieldFirst ?? true
+        // The previous picture as evidence: the decoder's, else the last one taken here, if it is the one
+        // shown immediately before with the same field kept.
+        var previous: DecodedFrame?
+        if let candidate = decoded.predecessor, keptEvenRows(of: candidate) == keepsEven, isImmediatelyBefore(candidate.pointer, frame) {
+            previous = candidate
+        } else if let history, history.keepsEven == keepsEven, isImmediatelyBefore(history.frame.pointer, frame) {
+            previous = history.frame
+        }
         let format = AVPixelFormat(frame.pointee.format)
         let planes = Int(av_pix_fmt_count_planes(format))
         let height = Int(frame.pointee.height)
+        let significantBits = Int(descriptor.pointee.comp.0.depth) + Int(descriptor.pointee.comp.0.shift)
         for plane in 0..<max(0, min(planes, 4)) {
             // Chroma planes have ceil(height / 2^log2_chroma_h) rows; luma and alpha the full height.
             let rows = plane == 0 || plane == 3 ? height : -((-height) >> Int(descriptor.pointee.log2_chroma_h))
             let rowBytes = Int(av_image_get_linesize(format, frame.pointee.width, Int32(plane)))
             guard rowBytes > 0, let source = Self.plane(frame, plane), let destination = Self.plane(target, plane) else { continue }
-            FieldInterpolation.rebuild(
-                from: UnsafePointer(source.pointer), sourceStride: source.stride,
-                into: destination.pointer, destinationStride: destination.stride,
-                rows: rows, rowBytes: rowBytes, keepsEvenRows: keepsEven, bytesPerComponent: bytesPerComponent)
+            let earlier = previous.flatMap { Self.plane($0.pointer, plane) }
+            let layout = FieldInterpolation.Layout(rows: rows, rowBytes: rowBytes, keepsEvenRows: keepsEven,
+                                                   bytesPerComponent: bytesPerComponent,
+                                                   step: Self.sampleStep(descriptor, plane: plane, bytesPerComponent: bytesPerComponent),
+                                                   significantBits: significantBits)
+            FieldInterpolation.rebuild(current: .init(base: UnsafePointer(source.pointer), stride: source.stride),
+                                       previous: earlier.map { .init(base: UnsafePointer($0.pointer), stride: $0.stride) },
+                                       into: destination.pointer, destinationStride: destination.stride, layout: layout)
         }
         FFmpegCompat.clearInterlaced(target)
         deinterlacedCount += 1
+        if previous != nil { temporalCount += 1 }
+        // This frame is the next one's evidence (a reference to the decoder's picture: no copy).
+        let kept: DecodedFrame
+        if let history { kept = history.frame } else { kept = try DecodedFrame() }
+        av_frame_unref(kept.pointer)
+        history = nil
+        if av_frame_ref(kept.pointer, frame) >= 0 { history = (kept, keepsEven) }
         return copy
+    }
+
+    /// The kept field of `frame` as ``prepare(_:)`` chooses it.
+    private func keptEvenRows(of frame: DecodedFrame) -> Bool {
+        FFmpegCompat.isInterlaced(frame.pointer) ? FFmpegCompat.isTopFieldFirst(frame.pointer) : declaredTopFieldFirst ?? true
+    }
+
+    /// Whether `earlier` is the picture shown immediately before `frame`: same size and format, and its
+    /// timestamp plus its duration (or the stream's nominal one) is `frame`'s, within half a duration.
+    private func isImmediatelyBefore(_ earlier: UnsafeMutablePointer<AVFrame>, _ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+        let none = cffmpeg_nopts_value()
+        guard earlier.pointee.format == frame.pointee.format, earlier.pointee.width == frame.pointee.width,
+              earlier.pointee.height == frame.pointee.height,
+              earlier.pointee.best_effort_timestamp != none, frame.pointee.best_effort_timestamp != none else { return false }
+        let duration = FFmpegCompat.duration(of: earlier)
+        let expected = duration > 0 ? duration : nominalDuration
+        let gap = frame.pointee.best_effort_timestamp &- earlier.pointee.best_effort_timestamp
+        return expected > 0 && gap > 0 && abs(gap - expected) * 2 < expected
+    }
+
+    /// Samples between horizontally adjacent samples of one component on `plane` (see
+    /// ``FieldInterpolation/Layout/step``): the components' common step, 0 when they differ.
+    private static func sampleStep(_ descriptor: UnsafePointer<AVPixFmtDescriptor>, plane: Int, bytesPerComponent: Int) -> Int {
+        let components = [descriptor.pointee.comp.0, descriptor.pointee.comp.1, descriptor.pointee.comp.2, descriptor.pointee.comp.3]
+            .prefix(Int(descriptor.pointee.nb_components))
+            .filter { Int($0.plane) == plane }
+        guard let first = components.first, components.allSatisfy({ $0.step == first.step }), first.step > 0 else { return 0 }
+        return Int(first.step) / bytesPerComponent
     }
 
     /// Whether an 8-bit frame's luma looks combed; `nil` for formats without an 8-bit luma plane.
@@ -120,35 +201,6 @@ package final class FieldDeinterlacer {
         default: frame.pointee.linesize.3
         }
         return pointer.map { ($0, Int(stride)) }
-    }
-}
-
-/// The pure part of the deinterlacer: one plane's rows.
-package enum FieldInterpolation {
-    /// Copies the kept field's rows and rebuilds the other field's rows as the rounded average of the
-    /// kept rows above and below (the nearest kept row at the top and bottom edges).
-    package static func rebuild(from source: UnsafePointer<UInt8>, sourceStride: Int, into destination: UnsafeMutablePointer<UInt8>,
-                                destinationStride: Int, rows: Int, rowBytes: Int, keepsEvenRows: Bool, bytesPerComponent: Int) {
-        let keptParity = keepsEvenRows ? 0 : 1
-        for row in 0..<rows {
-            let output = destination + row * destinationStride
-            if row % 2 == keptParity || rows < 2 {
-                output.update(from: source + row * sourceStride, count: rowBytes)
-                continue
-            }
-            let above = row - 1 >= 0 ? row - 1 : row + 1
-            let below = row + 1 < rows ? row + 1 : row - 1
-            let a = source + above * sourceStride, b = source + below * sourceStride
-            if bytesPerComponent == 1 {
-                for index in 0..<rowBytes { output[index] = UInt8((Int(a[index]) + Int(b[index]) + 1) >> 1) }
-            } else {
-                for index in stride(from: 0, to: rowBytes - 1, by: 2) {
-                    let value = (Int(a[index]) | Int(a[index + 1]) << 8) + (Int(b[index]) | Int(b[index + 1]) << 8) + 1
-                    output[index] = UInt8(truncatingIfNeeded: value >> 1)
-                    output[index + 1] = UInt8(truncatingIfNeeded: value >> 9)
-                }
-            }
-        }
     }
 }
 

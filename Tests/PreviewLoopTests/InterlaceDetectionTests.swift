@@ -46,7 +46,12 @@ struct InterlaceDetectionTests {
         let off = try thumb(undeclaredClip, "off"), auto = try thumb(undeclaredClip, "auto"), on = try thumb(undeclaredClip, "on")
         #expect(Combing.score(off.image) > 2, "\(Combing.score(off.image))")
         #expect(Combing.score(auto.image) < 1, "\(Combing.score(auto.image))")
-        #expect(auto.bytes == on.bytes)
+        #expect(Combing.score(on.image) < 1, "\(Combing.score(on.image))")
+        // Not the same bytes: with on, the decoder keeps each frame's predecessor as the deinterlacer's
+        // motion evidence; with auto on a stream that says progressive it keeps none (it cannot know
+        // before the pictures are looked at), so this still is deinterlaced from the frame alone.
+        #expect(auto.bytes != off.bytes)
+        #expect(Compare.psnr(auto.image, on.image) > 25, "\(Compare.psnr(auto.image, on.image)) dB")
     }
 
     @Test("The library: the detector votes interlaced on the clip, progressive on progressive fixtures (untouched)",

@@ -87,24 +87,21 @@ struct InterlaceTests {
         #expect(Combing.score(off) > 2, "\(Combing.score(off))")
         #expect(Combing.score(auto) < 1, "\(Combing.score(auto))")
         #expect(auto == on)
-        // The kept (top) field is ffmpeg's, the other rebuilt: the top rows are the closer to ffmpeg's
-        // (woven) decode of the same frame. Not equal: the chroma of the top rows is upsampled from
-        // rebuilt chroma rows too.
+        // The kept (top) field is ffmpeg's: the top rows are close to ffmpeg's (woven) decode of the
+        // same frame (not equal: their chroma is upsampled from rebuilt chroma rows too).
         let reference = try Oracle.frames(of: interlacedClip, filter: "select=eq(n\\,5),scale=flags=bicubic+full_chroma_int+accurate_rnd,format=rgb24", size: clipSize)[0]
         let rowBytes = 240 * 3
-        var fields = [0.0, 0.0]
-        for row in 0..<240 {
+        var topRows = 0.0
+        for row in stride(from: 0, to: 240, by: 2) {
             for index in row * rowBytes..<(row + 1) * rowBytes {
-                fields[row % 2] += abs(Double(auto.pixels[index]) - Double(reference.pixels[index])) / Double(120 * rowBytes)
+                topRows += abs(Double(auto.pixels[index]) - Double(reference.pixels[index])) / Double(120 * rowBytes)
             }
         }
-        #expect(fields[0] < 8 && fields[0] < fields[1], "mean difference of the top and bottom rows: \(fields)")
-        // The same algorithm as libpostproc's linear-interpolating deinterlacer (ffmpeg's `pp=li`, which
-        // keeps the top field): measured identical but for the bottom 5 rows (edge handling; 40.7 dB whole).
-        let linear = try Oracle.frames(of: interlacedClip, filter: "pp=li,select=eq(n\\,5),scale=flags=bicubic+full_chroma_int+accurate_rnd,format=rgb24", size: clipSize)[0]
-        let differingRows = (0..<240).filter { row in auto.pixels[row * rowBytes..<(row + 1) * rowBytes] != linear.pixels[row * rowBytes..<(row + 1) * rowBytes] }
-        #expect(differingRows.allSatisfy { $0 >= 232 }, "rows differing from pp=li: \(differingRows)")
-        #expect(Compare.psnr(auto, linear) > 38, "\(Compare.psnr(auto, linear)) dB against pp=li")
+        #expect(topRows < 8, "mean difference of the top rows: \(topRows)")
+        // Close to ffmpeg's bwdif on the whole picture (measured 30.2 dB; the intra-field bob this
+        // deinterlacer replaced measured 28.6 dB against bwdif on the same frame).
+        let bwdif = try Oracle.frames(of: interlacedClip, filter: "bwdif=mode=send_frame:parity=tff,select=eq(n\\,5),scale=flags=bicubic+full_chroma_int+accurate_rnd,format=rgb24", size: clipSize)[0]
+        #expect(Compare.psnr(auto, bwdif) > 26, "\(Compare.psnr(auto, bwdif)) dB against bwdif")
     }
 
     @Test("A stream that declares its field order (frames not flagged) is deinterlaced by auto too")
@@ -208,38 +205,76 @@ struct InterlaceTests {
         #expect(frames == 10 && scaler.deinterlacer?.deinterlacedCount == 0)
     }
 
-    @Test("The field rebuild: kept rows copied, the others the rounded mean of their neighbours (8 and 16 bit)")
+    /// Runs ``FieldInterpolation/rebuild(current:previous:into:destinationStride:layout:)`` on rows of
+    /// `width` samples (vertical interpolation only).
+    private func rebuild(_ current: [UInt8], previous: [UInt8]? = nil, width: Int, keepsEvenRows: Bool = true,
+                         bytesPerComponent: Int = 1) -> [UInt8] {
+        var destination = [UInt8](repeating: 0, count: current.count)
+        let layout = FieldInterpolation.Layout(rows: current.count / width, rowBytes: width, keepsEvenRows: keepsEvenRows,
+                                               bytesPerComponent: bytesPerComponent, step: 0, significantBits: 8 * bytesPerComponent)
+        current.withUnsafeBufferPointer { from in
+            destination.withUnsafeMutableBufferPointer { to in
+                if let previous {
+                    previous.withUnsafeBufferPointer { earlier in
+                        FieldInterpolation.rebuild(current: .init(base: from.baseAddress!, stride: width),
+                                                   previous: .init(base: earlier.baseAddress!, stride: width),
+                                                   into: to.baseAddress!, destinationStride: width, layout: layout)
+                    }
+                } else {
+                    FieldInterpolation.rebuild(current: .init(base: from.baseAddress!, stride: width), previous: nil,
+                                               into: to.baseAddress!, destinationStride: width, layout: layout)
+                }
+            }
+        }
+        return destination
+    }
+
+    @Test("The field rebuild: kept rows copied; the other field woven where the fields agree, interpolated where they comb")
     func fieldRebuild() {
-        let rows = 5, rowBytes = 2
-        let source: [UInt8] = [10, 20, 99, 99, 31, 41, 99, 99, 50, 60]
-        var destination = [UInt8](repeating: 0, count: rows * rowBytes)
-        source.withUnsafeBufferPointer { from in
+        // One column, top field kept. Rows 1 and 3 agree with their kept neighbours (within 10): woven.
+        #expect(rebuild([10, 15, 20, 28, 30, 40, 50], width: 1) == [10, 15, 20, 28, 30, 40, 50])
+        // A comb: the other field uniform at 200, the kept field at 10 → rebuilt as the kept rows' mean.
+        #expect(rebuild([10, 200, 20, 200, 30, 200, 40], width: 1) == [10, 15, 20, 25, 30, 35, 40])
+        // Fine still detail: the other field alternating by itself (200, 90, 200) disagrees with its own
+        // rows two away, so it is woven although it lies outside its kept neighbours' range.
+        #expect(rebuild([10, 200, 20, 90, 30, 200, 40], width: 1) == [10, 200, 20, 90, 30, 200, 40])
+        // Bottom field kept: row 0 rebuilt from row 1 alone (the edge), rows 2 and 4 from their neighbours.
+        #expect(rebuild([200, 10, 200, 20, 200, 30], width: 1, keepsEvenRows: false) == [10, 10, 15, 20, 25, 30])
+        // With the previous frame: still one-row stripes (the comb pattern in one picture) are kept exactly…
+        let stripes: [UInt8] = [10, 200, 10, 200, 10, 200, 10]
+        #expect(rebuild(stripes, width: 1) == [10, 10, 10, 10, 10, 10, 10])
+        #expect(rebuild(stripes, previous: stripes, width: 1) == stripes)
+        // …and where the other field changed since (moved), it is interpolated.
+        #expect(rebuild(stripes, previous: [10, 10, 10, 10, 10, 10, 10], width: 1) == [10, 10, 10, 10, 10, 10, 10])
+        // A small change is trusted part of the way: the spatial mean (10) clamped to the temporal
+        // estimate (the fields' mean, 105) give or take the change (half the field's: 5) → 100.
+        #expect(rebuild([10, 110, 10], previous: [10, 100, 10], width: 1) == [10, 100, 10])
+        // 16-bit little endian, combed: 0x0100 and 0x0301 around 0xFFFF (with 0xFFFF two rows away) → 0x0201.
+        #expect(rebuild([0x00, 0x01, 0xFF, 0xFF, 0x01, 0x03, 0xFF, 0xFF, 0x01, 0x03], width: 2, bytesPerComponent: 2)
+                == [0x00, 0x01, 0x01, 0x02, 0x01, 0x03, 0x01, 0x03, 0x01, 0x03])
+    }
+
+    @Test("The edge-directed interpolation follows a diagonal the vertical mean would blur")
+    func edgeDirected() {
+        // Kept rows 0 and 2: the same detail, row 2 shifted two columns left of row 0 (a diagonal one
+        // column per row). Row 1 (the other field) is a comb (0 against kept samples of 40 and more,
+        // as two rows away), so it is interpolated: along the diagonal, it is row 0 shifted one column.
+        let detail: [UInt8] = [40, 90, 60, 120, 250, 70, 100, 50, 80, 110, 65, 45, 95]
+        let width = 11
+        var picture = Array(detail[0..<width]) + [UInt8](repeating: 0, count: width) + Array(detail[2..<width + 2])
+        picture += [UInt8](repeating: 0, count: width) + [UInt8](repeating: 40, count: width)
+        var destination = [UInt8](repeating: 0, count: picture.count)
+        let layout = FieldInterpolation.Layout(rows: 5, rowBytes: width, keepsEvenRows: true, bytesPerComponent: 1, step: 1, significantBits: 8)
+        picture.withUnsafeBufferPointer { from in
             destination.withUnsafeMutableBufferPointer { to in
-                FieldInterpolation.rebuild(from: from.baseAddress!, sourceStride: rowBytes, into: to.baseAddress!,
-                                           destinationStride: rowBytes, rows: rows, rowBytes: rowBytes,
-                                           keepsEvenRows: true, bytesPerComponent: 1)
+                FieldInterpolation.rebuild(current: .init(base: from.baseAddress!, stride: width), previous: nil,
+                                           into: to.baseAddress!, destinationStride: width, layout: layout)
             }
         }
-        #expect(destination == [10, 20, 21, 31, 31, 41, 41, 51, 50, 60])
-        // Bottom field kept: row 0 copies row 1, row 4 (the last) copies row 3.
-        source.withUnsafeBufferPointer { from in
-            destination.withUnsafeMutableBufferPointer { to in
-                FieldInterpolation.rebuild(from: from.baseAddress!, sourceStride: rowBytes, into: to.baseAddress!,
-                                           destinationStride: rowBytes, rows: rows, rowBytes: rowBytes,
-                                           keepsEvenRows: false, bytesPerComponent: 1)
-            }
-        }
-        #expect(destination == [99, 99, 99, 99, 99, 99, 99, 99, 99, 99])
-        // 16-bit little endian: 0x0100 and 0x0301 average to 0x0201 (rounded up from 0x0200.8).
-        let wide: [UInt8] = [0x00, 0x01, 0xFF, 0xFF, 0x01, 0x03]
-        var out = [UInt8](repeating: 0, count: 6)
-        wide.withUnsafeBufferPointer { from in
-            out.withUnsafeMutableBufferPointer { to in
-                FieldInterpolation.rebuild(from: from.baseAddress!, sourceStride: 2, into: to.baseAddress!, destinationStride: 2,
-                                           rows: 3, rowBytes: 2, keepsEvenRows: true, bytesPerComponent: 2)
-            }
-        }
-        #expect(out == [0x00, 0x01, 0x01, 0x02, 0x01, 0x03])
+        let rebuilt = Array(destination[width..<2 * width])
+        // Columns 3 to 7 have the farthest direction's windows inside the row.
+        #expect(Array(rebuilt[3...7]) == Array(detail[4...8]), "\(rebuilt)")
+        // (The vertical mean would give column 3 (120 + 70 + 1) / 2 = 95, not 250.)
     }
 
     @Test("Parsing: --deinterlace auto|on|off on every command that decodes pictures; anything else is a usage error")

@@ -117,15 +117,13 @@ struct OddInputTests {
     }
 
     /// interlaced.mp4 holds testsrc2 coded as interlaced H.264 (both fields of a frame from one instant),
-    /// so the deinterlaced picture differs from the woven one only by lost vertical detail. The engine's
-    /// deinterlacer (keep the field shown first, rebuild the other's lines as the rounded mean of their
-    /// neighbours) is the algorithm of libpostproc's linear-interpolating deinterlacer, ffmpeg's `pp=li`,
-    /// which always keeps the top field: for a bottom-field-first frame (as x264 flags this one, per
-    /// ffprobe) the picture is flipped around it. Measured: identical frames (∞ dB) at 320x180; the floor
-    /// leaves room for scaler rounding only. `bwdif`, motion-adaptive, keeps more of the static picture:
-    /// measured 40.7 dB on the first frame (no previous one: spatial only), 31.4 and 33.1 dB on frames 12
-    /// and 24; the woven decode 26.7–27.9 dB.
-    @Test("Interlaced H.264 is deinterlaced by default: as ffmpeg's pp=li (same algorithm), close to bwdif")
+    /// so the woven picture is the truth here and a deinterlacer can only lose vertical detail. The
+    /// engine's motion-adaptive deinterlacer keeps the other field wherever it agrees with the kept one
+    /// (or, from frame 1 on, wherever it did not change since the previous frame): it must stay much
+    /// closer to the woven decode than libpostproc's linear-interpolating deinterlacer (ffmpeg's `pp=li`,
+    /// the intra-field algorithm it replaced; `pp` always keeps the top field, so for this
+    /// bottom-field-first clip the picture is flipped around it), and close to `bwdif`.
+    @Test("Interlaced H.264 is deinterlaced by default: closer to the (true) woven picture than pp=li, close to bwdif")
     func interlacedDefault() throws {
         let path = try BadInputs.path("interlaced.mp4")
         let frames = try loopFrames(path)
@@ -141,11 +139,11 @@ struct OddInputTests {
         try #require(linear.count == frames.count && bwdif.count == frames.count && woven.count == frames.count)
         for index in [0, frames.count / 2, frames.count - 1] {
             let image = frames[index].image
-            let (toLinear, toBwdif, toWoven) = (Compare.psnr(image, linear[index]), Compare.psnr(image, bwdif[index]),
-                                                Compare.psnr(image, woven[index]))
-            #expect(toLinear > 50, "frame \(index): \(toLinear) dB against \(linearFilter)")
-            #expect(toBwdif > 30, "frame \(index): \(toBwdif) dB against bwdif")
-            #expect(toBwdif > toWoven, "frame \(index): \(toBwdif) dB against bwdif, \(toWoven) dB against the woven frame")
+            let (toWoven, linearToWoven, toBwdif) = (Compare.psnr(image, woven[index]), Compare.psnr(linear[index], woven[index]),
+                                                     Compare.psnr(image, bwdif[index]))
+            print("interlaced.mp4 frame \(index): ours \(toWoven) dB and \(linearFilter) \(linearToWoven) dB against the woven decode; ours \(toBwdif) dB against bwdif")
+            #expect(toWoven > linearToWoven + 3, "frame \(index): \(toWoven) dB against the woven frame, \(linearFilter) \(linearToWoven) dB")
+            #expect(toBwdif > 25, "frame \(index): \(toBwdif) dB against bwdif")
         }
     }
 

@@ -23,13 +23,16 @@ final class FrameScaler {
     ///   - declaredPeak: the stream's declared peak in cd/m² (MaxCLL, else the mastering display's maximum).
     ///   - deinterlacing: which frames are deinterlaced before scaling.
     ///   - declaredTopFieldFirst: the stream's declared field order (``VideoInfo/declaredTopFieldFirst``).
+    ///   - nominalFrameTicks: the stream's frame duration in its time base (0 when unknown), for the
+    ///     deinterlacer's check that a previous frame is the one shown immediately before.
     init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
-         declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off, declaredTopFieldFirst: Bool? = nil) {
+         declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off, declaredTopFieldFirst: Bool? = nil,
+         nominalFrameTicks: Int64 = 0) {
         self.toneMapping = toneMapping
         self.declaredPeak = declaredPeak
         deinterlacer = switch deinterlacing {
-        case .auto: FieldDeinterlacer(selection: .flagged, declaredTopFieldFirst: declaredTopFieldFirst)
-        case .on: FieldDeinterlacer(selection: .every, declaredTopFieldFirst: declaredTopFieldFirst)
+        case .auto: FieldDeinterlacer(selection: .flagged, declaredTopFieldFirst: declaredTopFieldFirst, nominalDuration: nominalFrameTicks)
+        case .on: FieldDeinterlacer(selection: .every, declaredTopFieldFirst: declaredTopFieldFirst, nominalDuration: nominalFrameTicks)
         case .off: nil
         }
         self.outputSize = outputSize
@@ -60,7 +63,8 @@ final class FrameScaler {
     convenience init(outputSize: Size, mode: ContentMode, for decoder: VideoDecoder) {
         self.init(outputSize: outputSize, mode: mode, orientation: decoder.info.orientation,
                   toneMapping: decoder.options.toneMapping, declaredPeak: decoder.info.declaredPeakLuminance,
-                  deinterlacing: decoder.options.deinterlacing, declaredTopFieldFirst: decoder.info.declaredTopFieldFirst)
+                  deinterlacing: decoder.options.deinterlacing, declaredTopFieldFirst: decoder.info.declaredTopFieldFirst,
+                  nominalFrameTicks: decoder.nominalFrameTicks)
     }
 
     /// Converts one decoded frame into `image` (which must have the output size).

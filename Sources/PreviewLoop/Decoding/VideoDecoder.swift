@@ -45,6 +45,9 @@ final class VideoDecoder {
     private var firstFrameTime: Double?
     private var reopenedForStart = false
     private lazy var keyframeIndex: [Double] = input.indexedKeyframeTimes()
+    /// A reference to the last frame ``nextFrame()`` produced since the last seek, while the frames are
+    /// ones the deinterlacer will take: the next frame's ``DecodedFrame/predecessor``.
+    private var lastDecoded: DecodedFrame?
 
     /// Opens `source` and its video decoder with `threads` threads.
     init(source: Source, options: SourceOptions = .init(), threads: Int, interrupter: Interrupter = .forCurrentCall()) throws(PreviewLoopError) {
@@ -79,6 +82,7 @@ final class VideoDecoder {
             }
             switch outcome {
             case .frame:
+                try keepAsPredecessor(frame)
                 let previous = lastTime
                 let result = timed(frame, decodeTime: clock.now - started)
                 try checkTiming(result, previous: previous)
@@ -89,6 +93,26 @@ final class VideoDecoder {
                 try feedPacket()
             }
         }
+    }
+
+    /// The stream's nominal frame duration in its time base (0 when unknown).
+    var nominalFrameTicks: Int64 {
+        input.timeBase > 0 && frameInterval > 0 ? Int64((frameInterval / input.timeBase).rounded()) : 0
+    }
+
+    /// Gives `frame` the previous decoded frame as its predecessor and keeps a reference to it for the
+    /// next, when the deinterlacer will take it (the motion evidence of consecutive decoding, also for
+    /// a still decoded forward from a keyframe); otherwise keeps nothing.
+    private func keepAsPredecessor(_ frame: DecodedFrame) throws(PreviewLoopError) {
+        let deinterlacing = input.options.deinterlacing
+        guard deinterlacing != .off,
+              FieldDeinterlacer.isInterlaced(frame, selection: deinterlacing == .on ? .every : .flagged,
+                                             declaredTopFieldFirst: info.declaredTopFieldFirst) else {
+            lastDecoded = nil
+            return
+        }
+        frame.predecessor = lastDecoded
+        lastDecoded = try ffmpeg { () throws(FFmpegFailure) in try DecodedFrame(referencing: frame) }
     }
 
     /// Hands a frame back so the next ``nextFrame()`` returns it again.
@@ -168,6 +192,7 @@ final class VideoDecoder {
     func seek(to seconds: Double) throws(PreviewLoopError) {
         pushedBack.removeAll()
         lastTime = nil
+        lastDecoded = nil
         isDraining = false
         codec.flush()
         if seconds <= 0 && !hasRead { return }
@@ -362,6 +387,7 @@ final class VideoDecoder {
         codec.flush()
         isDraining = false
         lastTime = nil
+        lastDecoded = nil
         var produced = 0
         var started = clock.now
         func receiveAll() throws(PreviewLoopError) {
