@@ -25,7 +25,10 @@ struct LoopCommand {
             windowStart: options.start, windowLength: options.length,
             clock: options.isRealtime ? .realtime : .offline, threads: options.source.threads,
             sourceOptions: options.source.sourceOptions)
-        let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
+        // A signal while the input opens (a slow server, a silent pipe) ends the command at once, as it does thumb's.
+        let loop = try SignalCleanup.run(input: options.source.input, report: report) {
+            try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
+        }
         try WorkLimitError.check(options.sizeRefusal(loop.configuration.size))
         if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(loop.info)
@@ -50,14 +53,14 @@ struct LoopCommand {
                                                                   directory: captureDirectory),
                                     format: options.imageFormat)
         let stopper = LoopStopper()
-        let input = options.source.input
+        let input = options.source.input, report = report
         let watcher = SignalWatcher { signal in
             guard stopper.interrupt(by: signal) else {
                 // A second signal: the user insists. Leave no partial log behind.
-                if let temporaryLogPath { unlink(temporaryLogPath) }
-                TemporaryFiles.removeAll()
-                Console.writeError("Error: \(input): interrupted again, stopping at once\n")
-                _exit(ExitStatus.interrupted(by: signal))
+                SignalCleanup.exit(interruptedBy: signal, input: input, report: report,
+                                   errorLine: "Error: \(input): interrupted again, stopping at once") {
+                    if let temporaryLogPath { unlink(temporaryLogPath) }
+                }
             }
         }
 
@@ -108,9 +111,7 @@ struct LoopCommand {
         let signal = stopper.interruptingSignal
         if let signal, counts.frames == 0 {
             abandon()
-            if let report {
-                Console.writeOutput(report.failure(PreviewLoopError(.cancelled, "\(options.source.input): interrupted before the first frame")).jsonLine() + "\n")
-            }
+            report?.printInterruption(by: signal)
             Console.writeError("loop: interrupted before the first frame\n")
             return ExitStatus.interrupted(by: signal)
         }
