@@ -83,17 +83,6 @@ struct InterruptedCommandTests {
         #expect(Set(timings.keys) == ["open_ms", "total_ms"], "\(timings)")
     }
 
-    @Test("A child to be signalled starts with that signal unblocked, as from a shell (test threads block it)")
-    func childSignalMask() throws {
-        for number in [SIGTERM, SIGINT] {
-            let result = try Child.run("/bin/grep", ["SigBlk", "/proc/self/status"], signal: ChildSignal(number, .after(30)))
-            let mask = try #require(UInt64(result.stdoutText.split(separator: "\t").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "", radix: 16),
-                                    "\(result.stdoutText)")
-            #expect(mask & (1 << UInt64(number - 1)) == 0, "signal \(number) blocked in the child: \(result.stdoutText)")
-            #expect(result.signalSentAt == nil)
-        }
-    }
-
     @Test("render --json under SIGTERM and SIGINT mid-decode: one interrupted record, exit 143/130, the earlier file intact",
           arguments: [SIGTERM, SIGINT])
     func renderWithJSON(signal: Int32) throws {

@@ -87,21 +87,8 @@ package enum Child {
             lock.withLock { hasEnded = true }
             exited.signal()
         }
-        // A child inherits the spawning thread's signal mask, and the test threads (libdispatch's workers)
-        // block SIGINT and SIGTERM: the signal to be sent is unblocked around the spawn, so the child
-        // meets it as a process started from a shell does.
-        var unblocked = sigset_t(), savedMask = sigset_t()
-        sigemptyset(&unblocked)
-        if let signal { sigaddset(&unblocked, signal.number) }
-        pthread_sigmask(SIG_UNBLOCK, &unblocked, &savedMask)
         let started = Date()
-        do {
-            try process.run()
-        } catch {
-            pthread_sigmask(SIG_SETMASK, &savedMask, nil)
-            throw error
-        }
-        pthread_sigmask(SIG_SETMASK, &savedMask, nil)
+        try process.run()
         let pid = process.processIdentifier
         let sendSignal = { @Sendable in
             guard let signal else { return }
