@@ -48,17 +48,17 @@ public enum CommandLineTool {
         case .thumb(let options):
             let report = options.json ? ClipReport(command: .thumb, input: options.source.input) : nil
             return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input) { try ThumbCommand(options: options, report: report).run() }
+                try SignalCleanup.run(input: options.source.input, report: report) { try ThumbCommand(options: options, report: report).run() }
             }
         case .strip(let options):
             let report = options.json ? ClipReport(command: .strip, input: options.source.input) : nil
             return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input) { try StripCommand(options: options, report: report).run() }
+                try SignalCleanup.run(input: options.source.input, report: report) { try StripCommand(options: options, report: report).run() }
             }
         case .sheet(let options):
             let report = options.json ? ClipReport(command: .sheet, input: options.source.input) : nil
             return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input) { try SheetCommand(options: options, report: report).run() }
+                try SignalCleanup.run(input: options.source.input, report: report) { try SheetCommand(options: options, report: report).run() }
             }
         case .loop(let options):
             let report = options.json ? ClipReport(command: .loop, input: options.source.input) : nil
@@ -68,17 +68,17 @@ public enum CommandLineTool {
         case .render(let options):
             let report = options.json ? ClipReport(command: .render, input: options.source.input) : nil
             return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input) { try RenderCommand(options: options, report: report).run() }
+                try SignalCleanup.run(input: options.source.input, report: report) { try RenderCommand(options: options, report: report).run() }
             }
         case .sprites(let options):
             let report = options.json ? ClipReport(command: .sprites, input: options.source.input) : nil
             return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input) { try SpritesCommand(options: options, report: report).run() }
+                try SignalCleanup.run(input: options.source.input, report: report) { try SpritesCommand(options: options, report: report).run() }
             }
         case .card(let options):
             let report = options.json ? ClipReport(command: .card, input: options.source.input) : nil
             return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input) { try CardCommand(options: options, report: report).run() }
+                try SignalCleanup.run(input: options.source.input, report: report) { try CardCommand(options: options, report: report).run() }
             }
         case .batch(let options):
             return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }

@@ -1,5 +1,6 @@
 import Glibc
 import PreviewLoop
+import Synchronization
 
 /// `preview-loop loop`: plays a window of the video in a loop, optionally writing every frame and a
 /// CSV timing log, until the passes are done or SIGINT/SIGTERM stops it.
@@ -25,7 +26,25 @@ struct LoopCommand {
             windowStart: options.start, windowLength: options.length,
             clock: options.isRealtime ? .realtime : .offline, threads: options.source.threads,
             sourceOptions: options.source.sourceOptions)
+        // One watcher for the whole command (libdispatch installs its signal handler once per process, so
+        // a second watcher after a first one was cancelled would not see the signal). While the input opens
+        // (a slow server, a silent pipe) there is nothing to stop: a signal ends the command at once, as
+        // it does thumb's; later the first one stops the loop and a second one (the user insists) ends it
+        // at once, leaving no partial log behind.
+        let stopper = LoopStopper()
+        let isOpening = Atomic<Bool>(true)
+        let temporaryLogPath = Mutex<String?>(nil)
+        let input = options.source.input, report = report
+        let watcher = SignalWatcher { signal in
+            let isFirst = stopper.interrupt(by: signal)
+            guard !isFirst || isOpening.load(ordering: .acquiring) else { return }
+            SignalCleanup.exit(interruptedBy: signal, input: input, report: report,
+                               errorLine: isFirst ? nil : "Error: \(input): interrupted again, stopping at once") {
+                if let path = temporaryLogPath.withLock({ $0 }) { unlink(path) }
+            }
+        }
         let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
+        isOpening.store(false, ordering: .releasing)
         try WorkLimitError.check(options.sizeRefusal(loop.configuration.size))
         if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(loop.info)
@@ -44,22 +63,11 @@ struct LoopCommand {
             if let createdDirectory { rmdir(createdDirectory) }
             throw error
         }
-        let temporaryLogPath = log?.temporaryPath
+        temporaryLogPath.withLock { $0 = log?.temporaryPath }
         let recorder = LoopRecorder(log: log, framesDirectory: options.framesDirectory,
                                     shutter: LoopRecorder.Shutter(captureTimes: options.captureTimes, recordSpan: options.recordSpan,
                                                                   directory: captureDirectory),
                                     format: options.imageFormat)
-        let stopper = LoopStopper()
-        let input = options.source.input
-        let watcher = SignalWatcher { signal in
-            guard stopper.interrupt(by: signal) else {
-                // A second signal: the user insists. Leave no partial log behind.
-                if let temporaryLogPath { unlink(temporaryLogPath) }
-                TemporaryFiles.removeAll()
-                Console.writeError("Error: \(input): interrupted again, stopping at once\n")
-                _exit(ExitStatus.interrupted(by: signal))
-            }
-        }
 
         // Progress for an offline loop (a realtime one takes the time it takes): frames counted, the
         // percent and ETA from the passes done and the position in the window (frames per pass are only
@@ -108,9 +116,7 @@ struct LoopCommand {
         let signal = stopper.interruptingSignal
         if let signal, counts.frames == 0 {
             abandon()
-            if let report {
-                Console.writeOutput(report.failure(PreviewLoopError(.cancelled, "\(options.source.input): interrupted before the first frame")).jsonLine() + "\n")
-            }
+            report?.printInterruption(by: signal)
             Console.writeError("loop: interrupted before the first frame\n")
             return ExitStatus.interrupted(by: signal)
         }

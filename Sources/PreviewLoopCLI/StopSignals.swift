@@ -103,20 +103,39 @@ final class SignalWatcher {
     }
 }
 
-/// For the commands that write files and have no loop to stop (thumb, strip, render, sprites, card):
-/// while `body` runs, SIGINT or SIGTERM removes every temporary file and staging directory the process
-/// is writing (``TemporaryFiles``), prints one `Error:` line and exits at once with 130 or 143. Earlier
-/// outputs are untouched: a file or directory is only ever replaced by a rename of a finished one.
+/// For the commands that write files and have no loop to stop (thumb, strip, render, sprites, card;
+/// loop while it opens its input): while `body` runs, SIGINT or SIGTERM removes every temporary file and
+/// staging directory the process is writing (``TemporaryFiles``), prints the command's record with
+/// `--json` (``ClipReport``: failed, reason `interrupted`, transient), prints one `Error:` line and exits
+/// at once with 130 or 143. Earlier outputs are untouched: a file or directory is only ever replaced by a
+/// rename of a finished one.
 enum SignalCleanup {
     /// Runs `body` with the signals handled so.
-    static func run(input: String, _ body: () throws -> Int32) throws -> Int32 {
+    static func run<Result>(input: String, report: ClipReport?, _ body: () throws -> Result) throws -> Result {
         let watcher = SignalWatcher { signal in
-            TemporaryFiles.removeAll()
-            Console.writeError("Error: \(input): interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); "
-                + "unfinished outputs removed\n")
-            _exit(ExitStatus.interrupted(by: signal))
+            exit(interruptedBy: signal, input: input, report: report)
         }
         defer { watcher.cancel() }
         return try body()
+    }
+
+    /// Ends the process for `signal`: `cleanUp` and every registered temporary removed, the record
+    /// printed with a report (once: never after the command's own), the `Error:` line (`errorLine`, or
+    /// the interruption's message), exit 130 or 143.
+    static func exit(interruptedBy signal: Int32, input: String, report: ClipReport?, errorLine: String? = nil,
+                     cleanUp: () -> Void = {}) -> Never {
+        func removeUnfinished() {
+            cleanUp()
+            TemporaryFiles.removeAll()
+        }
+        func end() -> Never {
+            Console.writeError((errorLine ?? "Error: \(ClipReport.interruptionMessage(input: input, signal: signal))") + "\n")
+            _exit(ExitStatus.interrupted(by: signal))
+        }
+        guard let report else {
+            removeUnfinished()
+            end()
+        }
+        report.exit(interruptedBy: signal, cleanUp: removeUnfinished, end)
     }
 }

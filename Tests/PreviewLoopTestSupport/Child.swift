@@ -12,6 +12,9 @@ package struct ChildResult: Sendable {
     package var wasKilled: Bool
     /// The signal that ended the child (a trap is SIGILL or SIGTRAP), if one did.
     package var signal: Int32?
+    /// When a ``ChildSignal`` was sent, in seconds after the start; `nil` when it was not (the child
+    /// ended first, or its trigger never came).
+    package var signalSentAt: Double?
     /// Standard output as UTF-8 text.
     package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     /// The non-empty lines of standard error.
@@ -30,13 +33,39 @@ package enum ChildInput: Sendable {
     case delayed(Data, after: Double)
 }
 
+/// A signal to send to a running child: after a delay, or once its standard error shows a text (a
+/// progress line: the job is under way, past its start-up). Never sent to a child that has ended.
+package struct ChildSignal: Sendable {
+    /// When to send it.
+    package enum Trigger: Sendable {
+        /// This many seconds after the start.
+        case after(Double)
+        /// As soon as standard error, read so far, satisfies this test (for example: shows a second progress line).
+        case standardError(@Sendable (String) -> Bool)
+
+        /// As soon as standard error, read so far, contains this text.
+        package static func standardErrorContains(_ text: String) -> Trigger {
+            .standardError { $0.contains(text) }
+        }
+    }
+    /// The signal's number (`SIGTERM`, `SIGINT`…).
+    package var number: Int32
+    package var trigger: Trigger
+
+    package init(_ number: Int32, _ trigger: Trigger) {
+        self.number = number
+        self.trigger = trigger
+    }
+}
+
 /// The tests' one process runner: runs a program to its end and captures its output, with a hard
 /// deadline — a child still running when it passes is killed with SIGKILL (which, unlike SIGTERM,
 /// cannot be blocked by the signal mask children inherit from test threads), so a hang fails one test
 /// instead of stalling the suite. Both pipes are read concurrently, so a full pipe never blocks the child.
+/// `signal` sends a signal mid-run (``ChildSignal``).
 package enum Child {
     package static func run(_ path: String, _ arguments: [String], input: ChildInput = .none,
-                            killAfter deadline: Double = 60) throws -> ChildResult {
+                            signal: ChildSignal? = nil, killAfter deadline: Double = 60) throws -> ChildResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -51,9 +80,27 @@ package enum Child {
             process.standardInput = inputPipe
         }
         let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
+        // Under `lock`: whether the child has ended, and when the signal was sent (never to an ended child).
+        let lock = NSLock()
+        nonisolated(unsafe) var hasEnded = false, signalSentAt: Double?
+        process.terminationHandler = { _ in
+            lock.withLock { hasEnded = true }
+            exited.signal()
+        }
         let started = Date()
         try process.run()
+        let pid = process.processIdentifier
+        let sendSignal = { @Sendable in
+            guard let signal else { return }
+            lock.withLock {
+                guard !hasEnded, signalSentAt == nil else { return }
+                signalSentAt = Date().timeIntervalSince(started)
+                kill(pid, signal.number)
+            }
+        }
+        if case .after(let seconds)? = signal?.trigger {
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: sendSignal)
+        }
         var pending: (bytes: Data, delay: Double)?
         if case .piped(let bytes) = input { pending = (bytes, 0) }
         if case .delayed(let bytes, let delay) = input { pending = (bytes, delay) }
@@ -89,7 +136,17 @@ package enum Child {
         }
         nonisolated(unsafe) var errorData = Data(), outputData = Data()
         let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) { errorData = err.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: readers) {
+            // Read as it comes, so a trigger text is seen while the child runs.
+            while true {
+                let chunk = err.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                errorData.append(chunk)
+                if case .standardError(let isDue)? = signal?.trigger, isDue(String(decoding: errorData, as: UTF8.self)) {
+                    sendSignal()
+                }
+            }
+        }
         DispatchQueue.global().async(group: readers) { outputData = out.fileHandleForReading.readDataToEndOfFile() }
         var wasKilled = false
         if exited.wait(timeout: .now() + deadline) == .timedOut {
@@ -102,7 +159,8 @@ package enum Child {
         readers.wait()
         return ChildResult(status: process.terminationStatus, stdout: outputData,
                            stderr: String(decoding: errorData, as: UTF8.self), elapsed: elapsed, wasKilled: wasKilled,
-                           signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil)
+                           signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil,
+                           signalSentAt: lock.withLock { signalSentAt })
     }
 
     /// Runs `/usr/bin/<name>` (the `ffmpeg`/`ffprobe` oracles, libwebp's tools, …).
@@ -112,8 +170,9 @@ package enum Child {
     }
 
     /// Runs the debug `preview-loop` binary.
-    package static func cli(_ arguments: [String], input: ChildInput = .none, killAfter deadline: Double = 60) throws -> ChildResult {
-        try run(TestPaths.cliBinary, arguments, input: input, killAfter: deadline)
+    package static func cli(_ arguments: [String], input: ChildInput = .none, signal: ChildSignal? = nil,
+                            killAfter deadline: Double = 60) throws -> ChildResult {
+        try run(TestPaths.cliBinary, arguments, input: input, signal: signal, killAfter: deadline)
     }
 
     /// Runs `preview-loop` under `/usr/bin/time` and returns its result with peak RSS (bytes) and
