@@ -80,13 +80,45 @@ final class SignalWatcher {
     init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         for number in signals {
+            // The default action (ending the process) is ignored first. libdispatch sees a signal through
+            // a handler of its own, installed when it registers the source — on its own thread, once per
+            // process — and that handler must be the last word: ignoring after it (as this did) lost
+            // SIGTERM from a shell now and then, when the handler went in first.
+            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { handler(number) }
             source.resume()
             sources.append(source)
-            // Only then ignore the default action (ending the process) so the source sees the signal:
-            // a signal in between takes the default action instead of being lost.
-            signal(number, SIG_IGN)
+            Self.settleHandler(number)
+        }
+    }
+
+    /// libdispatch's handler for each signal once seen: a later watcher puts it back (libdispatch
+    /// installs it only once per process, and ``cancel()`` restored the default action since).
+    private static let dispatchHandlers = Mutex<[Int32: sigaction]>([:])
+
+    /// Waits (up to a second) until libdispatch's handler for `number` is in place, or puts back the
+    /// one seen before.
+    private static func settleHandler(_ number: Int32) {
+        func isHandler(_ action: sigaction) -> Bool {
+            let raw = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+            return raw != 0 && raw != 1 && raw != -1    // not SIG_DFL, SIG_IGN or SIG_ERR
+        }
+        let deadline = ContinuousClock.now + .seconds(1)
+        var current = sigaction()
+        while true {
+            sigaction(number, nil, &current)
+            if isHandler(current) {
+                let seen = current
+                dispatchHandlers.withLock { $0[number] = seen }
+                return
+            }
+            if var saved = dispatchHandlers.withLock({ $0[number] }) {
+                sigaction(number, &saved, nil)
+                return
+            }
+            if ContinuousClock.now >= deadline { return }
+            usleep(200)
         }
     }
 
