@@ -319,11 +319,12 @@ extension LoopPlayer.Configuration {
         }
         if let windowEnd {
             try windowEnd.validate("the window's end")
-            if case .seconds(let end) = windowEnd, case .seconds(let start) = windowStart, end <= start {
+            // Comparable before opening only when both are the same kind (resolvedWindow checks the rest).
+            switch (windowStart, windowEnd) {
+            case (.seconds(let start), .seconds(let end)) where end <= start, (.percent(let start), .percent(let end)) where end <= start:
                 throw PreviewLoopError(.invalidArgument, "the window's end (\(windowEnd)) must come after its start (\(windowStart))")
-            }
-            if case .percent(let end) = windowEnd, case .percent(let start) = windowStart, end <= start {
-                throw PreviewLoopError(.invalidArgument, "the window's end (\(windowEnd)) must come after its start (\(windowStart))")
+            default:
+                break
             }
         }
         guard (1...64).contains(threads) else {
