@@ -136,7 +136,11 @@ package enum Child {
         }
         nonisolated(unsafe) var errorData = Data(), outputData = Data()
         let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) {
+        // The readers get threads of their own: on a loaded machine dispatch's shared pool can be slow to
+        // grow while test threads block in `wait`, and a child whose pipe nobody drains stalls with it.
+        readers.enter()
+        Thread.detachNewThread {
+            defer { readers.leave() }
             // Read as it comes, so a trigger text is seen while the child runs.
             while true {
                 let chunk = err.fileHandleForReading.availableData
@@ -147,7 +151,11 @@ package enum Child {
                 }
             }
         }
-        DispatchQueue.global().async(group: readers) { outputData = out.fileHandleForReading.readDataToEndOfFile() }
+        readers.enter()
+        Thread.detachNewThread {
+            defer { readers.leave() }
+            outputData = out.fileHandleForReading.readDataToEndOfFile()
+        }
         var wasKilled = false
         if exited.wait(timeout: .now() + deadline) == .timedOut {
             wasKilled = true
