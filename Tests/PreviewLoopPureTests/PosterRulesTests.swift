@@ -89,6 +89,41 @@ struct PosterRulesTests {
         #expect(search.passedOver.isEmpty)
     }
 
+    @Test("A keyframe a second or more on confirms a good first frame; a fade, blur, dark leader or cut does not")
+    func confirmedByKeyframe() {
+        func confirms(_ first: PosterAnalysis, _ key: PosterAnalysis) -> Bool {
+            var search = PosterSearch(window: 0..<15)
+            search.add(first)
+            let before = (head: search.head, chosen: search.chosen, needsMore: search.needsMore)
+            let accepted = search.confirmFirst(by: key)
+            // Accepted: decided, the first frame, nothing passed over. Refused: nothing changed.
+            #expect(accepted == (search.chosen == 0 && !search.needsMore))
+            if accepted { #expect(search.outcome?.reason == .firstGoodFrame && search.passedOver.isEmpty) }
+            if !accepted {
+                #expect(search.candidates.count == 1 && search.head == before.head && search.chosen == before.chosen
+                        && search.needsMore == before.needsMore)
+            }
+            return accepted
+        }
+        #expect(confirms(good(0, scene: 1), good(2, scene: 1)))
+        #expect(confirms(good(0, scene: 1), good(1, scene: 1)))
+        // A keyframe inside the look-ahead says nothing about the rest of the second.
+        #expect(!confirms(good(0, scene: 1), good(0.5, scene: 1)))
+        // Another scene at the keyframe: the second between must be looked at.
+        #expect(!confirms(good(0, scene: 1), good(2, scene: 2)))
+        // A fade, a blur, a dark leader still in progress at the first frame show at the keyframe.
+        #expect(!confirms(candidate(0, 0.2, 0.1, 0.017, scene: 1, gain: 0.4), good(2, scene: 1)))
+        #expect(!confirms(candidate(0, 0.48, 0.22, 0.009, scene: 1), good(2, scene: 1)))
+        #expect(!confirms(candidate(0, 0.03, 0.025, 0.01, scene: 1), good(2, scene: 1)))
+        // A frame with a flaw of its own is never confirmed.
+        #expect(!confirms(candidate(0, 0.05, 0.005, 0.001, scene: 1), good(2, scene: 1)))
+        // Only the first frame, before anything else is in.
+        var later = PosterSearch(window: 0..<15)
+        later.add(good(0, scene: 1))
+        later.add(good(0.125, scene: 1))
+        #expect(!later.confirmFirst(by: good(2, scene: 1)) && later.chosen == nil)
+    }
+
     @Test("In a fade the likeliest poster is the newest frame until the picture settles, then the poster itself")
     func provisionalInFade() {
         var search = PosterSearch(window: 0..<15)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
@@ -15,12 +16,56 @@ struct PosterSkippingTests {
         let path = TestPaths.fixture(fixture)
         let skipping = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size)
         let every = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size, mode: .aspectFill,
-                                                                      retention: .likely, decodesEveryFrame: true)
+                                                                      retention: .likely, decodesEveryFrame: true,
+                                                                      confirmsWithKeyframe: false)
         #expect(skipping.time == every.time && skipping.reason == every.reason && skipping.scores == every.scores)
         #expect(skipping.frame.image == every.frame.image)
         #expect(skipping.rejected == every.rejected)
-        // These fixtures have unreferenced B-frames between the candidates.
+        // These fixtures have unreferenced B-frames between the candidates (and keyframes every second).
         #expect(skipping.framesDecoded < every.framesDecoded, "\(skipping.framesDecoded) vs \(every.framesDecoded)")
+    }
+
+    /// Fixtures with keyframes every second: a good start is settled by a keyframe decoded alone; a
+    /// fade, a blur, a dark leader or a cut before it send the search through the second frame by frame.
+    @Test("A keyframe a second on settles a good start in two frames; otherwise the same poster as the full search",
+          arguments: [("landscape.mp4", 0..<15.0, true), ("title-card.mp4", 0..<15.0, false), ("fade-in.mp4", 0..<15.0, false),
+                      ("blur-start.mp4", 0..<15.0, false), ("black-start.mp4", 0..<15.0, false), ("dark.mp4", 0..<15.0, false),
+                      ("landscape.mp4", 2..<4, true)])
+    func keyframeConfirmation(_ fixture: String, window: Range<Double>, settlesAtOnce: Bool) throws {
+        let path = TestPaths.fixture(fixture)
+        let confirmed = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size)
+        let full = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size, mode: .aspectFill,
+                                                                     retention: .likely, decodesEveryFrame: true,
+                                                                     confirmsWithKeyframe: false)
+        #expect(confirmed.time == full.time && confirmed.reason == full.reason && confirmed.scores == full.scores)
+        #expect(confirmed.frame.image == full.frame.image)
+        #expect(confirmed.rejected == full.rejected)
+        if settlesAtOnce {
+            #expect(confirmed.framesDecoded == 2, "\(confirmed.framesDecoded) frames decoded")
+        } else {
+            #expect(confirmed.framesDecoded > 2, "\(confirmed.framesDecoded) frames decoded")
+        }
+    }
+
+    @Test("A cut before the confirming keyframe: the second is searched frame by frame, and the first frame still wins")
+    func cutBeforeKeyframe() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = directory + "/cut.mp4"
+        // testsrc2 for 0.6 s, then SMPTE bars; keyframes every second (x264, 25 fps).
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y",
+            "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=0.6",
+            "-f", "lavfi", "-i", "smptebars=size=320x180:rate=25:duration=2.4",
+            "-filter_complex", "[0:v][1:v]concat=n=2:v=1:a=0,format=yuv420p[v]", "-map", "[v]",
+            "-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        let confirmed = try FrameSampler(source: .file(clip)).posterFrame(in: 0..<15, size: Self.size)
+        let full = try FrameSampler(source: .file(clip)).posterFrame(in: 0..<15, size: Self.size, mode: .aspectFill,
+                                                                     retention: .likely, decodesEveryFrame: true,
+                                                                     confirmsWithKeyframe: false)
+        #expect(confirmed.time == 0 && confirmed.reason == .firstGoodFrame)
+        #expect(confirmed.time == full.time && confirmed.frame.image == full.frame.image)
+        #expect(confirmed.framesDecoded > 2, "the keyframe shows another scene: \(confirmed.framesDecoded) frames decoded")
     }
 
     @Test("After a search that skipped frames, the sampler still gives the exact frame at every time",

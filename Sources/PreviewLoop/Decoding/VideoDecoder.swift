@@ -292,6 +292,37 @@ final class VideoDecoder {
         try keyPacket(atOrBefore: seconds)?.time
     }
 
+    /// The decode time of the first keyframe the container's index lists that may be displayed in
+    /// `range`; `nil` without an index or such a keyframe. Index times are decode times, up to a few
+    /// frames (the reordering delay) before presentation times, so entries that much early count.
+    func indexedKeyframeTime(in range: ClosedRange<Double>) -> Double? {
+        indexedKeyframeEntry(in: range).map { keyframeIndex[$0] }
+    }
+
+    private func indexedKeyframeEntry(in range: ClosedRange<Double>) -> Int? {
+        let early = range.lowerBound - 4 * frameInterval - 1e-6
+        guard let entry = keyframeIndex.firstIndex(where: { $0 >= early }), keyframeIndex[entry] <= range.upperBound + 1e-6 else {
+            return nil
+        }
+        return entry
+    }
+
+    /// Decodes only the first keyframe the container's index lists that is displayed in `range` (no
+    /// other frame is decoded, except a keyframe before it that turned out to be displayed too early);
+    /// `nil` without an index or such a keyframe. Decoding then resumes wherever the next read seeks to.
+    func indexedKeyframe(in range: ClosedRange<Double>) throws(PreviewLoopError) -> TimedFrame? {
+        guard var entry = indexedKeyframeEntry(in: range) else { return nil }
+        while entry < keyframeIndex.count, keyframeIndex[entry] <= range.upperBound + 1e-6 {
+            let time = keyframeIndex[entry]
+            // Past its presentation time, short of the next keyframe: `keyframe(atOrBefore:)` lands on this one.
+            let following = entry + 1 < keyframeIndex.count ? keyframeIndex[entry + 1] : time + 1
+            guard let frame = try keyframe(atOrBefore: time + min(0.5, (following - time) / 2)) else { return nil }
+            if frame.time >= range.lowerBound - 1e-6 { return frame.time <= range.upperBound + 1e-6 ? frame : nil }
+            entry += 1
+        }
+        return nil
+    }
+
     /// Decodes only the nearest keyframe at or before `seconds` (no other frame is decoded).
     func keyframe(atOrBefore seconds: Double) throws(PreviewLoopError) -> TimedFrame? {
         var result: TimedFrame?

@@ -47,8 +47,10 @@ extension FrameSampler {
         let scaler = FrameScaler(outputSize: sharedSize, mode: .aspectFill, for: decoder)
         let started = ContinuousClock.now
         var picker = DisplayedFramePicker(instants: instants)
+        // The search decodes its second frame by frame here (no keyframe confirmation): those frames
+        // are the preview's first second, needed anyway.
         let poster = try posterFrame(in: window, size: size, mode: mode, retention: decoder.isSeekable ? .likely : .undecided,
-                                     passing: { (frame: TimedFrame) throws(PreviewLoopError) in
+                                     confirmsWithKeyframe: false, passing: { (frame: TimedFrame) throws(PreviewLoopError) in
             try picker.offer(frame) { (index: Int, shown: TimedFrame) throws(PreviewLoopError) in
                 try take(VideoFrame(converting: shown, with: scaler, sampleAspectRatio: aspect,
                                     presentationTime: .fromSeconds(shown.time), index: index, since: started))

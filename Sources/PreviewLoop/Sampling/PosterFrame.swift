@@ -105,7 +105,11 @@ extension FrameSampler {
     /// candidate is rejected when it is black, white or flat (one colour, no edges), or — compared
     /// with the frames of the following second — mid-fade, blurred or a dark leader (see
     /// ``PosterRejection``). The first candidate that passes is the poster, so a clip that starts
-    /// well costs about one second of decoding, and its poster is the window's first frame.
+    /// well costs about one second of decoding, and its poster is the window's first frame. On an
+    /// input that can seek and whose index lists a keyframe 1–5 s after the first frame, that keyframe,
+    /// decoded alone, is compared first: when it shows the same scene and nothing better, the first
+    /// frame is the poster at the cost of two frames (a 4K HEVC clip's poster then costs what one
+    /// ffmpegthumbnailer run does); otherwise the search decodes the second as above.
     /// Rejections name only what a frame shows relative to the rest, so a scene that is dark
     /// throughout still gives its first frame; when no candidate passes at all, the one with the best
     /// ``PosterScores/quality`` is returned (``PosterReason/bestAvailable``) rather than an error.
@@ -144,8 +148,12 @@ extension FrameSampler {
     ///   at (neither a candidate nor referred to by another frame), so `passing` then sees only some;
     ///   every frame decoded is still exact, but the next read seeks again (a skipped frame cannot be
     ///   decoded from where the search stopped), so only for inputs that can seek.
+    ///
+    /// - Parameter confirmsWithKeyframe: on an input that can seek, first compare the window's first
+    ///   frame with one keyframe a second or more later (``PosterSearch/confirmFirst(by:)``), and
+    ///   decode the second between only when that does not settle it; `false` always decodes it.
     func posterFrame(in window: Range<Double>, size: Size, mode: ContentMode, retention: PosterRetention,
-                     decodesEveryFrame: Bool = true,
+                     decodesEveryFrame: Bool = true, confirmsWithKeyframe: Bool = true,
                      passing: (TimedFrame) throws(PreviewLoopError) -> Void = { _ in }) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         guard !window.lowerBound.isNaN, window.lowerBound < .infinity else {
@@ -174,7 +182,21 @@ extension FrameSampler {
 
         let current = position
         position = nil
-        guard let first = try decoder.frameDisplayed(at: start, current: current) else {
+        // Whether a keyframe can confirm the first frame (see below); if so, and the window starts on a
+        // keyframe, that frame is decoded alone too, so the decoder's reordering delay (the frames after
+        // it that it must take in before it gives out the first) is not paid.
+        let confirmingReach = (start + PosterRules.lookAhead)...(start + PosterRules.lookAhead + PosterRules.confirmingKeyframeReach)
+        let mayConfirm = confirmsWithKeyframe && decoder.isSeekable
+            && decoder.indexedKeyframeTime(in: confirmingReach) != nil
+        // Whether decoding continues right after `first` (not when it was decoded alone).
+        var isPositioned = true
+        var decodedAlone: TimedFrame?         // the first frame, however decoded
+        if mayConfirm, current == nil, let key = try decoder.keyframe(atOrBefore: start), abs(key.time - start) < 1e-6 {
+            decodedAlone = key
+            isPositioned = false
+        }
+        if decodedAlone == nil { decodedAlone = try decoder.frameDisplayed(at: start, current: current) }
+        guard let first = decodedAlone else {
             throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")
         }
         var last = first
@@ -205,6 +227,21 @@ extension FrameSampler {
 
         try passing(first)
         try offer(first)
+        // A clip that starts well costs two frames instead of a second of them: the first frame and a
+        // keyframe a second or more later, decoded alone. Otherwise the search goes on frame by frame
+        // from the first frame, decoded again in order.
+        if mayConfirm, search.needsMore, PosterRules.flaw(of: search.candidates[0].scores) == nil,
+           let key = try decoder.indexedKeyframe(in: (first.time + PosterRules.lookAhead)...(confirmingReach.upperBound)) {
+            isPositioned = false
+            _ = search.confirmFirst(by: try analyse(key))
+        }
+        if search.needsMore && !isPositioned {
+            guard let again = try decoder.frameDisplayed(at: start, current: nil), abs(again.time - first.time) < 1e-6 else {
+                throw PreviewLoopError(.corruptData, "\(decoder.source): the frame at \(start) s could not be decoded again")
+            }
+            last = again
+            isPositioned = true
+        }
         var grid = PosterCandidateGrid(start: start)
         do {
             // Frames that are neither candidates nor referred to by another frame need no decoding.
@@ -225,8 +262,9 @@ extension FrameSampler {
             }
         }
         search.finish()
-        // A skipped frame is gone from the decoder: the next read must not continue from here.
-        position = decodesEveryFrame ? last : nil
+        // A skipped frame is gone from the decoder, a confirming keyframe moved it: the next read must
+        // not continue from here.
+        position = decodesEveryFrame && isPositioned ? last : nil
 
         guard let outcome = search.outcome else {
             throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")

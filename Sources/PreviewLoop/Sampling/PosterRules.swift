@@ -14,6 +14,10 @@ enum PosterRules {
     /// Spacing of candidates from the window's start, in seconds: the poster lands within this of the
     /// end of a leader, fade or slate.
     static let candidateStep = 0.125
+    /// How far past the look-ahead a keyframe may lie and still confirm the window's first frame on its
+    /// own (``PosterSearch/confirmFirst(by:)``): streaming encodes put keyframes 1–4 s apart; further
+    /// on, the scene has more often changed, and the search decodes the second after the frame instead.
+    static let confirmingKeyframeReach = 4.0
 
     /// Below this contrast (luma standard deviation, about 5 levels of 255) a picture is one colour:
     /// compression noise and film grain stay under it, a dim scene with anything in it goes above.

@@ -48,6 +48,24 @@ struct PosterSearch {
         judge()
     }
 
+    /// Accepts the window's first frame without the frames of the second after it, when a later frame
+    /// (`later`, at least ``PosterRules/lookAhead`` after it: a keyframe, decoded alone) shows the same
+    /// scene and nothing better: the first frame has no flaw of its own, and against `later` it is not
+    /// blurred, fading or dark. A fade, focus pull or dark leader still in progress at the first frame
+    /// has brightened, sharpened or gained contrast by then, so it still fails here. Returns whether it
+    /// was accepted; when it was not (a flaw, another scene, or nothing to judge), nothing changes and
+    /// the search goes on frame by frame.
+    mutating func confirmFirst(by later: PosterAnalysis) -> Bool {
+        guard chosen == nil, head == 0, candidates.count == 1, isInWindow(candidates[0].time) else { return false }
+        let first = candidates[0]
+        guard later.time >= first.time + PosterRules.lookAhead - 1e-9,
+              PosterRules.flaw(of: first.scores) == nil,
+              first.showsSameScene(as: later, threshold: PosterRules.sameSceneCorrelation),
+              PosterRules.flaw(of: first, followedBy: [later]) == nil else { return false }
+        chosen = 0
+        return true
+    }
+
     /// The input ended (or the horizon was reached): judges the rest with the frames there are.
     mutating func finish() {
         hasEnded = true
