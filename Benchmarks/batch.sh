@@ -26,7 +26,11 @@
 #   BATCH_CLIPS=100  BATCH_MIN_SECONDS=5  BATCH_MAX_SECONDS=600  BATCH_MAX_HEIGHT=2160
 #   BATCH_SPREAD=log|linear (default log)  BATCH_BASE_SECONDS=20 (length of the encoded base segments)
 #   BATCH_MAX_4K_SECONDS (default: BATCH_MAX_SECONDS) caps the 2160p clips' durations: the peers' ffmpeg
-#     sprite pass decodes every frame, and 2160p frames are most of that run's time (see Docs/batch.md)
+#     sprite pass decodes every frame, and 2160p frames are most of that run's time. The figures in
+#     Docs/batch.md use BATCH_MAX_4K_SECONDS=120: timing the peers on 5 s and 20 s cuts of the 12 base
+#     segments predicted 18 min for them at 120 s and 27 min uncapped (×1.12, what the 120 s run then
+#     measured against its prediction: ~30 min), i.e. a run of ~35 min holding both cores of a shared
+#     machine; at 120 s the whole run took 25 min. The other 75 clips keep the full 5–600 s.
 #   BATCH_GENERATE_ONLY=1 makes the library and stops (run it niced ahead of time on a shared machine;
 #     it does not need the release build)
 #   PREVIEW_LOOP=path/to/preview-loop (default .build/release/preview-loop, built when missing)
