@@ -10,12 +10,16 @@ import FoundationEssentials
 /// "480x270", "fps": 15, "quality": 75}}`; an empty object `{}` takes every default of that output;
 /// unknown keys are refused.
 public struct BatchRecipe: Sendable, Hashable {
-    /// The poster: the first good frame of a window (as `thumb --at auto`), as JPEG.
+    /// The poster, as JPEG: by default the first good frame of a window (as `thumb --at auto`).
     public struct Poster: Sendable, Hashable {
         public var size = Size(width: 320, height: 180)
         public var quality = 85
+        /// The window ``PosterTime/auto`` searches (the manifest's `start` and `length` override it).
         public var start = 0.0
         public var length = 15.0
+        /// Which frame (as `thumb --at`): the first good one of the window, the best of the clip, or the
+        /// frame shown at a time (exact), kept within the clip.
+        public var at = PosterTime.auto
         public init() {}
     }
     /// A contact strip over the whole clip (as `strip --span all`), as JPEG.
@@ -36,13 +40,24 @@ public struct BatchRecipe: Sendable, Hashable {
         public init() {}
     }
     /// A muted hover preview that loops: H.264 MP4 of a window (as `render`).
+    ///
+    /// With a ``loopPoint`` or a seam other than ``LoopSeam/cut`` it is made by the same library call as
+    /// `render --loop-point … --seam …` (``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``,
+    /// which opens the clip a second time), and its record carries the loop point and the seam measure.
     public struct Hover: Sendable, Hashable {
         public var start = 0.0
         public var length = 3.0
         public var size = Size(width: 480, height: 270)
         public var framesPerSecond = 15
         public var quality = 75
+        /// Where the loop ends (as `render --loop-point`): searched, or a time replacing ``length``; `nil` at the length.
+        public var loopPoint: LoopEnd?
+        /// How the last frame joins the first (as `render --seam`).
+        public var seam = LoopSeam.cut
         public init() {}
+
+        /// Whether the loop engine's render makes it (a loop point or a seam asked for).
+        public var isSeamed: Bool { loopPoint != nil || seam != .cut }
     }
 
     public var poster: Poster?
@@ -74,10 +89,17 @@ public struct BatchRecipe: Sendable, Hashable {
     /// (it goes into the completion marker, so a changed recipe redoes the clip).
     public var canonical: String {
         var parts: [String] = []
-        if let p = poster { parts.append("poster(\(p.size),q\(p.quality),\(p.start)+\(p.length))") }
+        if let p = poster {
+            // `at` named only when not auto, so posters made before it existed stay complete.
+            parts.append("poster(\(p.size),q\(p.quality),\(p.start)+\(p.length)\(p.at == .auto ? "" : ",at=\(p.at)"))")
+        }
         if let s = strip { parts.append("strip(\(s.count)/\(s.columns),\(s.size),q\(s.quality))") }
         if let s = sprites { parts.append("sprites(\(s.every),\(s.size),\(s.columns)x\(s.rows),q\(s.quality))") }
-        if let h = hover { parts.append("hover(\(h.start)+\(h.length),\(h.size),\(h.framesPerSecond)fps,q\(h.quality))") }
+        if let h = hover {
+            // Named only when asked for, so hovers made before these existed stay complete.
+            let seamed = (h.loopPoint.map { ",loop=\($0)" } ?? "") + (h.seam == .cut ? "" : ",seam=\(h.seam)")
+            parts.append("hover(\(h.start)+\(h.length),\(h.size),\(h.framesPerSecond)fps,q\(h.quality)\(seamed))")
+        }
         return parts.joined(separator: ";")
     }
 
@@ -100,7 +122,7 @@ public struct BatchRecipe: Sendable, Hashable {
 private struct RecipeError: Error { var message: String }
 
 /// Decodes the recipe's JSON, refusing unknown keys and values out of range.
-private struct DecodedRecipe: Decodable {
+struct DecodedRecipe: Decodable {
     var recipe = BatchRecipe()
 
     init(from decoder: any Decoder) throws {
@@ -112,12 +134,30 @@ private struct DecodedRecipe: Decodable {
             try Self.refuseUnknown(container, known: known, in: "\"\(name)\"")
             return container
         }
-        if let c = try section("poster", ["size", "quality", "start", "length"]) {
+        if let c = try section("poster", ["size", "quality", "start", "length", "at"]) {
             var p = BatchRecipe.Poster()
             p.size = try Self.size(c, "size", p.size, "poster")
             p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
             p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
             p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
+            let at = AnyKey("at")
+            if c.contains(at) {
+                let time: PosterTime? = if let seconds = try? c.decode(Double.self, forKey: at) {
+                    seconds.isFinite && (0...1e9).contains(seconds) ? .at(.seconds(seconds)) : nil
+                } else {
+                    (try? c.decode(String.self, forKey: at)).flatMap(PosterTime.init(parsing:))
+                }
+                guard let time else {
+                    throw RecipeError(message: "\"poster\".\"at\": expected \"auto\", \"best\" or a time (seconds, mm:ss, "
+                                      + "hh:mm:ss.ms or a percentage such as \"10%\")")
+                }
+                // As thumb: the window belongs to auto.
+                if time != .auto, let window = ["start", "length"].first(where: { c.contains(AnyKey($0)) }) {
+                    throw RecipeError(message: "\"poster\".\"\(window)\": sets the window of \"at\": \"auto\"; it has no effect "
+                                      + "with \"at\": \"\(time)\"")
+                }
+                p.at = time
+            }
             recipe.poster = p
         }
         if let c = try section("strip", ["count", "columns", "size", "quality"]) {
@@ -141,7 +181,7 @@ private struct DecodedRecipe: Decodable {
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sprites")
             recipe.sprites = s
         }
-        if let c = try section("hover", ["start", "length", "size", "fps", "quality"]) {
+        if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam"]) {
             var h = BatchRecipe.Hover()
             h.start = try Self.seconds(c, "start", h.start, allowZero: true, "hover")
             h.length = try Self.seconds(c, "length", h.length, allowZero: false, "hover")
@@ -151,7 +191,58 @@ private struct DecodedRecipe: Decodable {
             }
             h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, 1...120, "hover")
             h.quality = try Self.integer(c, "quality", h.quality, 0...100, "hover")
+            try Self.readSeam(c, into: &h)
             recipe.hover = h
+        }
+    }
+
+    /// The most bytes of frames a seamed hover may hold until its out point is known (as `render`'s
+    /// default `--max-memory`, 1024 MB).
+    static let seamedHoverBytes = 1 << 30
+
+    /// `"loop_point"` (a number of seconds, or a string as `render --loop-point` reads it) and `"seam"`
+    /// (as `render --seam`): a loop point after the start, a crossfade shorter than the loop, and the
+    /// frames held to find the seam within ``seamedHoverBytes``.
+    static func readSeam(_ c: KeyedDecodingContainer<AnyKey>, into h: inout BatchRecipe.Hover) throws {
+        let key = AnyKey("loop_point")
+        if c.contains(key) {
+            let point: LoopEnd? = if let seconds = try? c.decode(Double.self, forKey: key) {
+                seconds.isFinite && (0...1e9).contains(seconds) ? .at(.seconds(seconds)) : nil
+            } else {
+                (try? c.decode(String.self, forKey: key)).flatMap(LoopEnd.init(parsing:))
+            }
+            guard let point else {
+                throw RecipeError(message: "\"hover\".\"loop_point\": expected \"auto\" or a time (seconds, mm:ss, hh:mm:ss.ms or a "
+                                  + "percentage such as \"10%\")")
+            }
+            if case .at(.seconds(let end)) = point {
+                guard end > h.start else {
+                    throw RecipeError(message: "\"hover\".\"loop_point\": \(end) s must come after \"start\" (\(h.start) s)")
+                }
+                h.length = end - h.start
+            }
+            h.loopPoint = point
+        }
+        if let text = try c.decodeIfPresent(String.self, forKey: AnyKey("seam")) {
+            guard let seam = LoopSeam(parsing: text) else {
+                throw RecipeError(message: "\"hover\".\"seam\": expected cut, crossfade or crossfade=T (T seconds above 0), not \(text)")
+            }
+            if case .crossfade(let fade) = seam, h.loopPoint.map({ if case .at(.percent) = $0 { false } else { true } }) ?? true,
+               fade.seconds >= h.length {
+                throw RecipeError(message: "\"hover\".\"seam\": the crossfade (\(fade.seconds) s) must be shorter than the loop (\(h.length) s)")
+            }
+            h.seam = seam
+        }
+        if h.isSeamed {
+            // The frames held until the out point is known: the window (+25 % for a search) and the crossfade.
+            var seconds = h.length * (h.loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1)
+            if case .crossfade(let fade) = h.seam { seconds += fade.seconds }
+            let bytes = (seconds * Double(h.framesPerSecond)).rounded(.up) * Double(h.size.area * 3)
+            if case .at(.percent) = h.loopPoint {} else if bytes > Double(seamedHoverBytes) {
+                throw RecipeError(message: "\"hover\": a loop point or seam holds the window's frames to find the seam: "
+                                  + "about \(Int((bytes / 1_048_576).rounded(.up))) MB here, more than \(seamedHoverBytes >> 20) MB "
+                                  + "(shorten \"length\" or \"loop_point\", or lower \"size\" or \"fps\")")
+            }
         }
     }
 
