@@ -450,6 +450,45 @@ struct BatchRunTests {
         }
     }
 
+    @Test("sheet.jpg and strip.jpg are the files sheet and strip --span all make with the same options; the record has the picks")
+    func sheetAndStrip() throws {
+        let bench = BatchBench()
+        let clip = TestPaths.fixture("title-card.mp4")
+        try bench.writeManifest([("title", clip)])
+        let recipe = bench.directory + "/recipe.json"
+        let variants: [(recipe: String, sheet: [String], strip: [String])] = [
+            (#"{"sheet":{"quality":85},"strip":{"count":4,"columns":2,"gap":3,"timestamps":true}}"#,
+             ["-q", "85"], ["-n", "4", "-c", "2", "--gap", "3", "--timestamps"]),
+            (#"{"sheet":{"grid":"3x2","tile_width":120,"gap":4,"margin":5,"header":false,"timestamps":false,"pick":"scenes","quality":90},"strip":{"count":5,"pick":"scenes"}}"#,
+             ["--grid", "3x2", "--tile-width", "120", "--gap", "4", "--margin", "5", "--no-header", "--no-timestamps", "--pick", "scenes", "-q", "90"],
+             ["-n", "5", "--pick", "scenes"]),
+        ]
+        for (index, variant) in variants.enumerated() {
+            try variant.recipe.write(toFile: recipe, atomically: true, encoding: .utf8)
+            let result = try bench.batch(["--recipe", recipe, "--jobs", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let record = try #require(try bench.records()["title"])
+            #expect(record["skipped"] as? Bool == false, "a changed recipe redoes the clip")
+            let outputs = try #require(record["outputs"] as? [[String: Any]])
+            #expect(outputs.map { $0["kind"] as? String } == ["strip", "sheet"])
+            for (kind, arguments) in [("sheet", ["sheet"] + variant.sheet), ("strip", ["strip", "--span", "all", "--size", "160x90", "-q", "85"] + variant.strip)] {
+                let reference = bench.directory + "/\(kind)-\(index).jpg"
+                let made = try Child.cli([arguments[0], clip, "-o", reference, "--json"] + arguments.dropFirst())
+                #expect(made.status == 0, "\(made.stderr)")
+                let expected = try #require((try JSONSerialization.jsonObject(with: made.stdout) as? [String: Any])?["outputs"] as? [[String: Any]])[0]
+                let entry = try #require(outputs.first { $0["kind"] as? String == kind })
+                #expect(try Data(contentsOf: URL(fileURLWithPath: bench.out + "/title/\(kind).jpg")) == Data(contentsOf: URL(fileURLWithPath: reference)),
+                        "variant \(index): \(kind).jpg differs from the \(kind) command's file")
+                for key in ["width", "height", "tiles", "bytes"] {
+                    #expect("\(entry[key] ?? "nil")" == "\(expected[key] ?? "nil")", "variant \(index) \(kind): \(key)")
+                }
+                let plan = try #require(entry["plan"] as? [String: Any])
+                #expect(NSDictionary(dictionary: plan).isEqual(to: expected["plan"] as? [String: Any] ?? [:]), "variant \(index) \(kind): plan")
+                #expect(plan["pick"] as? String == (index == 0 ? "even" : "scenes"))
+            }
+        }
+    }
+
     @Test("A recipe with an unknown key or a value out of range: one Error line naming the key, exit 64, nothing made")
     func recipeRefusals() throws {
         let bench = BatchBench()
@@ -462,6 +501,10 @@ struct BatchRunTests {
             (#"{"strip":{"count":0}}"#, "\"strip\".\"count\""),
             (#"{"poster":{"at":"soon"}}"#, "\"poster\".\"at\""),
             (#"{"poster":{"at":"best","start":1}}"#, "\"poster\".\"start\""),
+            (#"{"sheet":{"grid":"30x30"}}"#, "\"sheet\".\"grid\""),
+            (#"{"sheet":{"pick":"random"}}"#, "\"sheet\".\"pick\""),
+            (#"{"strip":{"gap":999}}"#, "\"strip\".\"gap\""),
+            (#"{"sheets":{}}"#, "unknown key \"sheets\""),
         ]
         for (json, names) in cases {
             try json.write(toFile: recipe, atomically: true, encoding: .utf8)

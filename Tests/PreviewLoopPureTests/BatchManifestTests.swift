@@ -152,6 +152,51 @@ struct BatchManifestTests {
         }
     }
 
+    @Test("Recipes: a sheet as sheet's options give it, strip pick/gap/timestamps; bad values refused naming the key")
+    func sheetRecipes() throws {
+        let defaults = try BatchRecipe.parse(json: Array(#"{"sheet":{}}"#.utf8))
+        #expect(defaults.kinds == ["sheet"] && defaults.sheet?.configuration == ClipContactSheet.Configuration())
+        #expect(defaults.sheet?.quality == 85)
+        let sheet = try BatchRecipe.parse(json: Array(#"{"sheet":{"grid":"5x3","tile_width":200,"gap":2,"margin":0,"header":false,"timestamps":false,"pick":"scenes","quality":70}}"#.utf8))
+        let c = try #require(sheet.sheet?.configuration)
+        #expect(c.columns == 5 && c.rows == 3 && c.tileWidth == 200 && c.gap == 2 && c.margin == 0 && !c.showsHeader)
+        #expect(!c.style.showsTimestamps && c.pick == .scenes && sheet.sheet?.quality == 70 && c.effectiveSheetWidth == 5 * 200 + 4 * 2)
+        let wide = try BatchRecipe.parse(json: Array(#"{"sheet":{"width":800}}"#.utf8))
+        #expect(wide.sheet?.configuration.sheetWidth == 800 && wide.sheet?.configuration.tileWidth == nil)
+        let strip = try BatchRecipe.parse(json: Array(#"{"strip":{"pick":"scenes","gap":4,"timestamps":true}}"#.utf8))
+        #expect(strip.strip?.pick == .scenes && strip.strip?.gap == 4 && strip.strip?.showsTimestamps == true)
+        #expect(strip.strip?.configuration.span == .wholeClip && strip.strip?.configuration.tileSize == .exact(Size(width: 160, height: 90)))
+        let plainStrip = try BatchRecipe.parse(json: Array(#"{"strip":{}}"#.utf8))
+        #expect(plainStrip.canonical == "strip(8/8,160x90,q85)", "strips made before keep their fingerprint")
+        #expect(Set([defaults, sheet, wide, strip, plainStrip].map(\.canonical)).count == 5)
+        let bad: [(json: String, names: String)] = [
+            (#"{"sheet":{"grid":"30x30"}}"#, "\"sheet\".\"grid\""),
+            (#"{"sheet":{"grid":"0x3"}}"#, "\"sheet\".\"grid\""),
+            (#"{"sheet":{"tile_width":8}}"#, "\"sheet\".\"tile_width\""),
+            (#"{"sheet":{"tile_width":4096,"grid":"10x1"}}"#, "\"sheet\".\"tile_width\""),
+            (#"{"sheet":{"width":100,"grid":"10x2"}}"#, "\"sheet\".\"width\""),
+            (#"{"sheet":{"width":800,"tile_width":100}}"#, "\"sheet\".\"tile_width\""),
+            (#"{"sheet":{"gap":300}}"#, "\"sheet\".\"gap\""),
+            (#"{"sheet":{"margin":-1}}"#, "\"sheet\".\"margin\""),
+            (#"{"sheet":{"header":"yes"}}"#, "\"sheet\".\"header\""),
+            (#"{"sheet":{"pick":"random"}}"#, "\"sheet\".\"pick\""),
+            (#"{"sheet":{"quality":101}}"#, "\"sheet\".\"quality\""),
+            (#"{"sheet":{"rows":3}}"#, "unknown key \"rows\" in \"sheet\""),
+            (#"{"strip":{"pick":"shots"}}"#, "\"strip\".\"pick\""),
+            (#"{"strip":{"gap":-2}}"#, "\"strip\".\"gap\""),
+            (#"{"strip":{"timestamps":1}}"#, "\"strip\".\"timestamps\""),
+            (#"{"strip":{"count":1000,"size":"1000x100"}}"#, "\"strip\""),
+        ]
+        for (json, names) in bad {
+            do {
+                _ = try BatchRecipe.parse(json: Array(json.utf8), name: "r.json")
+                Issue.record("\(json) was accepted")
+            } catch {
+                #expect(error.code == .invalidArgument && error.message.contains(names), "\(json): \(error.message)")
+            }
+        }
+    }
+
     @Test("Failures are classified: bad input permanent, environment transient")
     func classification() {
         #expect(BatchFailure.permanence(of: PreviewLoopError(.corruptData, "x")) == .permanent)

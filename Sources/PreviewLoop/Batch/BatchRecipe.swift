@@ -2,13 +2,16 @@ import FoundationEssentials
 
 /// What a batch makes for each clip. Every output is optional; ``standard`` (poster JPEG and sprites
 /// with WebVTT) is used when no recipe is given. Files, inside `OUT/<id>/`: `poster.jpg`, `strip.jpg`,
-/// `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4`.
+/// `sheet.jpg`, `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4`.
 ///
-/// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15},
-/// "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85}, "sprites": {"every": 10,
+/// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15,
+/// "at": "auto"}, "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85, "pick": "even",
+/// "gap": 0, "timestamps": false}, "sheet": {"grid": "4x4", "width": 1280, "gap": 6, "margin": 12,
+/// "header": true, "timestamps": true, "pick": "even", "quality": 85}, "sprites": {"every": 10,
 /// "size": "160x90", "grid": "10x10", "quality": 85}, "hover": {"start": 0, "length": 3, "size":
-/// "480x270", "fps": 15, "quality": 75}}`; an empty object `{}` takes every default of that output;
-/// unknown keys are refused.
+/// "480x270", "fps": 15, "quality": 75, "loop_point": "auto", "seam": "crossfade=0.5"}}` (the sheet may
+/// give `tile_width` instead of `width`); an empty object `{}` takes every default of that output;
+/// unknown keys and values out of range are refused, naming the key.
 public struct BatchRecipe: Sendable, Hashable {
     /// The poster, as JPEG: by default the first good frame of a window (as `thumb --at auto`).
     public struct Poster: Sendable, Hashable {
@@ -27,6 +30,27 @@ public struct BatchRecipe: Sendable, Hashable {
         public var count = 8
         public var columns = 8
         public var size = Size(width: 160, height: 90)
+        public var quality = 85
+        /// How the tiles' times are chosen (as `strip --pick`): even slices or shot changes.
+        public var pick = TilePick.even
+        /// Pixels between tiles, 0 to 256 (as `strip --gap`).
+        public var gap = 0
+        /// Whether each tile shows its time (as `strip --timestamps`).
+        public var showsTimestamps = false
+        public init() {}
+
+        /// The library's strip configuration (what `strip --span all` with these options builds).
+        public var configuration: ContactStrip.Configuration {
+            var style = ContactStrip.Configuration.defaultStyle
+            style.showsTimestamps = showsTimestamps
+            return ContactStrip.Configuration(count: count, columns: columns, tileSize: .exact(size), span: .wholeClip,
+                                              accuracy: .auto, pick: pick, gap: gap, style: style)
+        }
+    }
+    /// A contact sheet of the whole clip with a header (as `sheet`), as JPEG.
+    public struct Sheet: Sendable, Hashable {
+        /// The grid, widths, gap, margin, header, times and pick (as `sheet`'s options; the same defaults).
+        public var configuration = ClipContactSheet.Configuration()
         public var quality = 85
         public init() {}
     }
@@ -64,24 +88,27 @@ public struct BatchRecipe: Sendable, Hashable {
     public var strip: Strip?
     public var sprites: Sprites?
     public var hover: Hover?
+    public var sheet: Sheet?
 
     /// Creates a recipe.
-    public init(poster: Poster? = nil, strip: Strip? = nil, sprites: Sprites? = nil, hover: Hover? = nil) {
+    public init(poster: Poster? = nil, strip: Strip? = nil, sprites: Sprites? = nil, hover: Hover? = nil, sheet: Sheet? = nil) {
         self.poster = poster
         self.strip = strip
         self.sprites = sprites
         self.hover = hover
+        self.sheet = sheet
     }
 
     /// The default: a poster JPEG and sprites with WebVTT.
     public static let standard = BatchRecipe(poster: Poster(), sprites: Sprites())
 
     /// Whether the recipe makes nothing.
-    public var isEmpty: Bool { poster == nil && strip == nil && sprites == nil && hover == nil }
+    public var isEmpty: Bool { poster == nil && strip == nil && sprites == nil && hover == nil && sheet == nil }
 
     /// The output kinds, in the order they are made.
     public var kinds: [String] {
-        [poster.map { _ in "poster" }, strip.map { _ in "strip" }, sprites.map { _ in "sprites" }, hover.map { _ in "hover" }]
+        [poster.map { _ in "poster" }, strip.map { _ in "strip" }, sheet.map { _ in "sheet" }, sprites.map { _ in "sprites" },
+         hover.map { _ in "hover" }]
             .compactMap { $0 }
     }
 
@@ -93,7 +120,18 @@ public struct BatchRecipe: Sendable, Hashable {
             // `at` named only when not auto, so posters made before it existed stay complete.
             parts.append("poster(\(p.size),q\(p.quality),\(p.start)+\(p.length)\(p.at == .auto ? "" : ",at=\(p.at)"))")
         }
-        if let s = strip { parts.append("strip(\(s.count)/\(s.columns),\(s.size),q\(s.quality))") }
+        if let s = strip {
+            // The newer options named only when not their defaults, so strips made before stay complete.
+            let extra = (s.pick == .even ? "" : ",\(s.pick.rawValue)") + (s.gap == 0 ? "" : ",gap\(s.gap)")
+                + (s.showsTimestamps ? ",times" : "")
+            parts.append("strip(\(s.count)/\(s.columns),\(s.size),q\(s.quality)\(extra))")
+        }
+        if let s = sheet {
+            let c = s.configuration
+            parts.append("sheet(\(c.columns)x\(c.rows),\(c.tileWidth.map { "tile\($0)" } ?? "width\(c.sheetWidth)"),gap\(c.gap),"
+                         + "margin\(c.margin),\(c.showsHeader ? "header" : "no-header"),\(c.style.showsTimestamps ? "times" : "no-times"),"
+                         + "\(c.pick.rawValue),q\(s.quality))")
+        }
         if let s = sprites { parts.append("sprites(\(s.every),\(s.size),\(s.columns)x\(s.rows),q\(s.quality))") }
         if let h = hover {
             // Named only when asked for, so hovers made before these existed stay complete.
@@ -109,7 +147,7 @@ public struct BatchRecipe: Sendable, Hashable {
     public static func parse(json: [UInt8], name: String = "recipe") throws(PreviewLoopError) -> BatchRecipe {
         do {
             let recipe = try JSONDecoder().decode(DecodedRecipe.self, from: Data(json)).recipe
-            guard !recipe.isEmpty else { throw RecipeError(message: "names no output (poster, strip, sprites, hover)") }
+            guard !recipe.isEmpty else { throw RecipeError(message: "names no output (poster, strip, sheet, sprites, hover)") }
             return recipe
         } catch let error as RecipeError {
             throw PreviewLoopError(.invalidArgument, "\(name): \(error.message)")
@@ -127,7 +165,7 @@ struct DecodedRecipe: Decodable {
 
     init(from decoder: any Decoder) throws {
         let top = try decoder.container(keyedBy: AnyKey.self)
-        try Self.refuseUnknown(top, known: ["poster", "strip", "sprites", "hover"], in: "the recipe")
+        try Self.refuseUnknown(top, known: ["poster", "strip", "sheet", "sprites", "hover"], in: "the recipe")
         func section(_ name: String, _ known: [String]) throws -> KeyedDecodingContainer<AnyKey>? {
             guard top.contains(AnyKey(name)) else { return nil }
             let container = try top.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(name))
@@ -160,13 +198,53 @@ struct DecodedRecipe: Decodable {
             }
             recipe.poster = p
         }
-        if let c = try section("strip", ["count", "columns", "size", "quality"]) {
+        if let c = try section("strip", ["count", "columns", "size", "quality", "pick", "gap", "timestamps"]) {
             var s = BatchRecipe.Strip()
             s.count = try Self.integer(c, "count", s.count, 1...1000, "strip")
             s.columns = min(try Self.integer(c, "columns", s.count, 1...1000, "strip"), s.count)
             s.size = try Self.size(c, "size", s.size, "strip")
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "strip")
+            s.pick = try Self.pick(c, s.pick, "strip")
+            s.gap = try Self.integer(c, "gap", s.gap, 0...256, "strip")
+            s.showsTimestamps = try Self.flag(c, "timestamps", s.showsTimestamps, "strip")
+            let stripSize = s.configuration.stripSize(tileSize: s.size)
+            guard stripSize.width <= SizeRequest.maximumSide, stripSize.height <= SizeRequest.maximumSide else {
+                throw RecipeError(message: "\"strip\": \(s.configuration.effectiveColumns)x\(s.configuration.rows) tiles of \(s.size) "
+                                  + "make a strip of \(stripSize) pixels; at most \(SizeRequest.maximumSide) a side")
+            }
             recipe.strip = s
+        }
+        if let c = try section("sheet", ["grid", "width", "tile_width", "gap", "margin", "header", "timestamps", "pick", "quality"]) {
+            var s = BatchRecipe.Sheet()
+            var configuration = s.configuration
+            if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
+                guard let parsed = Size(parsing: grid), (1...100).contains(parsed.width), (1...100).contains(parsed.height),
+                      parsed.area <= ClipContactSheet.Configuration.maximumTiles else {
+                    throw RecipeError(message: "\"sheet\".\"grid\": expected CxR, each 1 to 100, at most "
+                                      + "\(ClipContactSheet.Configuration.maximumTiles) tiles, not \(grid)")
+                }
+                (configuration.columns, configuration.rows) = (parsed.width, parsed.height)
+            }
+            if c.contains(AnyKey("width")) && c.contains(AnyKey("tile_width")) {
+                throw RecipeError(message: "\"sheet\".\"tile_width\": \"width\" and \"tile_width\" both set the tiles' width; give one of them")
+            }
+            configuration.sheetWidth = try Self.integer(c, "width", configuration.sheetWidth, 16...ImageFileFormat.maxWebPSide, "sheet")
+            if c.contains(AnyKey("tile_width")) {
+                configuration.tileWidth = try Self.integer(c, "tile_width", 160, 16...4096, "sheet")
+            }
+            configuration.gap = try Self.integer(c, "gap", configuration.gap, 0...256, "sheet")
+            configuration.margin = try Self.integer(c, "margin", configuration.margin, 0...1024, "sheet")
+            configuration.showsHeader = try Self.flag(c, "header", configuration.showsHeader, "sheet")
+            configuration.style.showsTimestamps = try Self.flag(c, "timestamps", configuration.style.showsTimestamps, "sheet")
+            configuration.pick = try Self.pick(c, configuration.pick, "sheet")
+            s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sheet")
+            do {
+                try configuration.validate()
+            } catch {
+                throw RecipeError(message: "\"sheet\".\"\(configuration.tileWidth == nil ? "width" : "tile_width")\": \(error.message)")
+            }
+            s.configuration = configuration
+            recipe.sheet = s
         }
         if let c = try section("sprites", ["every", "size", "grid", "quality"]) {
             var s = BatchRecipe.Sprites()
@@ -250,6 +328,22 @@ struct DecodedRecipe: Decodable {
         if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
             throw RecipeError(message: "unknown key \"\(unknown.stringValue)\" in \(place) (known: \(known.joined(separator: ", ")))")
         }
+    }
+
+    static func flag(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Bool, _ section: String) throws -> Bool {
+        guard c.contains(AnyKey(key)) else { return fallback }
+        guard let value = try? c.decode(Bool.self, forKey: AnyKey(key)) else {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": expected true or false")
+        }
+        return value
+    }
+
+    static func pick(_ c: KeyedDecodingContainer<AnyKey>, _ fallback: TilePick, _ section: String) throws -> TilePick {
+        guard c.contains(AnyKey("pick")) else { return fallback }
+        guard let text = try? c.decode(String.self, forKey: AnyKey("pick")), let pick = TilePick(rawValue: text) else {
+            throw RecipeError(message: "\"\(section)\".\"pick\": expected \"even\" or \"scenes\"")
+        }
+        return pick
     }
 
     static func size(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Size, _ section: String) throws -> Size {

@@ -331,21 +331,34 @@ public final class BatchRunner: Sendable {
         if let strip = recipe.strip {
             try checkStop()
             let began = clock.now
-            guard let duration, duration > 0 else {
-                throw PreviewLoopError(.invalidArgument, "\(clip.input): the duration is unknown; a strip over the whole clip needs it")
-            }
-            let step = duration / Double(strip.count)
-            let frames = try sampler.frames(at: (0..<strip.count).map { (Double($0) + 0.5) * step }, size: strip.size,
-                                            accuracy: .auto, interval: step)
-            let image = try RGBImage.tiled(frames.map(\.image), columns: strip.columns)
-            try AtomicFile.write(try ImageEncoder.encode(image, as: .jpeg, quality: strip.quality), to: staging + "/strip.jpg")
+            // As `strip --span all` with the same options: the library's contact strip.
+            let made = try sampler.contactStrip(strip.configuration)
+            try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: strip.quality), to: staging + "/strip.jpg")
             var entry = output("strip", "strip.jpg")
-            entry.width = image.width
-            entry.height = image.height
-            entry.tiles = frames.count
-            entry.time = frames.first?.sourceTime
+            entry.width = made.image.width
+            entry.height = made.image.height
+            entry.tiles = made.plan.frames.count
+            entry.time = made.plan.frames.first?.sourceTime
+            entry.plan = TilePlanReport(made.plan)
             outputs.append(entry)
             context.timings["strip_ms"] = milliseconds(since: began)
+        }
+        if let sheet = recipe.sheet {
+            try checkStop()
+            let began = clock.now
+            // As `sheet` with the same options: the library's contact sheet, its header naming the input.
+            let drawer = try ContactSheet(style: sheet.configuration.style, hasHeader: sheet.configuration.showsHeader)
+            let made = try sampler.contactSheet(sheet.configuration, drawer: drawer, name: ContactSheetHeader.displayName(of: clip.input),
+                                                fileSize: ContactSheetHeader.fileSize(of: clip.input))
+            try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: sheet.quality), to: staging + "/sheet.jpg")
+            var entry = output("sheet", "sheet.jpg")
+            entry.width = made.image.width
+            entry.height = made.image.height
+            entry.tiles = made.plan.frames.count
+            entry.time = made.plan.frames.first?.sourceTime
+            entry.plan = TilePlanReport(made.plan)
+            outputs.append(entry)
+            context.timings["sheet_ms"] = milliseconds(since: began)
         }
         if let sprites = recipe.sprites {
             try checkStop()
@@ -497,6 +510,12 @@ public final class BatchRunner: Sendable {
         var total = frame * (16 + 2 * threads) + (16 << 20)
         if let sprites = recipe.sprites { total += sprites.size.area * sprites.columns * sprites.rows * 3 }
         if let strip = recipe.strip { total += strip.size.area * strip.count * 3 * 2 }
+        if let sheet = recipe.sheet, let tileWidth = sheet.configuration.effectiveTileWidth {
+            // The tiles at the clip's aspect, and the sheet that holds them again.
+            let tiles = sheet.configuration.columns * sheet.configuration.rows
+            let tileHeight = ContactSheetLayout.tileHeight(tileWidth: tileWidth, displaySize: info.displaySize)
+            total += tileWidth * tileHeight * tiles * 3 * 2
+        }
         if let hover = recipe.hover {
             total += hover.size.area * 3 * 40 + (32 << 20)
             // A seamed hover holds its window's frames (bounded by the recipe) and a second decoder.
