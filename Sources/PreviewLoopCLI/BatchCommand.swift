@@ -198,7 +198,11 @@ struct BatchCommand {
         let summary = BatchSummary(shard: shard.description, records: records, clips: runner.clips.count,
                                    stoppedBefore: stoppedBefore,
                                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
+        // The shard's lock (`OUT/.lock.<shard>`, released when the runner goes) is held until the summary
+        // closes the results file: a run waiting on it never reads a results file without its summary.
+        withExtendedLifetime(runner) {
+            do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
+        }
         Console.writeSummary(Self.summaryLine(summary, resultsPath: resultsPath) + "\n")
         if let failure = writeFailure.withLock({ $0 }) {
             Console.writeError("Error: the results file could not be written: \(Format.oneLine(failure))\n")

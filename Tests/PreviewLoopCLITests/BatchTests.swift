@@ -516,6 +516,41 @@ struct BatchRunTests {
         }
     }
 
+    @Test("The shard's lock is held until the results file has its summary line")
+    func lockHeldUntilSummary() throws {
+        let bench = BatchBench()
+        try bench.writeManifest([("a", TestPaths.fixture("landscape.mp4")), ("b", TestPaths.fixture("card.mp4"))])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--jobs", "1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // Wait until the run holds the lock, then wait for it: once ours, the summary must be written.
+        let lockPath = bench.out + "/.lock.all"
+        var descriptor: Int32 = -1
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            descriptor = open(lockPath, O_RDWR | O_CLOEXEC)
+            if descriptor >= 0 {
+                if flock(descriptor, LOCK_EX | LOCK_NB) != 0 { break }    // held by the run
+                flock(descriptor, LOCK_UN)
+                close(descriptor)
+                descriptor = -1
+            }
+            usleep(2_000)
+        }
+        try #require(descriptor >= 0, "the run never held \(lockPath)")
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX) == 0)
+        let text = try String(contentsOfFile: bench.out + "/results.jsonl", encoding: .utf8)
+        let last = try #require(text.split(separator: "\n").last)
+        #expect(last.contains("\"type\":\"summary\""), "the lock was free before the summary: \(last)")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test("Usage errors exit 64")
     func usage() throws {
         for arguments in [["batch"], ["batch", "m.jsonl"], ["batch", "m.jsonl", "-o", "x", "--shard", "3/3"],
