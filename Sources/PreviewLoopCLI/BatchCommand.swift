@@ -117,14 +117,21 @@ struct BatchCommand {
     private func runBatch(manifestPath: String) throws -> Int32 {
         // The manifest is read first and whole; then standard input is closed to everything else, so
         // nothing later (a decoder, a library) can swallow a caller's input by accident.
+        // The recipe first: a key it does not know or a value out of range is a usage error (exit 64)
+        // before anything is read or made.
+        var recipe = BatchRecipe.standard
+        if let recipePath = options.recipePath {
+            let json = try BatchFiles.readFile(recipePath, limit: 1 << 20)
+            do {
+                recipe = try BatchRecipe.parse(json: json, name: recipePath)
+            } catch {
+                throw WorkLimitError(message: error.description)
+            }
+        }
         let manifest = try BatchManifest.read(path: manifestPath)
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if null >= 0 { dup2(null, STDIN_FILENO); close(null) }
 
-        var recipe = BatchRecipe.standard
-        if let recipePath = options.recipePath {
-            recipe = try BatchRecipe.parse(json: BatchFiles.readFile(recipePath, limit: 1 << 20), name: recipePath)
-        }
         var shard = BatchShard.all
         if let given = options.shard {
             shard = given
@@ -191,7 +198,11 @@ struct BatchCommand {
         let summary = BatchSummary(shard: shard.description, records: records, clips: runner.clips.count,
                                    stoppedBefore: stoppedBefore,
                                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
+        // The shard's lock (`OUT/.lock.<shard>`, released when the runner goes) is held until the summary
+        // closes the results file: a run waiting on it never reads a results file without its summary.
+        withExtendedLifetime(runner) {
+            do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
+        }
         Console.writeSummary(Self.summaryLine(summary, resultsPath: resultsPath) + "\n")
         if let failure = writeFailure.withLock({ $0 }) {
             Console.writeError("Error: the results file could not be written: \(Format.oneLine(failure))\n")

@@ -27,12 +27,15 @@ extension BatchCommandOptions {
 
     static let out = Option<String?>.path(
         "out", short: "o", value: "dir",
-        help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, sheet-N.jpg + "
+        help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, sheet.jpg, sheet-N.jpg + "
             + "thumbnails.vtt, hover.mp4), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
         required: true)
     static let recipe = Option<String?>.path(
         "recipe", value: "file",
-        help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sprites\": {…}, \"hover\": {…}} (see Docs/batch.md).",
+        help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sheet\": {…}, \"sprites\": {…}, \"hover\": {…}}, each "
+            + "with the single-clip command's options (poster \"at\" as thumb --at; strip \"pick\", \"gap\", \"timestamps\"; "
+            + "sheet \"grid\", \"width\"/\"tile_width\", \"gap\", \"margin\", \"header\", \"timestamps\", \"pick\"; hover "
+            + "\"loop_point\" and \"seam\" as render). Unknown keys and values out of range are usage errors. See Docs/batch.md.",
         showing: "poster+sprites")
     static let jobs = Option<Int>.integer("jobs", short: "j", help: "Clips at a time, 1 to 256.",
                                           default: BatchOptions.processorCount, in: 1...256, showing: "cores")

@@ -25,7 +25,7 @@ extension ThumbOptions {
             + "(10%), kept within the clip.",
         default: .auto, showing: "auto",
         expecting: "auto, best, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
-        text == "auto" ? .auto : text == "best" ? .best : TimePosition(parsing: text).map(ThumbTime.at)
+        PosterTime(parsing: text)
     }
     /// `--start <time>`: where the `--at auto` window starts.
     static let start = Option<TimePosition>.time(

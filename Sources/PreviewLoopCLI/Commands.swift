@@ -129,15 +129,9 @@ struct ThumbOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-/// When `thumb` takes its frame, as `--at` gives it.
-enum ThumbTime: Equatable, Sendable {
-    /// `auto`: the poster frame, the first good frame of the `--start`/`--length` window.
-    case auto
-    /// `best`: the most representative good frame of the whole clip, from a few keyframes.
-    case best
-    /// An explicit time or percentage: the frame displayed then (or the keyframe before it).
-    case at(TimePosition)
-}
+/// When `thumb` takes its frame, as `--at` gives it (the library's ``PosterTime``, which a batch
+/// poster's `"at"` parses the same way).
+typealias ThumbTime = PosterTime
 
 /// Which part of the clip a strip samples.
 enum StripSpan: String, CaseIterable, Sendable {

@@ -38,7 +38,7 @@ struct RenderCommand {
         defer { display.abandon() }
         let summary = try loop.render(to: options.output, format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
-                                      maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint == .auto ? .auto : .length,
+                                      maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint?.loopPoint ?? .length,
                                       seam: options.seam) { completed, total in
             display.update(completed: completed, total: total)
         }
@@ -48,6 +48,11 @@ struct RenderCommand {
             output.time = start
             output.frames = summary.frameCount
             output.duration = Format.seconds(summary.duration)
+            if options.loopPoint != nil || options.seam != .cut {
+                // As a batch hover with "loop_point"/"seam" records it.
+                output.loopPoint = ((start + summary.duration.seconds) * 1e6).rounded() / 1e6
+                output.seam = SeamReport(summary)
+            }
             report.add(output, timing: "hover")
             try report.print()
             return ExitStatus.success

@@ -2,13 +2,9 @@ import PreviewLoop
 
 // `render --loop-point` and `--seam`: their declarations and typing. Everything here is pure.
 
-/// `--loop-point`: where the rendered loop ends.
-enum RenderLoopPoint: Equatable, Sendable {
-    /// `auto`: searched near the length for the picture most like the first.
-    case auto
-    /// A time in the clip (as `--start` reads it): the loop ends there, replacing `--length`.
-    case at(TimePosition)
-}
+/// `--loop-point`: where the rendered loop ends (the library's ``LoopEnd``, which a batch hover's
+/// `"loop_point"` parses the same way).
+typealias RenderLoopPoint = LoopEnd
 
 extension RenderOptions {
     /// `--loop-point <auto|time>`; absent, the loop ends at the end of `--length`.
@@ -19,7 +15,7 @@ extension RenderOptions {
             + "the clip in the same forms as --start, after it (replaces --length).",
         default: nil, showing: "the end of --length",
         expecting: "auto or a time: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)") { text in
-        text == "auto" ? .some(.auto) : TimePosition(parsing: text).map { .some(.at($0)) }
+        LoopEnd(parsing: text).map { .some($0) }
     }
 
     /// `--seam <cut|crossfade[=T]>`: `cut`, `crossfade` (half a second) or `crossfade=T` with `T` in
@@ -31,11 +27,7 @@ extension RenderOptions {
             + "the loop). The summary line reports the seam either way.",
         default: .cut, showing: "cut",
         expecting: "cut, crossfade or crossfade=T with T in seconds above 0 and below the length") { text in
-        if text == "cut" { return .cut }
-        if text == "crossfade" { return .crossfade() }
-        guard text.hasPrefix("crossfade="), let seconds = Double(text.dropFirst("crossfade=".count)),
-              seconds.isFinite, seconds > 0 else { return nil }
-        return .crossfade(.seconds(seconds))
+        LoopSeam(parsing: text)
     }
 
     /// Reads `--loop-point` and `--seam`: a loop point at or before `--start`, or a crossfade not shorter
@@ -67,9 +59,7 @@ extension RenderOptions {
     }
 
     /// `--loop-point <time>`, if given.
-    var loopPointTime: TimePosition? {
-        if case .at(let point)? = loopPoint { point } else { nil }
-    }
+    var loopPointTime: TimePosition? { loopPoint?.windowEnd }
 
     /// Seconds decoded for a window of `length`: past it by the search (+25 %) and the crossfade.
     func decodedLength(_ length: Double) -> Double {

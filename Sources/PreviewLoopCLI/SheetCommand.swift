@@ -147,6 +147,24 @@ extension SheetOptions {
     }
 }
 
+extension SheetOptions {
+    /// The library's sheet configuration for these options (what a batch recipe's `"sheet"` builds too).
+    var sheetConfiguration: ClipContactSheet.Configuration {
+        var configuration = ClipContactSheet.Configuration()
+        configuration.columns = columns
+        configuration.rows = rows
+        configuration.sheetWidth = sheetWidth
+        configuration.tileWidth = tileWidth
+        configuration.gap = gap
+        configuration.margin = margin
+        configuration.showsHeader = showsHeader
+        configuration.style = style
+        configuration.accuracy = accuracy
+        configuration.pick = pick
+        return configuration
+    }
+}
+
 /// `preview-loop sheet`: a contact sheet of the whole clip — a header, then a grid of frames taken at
 /// the middles of equal slices of the clip, each with its time — written whole or not at all.
 struct SheetCommand {
@@ -164,38 +182,17 @@ struct SheetCommand {
                                        options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(sampler.info)
-        let info = sampler.info
-        guard let duration = info.duration, duration > 0 else {
-            throw PreviewLoopError(.invalidArgument, "a contact sheet covers the whole clip and needs its duration, "
-                + "which is unknown or 0")
-        }
-        let tileWidth = options.tileWidth ?? ContactSheetLayout.tileWidth(
-            sheetWidth: options.sheetWidth, columns: options.columns, gap: options.gap, margin: options.margin)!
-        let tileSize = Size(width: tileWidth,
-                            height: ContactSheetLayout.tileHeight(tileWidth: tileWidth, displaySize: info.displaySize))
-        let layout = try ContactSheetLayout(columns: options.columns, rows: options.rows, tileSize: tileSize, gap: options.gap,
-                                        margin: options.margin, headerHeight: options.showsHeader ? drawer.headerHeight : 0)
-        guard layout.size.height <= ImageFileFormat.maxWebPSide else {
-            throw PreviewLoopError(.invalidArgument, "the sheet would be \(layout.size) pixels (tiles of \(tileSize) for a "
-                + "\(info.displaySize) picture); at most \(ImageFileFormat.maxWebPSide) a side: use fewer rows or narrower tiles")
-        }
-        let span = SampleSpan(start: 0, length: duration)
-        let count = options.columns * options.rows
         // Progress counts the tiles taken; a scene pick's scan and refills are not counted (it shows
         // only the final line).
         let display = ProgressDisplay(label: "sheet", unit: "frames", rateUnit: "frames/s", style: options.reporting.progressStyle)
         defer { display.abandon() }
         if options.pick == .even { sampler.progress = { display.update(completed: $0, total: $1) } }
-        let plan = try sampler.tilePlan(pick: options.pick, count: count, start: span.start, length: span.length,
-                                        evenTimes: span.sampleTimes(count: count), size: tileSize, mode: .aspectFill,
-                                        accuracy: options.accuracy, interval: span.interval(count: count))
+        let made = try sampler.contactSheet(options.sheetConfiguration, drawer: drawer, name: Self.displayName(of: options.source.input),
+                                            fileSize: Self.fileSize(of: options.source.input))
+        let plan = made.plan, sheet = made.image, tileSize = made.tileSize, duration = made.clipDuration
         display.finish(completed: plan.frames.count, total: plan.frames.count)
         let frames = plan.frames
         let tiles = frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
-        let header = ContactSheetHeader(name: Self.displayName(of: options.source.input), info: info,
-                                        fileSize: Self.fileSize(of: options.source.input))
-        let sheet = try drawer.render(tiles, layout: layout, header: options.showsHeader ? header : nil,
-                                      clipDuration: duration)
         try ImageDestination.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
         if let report {
             var output = ClipReport.output("sheet", options.output, width: sheet.width, height: sheet.height)
@@ -214,18 +211,8 @@ struct SheetCommand {
     }
 
     /// The name a header shows: a path's or URL's last component, without a URL's query.
-    static func displayName(of input: String) -> String {
-        var text = Substring(input)
-        if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }), input.contains("://") { text = text[..<query] }
-        let name = text.split(separator: "/").last.map(String.init) ?? input
-        return name.isEmpty ? input : name
-    }
+    static func displayName(of input: String) -> String { ContactSheetHeader.displayName(of: input) }
 
     /// A local file's size in bytes; `nil` for URLs, standard input or when it cannot be read.
-    static func fileSize(of input: String) -> Int? {
-        guard case .file(let path) = Source(argument: input) else { return nil }
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int(status.st_size)
-    }
+    static func fileSize(of input: String) -> Int? { ContactSheetHeader.fileSize(of: input) }
 }

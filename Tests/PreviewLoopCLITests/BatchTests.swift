@@ -367,6 +367,190 @@ struct BatchRunTests {
         #expect(sheet.status == 0 && sheet.stderr.hasPrefix("Warning: Dolby Vision profile 5"), "\(sheet.stderr)")
     }
 
+    @Test("A hover with loop_point and seam is the file render makes with the same options: same bytes, frames, loop point and seam")
+    func seamedHover() throws {
+        let bench = BatchBench()
+        let clip = TestPaths.fixture("card.mp4")
+        try bench.writeManifest([("card", clip)])
+        let recipe = bench.directory + "/recipe.json"
+        let variants: [(recipe: String, render: [String])] = [
+            (#"{"hover":{"start":0.5,"length":1.5,"loop_point":"auto","seam":"crossfade=0.3","size":"160x90","fps":10,"quality":70}}"#,
+             ["--start", "0.5", "--length", "1.5", "--loop-point", "auto", "--seam", "crossfade=0.3", "--size", "160x90",
+              "--fps", "10", "--quality", "70"]),
+            (#"{"hover":{"start":0.2,"loop_point":"2.3","size":"160x90","fps":12}}"#,
+             ["--start", "0.2", "--loop-point", "2.3", "--size", "160x90", "--fps", "12", "--quality", "75"]),
+        ]
+        for (index, variant) in variants.enumerated() {
+            try variant.recipe.write(toFile: recipe, atomically: true, encoding: .utf8)
+            let result = try bench.batch(["--recipe", recipe, "--jobs", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let record = try #require(try bench.records()["card"])
+            #expect(record["skipped"] as? Bool == false, "a changed recipe redoes the clip")
+            let hover = try #require((record["outputs"] as? [[String: Any]])?.first { $0["kind"] as? String == "hover" })
+            let reference = bench.directory + "/render-\(index).mp4"
+            let render = try Child.cli(["render", clip, "-o", reference, "--json"] + variant.render)
+            #expect(render.status == 0, "\(render.stderr)")
+            let rendered = try #require((try JSONSerialization.jsonObject(with: render.stdout) as? [String: Any])?["outputs"] as? [[String: Any]])[0]
+            let made = try Data(contentsOf: URL(fileURLWithPath: bench.out + "/card/hover.mp4"))
+            #expect(made == (try Data(contentsOf: URL(fileURLWithPath: reference))), "variant \(index): hover.mp4 differs from render's file")
+            for key in ["frames", "loop_point", "width", "height", "bytes"] {
+                #expect("\(hover[key] ?? "nil")" == "\(rendered[key] ?? "nil")", "variant \(index): \(key)")
+            }
+            #expect(abs((hover["duration"] as? Double ?? -1) - (rendered["duration"] as? Double ?? 1)) < 1e-5)
+            let seam = try #require(hover["seam"] as? [String: Any])
+            #expect(NSDictionary(dictionary: seam).isEqual(to: rendered["seam"] as? [String: Any] ?? [:]), "\(seam) vs \(rendered["seam"] ?? "nil")")
+            // ffprobe counts the frames the record claims.
+            let probe = try Child.tool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                                   "stream=nb_read_frames", "-of", "csv=p=0", bench.out + "/card/hover.mp4"])
+            let counted = Int(String(decoding: probe.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(counted == hover["frames"] as? Int)
+            let loopPoint = try #require(hover["loop_point"] as? Double)
+            if index == 0 {
+                // Searched within ±25 % of the length after the start, joined by a crossfade of 3 frames at 10 fps.
+                #expect(loopPoint >= 0.5 + 1.5 * 0.75 - 1e-9 && loopPoint <= 0.5 + 1.5 * 1.25 + 1e-9, "\(loopPoint)")
+                #expect(seam["kind"] as? String == "crossfade" && seam["crossfade"] as? Double == 0.3)
+            } else {
+                #expect(abs(loopPoint - 2.3) < 1e-3, "\(loopPoint)")
+                #expect(seam["kind"] as? String == "cut" && seam["crossfade"] as? Double == 0)
+            }
+        }
+        let again = try bench.batch(["--recipe", recipe, "--jobs", "1"])
+        let skipped = try bench.records()["card"]?["skipped"] as? Bool
+        #expect(again.status == 0 && skipped == true, "the same recipe skips the clip")
+    }
+
+    @Test("A poster at best is the frame thumb --at best picks; at a time, the frame thumb --at takes")
+    func posterAt() throws {
+        let bench = BatchBench()
+        let clip = TestPaths.fixture("title-card.mp4")
+        try bench.writeManifest([("title", clip)])
+        let recipe = bench.directory + "/recipe.json"
+        for (at, thumbAt) in [(#""best""#, "best"), (#"1.7"#, "1.7"), (#""25%""#, "25%")] {
+            try #"{"poster":{"at":\#(at),"size":"160x120","quality":85}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+            let result = try bench.batch(["--recipe", recipe, "--jobs", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let record = try #require(try bench.records()["title"])
+            #expect(record["skipped"] as? Bool == false, "a changed \"at\" redoes the clip")
+            let poster = try #require((record["outputs"] as? [[String: Any]])?.first { $0["kind"] as? String == "poster" })
+            let reference = bench.directory + "/thumb.jpg"
+            let thumb = try Child.cli(["thumb", clip, "-o", reference, "--at", thumbAt, "--size", "160x120", "--quality", "85", "--json"])
+            #expect(thumb.status == 0, "\(thumb.stderr)")
+            let chosen = try #require((try JSONSerialization.jsonObject(with: thumb.stdout) as? [String: Any])?["outputs"] as? [[String: Any]])[0]
+            let time = try #require(poster["time"] as? Double)
+            #expect(time == chosen["time"] as? Double, "\(at): batch \(time) vs thumb \(chosen["time"] ?? "nil")")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: bench.out + "/title/poster.jpg")) == Data(contentsOf: URL(fileURLWithPath: reference)),
+                    "\(at): poster.jpg differs from thumb's")
+            if thumbAt == "best" {
+                // Not the title card at the start nor the credits at the end.
+                #expect(time > 1.2 && time < 2.8, "\(time)")
+                #expect((poster["choice"] as? String)?.hasPrefix("best of the clip") == true, "\(poster["choice"] ?? "nil")")
+            } else {
+                #expect(poster["choice"] as? String == "the time asked (exact)")
+            }
+        }
+    }
+
+    @Test("sheet.jpg and strip.jpg are the files sheet and strip --span all make with the same options; the record has the picks")
+    func sheetAndStrip() throws {
+        let bench = BatchBench()
+        let clip = TestPaths.fixture("title-card.mp4")
+        try bench.writeManifest([("title", clip)])
+        let recipe = bench.directory + "/recipe.json"
+        let variants: [(recipe: String, sheet: [String], strip: [String])] = [
+            (#"{"sheet":{"quality":85},"strip":{"count":4,"columns":2,"gap":3,"timestamps":true}}"#,
+             ["-q", "85"], ["-n", "4", "-c", "2", "--gap", "3", "--timestamps"]),
+            (#"{"sheet":{"grid":"3x2","tile_width":120,"gap":4,"margin":5,"header":false,"timestamps":false,"pick":"scenes","quality":90},"strip":{"count":5,"pick":"scenes"}}"#,
+             ["--grid", "3x2", "--tile-width", "120", "--gap", "4", "--margin", "5", "--no-header", "--no-timestamps", "--pick", "scenes", "-q", "90"],
+             ["-n", "5", "--pick", "scenes"]),
+        ]
+        for (index, variant) in variants.enumerated() {
+            try variant.recipe.write(toFile: recipe, atomically: true, encoding: .utf8)
+            let result = try bench.batch(["--recipe", recipe, "--jobs", "1"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let record = try #require(try bench.records()["title"])
+            #expect(record["skipped"] as? Bool == false, "a changed recipe redoes the clip")
+            let outputs = try #require(record["outputs"] as? [[String: Any]])
+            #expect(outputs.map { $0["kind"] as? String } == ["strip", "sheet"])
+            for (kind, arguments) in [("sheet", ["sheet"] + variant.sheet), ("strip", ["strip", "--span", "all", "--size", "160x90", "-q", "85"] + variant.strip)] {
+                let reference = bench.directory + "/\(kind)-\(index).jpg"
+                let made = try Child.cli([arguments[0], clip, "-o", reference, "--json"] + arguments.dropFirst())
+                #expect(made.status == 0, "\(made.stderr)")
+                let expected = try #require((try JSONSerialization.jsonObject(with: made.stdout) as? [String: Any])?["outputs"] as? [[String: Any]])[0]
+                let entry = try #require(outputs.first { $0["kind"] as? String == kind })
+                #expect(try Data(contentsOf: URL(fileURLWithPath: bench.out + "/title/\(kind).jpg")) == Data(contentsOf: URL(fileURLWithPath: reference)),
+                        "variant \(index): \(kind).jpg differs from the \(kind) command's file")
+                for key in ["width", "height", "tiles", "bytes"] {
+                    #expect("\(entry[key] ?? "nil")" == "\(expected[key] ?? "nil")", "variant \(index) \(kind): \(key)")
+                }
+                let plan = try #require(entry["plan"] as? [String: Any])
+                #expect(NSDictionary(dictionary: plan).isEqual(to: expected["plan"] as? [String: Any] ?? [:]), "variant \(index) \(kind): plan")
+                #expect(plan["pick"] as? String == (index == 0 ? "even" : "scenes"))
+            }
+        }
+    }
+
+    @Test("A recipe with an unknown key or a value out of range: one Error line naming the key, exit 64, nothing made")
+    func recipeRefusals() throws {
+        let bench = BatchBench()
+        try bench.writeManifest([("short", TestPaths.fixture("short.mp4"))])
+        let recipe = bench.directory + "/recipe.json"
+        let cases: [(json: String, names: String)] = [
+            (#"{"hover":{"seam":"wipe"}}"#, "\"hover\".\"seam\""),
+            (#"{"hover":{"start":2,"loop_point":1}}"#, "\"hover\".\"loop_point\""),
+            (#"{"hover":{"lop_point":"auto"}}"#, "\"lop_point\""),
+            (#"{"strip":{"count":0}}"#, "\"strip\".\"count\""),
+            (#"{"poster":{"at":"soon"}}"#, "\"poster\".\"at\""),
+            (#"{"poster":{"at":"best","start":1}}"#, "\"poster\".\"start\""),
+            (#"{"sheet":{"grid":"30x30"}}"#, "\"sheet\".\"grid\""),
+            (#"{"sheet":{"pick":"random"}}"#, "\"sheet\".\"pick\""),
+            (#"{"strip":{"gap":999}}"#, "\"strip\".\"gap\""),
+            (#"{"sheets":{}}"#, "unknown key \"sheets\""),
+        ]
+        for (json, names) in cases {
+            try json.write(toFile: recipe, atomically: true, encoding: .utf8)
+            let result = try bench.batch(["--recipe", recipe])
+            #expect(result.status == 64, "\(json): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains(names), "\(json): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(json): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: bench.out), "\(json): the output directory was made")
+        }
+    }
+
+    @Test("The shard's lock is held until the results file has its summary line")
+    func lockHeldUntilSummary() throws {
+        let bench = BatchBench()
+        try bench.writeManifest([("a", TestPaths.fixture("landscape.mp4")), ("b", TestPaths.fixture("card.mp4"))])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--jobs", "1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // Wait until the run holds the lock, then wait for it: once ours, the summary must be written.
+        let lockPath = bench.out + "/.lock.all"
+        var descriptor: Int32 = -1
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            descriptor = open(lockPath, O_RDWR | O_CLOEXEC)
+            if descriptor >= 0 {
+                if flock(descriptor, LOCK_EX | LOCK_NB) != 0 { break }    // held by the run
+                flock(descriptor, LOCK_UN)
+                close(descriptor)
+                descriptor = -1
+            }
+            usleep(2_000)
+        }
+        try #require(descriptor >= 0, "the run never held \(lockPath)")
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX) == 0)
+        let text = try String(contentsOfFile: bench.out + "/results.jsonl", encoding: .utf8)
+        let last = try #require(text.split(separator: "\n").last)
+        #expect(last.contains("\"type\":\"summary\""), "the lock was free before the summary: \(last)")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
     @Test("Usage errors exit 64")
     func usage() throws {
         for arguments in [["batch"], ["batch", "m.jsonl"], ["batch", "m.jsonl", "-o", "x", "--shard", "3/3"],

@@ -72,6 +72,131 @@ struct BatchManifestTests {
         }
     }
 
+    @Test("Recipes: hover loop_point and seam as render reads them; bad ones refused naming the key; the canonical string names them")
+    func hoverSeamRecipes() throws {
+        let plain = try BatchRecipe.parse(json: Array(#"{"hover":{"length":2}}"#.utf8))
+        #expect(plain.hover?.loopPoint == nil && plain.hover?.seam == .cut && plain.hover?.isSeamed == false)
+        let searched = try BatchRecipe.parse(json: Array(#"{"hover":{"length":2,"loop_point":"auto","seam":"crossfade=0.25"}}"#.utf8))
+        #expect(searched.hover?.loopPoint == .auto && searched.hover?.seam == .crossfade(.milliseconds(250)))
+        #expect(searched.hover?.isSeamed == true)
+        let timed = try BatchRecipe.parse(json: Array(#"{"hover":{"start":1,"loop_point":3.5,"seam":"crossfade"}}"#.utf8))
+        #expect(timed.hover?.loopPoint == .at(.seconds(3.5)) && timed.hover?.length == 2.5 && timed.hover?.seam == .crossfade())
+        let clock = try BatchRecipe.parse(json: Array(#"{"hover":{"loop_point":"00:04.5"}}"#.utf8))
+        #expect(clock.hover?.loopPoint == .at(.seconds(4.5)))
+        let percent = try BatchRecipe.parse(json: Array(#"{"hover":{"loop_point":"40%","seam":"cut"}}"#.utf8))
+        #expect(percent.hover?.loopPoint == .at(.percent(40)) && percent.hover?.seam == .cut)
+        // The same parsers as render's --loop-point and --seam.
+        #expect(LoopEnd(parsing: "auto") == .auto && LoopEnd(parsing: "10%") == .at(.percent(10)) && LoopEnd(parsing: "soon") == nil)
+        #expect(LoopSeam(parsing: "crossfade=0.5") == .crossfade(.milliseconds(500)) && LoopSeam(parsing: "crossfade=0") == nil
+                && LoopSeam(parsing: "crossfade=-1") == nil && LoopSeam(parsing: "wipe") == nil)
+        // A changed loop point or seam redoes the clip; a hover without them keeps its old canonical form.
+        let canonicals = [plain, searched, timed, percent].map(\.canonical)
+        #expect(Set(canonicals).count == 4)
+        #expect(plain.canonical == "hover(0.0+2.0,480x270,15fps,q75)")
+        #expect(searched.canonical.hasSuffix(",loop=auto,seam=crossfade=0.25)"))
+        let bad: [(json: String, names: String)] = [
+            (#"{"hover":{"loop_point":"soon"}}"#, "\"hover\".\"loop_point\""),
+            (#"{"hover":{"loop_point":-1}}"#, "\"hover\".\"loop_point\""),
+            (#"{"hover":{"loop_point":true}}"#, "\"hover\".\"loop_point\""),
+            (#"{"hover":{"start":5,"loop_point":4}}"#, "\"hover\".\"loop_point\""),
+            (#"{"hover":{"start":5,"loop_point":"00:05"}}"#, "\"hover\".\"loop_point\""),
+            (#"{"hover":{"seam":"wipe"}}"#, "\"hover\".\"seam\""),
+            (#"{"hover":{"seam":"crossfade=0"}}"#, "\"hover\".\"seam\""),
+            (#"{"hover":{"length":1,"seam":"crossfade=1"}}"#, "\"hover\".\"seam\""),
+            (#"{"hover":{"loop_point":2,"seam":"crossfade=3"}}"#, "\"hover\".\"seam\""),
+            (#"{"hover":{"seam":"crossfade","size":"3840x2160","fps":60,"length":30}}"#, "\"hover\": a loop point or seam"),
+            (#"{"hover":{"loop_pont":"auto"}}"#, "unknown key \"loop_pont\" in \"hover\""),
+        ]
+        for (json, names) in bad {
+            do {
+                _ = try BatchRecipe.parse(json: Array(json.utf8), name: "r.json")
+                Issue.record("\(json) was accepted")
+            } catch {
+                #expect(error.code == .invalidArgument && error.message.contains(names) && !error.message.contains("\n"),
+                        "\(json): \(error.message)")
+            }
+        }
+    }
+
+    @Test("Recipes: poster at auto, best or a time as thumb --at reads it; bad values and a window with best refused naming the key")
+    func posterAtRecipes() throws {
+        let plain = try BatchRecipe.parse(json: Array(#"{"poster":{}}"#.utf8))
+        #expect(plain.poster?.at == .auto && plain.canonical == "poster(320x180,q85,0.0+15.0)")
+        let best = try BatchRecipe.parse(json: Array(#"{"poster":{"at":"best"}}"#.utf8))
+        #expect(best.poster?.at == .best && best.canonical.hasSuffix(",at=best)"))
+        let seconds = try BatchRecipe.parse(json: Array(#"{"poster":{"at":2.5}}"#.utf8))
+        #expect(seconds.poster?.at == .at(.seconds(2.5)))
+        let percent = try BatchRecipe.parse(json: Array(#"{"poster":{"at":"50%"}}"#.utf8))
+        #expect(percent.poster?.at == .at(.percent(50)))
+        let clock = try BatchRecipe.parse(json: Array(#"{"poster":{"at":"01:02.5"}}"#.utf8))
+        #expect(clock.poster?.at == .at(.seconds(62.5)))
+        let auto = try BatchRecipe.parse(json: Array(#"{"poster":{"at":"auto","start":3}}"#.utf8))
+        #expect(auto.poster?.at == .auto && auto.poster?.start == 3)
+        #expect(Set([plain, best, seconds, percent, clock].map(\.canonical)).count == 5)
+        #expect(PosterTime(parsing: "best") == .best && PosterTime(parsing: "10%") == .at(.percent(10)) && PosterTime(parsing: "later") == nil)
+        let bad: [(json: String, names: String)] = [
+            (#"{"poster":{"at":"later"}}"#, "\"poster\".\"at\""),
+            (#"{"poster":{"at":-2}}"#, "\"poster\".\"at\""),
+            (#"{"poster":{"at":"150%"}}"#, "\"poster\".\"at\""),
+            (#"{"poster":{"at":null}}"#, "\"poster\".\"at\""),
+            (#"{"poster":{"at":"best","start":2}}"#, "\"poster\".\"start\""),
+            (#"{"poster":{"at":4,"length":2}}"#, "\"poster\".\"length\""),
+        ]
+        for (json, names) in bad {
+            do {
+                _ = try BatchRecipe.parse(json: Array(json.utf8), name: "r.json")
+                Issue.record("\(json) was accepted")
+            } catch {
+                #expect(error.code == .invalidArgument && error.message.contains(names), "\(json): \(error.message)")
+            }
+        }
+    }
+
+    @Test("Recipes: a sheet as sheet's options give it, strip pick/gap/timestamps; bad values refused naming the key")
+    func sheetRecipes() throws {
+        let defaults = try BatchRecipe.parse(json: Array(#"{"sheet":{}}"#.utf8))
+        #expect(defaults.kinds == ["sheet"] && defaults.sheet?.configuration == ClipContactSheet.Configuration())
+        #expect(defaults.sheet?.quality == 85)
+        let sheet = try BatchRecipe.parse(json: Array(#"{"sheet":{"grid":"5x3","tile_width":200,"gap":2,"margin":0,"header":false,"timestamps":false,"pick":"scenes","quality":70}}"#.utf8))
+        let c = try #require(sheet.sheet?.configuration)
+        #expect(c.columns == 5 && c.rows == 3 && c.tileWidth == 200 && c.gap == 2 && c.margin == 0 && !c.showsHeader)
+        #expect(!c.style.showsTimestamps && c.pick == .scenes && sheet.sheet?.quality == 70 && c.effectiveSheetWidth == 5 * 200 + 4 * 2)
+        let wide = try BatchRecipe.parse(json: Array(#"{"sheet":{"width":800}}"#.utf8))
+        #expect(wide.sheet?.configuration.sheetWidth == 800 && wide.sheet?.configuration.tileWidth == nil)
+        let strip = try BatchRecipe.parse(json: Array(#"{"strip":{"pick":"scenes","gap":4,"timestamps":true}}"#.utf8))
+        #expect(strip.strip?.pick == .scenes && strip.strip?.gap == 4 && strip.strip?.showsTimestamps == true)
+        #expect(strip.strip?.configuration.span == .wholeClip && strip.strip?.configuration.tileSize == .exact(Size(width: 160, height: 90)))
+        let plainStrip = try BatchRecipe.parse(json: Array(#"{"strip":{}}"#.utf8))
+        #expect(plainStrip.canonical == "strip(8/8,160x90,q85)", "strips made before keep their fingerprint")
+        #expect(Set([defaults, sheet, wide, strip, plainStrip].map(\.canonical)).count == 5)
+        let bad: [(json: String, names: String)] = [
+            (#"{"sheet":{"grid":"30x30"}}"#, "\"sheet\".\"grid\""),
+            (#"{"sheet":{"grid":"0x3"}}"#, "\"sheet\".\"grid\""),
+            (#"{"sheet":{"tile_width":8}}"#, "\"sheet\".\"tile_width\""),
+            (#"{"sheet":{"tile_width":4096,"grid":"10x1"}}"#, "\"sheet\".\"tile_width\""),
+            (#"{"sheet":{"width":100,"grid":"10x2"}}"#, "\"sheet\".\"width\""),
+            (#"{"sheet":{"width":800,"tile_width":100}}"#, "\"sheet\".\"tile_width\""),
+            (#"{"sheet":{"gap":300}}"#, "\"sheet\".\"gap\""),
+            (#"{"sheet":{"margin":-1}}"#, "\"sheet\".\"margin\""),
+            (#"{"sheet":{"header":"yes"}}"#, "\"sheet\".\"header\""),
+            (#"{"sheet":{"pick":"random"}}"#, "\"sheet\".\"pick\""),
+            (#"{"sheet":{"quality":101}}"#, "\"sheet\".\"quality\""),
+            (#"{"sheet":{"rows":3}}"#, "unknown key \"rows\" in \"sheet\""),
+            (#"{"strip":{"pick":"shots"}}"#, "\"strip\".\"pick\""),
+            (#"{"strip":{"gap":-2}}"#, "\"strip\".\"gap\""),
+            (#"{"strip":{"timestamps":1}}"#, "\"strip\".\"timestamps\""),
+            (#"{"strip":{"count":1000,"size":"1000x100"}}"#, "\"strip\""),
+        ]
+        for (json, names) in bad {
+            do {
+                _ = try BatchRecipe.parse(json: Array(json.utf8), name: "r.json")
+                Issue.record("\(json) was accepted")
+            } catch {
+                #expect(error.code == .invalidArgument && error.message.contains(names), "\(json): \(error.message)")
+            }
+        }
+    }
+
     @Test("Failures are classified: bad input permanent, environment transient")
     func classification() {
         #expect(BatchFailure.permanence(of: PreviewLoopError(.corruptData, "x")) == .permanent)

@@ -2,20 +2,27 @@ import FoundationEssentials
 
 /// What a batch makes for each clip. Every output is optional; ``standard`` (poster JPEG and sprites
 /// with WebVTT) is used when no recipe is given. Files, inside `OUT/<id>/`: `poster.jpg`, `strip.jpg`,
-/// `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4`.
+/// `sheet.jpg`, `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4`.
 ///
-/// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15},
-/// "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85}, "sprites": {"every": 10,
+/// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15,
+/// "at": "auto"}, "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85, "pick": "even",
+/// "gap": 0, "timestamps": false}, "sheet": {"grid": "4x4", "width": 1280, "gap": 6, "margin": 12,
+/// "header": true, "timestamps": true, "pick": "even", "quality": 85}, "sprites": {"every": 10,
 /// "size": "160x90", "grid": "10x10", "quality": 85}, "hover": {"start": 0, "length": 3, "size":
-/// "480x270", "fps": 15, "quality": 75}}`; an empty object `{}` takes every default of that output;
-/// unknown keys are refused.
+/// "480x270", "fps": 15, "quality": 75, "loop_point": "auto", "seam": "crossfade=0.5"}}` (the sheet may
+/// give `tile_width` instead of `width`); an empty object `{}` takes every default of that output;
+/// unknown keys and values out of range are refused, naming the key.
 public struct BatchRecipe: Sendable, Hashable {
-    /// The poster: the first good frame of a window (as `thumb --at auto`), as JPEG.
+    /// The poster, as JPEG: by default the first good frame of a window (as `thumb --at auto`).
     public struct Poster: Sendable, Hashable {
         public var size = Size(width: 320, height: 180)
         public var quality = 85
+        /// The window ``PosterTime/auto`` searches (the manifest's `start` and `length` override it).
         public var start = 0.0
         public var length = 15.0
+        /// Which frame (as `thumb --at`): the first good one of the window, the best of the clip, or the
+        /// frame shown at a time (exact), kept within the clip.
+        public var at = PosterTime.auto
         public init() {}
     }
     /// A contact strip over the whole clip (as `strip --span all`), as JPEG.
@@ -23,6 +30,27 @@ public struct BatchRecipe: Sendable, Hashable {
         public var count = 8
         public var columns = 8
         public var size = Size(width: 160, height: 90)
+        public var quality = 85
+        /// How the tiles' times are chosen (as `strip --pick`): even slices or shot changes.
+        public var pick = TilePick.even
+        /// Pixels between tiles, 0 to 256 (as `strip --gap`).
+        public var gap = 0
+        /// Whether each tile shows its time (as `strip --timestamps`).
+        public var showsTimestamps = false
+        public init() {}
+
+        /// The library's strip configuration (what `strip --span all` with these options builds).
+        public var configuration: ContactStrip.Configuration {
+            var style = ContactStrip.Configuration.defaultStyle
+            style.showsTimestamps = showsTimestamps
+            return ContactStrip.Configuration(count: count, columns: columns, tileSize: .exact(size), span: .wholeClip,
+                                              accuracy: .auto, pick: pick, gap: gap, style: style)
+        }
+    }
+    /// A contact sheet of the whole clip with a header (as `sheet`), as JPEG.
+    public struct Sheet: Sendable, Hashable {
+        /// The grid, widths, gap, margin, header, times and pick (as `sheet`'s options; the same defaults).
+        public var configuration = ClipContactSheet.Configuration()
         public var quality = 85
         public init() {}
     }
@@ -36,37 +64,51 @@ public struct BatchRecipe: Sendable, Hashable {
         public init() {}
     }
     /// A muted hover preview that loops: H.264 MP4 of a window (as `render`).
+    ///
+    /// With a ``loopPoint`` or a seam other than ``LoopSeam/cut`` it is made by the same library call as
+    /// `render --loop-point … --seam …` (``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``,
+    /// which opens the clip a second time), and its record carries the loop point and the seam measure.
     public struct Hover: Sendable, Hashable {
         public var start = 0.0
         public var length = 3.0
         public var size = Size(width: 480, height: 270)
         public var framesPerSecond = 15
         public var quality = 75
+        /// Where the loop ends (as `render --loop-point`): searched, or a time replacing ``length``; `nil` at the length.
+        public var loopPoint: LoopEnd?
+        /// How the last frame joins the first (as `render --seam`).
+        public var seam = LoopSeam.cut
         public init() {}
+
+        /// Whether the loop engine's render makes it (a loop point or a seam asked for).
+        public var isSeamed: Bool { loopPoint != nil || seam != .cut }
     }
 
     public var poster: Poster?
     public var strip: Strip?
     public var sprites: Sprites?
     public var hover: Hover?
+    public var sheet: Sheet?
 
     /// Creates a recipe.
-    public init(poster: Poster? = nil, strip: Strip? = nil, sprites: Sprites? = nil, hover: Hover? = nil) {
+    public init(poster: Poster? = nil, strip: Strip? = nil, sprites: Sprites? = nil, hover: Hover? = nil, sheet: Sheet? = nil) {
         self.poster = poster
         self.strip = strip
         self.sprites = sprites
         self.hover = hover
+        self.sheet = sheet
     }
 
     /// The default: a poster JPEG and sprites with WebVTT.
     public static let standard = BatchRecipe(poster: Poster(), sprites: Sprites())
 
     /// Whether the recipe makes nothing.
-    public var isEmpty: Bool { poster == nil && strip == nil && sprites == nil && hover == nil }
+    public var isEmpty: Bool { poster == nil && strip == nil && sprites == nil && hover == nil && sheet == nil }
 
     /// The output kinds, in the order they are made.
     public var kinds: [String] {
-        [poster.map { _ in "poster" }, strip.map { _ in "strip" }, sprites.map { _ in "sprites" }, hover.map { _ in "hover" }]
+        [poster.map { _ in "poster" }, strip.map { _ in "strip" }, sheet.map { _ in "sheet" }, sprites.map { _ in "sprites" },
+         hover.map { _ in "hover" }]
             .compactMap { $0 }
     }
 
@@ -74,10 +116,28 @@ public struct BatchRecipe: Sendable, Hashable {
     /// (it goes into the completion marker, so a changed recipe redoes the clip).
     public var canonical: String {
         var parts: [String] = []
-        if let p = poster { parts.append("poster(\(p.size),q\(p.quality),\(p.start)+\(p.length))") }
-        if let s = strip { parts.append("strip(\(s.count)/\(s.columns),\(s.size),q\(s.quality))") }
+        if let p = poster {
+            // `at` named only when not auto, so posters made before it existed stay complete.
+            parts.append("poster(\(p.size),q\(p.quality),\(p.start)+\(p.length)\(p.at == .auto ? "" : ",at=\(p.at)"))")
+        }
+        if let s = strip {
+            // The newer options named only when not their defaults, so strips made before stay complete.
+            let extra = (s.pick == .even ? "" : ",\(s.pick.rawValue)") + (s.gap == 0 ? "" : ",gap\(s.gap)")
+                + (s.showsTimestamps ? ",times" : "")
+            parts.append("strip(\(s.count)/\(s.columns),\(s.size),q\(s.quality)\(extra))")
+        }
+        if let s = sheet {
+            let c = s.configuration
+            parts.append("sheet(\(c.columns)x\(c.rows),\(c.tileWidth.map { "tile\($0)" } ?? "width\(c.sheetWidth)"),gap\(c.gap),"
+                         + "margin\(c.margin),\(c.showsHeader ? "header" : "no-header"),\(c.style.showsTimestamps ? "times" : "no-times"),"
+                         + "\(c.pick.rawValue),q\(s.quality))")
+        }
         if let s = sprites { parts.append("sprites(\(s.every),\(s.size),\(s.columns)x\(s.rows),q\(s.quality))") }
-        if let h = hover { parts.append("hover(\(h.start)+\(h.length),\(h.size),\(h.framesPerSecond)fps,q\(h.quality))") }
+        if let h = hover {
+            // Named only when asked for, so hovers made before these existed stay complete.
+            let seamed = (h.loopPoint.map { ",loop=\($0)" } ?? "") + (h.seam == .cut ? "" : ",seam=\(h.seam)")
+            parts.append("hover(\(h.start)+\(h.length),\(h.size),\(h.framesPerSecond)fps,q\(h.quality)\(seamed))")
+        }
         return parts.joined(separator: ";")
     }
 
@@ -87,7 +147,7 @@ public struct BatchRecipe: Sendable, Hashable {
     public static func parse(json: [UInt8], name: String = "recipe") throws(PreviewLoopError) -> BatchRecipe {
         do {
             let recipe = try JSONDecoder().decode(DecodedRecipe.self, from: Data(json)).recipe
-            guard !recipe.isEmpty else { throw RecipeError(message: "names no output (poster, strip, sprites, hover)") }
+            guard !recipe.isEmpty else { throw RecipeError(message: "names no output (poster, strip, sheet, sprites, hover)") }
             return recipe
         } catch let error as RecipeError {
             throw PreviewLoopError(.invalidArgument, "\(name): \(error.message)")
@@ -100,33 +160,91 @@ public struct BatchRecipe: Sendable, Hashable {
 private struct RecipeError: Error { var message: String }
 
 /// Decodes the recipe's JSON, refusing unknown keys and values out of range.
-private struct DecodedRecipe: Decodable {
+struct DecodedRecipe: Decodable {
     var recipe = BatchRecipe()
 
     init(from decoder: any Decoder) throws {
         let top = try decoder.container(keyedBy: AnyKey.self)
-        try Self.refuseUnknown(top, known: ["poster", "strip", "sprites", "hover"], in: "the recipe")
+        try Self.refuseUnknown(top, known: ["poster", "strip", "sheet", "sprites", "hover"], in: "the recipe")
         func section(_ name: String, _ known: [String]) throws -> KeyedDecodingContainer<AnyKey>? {
             guard top.contains(AnyKey(name)) else { return nil }
             let container = try top.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(name))
             try Self.refuseUnknown(container, known: known, in: "\"\(name)\"")
             return container
         }
-        if let c = try section("poster", ["size", "quality", "start", "length"]) {
+        if let c = try section("poster", ["size", "quality", "start", "length", "at"]) {
             var p = BatchRecipe.Poster()
             p.size = try Self.size(c, "size", p.size, "poster")
             p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
             p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
             p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
+            let at = AnyKey("at")
+            if c.contains(at) {
+                let time: PosterTime? = if let seconds = try? c.decode(Double.self, forKey: at) {
+                    seconds.isFinite && (0...1e9).contains(seconds) ? .at(.seconds(seconds)) : nil
+                } else {
+                    (try? c.decode(String.self, forKey: at)).flatMap(PosterTime.init(parsing:))
+                }
+                guard let time else {
+                    throw RecipeError(message: "\"poster\".\"at\": expected \"auto\", \"best\" or a time (seconds, mm:ss, "
+                                      + "hh:mm:ss.ms or a percentage such as \"10%\")")
+                }
+                // As thumb: the window belongs to auto.
+                if time != .auto, let window = ["start", "length"].first(where: { c.contains(AnyKey($0)) }) {
+                    throw RecipeError(message: "\"poster\".\"\(window)\": sets the window of \"at\": \"auto\"; it has no effect "
+                                      + "with \"at\": \"\(time)\"")
+                }
+                p.at = time
+            }
             recipe.poster = p
         }
-        if let c = try section("strip", ["count", "columns", "size", "quality"]) {
+        if let c = try section("strip", ["count", "columns", "size", "quality", "pick", "gap", "timestamps"]) {
             var s = BatchRecipe.Strip()
             s.count = try Self.integer(c, "count", s.count, 1...1000, "strip")
             s.columns = min(try Self.integer(c, "columns", s.count, 1...1000, "strip"), s.count)
             s.size = try Self.size(c, "size", s.size, "strip")
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "strip")
+            s.pick = try Self.pick(c, s.pick, "strip")
+            s.gap = try Self.integer(c, "gap", s.gap, 0...256, "strip")
+            s.showsTimestamps = try Self.flag(c, "timestamps", s.showsTimestamps, "strip")
+            let stripSize = s.configuration.stripSize(tileSize: s.size)
+            guard stripSize.width <= SizeRequest.maximumSide, stripSize.height <= SizeRequest.maximumSide else {
+                throw RecipeError(message: "\"strip\": \(s.configuration.effectiveColumns)x\(s.configuration.rows) tiles of \(s.size) "
+                                  + "make a strip of \(stripSize) pixels; at most \(SizeRequest.maximumSide) a side")
+            }
             recipe.strip = s
+        }
+        if let c = try section("sheet", ["grid", "width", "tile_width", "gap", "margin", "header", "timestamps", "pick", "quality"]) {
+            var s = BatchRecipe.Sheet()
+            var configuration = s.configuration
+            if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
+                guard let parsed = Size(parsing: grid), (1...100).contains(parsed.width), (1...100).contains(parsed.height),
+                      parsed.area <= ClipContactSheet.Configuration.maximumTiles else {
+                    throw RecipeError(message: "\"sheet\".\"grid\": expected CxR, each 1 to 100, at most "
+                                      + "\(ClipContactSheet.Configuration.maximumTiles) tiles, not \(grid)")
+                }
+                (configuration.columns, configuration.rows) = (parsed.width, parsed.height)
+            }
+            if c.contains(AnyKey("width")) && c.contains(AnyKey("tile_width")) {
+                throw RecipeError(message: "\"sheet\".\"tile_width\": \"width\" and \"tile_width\" both set the tiles' width; give one of them")
+            }
+            configuration.sheetWidth = try Self.integer(c, "width", configuration.sheetWidth, 16...ImageFileFormat.maxWebPSide, "sheet")
+            if c.contains(AnyKey("tile_width")) {
+                configuration.tileWidth = try Self.integer(c, "tile_width", 160, 16...4096, "sheet")
+            }
+            configuration.gap = try Self.integer(c, "gap", configuration.gap, 0...256, "sheet")
+            configuration.margin = try Self.integer(c, "margin", configuration.margin, 0...1024, "sheet")
+            configuration.showsHeader = try Self.flag(c, "header", configuration.showsHeader, "sheet")
+            configuration.style.showsTimestamps = try Self.flag(c, "timestamps", configuration.style.showsTimestamps, "sheet")
+            configuration.pick = try Self.pick(c, configuration.pick, "sheet")
+            s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sheet")
+            do {
+                try configuration.validate()
+            } catch {
+                throw RecipeError(message: "\"sheet\".\"\(configuration.tileWidth == nil ? "width" : "tile_width")\": \(error.message)")
+            }
+            s.configuration = configuration
+            recipe.sheet = s
         }
         if let c = try section("sprites", ["every", "size", "grid", "quality"]) {
             var s = BatchRecipe.Sprites()
@@ -141,7 +259,7 @@ private struct DecodedRecipe: Decodable {
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sprites")
             recipe.sprites = s
         }
-        if let c = try section("hover", ["start", "length", "size", "fps", "quality"]) {
+        if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam"]) {
             var h = BatchRecipe.Hover()
             h.start = try Self.seconds(c, "start", h.start, allowZero: true, "hover")
             h.length = try Self.seconds(c, "length", h.length, allowZero: false, "hover")
@@ -151,7 +269,58 @@ private struct DecodedRecipe: Decodable {
             }
             h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, 1...120, "hover")
             h.quality = try Self.integer(c, "quality", h.quality, 0...100, "hover")
+            try Self.readSeam(c, into: &h)
             recipe.hover = h
+        }
+    }
+
+    /// The most bytes of frames a seamed hover may hold until its out point is known (as `render`'s
+    /// default `--max-memory`, 1024 MB).
+    static let seamedHoverBytes = 1 << 30
+
+    /// `"loop_point"` (a number of seconds, or a string as `render --loop-point` reads it) and `"seam"`
+    /// (as `render --seam`): a loop point after the start, a crossfade shorter than the loop, and the
+    /// frames held to find the seam within ``seamedHoverBytes``.
+    static func readSeam(_ c: KeyedDecodingContainer<AnyKey>, into h: inout BatchRecipe.Hover) throws {
+        let key = AnyKey("loop_point")
+        if c.contains(key) {
+            let point: LoopEnd? = if let seconds = try? c.decode(Double.self, forKey: key) {
+                seconds.isFinite && (0...1e9).contains(seconds) ? .at(.seconds(seconds)) : nil
+            } else {
+                (try? c.decode(String.self, forKey: key)).flatMap(LoopEnd.init(parsing:))
+            }
+            guard let point else {
+                throw RecipeError(message: "\"hover\".\"loop_point\": expected \"auto\" or a time (seconds, mm:ss, hh:mm:ss.ms or a "
+                                  + "percentage such as \"10%\")")
+            }
+            if case .at(.seconds(let end)) = point {
+                guard end > h.start else {
+                    throw RecipeError(message: "\"hover\".\"loop_point\": \(end) s must come after \"start\" (\(h.start) s)")
+                }
+                h.length = end - h.start
+            }
+            h.loopPoint = point
+        }
+        if let text = try c.decodeIfPresent(String.self, forKey: AnyKey("seam")) {
+            guard let seam = LoopSeam(parsing: text) else {
+                throw RecipeError(message: "\"hover\".\"seam\": expected cut, crossfade or crossfade=T (T seconds above 0), not \(text)")
+            }
+            if case .crossfade(let fade) = seam, h.loopPoint.map({ if case .at(.percent) = $0 { false } else { true } }) ?? true,
+               fade.seconds >= h.length {
+                throw RecipeError(message: "\"hover\".\"seam\": the crossfade (\(fade.seconds) s) must be shorter than the loop (\(h.length) s)")
+            }
+            h.seam = seam
+        }
+        if h.isSeamed {
+            // The frames held until the out point is known: the window (+25 % for a search) and the crossfade.
+            var seconds = h.length * (h.loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1)
+            if case .crossfade(let fade) = h.seam { seconds += fade.seconds }
+            let bytes = (seconds * Double(h.framesPerSecond)).rounded(.up) * Double(h.size.area * 3)
+            if case .at(.percent) = h.loopPoint {} else if bytes > Double(seamedHoverBytes) {
+                throw RecipeError(message: "\"hover\": a loop point or seam holds the window's frames to find the seam: "
+                                  + "about \(Int((bytes / 1_048_576).rounded(.up))) MB here, more than \(seamedHoverBytes >> 20) MB "
+                                  + "(shorten \"length\" or \"loop_point\", or lower \"size\" or \"fps\")")
+            }
         }
     }
 
@@ -159,6 +328,22 @@ private struct DecodedRecipe: Decodable {
         if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
             throw RecipeError(message: "unknown key \"\(unknown.stringValue)\" in \(place) (known: \(known.joined(separator: ", ")))")
         }
+    }
+
+    static func flag(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Bool, _ section: String) throws -> Bool {
+        guard c.contains(AnyKey(key)) else { return fallback }
+        guard let value = try? c.decode(Bool.self, forKey: AnyKey(key)) else {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": expected true or false")
+        }
+        return value
+    }
+
+    static func pick(_ c: KeyedDecodingContainer<AnyKey>, _ fallback: TilePick, _ section: String) throws -> TilePick {
+        guard c.contains(AnyKey("pick")) else { return fallback }
+        guard let text = try? c.decode(String.self, forKey: AnyKey("pick")), let pick = TilePick(rawValue: text) else {
+            throw RecipeError(message: "\"\(section)\".\"pick\": expected \"even\" or \"scenes\"")
+        }
+        return pick
     }
 
     static func size(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Size, _ section: String) throws -> Size {

@@ -65,6 +65,10 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var duration: Double?
         /// Strip and sheet made by `strip`/`sheet`: each tile's choice, the dropped duplicates, the cut search.
         public var plan: TilePlanReport?
+        /// Hover made with a loop point or a seam (and `render`): where the loop ends in the clip, seconds.
+        public var loopPoint: Double?
+        /// Hover made with a loop point or a seam (and `render`): how the wrap was joined and how visible it is.
+        public var seam: SeamReport?
 
         public init(kind: String, path: String, bytes: Int) {
             self.kind = kind
@@ -73,8 +77,8 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan
-            case skippedFrames = "skipped_frames"
+            case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam
+            case skippedFrames = "skipped_frames", loopPoint = "loop_point"
         }
     }
 
@@ -144,6 +148,37 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     /// The record as one line of JSON (keys sorted, no newline).
     public func jsonLine() -> String {
         JSONValue.line(self)
+    }
+}
+
+/// How a rendered loop's wrap was made and how visible it is, as a record carries it (``SeamMeasure``,
+/// rounded to 4 decimals): `cut` or `crossfade`, the crossfade's seconds, the last→first difference,
+/// the median step and their ratio (absent when infinite: a still loop with a jump).
+public struct SeamReport: Sendable, Hashable, Codable {
+    /// `cut` or `crossfade`.
+    public var kind: String
+    /// Seconds of crossfade at the seam (0 for a cut).
+    public var crossfade: Double
+    /// ``SeamMeasure/seamDifference``.
+    public var seamDifference: Double
+    /// ``SeamMeasure/medianDifference``.
+    public var medianDifference: Double
+    /// ``SeamMeasure/ratio``, `nil` when infinite.
+    public var ratio: Double?
+
+    /// The report of a render.
+    public init(_ summary: RenderSummary) {
+        func rounded(_ value: Double) -> Double { (value * 1e4).rounded() / 1e4 }
+        kind = summary.crossfade > .zero ? "crossfade" : "cut"
+        crossfade = rounded(summary.crossfade.seconds)
+        seamDifference = rounded(summary.seam.seamDifference)
+        medianDifference = rounded(summary.seam.medianDifference)
+        ratio = summary.seam.ratio.isFinite ? rounded(summary.seam.ratio) : nil
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, crossfade, ratio
+        case seamDifference = "seam_difference", medianDifference = "median_difference"
     }
 }
 

@@ -280,67 +280,85 @@ public final class BatchRunner: Sendable {
         }
         let duration = info.duration
 
-        let hoverPreview = try recipe.hover.map { hover throws(PreviewLoopError) in
+        // A hover with a loop point or a seam is made by render's own call (below); the others from this decoder.
+        let hoverPreview = try recipe.hover.flatMap { hover throws(PreviewLoopError) in hover.isSeamed ? nil : hover }.map { hover throws(PreviewLoopError) in
             try HoverPreview(hover, clip: clip, duration: duration, path: staging + "/hover.mp4")
         }
         if let poster = recipe.poster {
             try checkStop()
             let began = clock.now
-            var start = clip.overrides.start ?? poster.start
-            var end = start + (clip.overrides.length ?? poster.length)
-            if let duration {
-                guard start < duration else {
-                    throw PreviewLoopError(.invalidArgument, "\(clip.input): the poster window starts at \(start) s, at or past the end (\(duration) s)")
-                }
-                end = min(end, duration)
-            }
-            start = max(0, start)
-            let choice: PosterChoice
-            if let hover = recipe.hover, let preview = hoverPreview, max(0, preview.start) == start {
-                // The hover preview starts where the poster's search does: its first frames come
-                // from the search's decoding (timed in poster_ms), the rest in hover_ms.
-                let shared = try sampler.posterFrame(in: start..<end, size: poster.size, sharing: preview.times,
-                                                     convertedTo: hover.size) { (frame: VideoFrame) throws(PreviewLoopError) in
-                    try preview.append(frame)
-                }
-                choice = shared.poster
-            } else {
-                choice = try sampler.posterFrame(in: start..<end, size: poster.size)
-            }
-            try AtomicFile.write(try ImageEncoder.encode(choice.frame.image, as: .jpeg, quality: poster.quality), to: staging + "/poster.jpg")
             var entry = output("poster", "poster.jpg")
             entry.width = poster.size.width
             entry.height = poster.size.height
-            entry.time = choice.time
-            entry.choice = choice.reason.description + (choice.flaw.map { " (itself \($0))" } ?? "")
-            entry.skippedFrames = choice.rejected.count
+            let picture: RGBImage
+            switch poster.at {
+            case .at(let position):
+                // As `thumb --at <time>`: the frame shown then, exactly, the time kept within the clip.
+                var time = try position.resolved(duration: duration, "\(clip.input): the poster's \"at\"")
+                if let duration { time = min(max(0, time), duration) }
+                let frame = try sampler.frame(at: time, size: poster.size, accuracy: .exact)
+                picture = frame.image
+                entry.time = frame.sourceTime
+                entry.choice = "the time asked (exact)"
+            case .best, .auto:
+                let choice: PosterChoice
+                if poster.at == .best {
+                    // As `thumb --at best`: the most representative good frame of the whole clip.
+                    choice = try sampler.bestPosterFrame(size: poster.size)
+                } else {
+                    choice = try autoPoster(poster, clip: clip, duration: duration, sampler: sampler, hoverPreview: hoverPreview)
+                }
+                picture = choice.frame.image
+                entry.time = choice.time
+                entry.choice = choice.reason.description + (choice.flaw.map { " (itself \($0))" } ?? "")
+                entry.skippedFrames = choice.rejected.count
+            }
+            try AtomicFile.write(try ImageEncoder.encode(picture, as: .jpeg, quality: poster.quality), to: staging + "/poster.jpg")
             outputs.append(entry)
             context.timings["poster_ms"] = milliseconds(since: began)
         }
-        if let hover = recipe.hover, let hoverPreview {
+        if let hover = recipe.hover {
             try checkStop()
             let began = clock.now
-            outputs.append(try finishHover(hoverPreview, hover, clip: clip, sampler: sampler, entry: output("hover", "hover.mp4")))
+            if let hoverPreview {
+                outputs.append(try finishHover(hoverPreview, hover, clip: clip, sampler: sampler, entry: output("hover", "hover.mp4")))
+            } else {
+                outputs.append(try renderHover(hover, clip: clip, threads: min(threads, 16), path: staging + "/hover.mp4",
+                                               entry: output("hover", "hover.mp4")))
+            }
             context.timings["hover_ms"] = milliseconds(since: began)
         }
         if let strip = recipe.strip {
             try checkStop()
             let began = clock.now
-            guard let duration, duration > 0 else {
-                throw PreviewLoopError(.invalidArgument, "\(clip.input): the duration is unknown; a strip over the whole clip needs it")
-            }
-            let step = duration / Double(strip.count)
-            let frames = try sampler.frames(at: (0..<strip.count).map { (Double($0) + 0.5) * step }, size: strip.size,
-                                            accuracy: .auto, interval: step)
-            let image = try RGBImage.tiled(frames.map(\.image), columns: strip.columns)
-            try AtomicFile.write(try ImageEncoder.encode(image, as: .jpeg, quality: strip.quality), to: staging + "/strip.jpg")
+            // As `strip --span all` with the same options: the library's contact strip.
+            let made = try sampler.contactStrip(strip.configuration)
+            try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: strip.quality), to: staging + "/strip.jpg")
             var entry = output("strip", "strip.jpg")
-            entry.width = image.width
-            entry.height = image.height
-            entry.tiles = frames.count
-            entry.time = frames.first?.sourceTime
+            entry.width = made.image.width
+            entry.height = made.image.height
+            entry.tiles = made.plan.frames.count
+            entry.time = made.plan.frames.first?.sourceTime
+            entry.plan = TilePlanReport(made.plan)
             outputs.append(entry)
             context.timings["strip_ms"] = milliseconds(since: began)
+        }
+        if let sheet = recipe.sheet {
+            try checkStop()
+            let began = clock.now
+            // As `sheet` with the same options: the library's contact sheet, its header naming the input.
+            let drawer = try ContactSheet(style: sheet.configuration.style, hasHeader: sheet.configuration.showsHeader)
+            let made = try sampler.contactSheet(sheet.configuration, drawer: drawer, name: ContactSheetHeader.displayName(of: clip.input),
+                                                fileSize: ContactSheetHeader.fileSize(of: clip.input))
+            try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: sheet.quality), to: staging + "/sheet.jpg")
+            var entry = output("sheet", "sheet.jpg")
+            entry.width = made.image.width
+            entry.height = made.image.height
+            entry.tiles = made.plan.frames.count
+            entry.time = made.plan.frames.first?.sourceTime
+            entry.plan = TilePlanReport(made.plan)
+            outputs.append(entry)
+            context.timings["sheet_ms"] = milliseconds(since: began)
         }
         if let sprites = recipe.sprites {
             try checkStop()
@@ -393,6 +411,30 @@ public final class BatchRunner: Sendable {
         return record
     }
 
+    /// The poster as `thumb --at auto`: the first good frame of the window. When the hover preview
+    /// starts where the search does, its first frames come from the search's decoding.
+    private func autoPoster(_ poster: BatchRecipe.Poster, clip: BatchClip, duration: Double?, sampler: FrameSampler,
+                            hoverPreview: HoverPreview?) throws(PreviewLoopError) -> PosterChoice {
+        var start = clip.overrides.start ?? poster.start
+        var end = start + (clip.overrides.length ?? poster.length)
+        if let duration {
+            guard start < duration else {
+                throw PreviewLoopError(.invalidArgument, "\(clip.input): the poster window starts at \(start) s, at or past the end (\(duration) s)")
+            }
+            end = min(end, duration)
+        }
+        start = max(0, start)
+        if let hover = options.recipe.hover, let preview = hoverPreview, max(0, preview.start) == start {
+            // Timed in poster_ms; the rest of the hover in hover_ms.
+            let shared = try sampler.posterFrame(in: start..<end, size: poster.size, sharing: preview.times,
+                                                 convertedTo: hover.size) { (frame: VideoFrame) throws(PreviewLoopError) in
+                try preview.append(frame)
+            }
+            return shared.poster
+        }
+        return try sampler.posterFrame(in: start..<end, size: poster.size)
+    }
+
     /// The hover preview: the exact frame shown at each instant `start + k / fps` of the window, from
     /// the clip's one decoder, encoded as a looping H.264 MP4. Frames the poster's search already
     /// handed over (``HoverPreview/written``) are not decoded again.
@@ -432,6 +474,34 @@ public final class BatchRunner: Sendable {
         return result
     }
 
+    /// A hover with a loop point or a seam: made by the call `render --loop-point … --seam …` makes
+    /// (``LoopPlayer`` on the clip, opened again, and its ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``
+    /// with render's defaults), so the file is the one `render` writes with the same options. The frames
+    /// held to find the seam are bounded by ``DecodedRecipe/seamedHoverBytes``.
+    private func renderHover(_ hover: BatchRecipe.Hover, clip: BatchClip, threads: Int, path: String,
+                             entry: BatchRecord.Output) throws(PreviewLoopError) -> BatchRecord.Output {
+        let start = clip.overrides.start ?? hover.start
+        let player = try LoopPlayer(source: Source(argument: clip.input), configuration: .init(
+            size: hover.size, windowStart: .seconds(start), windowLength: .seconds(hover.length),
+            windowEnd: hover.loopPoint?.windowEnd, threads: threads, sourceOptions: SourceOptions(
+                openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.deadline,
+                deinterlacing: options.deinterlacing)))
+        let summary = try player.render(to: path, format: .mp4, framesPerSecond: hover.framesPerSecond, quality: hover.quality,
+                                        maxFrames: max(1, DecodedRecipe.seamedHoverBytes / max(1, hover.size.area * 3)),
+                                        loopPoint: hover.loopPoint?.loopPoint ?? .length, seam: hover.seam)
+        if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
+        var result = entry
+        result.width = summary.size.width
+        result.height = summary.size.height
+        result.time = player.windowStart.seconds
+        result.frames = summary.frameCount
+        result.duration = summary.duration.seconds.rounded(toPlaces: 6)
+        // The out point: the loop's one play ends there (the frame after its last would be shown then).
+        result.loopPoint = (player.windowStart.seconds + summary.duration.seconds).rounded(toPlaces: 6)
+        result.seam = SeamReport(summary)
+        return result
+    }
+
     /// Bytes a clip may hold while decoding: the decoder's reference and threading frames at the
     /// coded size (4:2:0, two bytes a sample above 8 bits), plus the sheets and encoder of the recipe.
     public static func memoryEstimate(_ info: VideoInfo, recipe: BatchRecipe, threads: Int) -> Int {
@@ -440,7 +510,22 @@ public final class BatchRunner: Sendable {
         var total = frame * (16 + 2 * threads) + (16 << 20)
         if let sprites = recipe.sprites { total += sprites.size.area * sprites.columns * sprites.rows * 3 }
         if let strip = recipe.strip { total += strip.size.area * strip.count * 3 * 2 }
-        if let hover = recipe.hover { total += hover.size.area * 3 * 40 + (32 << 20) }
+        if let sheet = recipe.sheet, let tileWidth = sheet.configuration.effectiveTileWidth {
+            // The tiles at the clip's aspect, and the sheet that holds them again.
+            let tiles = sheet.configuration.columns * sheet.configuration.rows
+            let tileHeight = ContactSheetLayout.tileHeight(tileWidth: tileWidth, displaySize: info.displaySize)
+            total += tileWidth * tileHeight * tiles * 3 * 2
+        }
+        if let hover = recipe.hover {
+            total += hover.size.area * 3 * 40 + (32 << 20)
+            // A seamed hover holds its window's frames (bounded by the recipe) and a second decoder.
+            if hover.isSeamed {
+                var seconds = hover.length * (hover.loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1)
+                if case .crossfade(let fade) = hover.seam { seconds += fade.seconds }
+                let held = Int(min(Double(DecodedRecipe.seamedHoverBytes), (seconds * Double(hover.framesPerSecond)).rounded(.up) * Double(hover.size.area * 3)))
+                total += held + frame * (16 + 2 * threads)
+            }
+        }
         return total
     }
 }

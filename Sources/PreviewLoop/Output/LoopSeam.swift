@@ -145,3 +145,68 @@ struct LoopSeamPlan: Equatable {
         return result
     }
 }
+
+/// Where a rendered loop ends, as a user asks for it (`render --loop-point`, a batch hover's
+/// `"loop_point"`): searched (``auto``) or at a time in the clip, which replaces the window's length.
+public enum LoopEnd: Sendable, Hashable, CustomStringConvertible {
+    /// Searched near the window's length for the picture most like the first (``LoopPoint/auto``).
+    case auto
+    /// A time in the clip (seconds from the stream's start or a percentage of the duration), after the
+    /// window's start: the window ends there (``LoopPlayer/Configuration/windowEnd``).
+    case at(TimePosition)
+
+    /// Parses `auto` or a time as ``TimePosition/init(parsing:)`` reads it (`12.5`, `mm:ss`,
+    /// `hh:mm:ss.ms`, `10%`).
+    public init?(parsing text: String) {
+        if text == "auto" {
+            self = .auto
+        } else if let time = TimePosition(parsing: text) {
+            self = .at(time)
+        } else {
+            return nil
+        }
+    }
+
+    /// The loop point ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``
+    /// takes: ``LoopPoint/auto`` or ``LoopPoint/length`` (a time has become the window's end).
+    public var loopPoint: LoopPoint { self == .auto ? .auto : .length }
+
+    /// The window's end for ``LoopPlayer/Configuration/windowEnd``: the time, or `nil` for ``auto``.
+    public var windowEnd: TimePosition? {
+        if case .at(let time) = self { time } else { nil }
+    }
+
+    /// `auto`, `12.5` (seconds) or `10%`.
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .at(.seconds(let seconds)): "\(seconds)"
+        case .at(.percent(let percent)): "\(percent)%"
+        }
+    }
+}
+
+extension LoopSeam: CustomStringConvertible {
+    /// Parses `cut`, `crossfade` (half a second) or `crossfade=T`, `T` in seconds above 0 (whether it is
+    /// shorter than the loop is checked by the render).
+    public init?(parsing text: String) {
+        if text == "cut" {
+            self = .cut
+        } else if text == "crossfade" {
+            self = .crossfade()
+        } else if text.hasPrefix("crossfade="), let seconds = Double(text.dropFirst("crossfade=".count)),
+                  seconds.isFinite, seconds > 0, seconds <= 1e9 {
+            self = .crossfade(.seconds(seconds))
+        } else {
+            return nil
+        }
+    }
+
+    /// `cut` or `crossfade=0.5`.
+    public var description: String {
+        switch self {
+        case .cut: "cut"
+        case .crossfade(let duration): "crossfade=\(duration.seconds)"
+        }
+    }
+}

@@ -88,7 +88,12 @@ final class SceneTileStore {
         case .cut:
             return candidates[Self.key(choice.time)]
         case .fill:
-            let nearest = grid.values.min { abs($0.sourceTime - choice.time) < abs($1.sourceTime - choice.time) }
+            // Two frames equally near (one each side) go to the earlier: `grid` is a dictionary, whose
+            // order changes from process to process, so a tie must not be left to it.
+            let nearest = grid.values.min { a, b in
+                let (da, db) = (abs(a.sourceTime - choice.time), abs(b.sourceTime - choice.time))
+                return da != db ? da < db : a.sourceTime < b.sourceTime
+            }
             guard let nearest, abs(nearest.sourceTime - choice.time) <= gridStep / 2 + frameInterval else { return nil }
             return nearest
         case .even:

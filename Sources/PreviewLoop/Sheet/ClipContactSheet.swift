@@ -1,0 +1,151 @@
+import Glibc
+
+/// A contact sheet of a whole clip, as `preview-loop sheet` and a batch recipe's `"sheet"` make it: a
+/// header (file name and details), then a grid of frames across the clip, each with its time.
+///
+/// ```swift
+/// let sampler = try FrameSampler(source: .file("clip.mp4"))
+/// let configuration = ClipContactSheet.Configuration()          // 4x4 tiles, 1280 wide, header, times
+/// let drawer = try ContactSheet(style: configuration.style, hasHeader: configuration.showsHeader)
+/// let sheet = try sampler.contactSheet(configuration, drawer: drawer, name: "clip.mp4", fileSize: nil)
+/// sheet.image   // RGBImage
+/// ```
+public struct ClipContactSheet: Sendable {
+    /// What a sheet takes and how it lays it out.
+    public struct Configuration: Hashable, Sendable {
+        /// The most tiles a sheet takes.
+        public static let maximumTiles = 400
+
+        /// Tiles per row, 1 to 100 (default 4).
+        public var columns = 4
+        /// Rows of tiles, 1 to 100, at most ``maximumTiles`` tiles in all (default 4).
+        public var rows = 4
+        /// The sheet's width (default 1280): the tiles share what margins and gaps leave. Ignored when
+        /// ``tileWidth`` is set.
+        public var sheetWidth = 1280
+        /// Each tile's width, 16 to 4096; `nil` (the default) to derive it from ``sheetWidth``.
+        public var tileWidth: Int?
+        /// Pixels between tiles and below the header, 0 to 256 (default 6).
+        public var gap = 6
+        /// Pixels around everything, 0 to 1024 (default 12).
+        public var margin = 12
+        /// Whether the header is drawn (default yes).
+        public var showsHeader = true
+        /// Colours, fonts and whether tiles show their times (default: black, white, times shown).
+        public var style = ContactSheetStyle()
+        /// Which frame answers each time (default exact: neighbouring slices never share a keyframe).
+        public var accuracy = SeekAccuracy.exact
+        /// How the tiles' times are chosen (default even slices).
+        public var pick = TilePick.even
+
+        /// Creates the default configuration.
+        public init() {}
+
+        /// Each tile's width: ``tileWidth``, or what ``sheetWidth`` leaves each column (`nil` when it
+        /// leaves less than a pixel).
+        public var effectiveTileWidth: Int? {
+            tileWidth ?? ContactSheetLayout.tileWidth(sheetWidth: sheetWidth, columns: columns, gap: gap, margin: margin)
+        }
+
+        /// The sheet's width in pixels.
+        public var effectiveSheetWidth: Int {
+            tileWidth.map { 2 * margin + columns * $0 + (columns - 1) * gap } ?? sheetWidth
+        }
+
+        /// Checks what can be checked before the clip is opened.
+        ///
+        /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the value out of range.
+        public func validate() throws(PreviewLoopError) {
+            guard (1...100).contains(columns), (1...100).contains(rows), columns * rows <= Self.maximumTiles else {
+                throw PreviewLoopError(.invalidArgument, "a sheet's grid is 1 to 100 columns by 1 to 100 rows, at most "
+                    + "\(Self.maximumTiles) tiles, not \(columns)x\(rows)")
+            }
+            guard (0...256).contains(gap), (0...1024).contains(margin) else {
+                throw PreviewLoopError(.invalidArgument, "a sheet's gap is 0 to 256 and its margin 0 to 1024 pixels, not \(gap) and \(margin)")
+            }
+            if let tileWidth, !(16...4096).contains(tileWidth) {
+                throw PreviewLoopError(.invalidArgument, "a sheet's tile width is 16 to 4096 pixels, not \(tileWidth)")
+            }
+            guard let width = effectiveTileWidth, width >= 16 else {
+                throw PreviewLoopError(.invalidArgument, "a \(sheetWidth)-pixel sheet leaves tiles under 16 pixels wide with "
+                    + "\(columns) columns, a gap of \(gap) and a margin of \(margin)")
+            }
+            guard (16...ImageFileFormat.maxWebPSide).contains(effectiveSheetWidth) else {
+                throw PreviewLoopError(.invalidArgument, "\(columns) tiles of \(width) pixels with their gaps and margins make a "
+                    + "sheet \(effectiveSheetWidth) pixels wide; 16 to \(ImageFileFormat.maxWebPSide)")
+            }
+        }
+    }
+
+    /// The composed sheet.
+    public var image: RGBImage
+    /// Each tile's size.
+    public var tileSize: Size
+    /// Where everything went.
+    public var layout: ContactSheetLayout
+    /// What was chosen: the tiles' choices and frames, near-duplicates dropped, the cut search for
+    /// ``TilePick/scenes``.
+    public var plan: TilePlan
+    /// The clip's duration, which the sheet covers.
+    public var clipDuration: Double
+}
+
+extension FrameSampler {
+    /// A contact sheet of this whole clip: the tiles' size from the configuration and the clip's display
+    /// aspect, the frames chosen (``tilePlan(pick:count:start:length:evenTimes:size:mode:accuracy:interval:settings:)``
+    /// over the whole duration), then drawn with `drawer` under a header naming `name` (and `fileSize`).
+    ///
+    /// - Parameters:
+    ///   - drawer: the sheet's drawer, made from the configuration's style and header setting (so a
+    ///     missing font is found before the clip is opened).
+    ///   - name: the header's title (``ContactSheetHeader/displayName(of:)`` of the input).
+    ///   - fileSize: the input's size in bytes for the header, when known.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a configuration out of range, a clip whose
+    ///   duration is unknown or 0, or a sheet taller than ``ImageFileFormat/maxWebPSide``; any sampling error.
+    public func contactSheet(_ configuration: ClipContactSheet.Configuration, drawer: ContactSheet, name: String,
+                             fileSize: Int?) throws(PreviewLoopError) -> ClipContactSheet {
+        try configuration.validate()
+        guard let duration = info.duration, duration > 0 else {
+            throw PreviewLoopError(.invalidArgument, "a contact sheet covers the whole clip and needs its duration, "
+                + "which is unknown or 0")
+        }
+        let tileWidth = configuration.effectiveTileWidth!
+        let tileSize = Size(width: tileWidth,
+                            height: ContactSheetLayout.tileHeight(tileWidth: tileWidth, displaySize: info.displaySize))
+        let layout = try ContactSheetLayout(columns: configuration.columns, rows: configuration.rows, tileSize: tileSize,
+                                            gap: configuration.gap, margin: configuration.margin,
+                                            headerHeight: configuration.showsHeader ? drawer.headerHeight : 0)
+        guard layout.size.height <= ImageFileFormat.maxWebPSide else {
+            throw PreviewLoopError(.invalidArgument, "the sheet would be \(layout.size) pixels (tiles of \(tileSize) for a "
+                + "\(info.displaySize) picture); at most \(ImageFileFormat.maxWebPSide) a side: use fewer rows or narrower tiles")
+        }
+        let span = SampleSpan(start: 0, length: duration)
+        let count = configuration.columns * configuration.rows
+        let plan = try tilePlan(pick: configuration.pick, count: count, start: span.start, length: span.length,
+                                evenTimes: span.sampleTimes(count: count), size: tileSize, mode: .aspectFill,
+                                accuracy: configuration.accuracy, interval: span.interval(count: count))
+        let tiles = plan.frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
+        let header = ContactSheetHeader(name: name, info: info, fileSize: fileSize)
+        let image = try drawer.render(tiles, layout: layout, header: configuration.showsHeader ? header : nil,
+                                      clipDuration: duration)
+        return ClipContactSheet(image: image, tileSize: tileSize, layout: layout, plan: plan, clipDuration: duration)
+    }
+}
+
+extension ContactSheetHeader {
+    /// The name a header shows for an input: a path's or URL's last component, without a URL's query.
+    public static func displayName(of input: String) -> String {
+        var text = Substring(input)
+        if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }), input.contains("://") { text = text[..<query] }
+        let name = text.split(separator: "/").last.map(String.init) ?? input
+        return name.isEmpty ? input : name
+    }
+
+    /// A local file's size in bytes, for the header; `nil` for URLs, standard input or when it cannot be read.
+    public static func fileSize(of input: String) -> Int? {
+        guard case .file(let path) = Source(argument: input) else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+}
