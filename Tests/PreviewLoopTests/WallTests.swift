@@ -190,7 +190,7 @@ struct WallTests {
         try next.wait()
         #expect(count.withLock { $0 } == 200)
         wall = nil
-        #expect(Self.wallThreads() == 0)
+        #expect(Self.eventually { Self.wallThreads() == 0 })   // joined threads leave /proc a moment after
     }
 
     @Test("100 loops started and stopped: never more than workers + 1 wall threads, none left, no decoder alive")
@@ -211,7 +211,7 @@ struct WallTests {
         handles = []
         #expect(wall!.statistics.activeLoops == 0 && wall!.budget.bytesInUse == 0)
         wall = nil
-        #expect(Self.wallThreads() == 0)
+        #expect(Self.eventually { Self.wallThreads() == 0 })   // joined threads leave /proc a moment after
         #expect(decoders.allSatisfy { $0.value == nil })
     }
 
