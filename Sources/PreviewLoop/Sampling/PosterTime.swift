@@ -1,8 +1,8 @@
 /// When a poster is taken, as a user asks for it (`thumb --at`, a batch poster's `"at"`).
 public enum PosterTime: Sendable, Hashable, CustomStringConvertible {
-    /// The first good frame of a window (``FrameSampler/posterFrame(in:size:mode:)``).
+    /// The first good frame of a window (``FrameSampler/posterFrame(in:size:mode:)-4hyr5``).
     case auto
-    /// The most representative good frame of the whole clip (``FrameSampler/bestPosterFrame(size:mode:)``).
+    /// The most representative good frame of the whole clip (``FrameSampler/bestPosterFrame(size:mode:)-42f28``).
     case best
     /// The frame displayed at a time (seconds or a percentage of the duration), kept within the clip.
     case at(TimePosition)

@@ -96,12 +96,13 @@ extension FrameSampler {
     /// over the whole duration), then drawn with `drawer` under a header naming `name` (and `fileSize`).
     ///
     /// - Parameters:
+    ///   - configuration: the grid, tile width, gaps, margin, timestamps, pick and quality.
     ///   - drawer: the sheet's drawer, made from the configuration's style and header setting (so a
     ///     missing font is found before the clip is opened).
     ///   - name: the header's title (``ContactSheetHeader/displayName(of:)`` of the input).
     ///   - fileSize: the input's size in bytes for the header, when known.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a configuration out of range, a clip whose
-    ///   duration is unknown or 0, or a sheet taller than ``ImageFileFormat/maxWebPSide``; any sampling error.
+    ///   duration is unknown or 0, or a sheet more than 16383 pixels tall (WebP's limit); any sampling error.
     public func contactSheet(_ configuration: ClipContactSheet.Configuration, drawer: ContactSheet, name: String,
                              fileSize: Int?) throws(PreviewLoopError) -> ClipContactSheet {
         try configuration.validate()
