@@ -9,15 +9,19 @@ import PreviewLoopTestSupport
 struct PosterSkippingTests {
     static let size = Size(width: 160, height: 90)
 
+    /// The reference: every frame of the look-ahead decoded, no keyframe confirmation.
+    static func fullSearch(_ path: String, _ window: Range<Double>) throws -> PosterChoice {
+        try FrameSampler(source: .file(path)).posterFrame(in: window, size: size, mode: .aspectFill, retention: .likely,
+                                                          decodesEveryFrame: true, confirmsWithKeyframe: false)
+    }
+
     @Test("Same poster, same judgements, fewer frames decoded",
           arguments: [("landscape.mp4", 0..<15.0), ("fade-in.mp4", 0..<15.0), ("blur-start.mp4", 0..<15.0),
                       ("black-start.mp4", 0..<15.0), ("dark.mp4", 0..<15.0), ("landscape.mp4", 1.5..<4)])
     func sameOutcome(_ fixture: String, window: Range<Double>) throws {
         let path = TestPaths.fixture(fixture)
         let skipping = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size)
-        let every = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size, mode: .aspectFill,
-                                                                      retention: .likely, decodesEveryFrame: true,
-                                                                      confirmsWithKeyframe: false)
+        let every = try Self.fullSearch(path, window)
         #expect(skipping.time == every.time && skipping.reason == every.reason && skipping.scores == every.scores)
         #expect(skipping.frame.image == every.frame.image)
         #expect(skipping.rejected == every.rejected)
@@ -34,9 +38,7 @@ struct PosterSkippingTests {
     func keyframeConfirmation(_ fixture: String, window: Range<Double>, settlesAtOnce: Bool) throws {
         let path = TestPaths.fixture(fixture)
         let confirmed = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size)
-        let full = try FrameSampler(source: .file(path)).posterFrame(in: window, size: Self.size, mode: .aspectFill,
-                                                                     retention: .likely, decodesEveryFrame: true,
-                                                                     confirmsWithKeyframe: false)
+        let full = try Self.fullSearch(path, window)
         #expect(confirmed.time == full.time && confirmed.reason == full.reason && confirmed.scores == full.scores)
         #expect(confirmed.frame.image == full.frame.image)
         #expect(confirmed.rejected == full.rejected)
@@ -60,9 +62,7 @@ struct PosterSkippingTests {
             "-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", clip])
         try #require(made.status == 0, "\(made.stderr)")
         let confirmed = try FrameSampler(source: .file(clip)).posterFrame(in: 0..<15, size: Self.size)
-        let full = try FrameSampler(source: .file(clip)).posterFrame(in: 0..<15, size: Self.size, mode: .aspectFill,
-                                                                     retention: .likely, decodesEveryFrame: true,
-                                                                     confirmsWithKeyframe: false)
+        let full = try Self.fullSearch(clip, 0..<15)
         #expect(confirmed.time == 0 && confirmed.reason == .firstGoodFrame)
         #expect(confirmed.time == full.time && confirmed.frame.image == full.frame.image)
         #expect(confirmed.framesDecoded > 2, "the keyframe shows another scene: \(confirmed.framesDecoded) frames decoded")

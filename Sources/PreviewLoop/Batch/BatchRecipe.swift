@@ -180,11 +180,7 @@ struct DecodedRecipe: Decodable {
             p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
             let at = AnyKey("at")
             if c.contains(at) {
-                let time: PosterTime? = if let seconds = try? c.decode(Double.self, forKey: at) {
-                    seconds.isFinite && (0...1e9).contains(seconds) ? .at(.seconds(seconds)) : nil
-                } else {
-                    (try? c.decode(String.self, forKey: at)).flatMap(PosterTime.init(parsing:))
-                }
+                let time = Self.time(c, at, PosterTime.at, parsing: PosterTime.init(parsing:))
                 guard let time else {
                     throw RecipeError(message: "\"poster\".\"at\": expected \"auto\", \"best\" or a time (seconds, mm:ss, "
                                       + "hh:mm:ss.ms or a percentage such as \"10%\")")
@@ -284,11 +280,7 @@ struct DecodedRecipe: Decodable {
     static func readSeam(_ c: KeyedDecodingContainer<AnyKey>, into h: inout BatchRecipe.Hover) throws {
         let key = AnyKey("loop_point")
         if c.contains(key) {
-            let point: LoopEnd? = if let seconds = try? c.decode(Double.self, forKey: key) {
-                seconds.isFinite && (0...1e9).contains(seconds) ? .at(.seconds(seconds)) : nil
-            } else {
-                (try? c.decode(String.self, forKey: key)).flatMap(LoopEnd.init(parsing:))
-            }
+            let point = Self.time(c, key, LoopEnd.at, parsing: LoopEnd.init(parsing:))
             guard let point else {
                 throw RecipeError(message: "\"hover\".\"loop_point\": expected \"auto\" or a time (seconds, mm:ss, hh:mm:ss.ms or a "
                                   + "percentage such as \"10%\")")
@@ -361,6 +353,16 @@ struct DecodedRecipe: Decodable {
             throw RecipeError(message: "\"\(section)\".\"\(key)\": \(value) is outside \(range.lowerBound)–\(range.upperBound)")
         }
         return value
+    }
+
+    /// A time key: a number of seconds (finite, 0 to 10⁹) made into `at`, or a string `parsing` reads
+    /// (as the CLI's option does); `nil` for anything else.
+    static func time<T>(_ c: KeyedDecodingContainer<AnyKey>, _ key: AnyKey, _ at: (TimePosition) -> T,
+                        parsing: (String) -> T?) -> T? {
+        if let seconds = try? c.decode(Double.self, forKey: key) {
+            return seconds.isFinite && (0...1e9).contains(seconds) ? at(.seconds(seconds)) : nil
+        }
+        return (try? c.decode(String.self, forKey: key)).flatMap(parsing)
     }
 
     static func seconds(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Double, allowZero: Bool,

@@ -278,6 +278,16 @@ public final class BatchRunner: Sendable {
         func output(_ kind: String, _ name: String) -> BatchRecord.Output {
             BatchRecord.Output(kind: kind, path: clip.id + "/" + name, bytes: 0)
         }
+        /// A strip's or sheet's entry: its picture's size and the tiles it shows.
+        func tiled(_ entry: BatchRecord.Output, image: RGBImage, plan: TilePlan) -> BatchRecord.Output {
+            var entry = entry
+            entry.width = image.width
+            entry.height = image.height
+            entry.tiles = plan.frames.count
+            entry.time = plan.frames.first?.sourceTime
+            entry.plan = TilePlanReport(plan)
+            return entry
+        }
         let duration = info.duration
 
         // A hover with a loop point or a seam is made by render's own call (below); the others from this decoder.
@@ -334,13 +344,7 @@ public final class BatchRunner: Sendable {
             // As `strip --span all` with the same options: the library's contact strip.
             let made = try sampler.contactStrip(strip.configuration)
             try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: strip.quality), to: staging + "/strip.jpg")
-            var entry = output("strip", "strip.jpg")
-            entry.width = made.image.width
-            entry.height = made.image.height
-            entry.tiles = made.plan.frames.count
-            entry.time = made.plan.frames.first?.sourceTime
-            entry.plan = TilePlanReport(made.plan)
-            outputs.append(entry)
+            outputs.append(tiled(output("strip", "strip.jpg"), image: made.image, plan: made.plan))
             context.timings["strip_ms"] = milliseconds(since: began)
         }
         if let sheet = recipe.sheet {
@@ -351,13 +355,7 @@ public final class BatchRunner: Sendable {
             let made = try sampler.contactSheet(sheet.configuration, drawer: drawer, name: ContactSheetHeader.displayName(of: clip.input),
                                                 fileSize: ContactSheetHeader.fileSize(of: clip.input))
             try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: sheet.quality), to: staging + "/sheet.jpg")
-            var entry = output("sheet", "sheet.jpg")
-            entry.width = made.image.width
-            entry.height = made.image.height
-            entry.tiles = made.plan.frames.count
-            entry.time = made.plan.frames.first?.sourceTime
-            entry.plan = TilePlanReport(made.plan)
-            outputs.append(entry)
+            outputs.append(tiled(output("sheet", "sheet.jpg"), image: made.image, plan: made.plan))
             context.timings["sheet_ms"] = milliseconds(since: began)
         }
         if let sprites = recipe.sprites {
