@@ -74,7 +74,7 @@ scenes=$(median "$BIN" sheet "$CLIP" -o "$WORK/scenes.jpg" --grid 4x4 --pick sce
 peer=$(median ffmpeg -v error -nostdin -y -threads 2 -i "$CLIP" -an \
   -vf "select='gt(scene,0.3)',scale=309:-2,tile=4x4" -frames:v 1 -fps_mode vfr "$WORK/ffmpeg.jpg")
 "$BIN" sheet "$CLIP" -o "$WORK/scenes.jpg" --grid 4x4 --pick scenes --json >"$WORK/scenes.json"
-cuts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['outputs'][0]['plan']['scan']; print(len(s['cuts']), 'cuts;', s['keyframes_decoded'], 'keyframes decoded,', s['groups_decoded'], 'of', s['groups'], 'groups and', s['frames_decoded'], 'frames decoded frame by frame')" "$WORK/scenes.json")
+cuts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['outputs'][0]['plan']['scan']; k=sum(c['evidence'] == 'keyframe' for c in s['cuts']); print(len(s['cuts']), 'cuts (%d on early keyframes);' % k, s.get('packet_candidates'), 'packet candidates;', s['keyframes_decoded'], 'keyframes decoded,', s['groups_decoded'], 'of', s['groups'], 'groups and', s['frames_decoded'], 'frames decoded frame by frame')" "$WORK/scenes.json")
 ffcuts=$(ffmpeg -v info -nostdin -threads 2 -i "$CLIP" -an -vf "select='gt(scene,0.3)',showinfo" -f null - 2>&1 | grep -c 'Parsed_showinfo.*pts_time' || true)
 printf 'clip: %s (60 s, 1920x1080, 10 shots)\n' "$CLIP"
 printf 'sheet --pick even           %8.3f s\n' "$even"

@@ -36,6 +36,9 @@ extension Packet {
         return stamp == nopts ? nil : stamp
     }
 
+    /// The size of the packet's data in bytes.
+    package var size: Int { Int(pointer.pointee.size) }
+
     /// The raw presentation timestamp (`pts`, `AV_NOPTS_VALUE` included), for matching an encoder's output.
     package var rawPresentationTimestamp: Int64 { pointer.pointee.pts }
 

@@ -56,6 +56,18 @@ package enum Oracle {
             .map { $0 - start }
     }
 
+    /// Presentation times (seconds from the video stream's start) of the keyframes, per ffprobe.
+    package static func keyframeTimes(of path: String) throws -> [Double] {
+        let result = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                             "frame=key_frame,best_effort_timestamp_time", "-of", "csv=p=0", path])
+        let start = try streamStart(of: path)
+        return result.stdoutText.split(separator: "\n").compactMap { line -> Double? in
+            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count >= 2, fields[0] == "1", let time = Double(fields[1]) else { return nil }
+            return time - start
+        }
+    }
+
     package static func streamStart(of path: String) throws -> Double {
         let result = try Child.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time",
                                              "-of", "csv=p=0", path])

@@ -207,8 +207,13 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
     }
     /// The cut search of `--pick scenes`.
     public struct Scan: Sendable, Hashable, Codable {
-        /// A detected cut: its time and score.
-        public struct Cut: Sendable, Hashable, Codable { public var time: Double; public var score: Double }
+        /// A detected cut: its time, score and evidence (`frames`, or `keyframe`: placed on a keyframe
+        /// the encoder started early, its group's packets showing no cut).
+        public struct Cut: Sendable, Hashable, Codable {
+            public var time: Double
+            public var score: Double
+            public var evidence: String
+        }
         /// Every cut found.
         public var cuts: [Cut]
         /// Keyframes decoded alone to compare neighbouring groups.
@@ -219,10 +224,13 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
         public var groupsDecoded: Int
         /// Frames decoded frame by frame.
         public var framesDecoded: Int
+        /// Packets whose size made them cut candidates (absent when the packets were not read).
+        public var packetCandidates: Int?
 
         enum CodingKeys: String, CodingKey {
             case cuts, groups
             case keyframesDecoded = "keyframes_decoded", groupsDecoded = "groups_decoded", framesDecoded = "frames_decoded"
+            case packetCandidates = "packet_candidates"
         }
     }
     /// `even` or `scenes`.
@@ -247,9 +255,9 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
                  score: drop.choice.score.map(rounded), duplicateOf: rounded(drop.duplicateOf), distance: rounded(drop.distance))
         }
         scan = plan.scan.map { scan in
-            Scan(cuts: scan.cuts.map { Scan.Cut(time: rounded($0.time), score: rounded($0.score)) },
+            Scan(cuts: scan.cuts.map { Scan.Cut(time: rounded($0.time), score: rounded($0.score), evidence: $0.evidence.rawValue) },
                  keyframesDecoded: scan.keyframesDecoded, groups: scan.groups, groupsDecoded: scan.groupsDecoded,
-                 framesDecoded: scan.framesDecoded)
+                 framesDecoded: scan.framesDecoded, packetCandidates: scan.packetCandidates)
         }
     }
 }

@@ -12,6 +12,16 @@ struct TimedFrame {
     let decodeTime: Duration
 }
 
+/// One video packet as the demuxer gives it, nothing decoded (``VideoDecoder/packetSummaries(from:to:limit:)``):
+/// what the scene search reads first.
+struct PacketSummary: Hashable, Sendable {
+    /// Presentation time (else decoding time), seconds from the stream's start.
+    var time: Double
+    /// Bytes of coded picture.
+    var size: Int
+    var isKeyframe: Bool
+}
+
 /// Packets in, frames out, for one input's best video stream: decodes forward, seeks, positions on
 /// the frame displayed at a time, and samples keyframes without decoding anything else.
 ///
@@ -380,6 +390,28 @@ final class VideoDecoder {
     /// which matters more to a server making thousands of strips at once. (Gathering all ten packets
     /// first peaked at 82 MB.)
     static let keyframeGroupSize = 1
+
+    /// The video packets from the keyframe at or before `start` up to the first keyframe after `end` (or
+    /// the input's end), in decoding order, read by the demuxer alone (nothing is decoded); `nil` when
+    /// there are more than `limit`. The decoder must seek before it decodes again.
+    func packetSummaries(from start: Double, to end: Double, limit: Int) throws(PreviewLoopError) -> [PacketSummary]? {
+        try seek(to: start)
+        var result: [PacketSummary] = []
+        while true {
+            if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "\(input.source): cancelled") }
+            interrupter.setDeadline(after: input.options.readTimeout)
+            let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try input.format.readPacket(into: packet) }
+            interrupter.setDeadline(after: nil)
+            hasRead = true
+            guard hasPacket else { break }
+            guard packet.streamIndex == input.streamIndex else { continue }
+            let time = packet.timestamp.map { input.seconds(fromTimestamp: $0) } ?? (result.last?.time ?? start)
+            if packet.isKeyframe, time > end + 1e-6 { break }
+            guard result.count < limit else { return nil }
+            result.append(PacketSummary(time: time, size: packet.size, isKeyframe: packet.isKeyframe))
+        }
+        return result
+    }
 
     /// Demuxes (without decoding) to the last key packet of the stream at or before `seconds`.
     private func keyPacket(atOrBefore seconds: Double) throws(PreviewLoopError) -> (packet: Packet, time: Double)? {

@@ -93,9 +93,14 @@ public struct ScenePickSettings: Hashable, Sendable {
     public var cutThreshold = 15.0
     /// See ``cutThreshold``: rejects steady fast motion, whose differences are all alike.
     public var peakRatio = 2.0
-    /// A group of pictures is decoded frame by frame only when its keyframe and the next keyframe
-    /// differ by at least this much (or it is the last one).
+    /// Keyframes this far apart (``LumaThumbnail/difference(from:)``) hold a change between them: their
+    /// group of pictures is searched even when its packets show no cut (see
+    /// ``FrameSampler/sceneCuts(start:length:settings:)``); past a group's last packet candidate, a frame
+    /// this close to the next keyframe ends its decoding.
     public var groupThreshold = 8.0
+    /// How many times the level of its neighbours a packet must be to make its frames a cut candidate
+    /// (``ScenePackets``): a group of pictures is decoded only as far as its last candidate.
+    public var packetRatio = 6.0
     /// A tile whose ``LumaThumbnail/normalisedDifference(from:)`` from a kept tile is below this is a
     /// near-duplicate and dropped.
     public var duplicateThreshold = 6.0
@@ -105,10 +110,20 @@ public struct ScenePickSettings: Hashable, Sendable {
 
 /// A shot change found by ``FrameSampler/sceneCuts(start:length:settings:)``.
 public struct SceneCut: Hashable, Sendable {
+    /// How a cut was found.
+    public enum Evidence: String, Hashable, Sendable {
+        /// On decoded frames: the frame's difference from the frame before stood out from its neighbours'.
+        case frames
+        /// At a keyframe the encoder placed early (before its regular interval), after a group of
+        /// pictures whose packets show no cut: the score is the keyframe's difference from the last
+        /// frame decoded before it (the group's keyframe, or the last frame searched).
+        case keyframe
+    }
     /// The time of the first frame of the new shot.
     public var time: Double
-    /// Its cut score (``LumaThumbnail/difference(from:)`` from the frame before).
+    /// Its cut score (``LumaThumbnail/difference(from:)`` from the frame before, or see ``Evidence/keyframe``).
     public var score: Double
+    public var evidence: Evidence = .frames
 }
 
 /// What the cut search decoded and found.
@@ -123,6 +138,9 @@ public struct SceneScan: Hashable, Sendable {
     public var groups: Int
     /// Frames decoded in the second pass.
     public var framesDecoded: Int
+    /// Packets that stood out as cut candidates (``ScenePickSettings/packetRatio``), `nil` when the
+    /// packets were not read (no keyframe index).
+    public var packetCandidates: Int?
 }
 
 /// One chosen tile time and why.
@@ -211,12 +229,28 @@ extension TileChoice {
 }
 
 extension FrameSampler {
-    /// The shot changes in `start..<start+length`, found keyframe-first on 64x64 pictures reduced to
-    /// ``LumaThumbnail``s: every keyframe of the span (and the one before it) is decoded alone; only
-    /// the groups of pictures whose keyframe differs from the next keyframe by
-    /// ``ScenePickSettings/groupThreshold`` (and the last group, which has no next keyframe) are then
-    /// decoded frame by frame to find the exact frame of each cut. Deblocking is skipped throughout. Without a keyframe index (a pipe, or
-    /// a format without one) every frame of the span is decoded.
+    /// The shot changes in `start..<start+length`, found packets- and keyframe-first on luma
+    /// thumbnails (``LumaThumbnail``), decoding as little as it can:
+    /// 1. The span's video packets are read (demuxing only): a packet several times the size of its
+    ///    neighbours' (``ScenePickSettings/packetRatio``, see ``ScenePackets``) makes its frames a cut
+    ///    candidate.
+    /// 2. Every keyframe of the span (and the one before it) is decoded alone.
+    /// 3. Each group of pictures (keyframe to keyframe):
+    ///    - with no candidate: nothing when its keyframe and the next look alike
+    ///      (``ScenePickSettings/groupThreshold``), or it is the last group; a cut at the next keyframe
+    ///      (``SceneCut/Evidence/keyframe``) when they differ and the encoder started the next group
+    ///      early (see ``ScenePackets/groupEndsEarly(from:to:keyframeTimes:)``); else (a change between
+    ///      keyframes at the regular interval) frame by frame through the group.
+    ///    - with candidates: frame by frame from its keyframe to one frame past its last candidate, then
+    ///      on only while the frames are unlike the next keyframe and the next group did not start early
+    ///      (the rest of the group is then the next keyframe's shot, or its cut is that keyframe).
+    ///
+    ///    A frame decoded frame by frame is a cut (``SceneCut/Evidence/frames``) when its difference from
+    ///    the frame before reaches ``ScenePickSettings/cutThreshold`` and ``ScenePickSettings/peakRatio``
+    ///    times its neighbours'.
+    ///
+    /// Deblocking is skipped throughout. Without a keyframe index (a pipe, or a format without one)
+    /// every frame of the span is decoded.
     public func sceneCuts(start: Double, length: Double, settings: ScenePickSettings = .init()) throws(PreviewLoopError) -> SceneScan {
         try sceneCuts(start: start, length: length, settings: settings, observe: nil)
     }
@@ -254,6 +288,12 @@ extension FrameSampler {
         let indexed = decoder.isSeekable ? decoder.indexedKeyframeTimes() : []
         var keyTimes = indexed.filter { $0 > start + 1e-6 && $0 < end }
         if let before = indexed.last(where: { $0 <= start + 1e-6 }) { keyTimes.insert(before, at: 0) }
+        // The packets first, demuxed without decoding: where a cut may be.
+        var candidates: [ScenePackets.Candidate]?
+        if let first = keyTimes.first,
+           let packets = try decoder.packetSummaries(from: first, to: end, limit: ScenePackets.maxPackets) {
+            candidates = ScenePackets.candidates(packets, minimumRatio: settings.packetRatio)
+        }
         var keyframes: [(time: Double, thumbnail: LumaThumbnail)] = []
         if !keyTimes.isEmpty {
             var found = [(time: Double, thumbnail: LumaThumbnail)?](repeating: nil, count: keyTimes.count)
@@ -275,12 +315,38 @@ extension FrameSampler {
         if keyframes.isEmpty { keyframes = [(start, LumaThumbnail(RGBImage(uncheckedWidth: 1, height: 1)))] }
         var cuts: [SceneCut] = []
         var groupsDecoded = 0, framesDecoded = 0
+        func keyframeCut(at keyframe: (time: Double, thumbnail: LumaThumbnail), score: Double) {
+            guard score >= settings.cutThreshold, keyframe.time > start + 1e-6, keyframe.time < end else { return }
+            cuts.append(SceneCut(time: keyframe.time, score: score, evidence: .keyframe))
+        }
         for (index, keyframe) in keyframes.enumerated() {
             let next = index + 1 < keyframes.count ? keyframes[index + 1] : nil
-            if let next, keyframe.thumbnail.difference(from: next.thumbnail) < settings.groupThreshold { continue }
+            let groupEnd = min(next?.time ?? end, end)
+            // The time of the group's last packet candidate (-infinity without one); `nil` when the
+            // packets are unknown (then the group is decoded through).
+            let lastCandidate: Double? = candidates.map { list in
+                list.filter { $0.times.upperBound > max(keyframe.time, start) + 1e-6 && $0.times.lowerBound < groupEnd - 1e-6 }
+                    .map(\.times.upperBound).max() ?? -.infinity
+            }
+            let keyDifference = next.map { keyframe.thumbnail.difference(from: $0.thumbnail) }
+            // The encoder started the next group early: at a cut, unless its packets show one inside.
+            let nextEarly = next.map { ScenePackets.groupEndsEarly(from: keyframe.time, to: $0.time, keyframeTimes: indexed) } ?? false
+            if lastCandidate == -.infinity {
+                // No packet stands out: alike keyframes (or the last group) hold no cut; different ones
+                // changed at the next keyframe when it came early, else somewhere the frames must show.
+                guard let next, let keyDifference, keyDifference >= settings.groupThreshold else { continue }
+                if nextEarly {
+                    keyframeCut(at: next, score: keyDifference)
+                    continue
+                }
+            } else if lastCandidate == nil, let keyDifference, keyDifference < settings.groupThreshold {
+                continue
+            }
             groupsDecoded += 1
             // The group frame by frame, from its keyframe (or the span's start without an index) up to
-            // the next keyframe, whose thumbnail is known, or the span's end.
+            // the next keyframe, whose thumbnail is known, or the span's end; or only a frame past its
+            // last packet candidate, when the next keyframe's shot has begun, or came early, or there
+            // is none (the last group).
             var run: [(time: Double, thumbnail: LumaThumbnail)] = []
             position = nil
             guard let first = try decoder.frameDisplayed(at: max(0, indexed.isEmpty ? start : keyframe.time)) else { break }
@@ -288,6 +354,7 @@ extension FrameSampler {
             try observe?(first, true, nil)
             framesDecoded += 1
             let stop = next?.time ?? end
+            var stopped = false
             while let frame = try decoder.nextFrame() {
                 if frame.time >= stop - 1e-6 {
                     // The next keyframe, decoded in turn: its picture is the one the keyframe pass saw.
@@ -301,8 +368,18 @@ extension FrameSampler {
                 run.append((frame.time, current))
                 try observe?(frame, true, difference)
                 framesDecoded += 1
+                if let lastCandidate, frame.time > lastCandidate + 1e-6 {
+                    guard let next else { stopped = true; break }
+                    let toNext = current.difference(from: next.thumbnail)
+                    if toNext < settings.groupThreshold { stopped = true; break }
+                    if nextEarly {
+                        keyframeCut(at: next, score: toNext)
+                        stopped = true
+                        break
+                    }
+                }
             }
-            if let next { run.append(next) }
+            if !stopped, let next { run.append(next) }
             let differences = [0.0] + (1..<max(1, run.count)).map { run[$0].thumbnail.difference(from: run[$0 - 1].thumbnail) }
             for frame in 1..<max(1, run.count) {
                 let score = differences[frame]
@@ -314,13 +391,20 @@ extension FrameSampler {
             }
         }
         return SceneScan(cuts: cuts.sorted { $0.time < $1.time }, keyframesDecoded: indexed.isEmpty ? 0 : keyframes.count,
-                         groupsDecoded: groupsDecoded, groups: keyframes.count, framesDecoded: framesDecoded)
+                         groupsDecoded: groupsDecoded, groups: keyframes.count, framesDecoded: framesDecoded,
+                         packetCandidates: candidates?.count)
     }
 
     /// The tiles of a sheet or strip over `start..<start+length`: with `.even`, the frames at
     /// `evenTimes` (taken with `accuracy`); with `.scenes`, ``TileChoice/sceneChoices(cuts:count:start:length:)``
     /// taken exactly, then near-duplicates (``ScenePickSettings/duplicateThreshold``) dropped and
     /// replaced by fills while fewer than `count` remain, trying at most `count` more times.
+    ///
+    /// The start and the cuts are their exact frames. A fill (the middle of the longest stretch without
+    /// a tile) may move up to half the way to its nearest neighbouring tile time: to the nearest frame
+    /// the cut search decoded on its way (a keyframe, or one of `4·count` grid frames in the groups it
+    /// searched); else it is its exact frame. A fill replacing a dropped near-duplicate takes only a
+    /// frame the search decoded, and is left out when there is none within its reach.
     public func tilePlan(pick: TilePick, count: Int, start: Double, length: Double, evenTimes: [Double], size: Size,
                          mode: ContentMode = .aspectFill, accuracy: SeekAccuracy = .exact, interval: Double,
                          settings: ScenePickSettings = .init()) throws(PreviewLoopError) -> TilePlan {
@@ -350,24 +434,39 @@ extension FrameSampler {
         var dropped: [DroppedTile] = []
         var tried = pending.map(\.time)
         var retries = 0
+        var refilling = false
         while !pending.isEmpty {
-            // A hair past the time asked, so a cut's own frame answers even when its time is rounded.
-            let wanted = pending.map { min($0.time + 1e-4, start + length) }
-            var sampled = pending.map { store.frame(for: $0) }
-            let undecided = sampled.indices.filter { sampled[$0] == nil }
-            if !undecided.isEmpty {
-                let decoded = try frames(at: undecided.map { wanted[$0] }, size: size, mode: mode, accuracy: .exact, interval: 0)
-                for (index, frame) in zip(undecided, decoded) { sampled[index] = frame }
+            // A fill may move to a frame the search kept, up to half the way to the nearest other tile
+            // time (a quarter of its stretch), rather than be decoded again.
+            let marks = (tried + [start, start + length]).sorted()
+            func reach(_ choice: TileChoice) -> Double {
+                let below = marks.last { $0 < choice.time - 1e-9 } ?? start
+                let above = marks.first { $0 > choice.time + 1e-9 } ?? start + length
+                return min(choice.time - below, above - choice.time) / 2
             }
-            for (choice, frame) in zip(pending, sampled.map { $0! }) {
-                let thumbnail = LumaThumbnail(frame.image)
-                let nearest = kept.map { ($0, thumbnail.normalisedDifference(from: $0.thumbnail)) }.min { $0.1 < $1.1 }
-                if let nearest, nearest.1 < settings.duplicateThreshold {
-                    dropped.append(DroppedTile(choice: choice, frameTime: frame.sourceTime,
-                                               duplicateOf: nearest.0.frame.sourceTime, distance: nearest.1))
-                } else {
-                    kept.append((choice, frame, thumbnail))
+            for choice in pending {
+                func keep(_ frame: VideoFrame) {
+                    let thumbnail = LumaThumbnail(frame.image)
+                    let nearest = kept.map { ($0, thumbnail.normalisedDifference(from: $0.thumbnail)) }.min { $0.1 < $1.1 }
+                    if let nearest, nearest.1 < settings.duplicateThreshold {
+                        dropped.append(DroppedTile(choice: choice, frameTime: frame.sourceTime,
+                                                   duplicateOf: nearest.0.frame.sourceTime, distance: nearest.1))
+                    } else {
+                        kept.append((choice, frame, thumbnail))
+                    }
                 }
+                if let frame = store.frame(for: choice, reach: reach(choice)) {
+                    keep(frame)
+                    continue
+                }
+                // A fill replacing a dropped near-duplicate takes only a frame the search kept: refills
+                // never decode (each could cost a group's worth of frames, for a tile that may repeat).
+                if choice.reason == .fill, refilling { continue }
+                // Decoded exactly, a hair past its time (so a cut's own frame answers even when its time
+                // is rounded).
+                let decoded = try frames(at: [min(choice.time + 1e-4, start + length)], size: size, mode: mode,
+                                         accuracy: .exact, interval: 0)
+                if let frame = decoded.first { keep(frame) }
             }
             let missing = min(count - kept.count, count - retries)
             guard missing > 0 else { break }
@@ -375,6 +474,7 @@ extension FrameSampler {
             let fills = TileChoice.fillTimes(missing, among: tried, start: start, end: start + length)
             tried += fills
             pending = fills.map { TileChoice(time: $0, reason: .fill) }
+            refilling = true
         }
         kept.sort { $0.frame.sourceTime < $1.frame.sourceTime }
         return TilePlan(pick: .scenes, tiles: kept.map(\.choice), frames: kept.map(\.frame), dropped: dropped, scan: scan)

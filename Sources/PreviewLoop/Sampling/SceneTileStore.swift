@@ -2,11 +2,12 @@
 /// cut, at the span's start or filling a stretch costs no second decode when the search passed it).
 ///
 /// Kept: the frame displayed at the span's start, each frame whose difference from the frame before
-/// reaches the cut threshold (a cut candidate; at most `8·count + 64` of them), and, in the groups
-/// the search decodes frame by frame, the first frame at or after each of `4·count` evenly spaced
-/// points (a fill takes the nearest of those within half their spacing and one frame, else it is
-/// decoded exactly). Every frame kept comes from a decode with deblocking on, so it is the frame an
-/// exact decode gives.
+/// reaches the cut threshold (a cut candidate; at most `8·count + 64` of them), every keyframe of the
+/// span the search decoded alone (a cut placed on a keyframe, or a fill), and, in the groups the search
+/// decodes frame by frame, the first frame at or after each of `4·count` evenly spaced points. A fill
+/// takes the nearest grid frame or keyframe within its reach (half its spacing and one frame, or
+/// further as the caller allows), else it is decoded exactly. Every frame kept comes from a decode with
+/// deblocking on, so it is the frame an exact decode gives.
 final class SceneTileStore {
     private let start: Double
     private let end: Double
@@ -26,6 +27,8 @@ final class SceneTileStore {
     private var candidates: [Int: VideoFrame] = [:]
     /// Frames near the grid points, by grid index.
     private var grid: [Int: VideoFrame] = [:]
+    /// Keyframes of the span decoded alone, by their time in microseconds.
+    private var keyframes: [Int: VideoFrame] = [:]
     private var previousTime: Double?
 
     init(start: Double, length: Double, count: Int, cutThreshold: Double, frameInterval: Double, scaler: FrameScaler,
@@ -54,6 +57,9 @@ final class SceneTileStore {
         guard consecutive else {
             // A keyframe decoded alone: it is the frame displayed at the start only when it lies on it.
             if startFrame == nil, abs(frame.time - start) < 1e-6 { startFrame = try convert(frame) }
+            if frame.time > start + 1e-6, frame.time < end, keyframes.count < maxCandidates {
+                keyframes[Self.key(frame.time)] = try convert(frame)
+            }
             previousTime = nil
             return
         }
@@ -80,21 +86,22 @@ final class SceneTileStore {
         }
     }
 
-    /// The kept frame for a tile, or `nil` when it must be decoded.
-    func frame(for choice: TileChoice) -> VideoFrame? {
+    /// The kept frame for a tile, or `nil` when it must be decoded; a fill may move up to `reach`
+    /// seconds (at least half the grid's spacing and one frame).
+    func frame(for choice: TileChoice, reach: Double = 0) -> VideoFrame? {
         switch choice.reason {
         case .start:
             return startFrame
         case .cut:
-            return candidates[Self.key(choice.time)]
+            return candidates[Self.key(choice.time)] ?? keyframes[Self.key(choice.time)]
         case .fill:
-            // Two frames equally near (one each side) go to the earlier: `grid` is a dictionary, whose
-            // order changes from process to process, so a tie must not be left to it.
-            let nearest = grid.values.min { a, b in
+            // Two frames equally near (one each side) go to the earlier: the dictionaries' order changes
+            // from process to process, so a tie must not be left to it.
+            let nearest = (Array(grid.values) + Array(keyframes.values)).min { a, b in
                 let (da, db) = (abs(a.sourceTime - choice.time), abs(b.sourceTime - choice.time))
                 return da != db ? da < db : a.sourceTime < b.sourceTime
             }
-            guard let nearest, abs(nearest.sourceTime - choice.time) <= gridStep / 2 + frameInterval else { return nil }
+            guard let nearest, abs(nearest.sourceTime - choice.time) <= max(reach, gridStep / 2 + frameInterval) else { return nil }
             return nearest
         case .even:
             return nil
