@@ -208,11 +208,12 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
     /// The cut search of `--pick scenes`.
     public struct Scan: Sendable, Hashable, Codable {
         /// A detected cut: its time, score and evidence (`frames`, or `keyframe`: placed on a keyframe
-        /// the encoder started early, its group's packets showing no cut).
+        /// the encoder started early, its group's packets showing no cut; absent in records written
+        /// before it was reported).
         public struct Cut: Sendable, Hashable, Codable {
             public var time: Double
             public var score: Double
-            public var evidence: String
+            public var evidence: String?
         }
         /// Every cut found.
         public var cuts: [Cut]
