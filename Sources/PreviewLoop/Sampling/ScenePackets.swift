@@ -16,14 +16,25 @@
 /// below ``floor(keyframeSizes:)`` count as that floor, so a static shot's 20-byte frames do not make
 /// 200 bytes a spike.
 ///
-/// A candidate anchor covers the frames shown from just after the anchor before it up to itself (the
-/// B-frames between them may hold the cut); a candidate B-frame covers itself.
+/// A packet is a candidate when its ratio reaches the caller's minimum (``ScenePickSettings/packetRatio``,
+/// 6), or when it **stands out in its group**: a ratio of at least ``standoutMinimum`` (3) and
+/// ``standoutFactor`` (1.25) times the 90th percentile of the group's ratios. Noise makes the
+/// percentile high (many frames 3–5× their neighbours), so a group of noisy frames needs the full
+/// minimum; in a group of steady frames a cut of 4× (a simple picture cut into, at a small size) is
+/// found.
+///
+/// A candidate anchor covers itself and the B-frames sent after it (shown before it: one of them may
+/// hold the cut); a candidate B-frame covers itself.
 enum ScenePackets {
     /// The most packets the search reads first (about 4.6 hours at 60 frames a second); beyond, the
     /// groups are searched without packets (decoded through).
     static let maxPackets = 1_000_000
     /// Packets of a kind on each side that set a packet's level.
     static let window = 8
+    /// The lowest ratio that can stand out in its group.
+    static let standoutMinimum = 3.0
+    /// How far above its group's 90th percentile ratio a packet must be to stand out.
+    static let standoutFactor = 1.25
 
     /// A stretch of frames that may hold a cut, and how much its packet stood out.
     struct Candidate: Hashable, Sendable {
@@ -38,29 +49,35 @@ enum ScenePackets {
         keyframeSizes.isEmpty ? 0 : median(keyframeSizes) / 64
     }
 
-    /// Every non-key packet of `packets` (in decoding order) that has a ratio of at least `minimumRatio`,
-    /// in presentation order.
+    /// Every non-key packet of `packets` (in decoding order) whose ratio reaches `minimumRatio` or stands
+    /// out in its group, in presentation order.
     static func candidates(_ packets: [PacketSummary], minimumRatio: Double) -> [Candidate] {
         guard minimumRatio > 0, !packets.isEmpty else { return [] }
         let floor = floor(keyframeSizes: packets.filter(\.isKeyframe).map { Double($0.size) })
-        // Each kind in decoding order: (packet index, group, the time the packet's frames start after).
-        var kinds: [[(index: Int, group: Int, after: Double)]] = [[], []]
+        // Each kind in decoding order: (packet index, group, the earliest time of the frames it covers:
+        // an anchor's own, or that of the B-frames sent after it, which are shown before it).
+        var kinds: [[(index: Int, group: Int, first: Double)]] = [[], []]
         var group = 0, latest = -Double.infinity
+        var lastAnchor: Int?
         for (index, packet) in packets.enumerated() {
             if packet.isKeyframe {
                 group += 1
                 latest = packet.time
+                lastAnchor = nil
                 continue
             }
             if packet.time > latest {
-                kinds[0].append((index, group, latest))
+                kinds[0].append((index, group, packet.time))
+                lastAnchor = kinds[0].count - 1
                 latest = packet.time
             } else {
                 kinds[1].append((index, group, packet.time))
+                if let lastAnchor { kinds[0][lastAnchor].first = min(kinds[0][lastAnchor].first, packet.time) }
             }
         }
-        var found: [Candidate] = []
-        for (kind, entries) in kinds.enumerated() {
+        // Every packet's ratio and the frames it covers, with its group.
+        var rated: [(group: Int, candidate: Candidate)] = []
+        for entries in kinds {
             for (position, entry) in entries.enumerated() {
                 var before: [Double] = []
                 var earlier = position - 1
@@ -77,12 +94,22 @@ enum ScenePackets {
                 let levels = [before, after].filter { $0.count >= 2 }.map(median)
                 guard let level = levels.min() else { continue }
                 let ratio = Double(packets[entry.index].size) / max(level, floor, 1)
-                guard ratio >= minimumRatio else { continue }
                 let time = packets[entry.index].time
-                let from = kind == 0 && entry.after.isFinite && entry.after < time ? entry.after.nextUp : time
-                found.append(Candidate(times: from...time, ratio: ratio))
+                rated.append((entry.group, Candidate(times: min(entry.first, time)...time, ratio: ratio)))
             }
         }
+        // Each group's 90th percentile ratio.
+        var ratiosByGroup: [Int: [Double]] = [:]
+        for entry in rated { ratiosByGroup[entry.group, default: []].append(entry.candidate.ratio) }
+        let percentile = ratiosByGroup.mapValues { ratios -> Double in
+            let sorted = ratios.sorted()
+            return sorted[min(sorted.count - 1, max(0, Int((0.9 * Double(sorted.count)).rounded(.up)) - 1))]
+        }
+        let found = rated.filter { entry in
+            let ratio = entry.candidate.ratio
+            return ratio >= minimumRatio
+                || (ratio >= standoutMinimum && ratio >= standoutFactor * (percentile[entry.group] ?? .infinity))
+        }.map(\.candidate)
         return found.sorted {
             ($0.times.lowerBound, $0.times.upperBound) < ($1.times.lowerBound, $1.times.upperBound)
         }

@@ -98,8 +98,10 @@ public struct ScenePickSettings: Hashable, Sendable {
     /// ``FrameSampler/sceneCuts(start:length:settings:)``); past a group's last packet candidate, a frame
     /// this close to the next keyframe ends its decoding.
     public var groupThreshold = 8.0
-    /// How many times the level of its neighbours a packet must be to make its frames a cut candidate
-    /// (``ScenePackets``): a group of pictures is decoded only as far as its last candidate.
+    /// How many times the level of its neighbours (the lower of the median sizes of the 8 packets of its
+    /// kind before and after it in its group of pictures) a packet must be to make its frames a cut
+    /// candidate; one of 3× or more that is also 1.25× its group's 90th percentile counts too. A group
+    /// of pictures is decoded only as far as its last candidate.
     public var packetRatio = 6.0
     /// A tile whose ``LumaThumbnail/normalisedDifference(from:)`` from a kept tile is below this is a
     /// near-duplicate and dropped.
@@ -232,14 +234,14 @@ extension FrameSampler {
     /// The shot changes in `start..<start+length`, found packets- and keyframe-first on luma
     /// thumbnails (``LumaThumbnail``), decoding as little as it can:
     /// 1. The span's video packets are read (demuxing only): a packet several times the size of its
-    ///    neighbours' (``ScenePickSettings/packetRatio``, see ``ScenePackets``) makes its frames a cut
-    ///    candidate.
+    ///    neighbours' (``ScenePickSettings/packetRatio``) makes its frames a cut candidate.
     /// 2. Every keyframe of the span (and the one before it) is decoded alone.
     /// 3. Each group of pictures (keyframe to keyframe):
     ///    - with no candidate: nothing when its keyframe and the next look alike
     ///      (``ScenePickSettings/groupThreshold``), or it is the last group; a cut at the next keyframe
     ///      (``SceneCut/Evidence/keyframe``) when they differ and the encoder started the next group
-    ///      early (see ``ScenePackets/groupEndsEarly(from:to:keyframeTimes:)``); else (a change between
+    ///      early (its group is shorter than 90 % of the longest keyframe interval in the index: x264 and
+    ///      x265 start a group at a scene cut); else (a change between
     ///      keyframes at the regular interval) frame by frame through the group.
     ///    - with candidates: frame by frame from its keyframe to one frame past its last candidate, then
     ///      on only while the frames are unlike the next keyframe and the next group did not start early
@@ -322,15 +324,18 @@ extension FrameSampler {
         for (index, keyframe) in keyframes.enumerated() {
             let next = index + 1 < keyframes.count ? keyframes[index + 1] : nil
             let groupEnd = min(next?.time ?? end, end)
+            // The encoder started the next group early: at a cut, unless its packets show one inside.
+            let nextEarly = next.map { ScenePackets.groupEndsEarly(from: keyframe.time, to: $0.time, keyframeTimes: indexed) } ?? false
+            // A candidate that covers only the frame just before a keyframe placed early needs no
+            // search: a cut there is within a frame of the keyframe's.
+            let searchEnd = nextEarly ? groupEnd - 1.5 * info.frameInterval : groupEnd
             // The time of the group's last packet candidate (-infinity without one); `nil` when the
             // packets are unknown (then the group is decoded through).
             let lastCandidate: Double? = candidates.map { list in
-                list.filter { $0.times.upperBound > max(keyframe.time, start) + 1e-6 && $0.times.lowerBound < groupEnd - 1e-6 }
+                list.filter { $0.times.upperBound > max(keyframe.time, start) + 1e-6 && $0.times.lowerBound < searchEnd - 1e-6 }
                     .map(\.times.upperBound).max() ?? -.infinity
             }
             let keyDifference = next.map { keyframe.thumbnail.difference(from: $0.thumbnail) }
-            // The encoder started the next group early: at a cut, unless its packets show one inside.
-            let nextEarly = next.map { ScenePackets.groupEndsEarly(from: keyframe.time, to: $0.time, keyframeTimes: indexed) } ?? false
             if lastCandidate == -.infinity {
                 // No packet stands out: alike keyframes (or the last group) hold no cut; different ones
                 // changed at the next keyframe when it came early, else somewhere the frames must show.
