@@ -10,11 +10,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS=5
 if [ "${1:-}" = "--runs" ]; then RUNS="$2"; shift 2; fi
-export PATH="/opt/swift/usr/bin:$PATH"
-if [ -n "${1:-}" ]; then BIN="$1"; else
-  swift build -c release --scratch-path Benchmarks/.build >/dev/null
-  BIN="$(swift build -c release --scratch-path Benchmarks/.build --show-bin-path)/preview-loop"
-fi
+. Benchmarks/common.sh
+BIN="$(binary_argument "${1:-}")"
 CLIPS=Benchmarks/clips
 mkdir -p "$CLIPS"
 X265="log-level=error:repeat-headers=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:hdr10=1"

@@ -14,12 +14,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 RUNS=5
 if [ "${1:-}" = "--runs" ]; then RUNS="$2"; shift 2; fi
-export PATH="/opt/swift/usr/bin:$PATH"
-if [ -n "${1:-}" ]; then BIN="$1"; else
-  swift build -c release --scratch-path Benchmarks/.build >/dev/null
-  BIN="$(swift build -c release --scratch-path Benchmarks/.build --show-bin-path)/preview-loop"
-fi
-command -v ffmpegthumbnailer >/dev/null || { echo "ffmpegthumbnailer is missing (Scripts/install-deps.sh installs it)" >&2; exit 1; }
+. Benchmarks/common.sh
+BIN="$(binary_argument "${1:-}")"
+need ffmpegthumbnailer
 CLIPS=Benchmarks/clips
 mkdir -p "$CLIPS"
 if [ ! -s "$CLIPS/hevc-4k-10s.mp4" ]; then

@@ -23,31 +23,16 @@ while (($#)); do
     *) echo "error: unknown argument '$1' (try --help)" >&2; exit 64 ;;
   esac
 done
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
-for tool in ffmpeg python3; do command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (make deps)"; done
-[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+. Benchmarks/common.sh
+need ffmpeg python3
 WORK="$ROOT/Benchmarks/results/scenes-encoders.tmp"
 CLIPS="$ROOT/Benchmarks/clips/scenes-encoders"
 rm -rf "$WORK"; mkdir -p "$WORK" "$CLIPS"
-if [ -z "$BIN" ]; then
-  swift build -c release --scratch-path "$ROOT/Benchmarks/.build" >"$WORK/build.log" 2>&1 \
-    || { tail -n 30 "$WORK/build.log" >&2; die "the release build failed"; }
-  BIN="$(swift build -c release --scratch-path "$ROOT/Benchmarks/.build" --show-bin-path)/preview-loop"
-fi
+[ -n "$BIN" ] || BIN="$(release_binary "$WORK/build.log")"
 
 SOURCE="$CLIPS/source.nut"
-if [ ! -s "$SOURCE" ]; then
-  sources=(testsrc2 smptehdbars rgbtestsrc testsrc pal75bars yuvtestsrc smptebars "cellauto=seed=3" "life=seed=5:mold=10" "mandelbrot")
-  args=(); inputs=""
-  for index in "${!sources[@]}"; do
-    source="${sources[$index]}"; sep="="; [[ "$source" == *=* ]] && sep=":"
-    args+=(-f lavfi -i "${source}${sep}size=640x360:rate=25,trim=duration=6,setpts=PTS-STARTPTS,noise=alls=6:allf=t")
-    inputs+="[$index:v]"
-  done
-  ffmpeg -v error -nostdin -y "${args[@]}" -filter_complex "${inputs}concat=n=${#sources[@]}:v=1:a=0,format=yuv420p[v]" \
-    -map "[v]" -c:v ffv1 "$SOURCE.part.nut"
-  mv "$SOURCE.part.nut" "$SOURCE"
-fi
+[ -s "$SOURCE" ] || ten_shots_clip 640x360 "$SOURCE" -c:v ffv1
+
 encode() {
   local name="$1"; shift
   [ -s "$CLIPS/$name" ] && return

@@ -27,33 +27,20 @@ while (($#)); do
     *) echo "error: unknown argument '$1' (try --help)" >&2; exit 64 ;;
   esac
 done
-log() { printf '==> %s\n' "$*" >&2; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
-for tool in ffmpeg python3; do command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (make deps)"; done
-[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+. Benchmarks/common.sh
+need ffmpeg python3
 
 WORK="$ROOT/Benchmarks/results/scenes.tmp"
 rm -rf "$WORK"; mkdir -p "$WORK" "$ROOT/Benchmarks/clips"
 if [ -z "$BIN" ]; then
   log "swift build -c release --scratch-path Benchmarks/.build"
-  swift build -c release --scratch-path "$ROOT/Benchmarks/.build" >"$WORK/build.log" 2>&1 \
-    || { tail -n 30 "$WORK/build.log" >&2; die "the release build failed"; }
-  BIN="$(swift build -c release --scratch-path "$ROOT/Benchmarks/.build" --show-bin-path)/preview-loop"
+  BIN="$(release_binary "$WORK/build.log")"
 fi
 
 CLIP="$ROOT/Benchmarks/clips/scenes-1080p.mp4"
 if [ ! -s "$CLIP" ]; then
   log "making $CLIP"
-  sources=(testsrc2 smptehdbars rgbtestsrc testsrc pal75bars yuvtestsrc smptebars "cellauto=seed=3" "life=seed=5:mold=10" "mandelbrot")
-  args=(); inputs=""
-  for index in "${!sources[@]}"; do
-    source="${sources[$index]}"; sep="="; [[ "$source" == *=* ]] && sep=":"
-    args+=(-f lavfi -i "${source}${sep}size=1920x1080:rate=25,trim=duration=6,setpts=PTS-STARTPTS,noise=alls=6:allf=t")
-    inputs+="[$index:v]"
-  done
-  ffmpeg -v error -nostdin -y "${args[@]}" -filter_complex "${inputs}concat=n=${#sources[@]}:v=1:a=0,format=yuv420p[v]" \
-    -map "[v]" -c:v libx264 -preset veryfast -crf 23 "$CLIP.part.mp4"
-  mv "$CLIP.part.mp4" "$CLIP"
+  ten_shots_clip 1920x1080 "$CLIP" -c:v libx264 -preset veryfast -crf 23
 fi
 
 # median seconds of RUNS runs (after one warm-up) of the command given

@@ -1,3 +1,4 @@
+import Glibc
 import PreviewLoop
 
 /// The process's exit statuses.
@@ -18,6 +19,11 @@ public enum CommandLineTool {
     /// Runs the tool on the arguments after the program name and returns the exit status; output lost
     /// on standard output (a full disk) is a failure, reported in one `Error:` line.
     public static func run(_ arguments: [String]) -> Int32 {
+        // A closed pipe on standard output or error (`| head`) must be a failed write, not SIGPIPE's
+        // default end of the process midway through writing a file, leaving its temporary behind:
+        // progress and summary writes then fail quietly (remembered for standard output), and data
+        // written to a pipe (`-o -`, FFmpeg's `pipe:`) fails its command with one `Error:` line.
+        signal(SIGPIPE, SIG_IGN)
         let status = runCommand(arguments)
         // A command that failed has said so already; one that "succeeded" into a full disk has not.
         guard status == ExitStatus.success, let code = Console.outputError else { return status }

@@ -410,6 +410,30 @@ struct CLIFailureTests {
         #expect(text.hasSuffix("\n") && text.split(separator: "\n").count > 2, "log: \(text.prefix(200))")
     }
 
+    /// A shell pipeline that closes early (`| head`) sends SIGPIPE on the next write. perl restores
+    /// SIGPIPE's default action (a parent may leave it ignored, and children inherit that) and execs the CLI.
+    @Test("A progress pipe closed midway (`2>&1 | head -c 1`) does not end a render: the file is whole, no temporary left")
+    func closedPipeMidRender() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = directory + "/ten.mp4"
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=10",
+                                             "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", clip])
+        #expect(made.status == 0, "\(made.stderr)")
+        let output = directory + "/out.mp4"
+        // Progress lines come every 0.5 s; head leaves after the first byte, so later ones meet a closed pipe.
+        let pipeline = "perl -e '$SIG{PIPE} = q(DEFAULT); exec @ARGV or die' \"$0\" render \"$1\" -o \"$2\" --length 10 "
+            + "--fps 25 --size 640x360 --progress 2>&1 | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}"
+        let result = try Child.run("/bin/bash", ["-c", pipeline, TestPaths.cliBinary, clip, output], killAfter: 120)
+        // Not ended by SIGPIPE (141); 1 when the closing "wrote" line could not be written.
+        #expect(result.status == 0 || result.status == 1, "status \(result.status)")
+        let left = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
+        #expect(left == ["out.mp4", "ten.mp4"], "\(left)")
+        let frames = try Child.tool("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
+                                                "-of", "csv=p=0", output])
+        #expect(frames.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "250", "\(frames.stdoutText) \(frames.stderr)")
+    }
+
     @Test("Each subcommand's --help exits 0 with USAGE and OPTIONS", arguments: ["probe", "thumb", "strip", "loop"])
     func help(subcommand: String) throws {
         for arguments in [[subcommand, "--help"], ["help", subcommand]] {

@@ -8,33 +8,16 @@ import PreviewLoopTestSupport
 /// gradual change between keyframes at the regular interval is searched frame by frame, not taken for a cut.
 @Suite("Scene picks: cuts on early keyframes")
 struct ScenePickKeyframeTests {
-    /// Shots of `seconds` each of `sources` at 25 fps, 160x90, H.264 with a keyframe at most every `gop`
-    /// frames and x264's scene-cut keyframes (unless `sceneCuts` is false; `veryfast`: `ultrafast` turns
-    /// scene-cut detection off).
-    static func makeClip(_ sources: [String], seconds: Double, gop: Int, sceneCuts: Bool = true,
-                         in directory: String, name: String) throws -> String {
-        let path = directory + "/" + name
-        var arguments = ["-v", "error", "-nostdin", "-y"]
-        for source in sources {
-            let separator = source.contains("=") ? ":" : "="
-            arguments += ["-f", "lavfi", "-i", "\(source)\(separator)size=160x90:rate=25,trim=duration=\(seconds),setpts=PTS-STARTPTS"]
-        }
-        let inputs = sources.indices.map { "[\($0):v]" }.joined()
-        arguments += ["-filter_complex", "\(inputs)concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]", "-map", "[v]",
-                      "-c:v", "libx264", "-preset", "veryfast", "-g", String(gop)]
-        if !sceneCuts { arguments += ["-sc_threshold", "0"] }
-        let result = try Child.tool("ffmpeg", arguments + [path])
-        guard result.status == 0 else { throw OracleError(message: "ffmpeg failed: \(result.stderr)") }
-        return path
-    }
-
     @Test("Each cut on a keyframe the encoder placed early: found from the keyframes alone, its tile the exact frame")
     func cutsOnEarlyKeyframes() throws {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // 2 s shots with a keyframe at most every 30 frames: 30-frame groups, then a 20-frame one ending at
         // each cut, where x264 starts a group early.
-        let clip = try Self.makeClip(ScenePickTests.sources, seconds: 2, gop: 30, in: directory, name: "early.mp4")
+        // x264 veryfast: ultrafast turns scene-cut detection off.
+        let clip = try ScenePickTests.concatenatedShots(ScenePickTests.sources, seconds: 2,
+                                                        encoder: ["-c:v", "libx264", "-preset", "veryfast", "-g", "30"],
+                                                        in: directory, name: "early.mp4")
         let truth = try Oracle.frameTimes(of: clip)
         #expect(truth.count == 300)
         let expected = (1..<ScenePickTests.sources.count).map { truth[$0 * 50] }

@@ -14,17 +14,25 @@ struct ScenePickTests {
     /// Concatenates 1-second, 25 fps, 160x90 shots of `sources` into an H.264 clip with keyframes every
     /// `gop` frames (no scene-cut keyframes), 2 B-frames.
     static func makeClip(_ sources: [String], gop: Int, in directory: String, name: String) throws -> String {
+        try concatenatedShots(sources, seconds: 1, encoder: ["-c:v", "libx264", "-preset", "ultrafast", "-g", String(gop),
+                                                              "-keyint_min", String(gop), "-sc_threshold", "0", "-bf", "2",
+                                                              "-x264-params", "b-adapt=0"],
+                              in: directory, name: name)
+    }
+
+    /// Concatenates shots of `seconds` each of the lavfi `sources` at 25 fps and 160x90 (yuv420p) into
+    /// `directory/name`, encoded with the ffmpeg `encoder` options.
+    static func concatenatedShots(_ sources: [String], seconds: Double, encoder: [String], in directory: String,
+                                  name: String) throws -> String {
         let path = directory + "/" + name
         var arguments = ["-v", "error", "-nostdin", "-y"]
         for source in sources {
             let separator = source.contains("=") ? ":" : "="
-            arguments += ["-f", "lavfi", "-i", "\(source)\(separator)size=160x90:rate=25,trim=duration=1,setpts=PTS-STARTPTS"]
+            arguments += ["-f", "lavfi", "-i", "\(source)\(separator)size=160x90:rate=25,trim=duration=\(seconds),setpts=PTS-STARTPTS"]
         }
         let inputs = sources.indices.map { "[\($0):v]" }.joined()
-        arguments += ["-filter_complex", "\(inputs)concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]", "-map", "[v]",
-                      "-c:v", "libx264", "-preset", "ultrafast", "-g", String(gop), "-keyint_min", String(gop),
-                      "-sc_threshold", "0", "-bf", "2", "-x264-params", "b-adapt=0", path]
-        let result = try Child.tool("ffmpeg", arguments)
+        arguments += ["-filter_complex", "\(inputs)concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]", "-map", "[v]"]
+        let result = try Child.tool("ffmpeg", arguments + encoder + [path])
         guard result.status == 0 else { throw OracleError(message: "ffmpeg failed: \(result.stderr)") }
         return path
     }

@@ -34,6 +34,12 @@ struct ScenePacketsTests {
         (0..<count).map { level + level * [0, 3, -2, 1, -3, 2, -1, 3, 0, -2][$0 % 10] / 10 }
     }
 
+    /// The display frames covered by the candidates of `sizes` (see ``packets(_:gop:bFrames:)``) at the
+    /// default minimum ratio, 6.
+    static func candidateFrames(_ sizes: [Int], gop: Int = 250, bFrames: Int = 0) -> [ClosedRange<Int>] {
+        frames(ScenePackets.candidates(packets(sizes, gop: gop, bFrames: bFrames), minimumRatio: 6))
+    }
+
     /// The display frames (at 25 fps) the candidates cover.
     static func frames(_ candidates: [ScenePackets.Candidate]) -> [ClosedRange<Int>] {
         candidates.map { Int(($0.times.lowerBound / 0.04).rounded(.up))...Int(($0.times.upperBound / 0.04).rounded()) }
@@ -46,14 +52,13 @@ struct ScenePacketsTests {
         var sizes = [60_000] + Self.steady(59, level: 2_000)
         sizes += [30_000] + Self.steady(59, level: 20_000)
         sizes += [25_000] + Self.steady(59, level: 2_000)
-        let found = ScenePackets.candidates(Self.packets(sizes, gop: 250), minimumRatio: 6)
+        let found = Self.candidateFrames(sizes)
         // The cut at 120 is no larger than the busy frames before it, but 12× the calm ones after. Next to
         // a cut, frames of the busier shot stand out against the calm side of their windows too: the
         // first ones after 60, the last ones before 120. Nothing further away does.
-        #expect(Self.frames(found).contains(60...60))
-        #expect(Self.frames(found).contains(120...120))
-        #expect(found.allSatisfy { (60...64).contains(Self.frames([$0])[0].upperBound) || (112...120).contains(Self.frames([$0])[0].upperBound) },
-                "\(Self.frames(found))")
+        #expect(found.contains(60...60))
+        #expect(found.contains(120...120))
+        #expect(found.allSatisfy { (60...64).contains($0.upperBound) || (112...120).contains($0.upperBound) }, "\(found)")
     }
 
     @Test("Under the minimum ratio, a packet is a candidate only when it stands out in its group")
@@ -61,15 +66,15 @@ struct ScenePacketsTests {
         // A steady group with one packet 4× its neighbours (a cut into a simple picture): it stands out.
         var steady = [60_000] + Self.steady(99, level: 2_000)
         steady[50] = 8_000
-        #expect(Self.frames(ScenePackets.candidates(Self.packets(steady, gop: 250), minimumRatio: 6)) == [50...50])
+        #expect(Self.candidateFrames(steady) == [50...50])
         // A noisy group where every 5th packet is 3.5–4.5× its neighbours: the same 4× packet is noise there.
         var noisy = [60_000] + Array(repeating: 2_000, count: 99)
         for index in stride(from: 3, to: 100, by: 5) { noisy[index] = 7_000 + 500 * (index % 5 == 3 ? index % 3 : 0) }
         noisy[50] = 8_000
-        #expect(ScenePackets.candidates(Self.packets(noisy, gop: 250), minimumRatio: 6).isEmpty)
+        #expect(Self.candidateFrames(noisy).isEmpty)
         // ... and one of 7× reaches the minimum there.
         noisy[50] = 14_000
-        #expect(Self.frames(ScenePackets.candidates(Self.packets(noisy, gop: 250), minimumRatio: 6)) == [50...50])
+        #expect(Self.candidateFrames(noisy) == [50...50])
     }
 
     @Test("With B-frames: an anchor covers the B-frames shown before it; B-frames are compared with B-frames")
@@ -80,10 +85,10 @@ struct ScenePacketsTests {
         for index in 1..<120 { sizes.append(index % 3 == 0 ? 4_000 : 1_000) }
         sizes[63] = 40_000
         sizes[61] = 9_000
-        let found = ScenePackets.candidates(Self.packets(sizes, gop: 250, bFrames: 2), minimumRatio: 6)
+        let found = Self.candidateFrames(sizes, bFrames: 2)
         // The anchor covers 61...63 (the B-frames shown before it); the B-frame at 61 on its own. The
         // anchors' 4 kB never count as spikes against the B-frames' 1 kB.
-        #expect(Self.frames(found) == [61...61, 61...63], "\(Self.frames(found))")
+        #expect(found == [61...61, 61...63], "\(found)")
     }
 
     @Test("Groups of pictures are judged apart; a static shot's tiny packets are held to a floor")
@@ -91,14 +96,14 @@ struct ScenePacketsTests {
         // Group 1 (frames 0–49): busy 20 kB; group 2 (50–99): calm 1 kB. No cut inside either: the change
         // of level at the keyframe is not a candidate.
         let sizes = [80_000] + Self.steady(49, level: 20_000) + [80_000] + Self.steady(49, level: 1_000)
-        #expect(ScenePackets.candidates(Self.packets(sizes, gop: 50), minimumRatio: 6).isEmpty)
+        #expect(Self.candidateFrames(sizes, gop: 50).isEmpty)
         // A still shot of 20-byte frames with a 600-byte one: 30× the level, but under the floor (1/64 of
         // the 64 kB keyframe = 1 kB) it is not a candidate; a 7 kB frame is.
         var still = [64_000] + Array(repeating: 20, count: 99)
         still[40] = 600
-        #expect(ScenePackets.candidates(Self.packets(still, gop: 250), minimumRatio: 6).isEmpty)
+        #expect(Self.candidateFrames(still).isEmpty)
         still[40] = 7_000
-        #expect(Self.frames(ScenePackets.candidates(Self.packets(still, gop: 250), minimumRatio: 6)) == [40...40])
+        #expect(Self.candidateFrames(still) == [40...40])
     }
 
     @Test("A keyframe is early when its group is shorter than 90 % of the longest interval of the index")
