@@ -178,13 +178,8 @@ struct DecodedRecipe: Decodable {
             p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
             p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
             p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
-            let at = AnyKey("at")
-            if c.contains(at) {
-                let time = Self.time(c, at, PosterTime.at, parsing: PosterTime.init(parsing:))
-                guard let time else {
-                    throw RecipeError(message: "\"poster\".\"at\": expected \"auto\", \"best\" or a time (seconds, mm:ss, "
-                                      + "hh:mm:ss.ms or a percentage such as \"10%\")")
-                }
+            if let time = try Self.time(c, "at", "poster", otherwise: "\"auto\", \"best\"", PosterTime.at,
+                                        parsing: PosterTime.init(parsing:)) {
                 // As thumb: the window belongs to auto.
                 if time != .auto, let window = ["start", "length"].first(where: { c.contains(AnyKey($0)) }) {
                     throw RecipeError(message: "\"poster\".\"\(window)\": sets the window of \"at\": \"auto\"; it has no effect "
@@ -278,13 +273,7 @@ struct DecodedRecipe: Decodable {
     /// (as `render --seam`): a loop point after the start, a crossfade shorter than the loop, and the
     /// frames held to find the seam within ``seamedHoverBytes``.
     static func readSeam(_ c: KeyedDecodingContainer<AnyKey>, into h: inout BatchRecipe.Hover) throws {
-        let key = AnyKey("loop_point")
-        if c.contains(key) {
-            let point = Self.time(c, key, LoopEnd.at, parsing: LoopEnd.init(parsing:))
-            guard let point else {
-                throw RecipeError(message: "\"hover\".\"loop_point\": expected \"auto\" or a time (seconds, mm:ss, hh:mm:ss.ms or a "
-                                  + "percentage such as \"10%\")")
-            }
+        if let point = try Self.time(c, "loop_point", "hover", otherwise: "\"auto\"", LoopEnd.at, parsing: LoopEnd.init(parsing:)) {
             if case .at(.seconds(let end)) = point {
                 guard end > h.start else {
                     throw RecipeError(message: "\"hover\".\"loop_point\": \(end) s must come after \"start\" (\(h.start) s)")
@@ -356,13 +345,23 @@ struct DecodedRecipe: Decodable {
     }
 
     /// A time key: a number of seconds (finite, 0 to 10⁹) made into `at`, or a string `parsing` reads
-    /// (as the CLI's option does); `nil` for anything else.
-    static func time<T>(_ c: KeyedDecodingContainer<AnyKey>, _ key: AnyKey, _ at: (TimePosition) -> T,
-                        parsing: (String) -> T?) -> T? {
-        if let seconds = try? c.decode(Double.self, forKey: key) {
-            return seconds.isFinite && (0...1e9).contains(seconds) ? at(.seconds(seconds)) : nil
+    /// (as the CLI's option does); `nil` when the key is absent. Anything else is refused, naming the
+    /// `words` accepted besides a time.
+    static func time<T>(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ section: String, otherwise words: String,
+                        _ at: (TimePosition) -> T, parsing: (String) -> T?) throws -> T? {
+        let codingKey = AnyKey(key)
+        guard c.contains(codingKey) else { return nil }
+        let value: T?
+        if let seconds = try? c.decode(Double.self, forKey: codingKey) {
+            value = seconds.isFinite && (0...1e9).contains(seconds) ? at(.seconds(seconds)) : nil
+        } else {
+            value = (try? c.decode(String.self, forKey: codingKey)).flatMap(parsing)
         }
-        return (try? c.decode(String.self, forKey: key)).flatMap(parsing)
+        guard let value else {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": expected \(words) or a time (seconds, mm:ss, hh:mm:ss.ms or a "
+                              + "percentage such as \"10%\")")
+        }
+        return value
     }
 
     static func seconds(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Double, allowZero: Bool,

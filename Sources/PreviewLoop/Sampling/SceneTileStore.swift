@@ -88,7 +88,7 @@ final class SceneTileStore {
 
     /// The kept frame for a tile, or `nil` when it must be decoded; a fill may move up to `reach`
     /// seconds (at least half the grid's spacing and one frame).
-    func frame(for choice: TileChoice, reach: Double = 0) -> VideoFrame? {
+    func frame(for choice: TileChoice, reach: Double) -> VideoFrame? {
         switch choice.reason {
         case .start:
             return startFrame
