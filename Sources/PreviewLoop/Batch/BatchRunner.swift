@@ -589,7 +589,7 @@ private final class HoverPreview {
         times = (0..<wanted).map { start + Double($0) / fps }
         lastDuration = length - Double(wanted - 1) / fps
         writer = try AnimationWriter(path: path, format: .mp4, size: hover.size,
-                                     framesPerSecond: hover.framesPerSecond, quality: hover.quality, threads: 1)
+                                     framesPerSecond: hover.framesPerSecond, quality: hover.quality)
     }
 
     func append(_ frame: VideoFrame) throws(PreviewLoopError) {

@@ -29,6 +29,11 @@ public final class AnimationWriter {
     /// The most pictures ``append(_:)-(RGBImage)`` accepts: the job bound that also counts frames
     /// repeated or replayed from memory; one more throws ``PreviewLoopError/Code/tooLarge``.
     public var maxFrames = Int.max
+    /// The encoder threads every writer uses unless told otherwise: one, a count that does not depend
+    /// on the machine, so the same frames give the same bytes on any machine, CPU affinity or load
+    /// (x264 with its automatic count takes 1.5 × the CPUs the process may use, and its output follows
+    /// the count). Batch, render, card and the wall all encode with it.
+    public static let defaultThreads = 1
 
     private let quality: Int?
     private let threads: Int
@@ -66,7 +71,9 @@ public final class AnimationWriter {
     ///   - quality: 0 (smallest) to 100 (best), or `nil` for the format's ``AnimationFormat/defaultQuality``;
     ///     MP4 maps it to x264's CRF (``AnimationFormat/constantRateFactor(quality:)``), WebP uses it as
     ///     libwebp's quality; GIF has none and ignores it.
-    ///   - threads: encoder threads, 0 to let the encoder choose.
+    ///   - threads: encoder threads (default 1). The bytes are the same on every machine and under any load
+    ///     only for a fixed count: 0 lets the encoder choose from the machine's cores (x264 takes 1.5 × the
+    ///     CPUs this process may use), so the file then differs between machines, CPU affinities and cgroups.
     ///   - background: what translucent pictures (``append(_:)-(RGBAImage)``) are flattened on in MP4
     ///     and GIF; animated WebP keeps their transparency.
     ///   - keepsGIFTransparency: for GIF, keep translucent pictures' transparency instead: pixels under
@@ -76,7 +83,7 @@ public final class AnimationWriter {
     ///   outside 0–100, an odd size for MP4 or a size over 16383 for WebP;
     ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
-                threads: Int = 0, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws(PreviewLoopError) {
+                threads: Int = AnimationWriter.defaultThreads, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws(PreviewLoopError) {
         guard (1...120).contains(framesPerSecond) else {
             throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
         }

@@ -3,7 +3,7 @@ extension LoopPlayer {
     /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = 0, maxFrames: Int = .max, loopPoint: LoopPoint = .length,
+                       encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopPoint = .length,
                        seam: LoopSeam = .cut) async throws(PreviewLoopError) -> RenderSummary {
         try await BlockingCall.run("PreviewLoop render") { () throws(PreviewLoopError) in
             try self.render(to: path, format: format, framesPerSecond: framesPerSecond, quality: quality,

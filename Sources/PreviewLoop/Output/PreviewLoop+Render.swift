@@ -51,7 +51,8 @@ extension LoopPlayer {
     ///   - format: the file format, or `nil` to take it from `path`'s extension.
     ///   - framesPerSecond: the file's constant frame rate, 1–120 (default 15).
     ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
-    ///   - encoderThreads: encoder threads, 0 to let the encoder choose.
+    ///   - encoderThreads: encoder threads, 1 by default: a fixed count keeps the file byte-identical on
+    ///     every machine and under any load (0 lets the encoder choose from the cores, and the bytes follow).
     ///   - maxFrames: the most frames the file may get (repeats included); more throws ``PreviewLoopError/Code/tooLarge``.
     ///   - loopPoint: where the loop ends: at the window's length, or ``LoopPoint/auto`` (searched within
     ///     ±25 % of it for the picture most like the first; the window is then decoded that much further).
@@ -65,7 +66,7 @@ extension LoopPlayer {
     ///   an unwritable output, a crossfade not shorter than the window, or an encoder failure.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = 0, maxFrames: Int = .max, loopPoint: LoopPoint = .length, seam: LoopSeam = .cut,
+                       encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopPoint = .length, seam: LoopSeam = .cut,
                        progress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws(PreviewLoopError) -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
