@@ -32,7 +32,7 @@ public final class AnimationWriter {
     /// The encoder threads every writer uses unless told otherwise: one, a count that does not depend
     /// on the machine, so the same frames give the same bytes on any machine, CPU affinity or load
     /// (x264 with its automatic count takes 1.5 × the CPUs the process may use, and its output follows
-    /// the count). Batch, render, card and the wall all encode with it.
+    /// the count). Batch, render and card all encode with it.
     public static let defaultThreads = 1
 
     private let quality: Int?
