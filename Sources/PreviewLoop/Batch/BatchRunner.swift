@@ -463,6 +463,24 @@ public final class BatchRunner: Sendable {
             }
             next += times.count
         }
+        // As render ends a pass: where the clip's last frame stops showing, when that comes before the
+        // window's end — the container's duration may say a little more or less than the video holds.
+        let interval = sampler.info.frameInterval(orElse: preview.lastStep ?? 1 / fps)
+        if var last = preview.lastSourceTime, preview.written > 0,
+           sampler.info.duration.map({ preview.start + hover.length > $0 - 2 * interval }) ?? true {
+            // The last frame render decodes: the one shown just before the window's end (or the clip's).
+            if let frame = try? sampler.frame(at: preview.start + hover.length - 1e-6, size: hover.size, accuracy: .exact) {
+                last = max(last, frame.sourceTime)
+            }
+            let length = min(hover.length, last + interval - preview.start)
+            while Double(preview.written) / fps < length - 1e-9 {
+                let time = preview.start + Double(preview.written) / fps
+                guard let frame = try? sampler.frame(at: time, size: hover.size, accuracy: .exact) else { break }
+                try preview.append(frame)
+            }
+            let shown = Double(preview.written - 1) / fps
+            if shown < length { preview.lastDuration = min(1 / fps, length - shown) }
+        }
         try preview.writer.finish(lastFrameDuration: .seconds(preview.lastDuration))
         var result = entry
         result.width = hover.size.width
@@ -592,8 +610,14 @@ private final class HoverPreview {
                                      framesPerSecond: hover.framesPerSecond, quality: hover.quality)
     }
 
+    /// The source time of the latest frame written, and the step from the frame before it.
+    private(set) var lastSourceTime: Double?
+    private(set) var lastStep: Double?
+
     func append(_ frame: VideoFrame) throws(PreviewLoopError) {
         try writer.append(frame.image)
         written += 1
+        if let last = lastSourceTime, frame.sourceTime > last { lastStep = frame.sourceTime - last }
+        lastSourceTime = max(lastSourceTime ?? frame.sourceTime, frame.sourceTime)
     }
 }

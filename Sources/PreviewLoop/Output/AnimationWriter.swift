@@ -255,7 +255,11 @@ public final class AnimationWriter {
             settings.encoderName = "libx264"
             settings.colorRange = .limited
             settings.colorTags = .bt709
-            settings.options = ["preset": "veryfast", "crf": String(AnimationFormat.constantRateFactor(quality: quality))]
+            // The macroblock tree off: x264's AVX-512 code for it (Debian's x264 164) reads memory it
+            // never wrote, so the same frames gave different bytes run to run in a busy process and
+            // other bytes again on a CPU without AVX-512. The CRF scale makes up its bytes.
+            settings.options = ["preset": "veryfast", "crf": String(AnimationFormat.constantRateFactor(quality: quality)),
+                                "x264-params": "mbtree=0"]
             return (settings, "mp4", ["movflags": "+faststart"])
         case .webp:
             settings.encoderName = "libwebp_anim"
