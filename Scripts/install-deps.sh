@@ -21,6 +21,9 @@ command -v webpmux >/dev/null 2>&1 || need+=(webp)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 # GNU time: the bad-input tests measure a refused decompression bomb's peak memory with it.
 [ -x /usr/bin/time ] || need+=(time)
+# openssl makes the TLS tests' certificates; ca-certificates is the system store https is verified against.
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+[ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
 if ((${#need[@]})); then
   echo "Installing: ${need[*]}"
   SUDO=""

@@ -38,6 +38,8 @@ struct BatchCommandOptions: Equatable, Sendable {
     var threads = BatchCommandOptions.threads.defaultValue
     /// `--deinterlace`: which frames every clip's outputs deinterlace.
     var deinterlacing = InputOptions.deinterlace.defaultValue
+    /// `--insecure`, `--ca-file`.
+    var tls = TLSOptions()
     /// `--json` (report).
     var isJSON = false
 }
@@ -92,6 +94,7 @@ extension BatchCommandOptions {
         memoryBudget = try arguments.value(Self.memoryBudget).map { $0 << 20 }
         threads = try arguments.value(Self.threads)
         deinterlacing = try arguments.value(InputOptions.deinterlace)
+        tls = try TLSOptions(arguments)
     }
 }
 
@@ -155,6 +158,8 @@ struct BatchCommand {
         if let budget = options.memoryBudget { batchOptions.memoryBudget = budget }
         batchOptions.threadsPerClip = options.threads
         batchOptions.deinterlacing = options.deinterlacing
+        batchOptions.verifiesCertificates = options.tls.verifies
+        batchOptions.certificateAuthorities = options.tls.caFile
         let runner = try BatchRunner(manifest: manifest, options: batchOptions)
         let resultsPath = options.outputDirectory + "/" + shard.resultsFileName
         let results = try BatchLineWriter(path: resultsPath)
@@ -181,6 +186,10 @@ struct BatchCommand {
             for await record in stream {
                 // As the single-clip commands do: pictures that will show wrong colours (Dolby Vision profile 5).
                 if !record.skipped, let warning = record.clip?.warning { Console.writeError("Warning: \(record.id): \(warning)\n") }
+                // A path batch will not touch is the user's to fix: said at once, not only in the results.
+                if record.reason == BatchFailure.outputConflict, let message = record.message {
+                    Console.writeError("Error: \(Format.oneLine(message))\n")
+                }
                 do { try results.append(record.jsonLine()) } catch {
                     writeFailure.withLock { $0 = $0 ?? "\(error)" }
                 }
@@ -196,7 +205,7 @@ struct BatchCommand {
         let stoppedBefore = runner.isStopped ? runner.clips.first(where: { !recorded.contains($0.id) })?.id : nil
         let elapsed = ContinuousClock.now - started
         let summary = BatchSummary(shard: shard.description, records: records, clips: runner.clips.count,
-                                   stoppedBefore: stoppedBefore,
+                                   stoppedBefore: stoppedBefore, stopped: runner.isStopped,
                                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         // The shard's lock (`OUT/.lock.<shard>`, released when the runner goes) is held until the summary
         // closes the results file: a run waiting on it never reads a results file without its summary.
@@ -220,7 +229,11 @@ struct BatchCommand {
                 + summary.failuresByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
         }
         if summary.skipped > 0 { line += ", \(summary.skipped) left as they were" }
-        if summary.stopped { line += "; stopped before \(summary.stoppedBefore ?? "?"), \(summary.notDone) not done" }
+        if summary.stopped {
+            let interrupted = summary.failuresByReason[BatchFailure.interrupted] ?? 0
+            line += summary.stoppedBefore.map { "; stopped before \($0), \(summary.notDone) not done" } ?? "; stopped"
+            if interrupted > 0 { line += ", \(interrupted) interrupted" }
+        }
         line += " in \(Format.fixed(summary.seconds, 1)) s; results in \(resultsPath)"
         return line
     }

@@ -13,7 +13,8 @@ extension BatchCommandOptions {
     /// `preview-loop batch`'s options, in help order.
     static let declarations: [any OptionDeclaration] = [
         out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
-        timeout, deadline, memoryBudget, threads, InputOptions.deinterlace, json, CommonOptions.help,
+        timeout, deadline, memoryBudget, threads, InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile, json,
+        CommonOptions.help,
     ]
 
     /// The library's defaults, which the CLI's defaults are.
@@ -22,7 +23,7 @@ extension BatchCommandOptions {
     /// The options that only a run takes (`batch report` refuses them).
     static let runOnly: [any OptionDeclaration] = [
         out, recipe, jobs, retries, retryDelay, shard, shardCount, timeout, deadline, memoryBudget, threads,
-        InputOptions.deinterlace, force, retryFailed, progress, ReportingOptions.quiet,
+        InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile, force, retryFailed, progress, ReportingOptions.quiet,
     ]
 
     static let out = Option<String?>.path(

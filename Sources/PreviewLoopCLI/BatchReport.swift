@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import PreviewLoop
 
 /// `preview-loop batch report <OUT or results files…>`: merges per-shard results files into one
@@ -19,41 +20,44 @@ struct BatchReport {
                 files.append(path)
             }
         }
-        var byID: [String: BatchRecord] = [:]
-        var duplicates = 0, summaries: [BatchSummary] = []
+        var byID: [String: ClipOutcome] = [:]
+        var duplicates = 0, torn = 0
+        // The latest summary of each file and shard: a rerun appends its own after the earlier runs'.
+        var summaries: [String: BatchSummary] = [:]
         let decoder = JSONDecoder()
         for file in files {
-            let bytes = try BatchFiles.readFile(file, limit: 1 << 30)
-            for (number, line) in bytes.split(separator: UInt8(ascii: "\n")).enumerated() where !line.isEmpty {
+            try ResultsLines.read(file) { number, line, isLast in
                 let data = Data(line)
                 if let record = try? decoder.decode(BatchRecord.self, from: data), record.type == "clip" {
                     if let earlier = byID[record.id] {
                         duplicates += 1
-                        if earlier.finishedAt > record.finishedAt { continue }
+                        if earlier.finishedAt > record.finishedAt { return }
                     }
-                    byID[record.id] = record
+                    byID[record.id] = ClipOutcome(record)
                 } else if let summary = try? decoder.decode(BatchSummary.self, from: data), summary.type == "summary" {
-                    summaries.append(summary)
+                    summaries[file + "\n" + summary.shard] = summary
+                } else if isLast {
+                    torn += 1                 // a line a killed run did not finish
                 } else {
-                    throw PreviewLoopError(.invalidArgument, "\(file): line \(number + 1) is not a batch record")
+                    throw PreviewLoopError(.invalidArgument, "\(file): line \(number) is not a batch record")
                 }
             }
         }
-        let records = byID.values.sorted { $0.id < $1.id }
+        let records = byID.sorted { $0.key < $1.key }.map(\.value)
         let ok = records.filter { $0.status == .ok }
         let failed = records.filter { $0.status == .failed }
         var reasons: [String: [String]] = [:]
         for record in failed { reasons[record.reason ?? "unknown", default: []].append(record.id) }
-        let slowest = ok.sorted { ($0.timings["total_ms"] ?? 0) > ($1.timings["total_ms"] ?? 0) }.prefix(5)
-        let notDone = summaries.map(\.notDone).reduce(0, +)
-        let bytes = ok.flatMap(\.outputs).map(\.bytes).reduce(0, +)
+        let slowest = ok.sorted { $0.totalMs > $1.totalMs }.prefix(5)
+        let notDone = summaries.values.map(\.notDone).reduce(0, +)
+        let bytes = ok.map(\.outputBytes).reduce(0, +)
         if isJSON {
             let object = ReportJSON(files: files.count, clips: records.count, ok: ok.count, failed: failed.count,
                                     permanent: failed.filter { $0.permanence == .permanent }.count,
                                     transient: failed.filter { $0.permanence == .transient }.count,
-                                    notDone: notDone, duplicates: duplicates, outputBytes: bytes,
+                                    notDone: notDone, duplicates: duplicates, torn: torn, outputBytes: bytes,
                                     failuresByReason: reasons,
-                                    slowest: slowest.map { ReportJSON.Slow(id: $0.id, totalMs: $0.timings["total_ms"] ?? 0) })
+                                    slowest: slowest.map { ReportJSON.Slow(id: $0.id, totalMs: $0.totalMs) })
             Console.writeOutput(try JSONValue(encoding: object).text(.pretty) + "\n")
             return ExitStatus.success
         }
@@ -63,13 +67,14 @@ struct BatchReport {
         text += "failed:      \(failed.count) (\(failed.filter { $0.permanence == .permanent }.count) permanent, "
             + "\(failed.filter { $0.permanence == .transient }.count) transient)\n"
         if notDone > 0 { text += "not done:    \(notDone) (a run was stopped)\n" }
-        if duplicates > 0 { text += "duplicates:  \(duplicates) (the same clip in several files; the latest record counts)\n" }
+        if duplicates > 0 { text += "duplicates:  \(duplicates) (the same clip recorded again, by a rerun or in several files; the latest record counts)\n" }
+        if torn > 0 { text += "torn lines:  \(torn) (a last line a killed run did not finish; skipped)\n" }
         for (reason, ids) in reasons.sorted(by: { $0.key < $1.key }) {
             let shown = ids.prefix(10).joined(separator: ", ") + (ids.count > 10 ? ", …" : "")
             text += "  \(reason): \(ids.count) (\(shown))\n"
         }
         if !slowest.isEmpty {
-            text += "slowest:     " + slowest.map { "\($0.id) \(Format.fixed(($0.timings["total_ms"] ?? 0) / 1000, 2)) s" }
+            text += "slowest:     " + slowest.map { "\($0.id) \(Format.fixed($0.totalMs / 1000, 2)) s" }
                 .joined(separator: ", ") + "\n"
         }
         Console.writeOutput(text)
@@ -88,11 +93,33 @@ private struct ReportJSON: Encodable {
         var totalMs: Double
         enum CodingKeys: String, CodingKey { case id, totalMs = "total_ms" }
     }
-    var files, clips, ok, failed, permanent, transient, notDone, duplicates, outputBytes: Int
+    var files, clips, ok, failed, permanent, transient, notDone, duplicates, torn, outputBytes: Int
     var failuresByReason: [String: [String]]
     var slowest: [Slow]
     enum CodingKeys: String, CodingKey {
-        case files, clips, ok, failed, permanent, transient, duplicates, slowest
+        case files, clips, ok, failed, permanent, transient, duplicates, torn, slowest
         case notDone = "not_done", outputBytes = "output_bytes", failuresByReason = "failures_by_reason"
+    }
+}
+
+/// What the report keeps of a clip's latest record: a few numbers, not the record, so its memory
+/// follows the number of clips, not the size of the files.
+private struct ClipOutcome {
+    var id: String
+    var status: BatchRecord.Status
+    var reason: String?
+    var permanence: BatchRecord.Permanence?
+    var totalMs: Double
+    var outputBytes: Int
+    var finishedAt: Double
+
+    init(_ record: BatchRecord) {
+        id = record.id
+        status = record.status
+        reason = record.reason
+        permanence = record.permanence
+        totalMs = record.timings["total_ms"] ?? 0
+        outputBytes = record.outputs.map(\.bytes).reduce(0, +)
+        finishedAt = record.finishedAt
     }
 }

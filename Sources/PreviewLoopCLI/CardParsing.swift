@@ -136,9 +136,12 @@ extension CardOptions {
             try arguments.refuse(budget.frameRefusal(frames, what: "A card of \(Format.fixed(CardTimeline(style: style).duration, 3)) s "
                                                       + "at \(framesPerSecond) fps"), option: "max-frames")
         }
-        // The poster, the video frame, the composited and encoded pictures; a GIF holds all its frames.
+        // The poster, the video frame, the composited and encoded pictures, the encoder's own frames;
+        // a GIF holds all its frames.
         let gifFrames = destination == .animation(.gif) ? frames : 0
-        try arguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size),
+        var encoder = 0.0
+        if case .animation(let format) = destination { encoder = OutputLimits.encoderBytes(size, format: format) }
+        try arguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size) + encoder,
                                                   what: "A \(size) card"), option: "max-memory")
     }
 

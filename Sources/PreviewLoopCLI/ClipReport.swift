@@ -134,7 +134,7 @@ final class ClipReport: Sendable {
 
     /// `<input>: interrupted by SIGTERM; unfinished outputs removed`: the record's message and the `Error:` line's text.
     static func interruptionMessage(input: String, signal: Int32) -> String {
-        "\(Format.oneLine(input)): interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); unfinished outputs removed"
+        "\(Format.oneLine(input)): interrupted by \(SignalWatcher.name(of: signal)); unfinished outputs removed"
     }
 
     private func failedRecord(_ state: State, reason: String, permanence: BatchRecord.Permanence, message: String) -> BatchRecord {

@@ -1,3 +1,4 @@
+import Glibc
 import PreviewLoop
 
 /// The input group (swift-argument-parser's `@OptionGroup`): the `<input>` argument and how it is read —
@@ -18,12 +19,16 @@ struct InputOptions: Equatable, Sendable {
     var toneMapping = ToneMapping.auto
     /// `--deinterlace`: which frames are deinterlaced.
     var deinterlacing = Deinterlacing.auto
+    /// `--insecure`, `--ca-file`: how https servers are authenticated.
+    var tls = TLSOptions()
 
     /// The library's limits: `--timeout` bounds opening and each read (a stall: nothing read for that
     /// long), `--deadline` (when given) the whole job's reading.
     var sourceOptions: SourceOptions {
-        SourceOptions(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
-                      allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping, deinterlacing: deinterlacing)
+        var options = SourceOptions(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
+                                    allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping, deinterlacing: deinterlacing)
+        tls.apply(to: &options)
+        return options
     }
 
     /// The input as the library opens it.
@@ -41,6 +46,7 @@ extension InputOptions {
         allowsRedirects = arguments.isSet(Self.allowRedirects)
         toneMapping = try arguments.value(Self.tonemap)
         deinterlacing = try arguments.value(Self.deinterlace)
+        tls = try TLSOptions(arguments)
     }
 
     /// `--timeout <seconds>`: a stall, not work.
@@ -105,4 +111,48 @@ extension ScannedArguments {
         }
         return input
     }
+}
+
+/// How https inputs are authenticated (`--insecure`, `--ca-file`): by default the server's
+/// certificate must chain to an authority in the system's store and name the URL's host.
+struct TLSOptions: Equatable, Sendable {
+    /// `--insecure`: accept any certificate.
+    var verifies = true
+    /// `--ca-file FILE`: the authorities to trust instead of the system's.
+    var caFile: String?
+
+    init() {}
+
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        verifies = !arguments.isSet(Self.insecure)
+        caFile = try arguments.value(Self.caFile)
+        if !verifies, caFile != nil {
+            throw UsageError(.conflictingOptions("insecure", "ca-file"), subcommand: arguments.subcommand,
+                             "'--insecure' skips the certificate check that '--ca-file' sets up; give one of them.")
+        }
+        if let caFile, access(caFile, R_OK) != 0 {
+            throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: arguments.subcommand,
+                             "'--ca-file \(caFile)': no readable file there (a PEM file of certificate authorities).")
+        }
+    }
+
+    func apply(to options: inout SourceOptions) {
+        options.verifiesCertificates = verifies
+        options.certificateAuthorities = caFile
+    }
+
+    /// The two declarations, for a command's option list.
+    static let declarations: [any OptionDeclaration] = [insecure, caFile]
+
+    /// `--insecure`.
+    static let insecure = Flag(
+        "insecure",
+        help: "Accept any https certificate, unverified (by default it must chain to an authority in the "
+            + "system's store and name the URL's host). Anyone on the network path can then serve anything.")
+
+    /// `--ca-file <file>`.
+    static let caFile = Option<String?>.path(
+        "ca-file", value: "file",
+        help: "Trust the certificate authorities in this PEM file for https inputs instead of the system's "
+            + "(a private CA).")
 }

@@ -61,41 +61,41 @@ extension Subcommand {
         case .timing:
             [TimingOptions.json, CommonOptions.help]
         case .probe:
-            [ProbeOptions.json, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, CommonOptions.help]
+            [ProbeOptions.json, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, CommonOptions.help]
         case .thumb:
             [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at, ThumbOptions.start, ThumbOptions.length, ThumbOptions.size,
              OutputOptions.imageQuality, PictureOptions.fit, ThumbOptions.accuracy, ThumbOptions.playButton,
              ThumbOptions.cornerRadius, PictureOptions.background, ReportOptions.json,
-             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects,
+             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
              InputOptions.timeout, InputOptions.deadline, ReportingOptions.quiet, CommonOptions.help]
         case .strip:
             [OutputOptions.image, OutputOptions.imageFormat, StripOptions.count, StripOptions.columns, StripOptions.size, OutputOptions.imageQuality,
              StripOptions.span, WindowOptions.start, WindowOptions.length, StripOptions.accuracy,
              TilePlanOptions.pick, ReportOptions.json, PictureOptions.fit, StripOptions.gap, StripOptions.timestamps,
-             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, InputOptions.threads, InputOptions.allowRedirects,
+             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
              InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .sheet:
             [OutputOptions.image, OutputOptions.imageFormat, SheetOptions.grid, SheetOptions.width, SheetOptions.tileWidth, SheetOptions.gap,
              SheetOptions.margin, SheetOptions.background, SheetOptions.textColor, SheetOptions.font,
              SheetOptions.noHeader, SheetOptions.noTimestamps, OutputOptions.imageQuality, SheetOptions.accuracy,
              TilePlanOptions.pick, ReportOptions.json,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
+             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .loop:
             [WindowOptions.start, WindowOptions.length, LoopOptions.loops, LoopOptions.size, PictureOptions.fit,
              LoopOptions.realtime, LoopOptions.log, LoopOptions.frames, LoopOptions.captureAt, LoopOptions.record,
              LoopOptions.captureDir, LoopOptions.format, ReportOptions.json,
-             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects,
+             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
              InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .render:
             [RenderOptions.output, WindowOptions.start, RenderOptions.length, RenderOptions.size, RenderOptions.fps,
              RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
+             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .sprites:
             [SpritesOptions.output, SpritesOptions.every, SpritesOptions.size, SpritesOptions.grid, SpritesOptions.format,
              SpritesOptions.accuracy, TilePlanOptions.pick, SpritesOptions.quality, PictureOptions.fit, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, InputOptions.timeout,
+             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .card:
             [CardOptions.output, CardOptions.size, CardOptions.aspect, CardOptions.cornerRadius, CardOptions.reveal,
@@ -103,7 +103,7 @@ extension Subcommand {
              CardOptions.noPlayButton, CardOptions.fps, WindowOptions.start, CardOptions.length, CardOptions.posterAt,
              CardOptions.at, CardOptions.quality, ReportOptions.json,
              InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, WorkBudget.maxFrames, InputOptions.threads,
-             InputOptions.allowRedirects, InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
+             InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
         case .batch:
             BatchCommandOptions.declarations
         case .wall:

@@ -152,6 +152,12 @@ extension ScannedArguments {
         guard !path.isEmpty else {
             throw UsageError(.invalidValue(option: option.spec.name, value: path), subcommand: subcommand, "The output is an empty string.")
         }
+        // These commands write a named file or a folder; '-' is neither (a folder named '-' is surely not meant).
+        guard path != ImageDestination.standardOutput else {
+            throw UsageError(.invalidValue(option: option.spec.name, value: path), subcommand: subcommand,
+                             "'-o -' (standard output) is not an output of \(subcommand.rawValue): name a file or folder, "
+                             + "for example -o \(example); thumb, strip and sheet can write to standard output.")
+        }
         return path
     }
 

@@ -66,60 +66,45 @@ final class LoopStopper: Sendable {
     }
 }
 
-/// Delivers SIGINT and SIGTERM to a handler on a dispatch queue instead of ending the process, until
-/// cancelled; then the signals' default actions come back.
-final class SignalWatcher {
+/// Delivers the signals that end a process by default to a handler on a thread of its own instead of
+/// ending the process, until cancelled; then the signals' default actions come back.
+///
+/// The process's own `sigaction` handler only writes the signal's number to a pipe (all a signal
+/// handler may safely do); a relay thread reads it and calls the watchers. The handler is in place when
+/// `init` returns, so no signal is ever lost or ignored in between (libdispatch's signal sources install
+/// theirs later, on their own thread, and a signal sent in that window was dropped).
+final class SignalWatcher: Sendable {
+    /// The signals a shell, a terminal or a supervisor sends to end a process: SIGHUP (the terminal
+    /// closed), SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 and SIGALRM. (SIGPIPE is ignored for the
+    /// whole process: a closed pipe is a failed write.)
+    static let fatalSignals: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM]
+
+    /// `SIGTERM` for 15, and so on; `signal N` for one not in the list.
+    static func name(of number: Int32) -> String {
+        let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGTERM: "SIGTERM",
+                                      SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM", SIGPIPE: "SIGPIPE"]
+        return names[number] ?? "signal \(number)"
+    }
+
     /// The signals watched.
     private let signals: [Int32]
-    /// One dispatch source per signal, while watching.
-    private var sources: [any DispatchSourceSignal] = []
+    private let handler: @Sendable (Int32) -> Void
+    private let isWatching = Mutex(true)
 
     /// Starts watching.
     ///
-    /// - Parameter handler: called with the signal's number, on a global queue, once per delivery.
-    init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
+    /// - Parameter handler: called with the signal's number, on the relay thread, once per delivery.
+    init(signals: [Int32] = SignalWatcher.fatalSignals, handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
-        for number in signals {
-            // The default action (ending the process) is ignored first. libdispatch sees a signal through
-            // a handler of its own, installed when it registers the source — on its own thread, once per
-            // process — and that handler must be the last word: ignoring after it (as this did) lost
-            // SIGTERM from a shell now and then, when the handler went in first.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(number) }
-            source.resume()
-            sources.append(source)
-            Self.settleHandler(number)
-        }
-    }
-
-    /// libdispatch's handler for each signal once seen: a later watcher puts it back (libdispatch
-    /// installs it only once per process, and ``cancel()`` restored the default action since).
-    private static let dispatchHandlers = Mutex<[Int32: sigaction]>([:])
-
-    /// Waits (up to a second) until libdispatch's handler for `number` is in place, or puts back the
-    /// one seen before.
-    private static func settleHandler(_ number: Int32) {
-        func isHandler(_ action: sigaction) -> Bool {
-            let raw = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
-            return raw != 0 && raw != 1 && raw != -1    // not SIG_DFL, SIG_IGN or SIG_ERR
-        }
-        let deadline = ContinuousClock.now + .seconds(1)
-        var current = sigaction()
-        while true {
-            sigaction(number, nil, &current)
-            if isHandler(current) {
-                let seen = current
-                dispatchHandlers.withLock { $0[number] = seen }
-                return
-            }
-            if var saved = dispatchHandlers.withLock({ $0[number] }) {
-                sigaction(number, &saved, nil)
-                return
-            }
-            if ContinuousClock.now >= deadline { return }
-            usleep(200)
-        }
+        self.handler = handler
+        SignalRelay.add(self)
+        for number in signals { SignalRelay.install(number) }
+        // A process may start with these blocked (a mask inherited from the thread that spawned it):
+        // unblocked in this thread, so a signal sent to the process reaches the handler.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in signals { sigaddset(&set, number) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     deinit {
@@ -128,18 +113,90 @@ final class SignalWatcher {
 
     /// Stops watching and restores the signals' default actions.
     func cancel() {
-        guard !sources.isEmpty else { return }
-        sources.forEach { $0.cancel() }
-        sources.removeAll()
+        guard isWatching.withLock({ value -> Bool in defer { value = false }; return value }) else { return }
+        SignalRelay.remove(self)
         signals.forEach { signal($0, SIG_DFL) }
+    }
+
+    fileprivate func deliver(_ number: Int32) {
+        guard signals.contains(number), isWatching.withLock({ $0 }) else { return }
+        handler(number)
+    }
+}
+
+/// The write end of the relay's pipe, read by the signal handler (set once, before any handler is installed).
+nonisolated(unsafe) private var signalRelayDescriptor: Int32 = -1
+/// The read end, read by the relay thread only.
+nonisolated(unsafe) private var signalRelayReadDescriptor: Int32 = -1
+
+/// The process's one signal handler: the signal's number into the pipe; errno kept.
+private let relaySignal: @convention(c) (Int32) -> Void = { number in
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(signalRelayDescriptor, &byte, 1)
+    errno = saved
+}
+
+/// The pipe, the relay thread and the watchers it calls.
+private enum SignalRelay {
+    private static let watchers = Mutex<[SignalWatcher]>([])
+
+    /// The pipe and the thread, made once.
+    private static let started: Bool = {
+        var descriptors: [Int32] = [0, 0]
+        guard pipe(&descriptors) == 0 else { return false }
+        let (readEnd, writeEnd) = (descriptors[0], descriptors[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFL, O_NONBLOCK)       // a full pipe drops a signal rather than blocking the handler
+        signalRelayDescriptor = writeEnd
+        signalRelayReadDescriptor = readEnd
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { _ in
+            SignalRelay.relay()
+            return nil
+        }, nil) == 0 else { return false }
+        pthread_detach(thread)
+        return true
+    }()
+
+    /// The relay thread's loop: each byte read is a signal, handed to every watcher.
+    private static func relay() {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(signalRelayReadDescriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return }
+            let number = Int32(byte)
+            for watcher in watchers.withLock({ $0 }) { watcher.deliver(number) }
+        }
+    }
+
+    static func add(_ watcher: SignalWatcher) {
+        _ = started
+        watchers.withLock { $0.append(watcher) }
+    }
+
+    static func remove(_ watcher: SignalWatcher) {
+        watchers.withLock { $0.removeAll { $0 === watcher } }
+    }
+
+    /// Installs the relay's handler for `number` (system calls interrupted by it are restarted).
+    static func install(_ number: Int32) {
+        guard started else { return }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = relaySignal
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(number, &action, nil)
     }
 }
 
 /// For the commands that write files and have no loop to stop (thumb, strip, render, sprites, card;
-/// loop while it opens its input): while `body` runs, SIGINT or SIGTERM removes every temporary file and
+/// loop while it opens its input): while `body` runs, any of ``SignalWatcher/fatalSignals`` removes every temporary file and
 /// staging directory the process is writing (``TemporaryFiles``), prints the command's record with
 /// `--json` (``ClipReport``: failed, reason `interrupted`, transient), prints one `Error:` line and exits
-/// at once with 130 or 143. Earlier outputs are untouched: a file or directory is only ever replaced by a
+/// at once with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). Earlier outputs are untouched: a file or directory is only ever replaced by a
 /// rename of a finished one.
 enum SignalCleanup {
     /// Runs `body` with the signals handled so.

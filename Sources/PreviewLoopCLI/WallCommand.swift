@@ -38,6 +38,8 @@ struct WallOptions: Equatable, Sendable {
     var timeout = 30.0
     /// Which frames every loop deinterlaces (`--deinterlace`).
     var deinterlacing = InputOptions.deinterlace.defaultValue
+    /// `--insecure`, `--ca-file`.
+    var tls = TLSOptions()
 }
 
 extension WallOptions {
@@ -46,7 +48,13 @@ extension WallOptions {
         LoopPlayer.Configuration(
             size: size, contentMode: contentMode, windowStart: .seconds(start),
             windowLength: .seconds(length), clock: isRealtime ? .realtime : .offline,
-            sourceOptions: SourceOptions(openTimeout: timeout, readTimeout: timeout, deinterlacing: deinterlacing))
+            sourceOptions: sourceOptions)
+    }
+
+    private var sourceOptions: SourceOptions {
+        var options = SourceOptions(openTimeout: timeout, readTimeout: timeout, deinterlacing: deinterlacing)
+        tls.apply(to: &options)
+        return options
     }
 }
 
@@ -72,7 +80,8 @@ extension OptionSpec {
     static let wallOptions: [any OptionDeclaration] = [
         WallOptions.log, WallOptions.realtime, WallOptions.loops, WallOptions.seconds, WallOptions.size, PictureOptions.fit,
         WallOptions.start, WallOptions.length, WallOptions.cacheBudget, WallOptions.workers, WallOptions.stagger,
-        WallOptions.admissionOption, InputOptions.deinterlace, InputOptions.timeout, CommonOptions.help,
+        WallOptions.admissionOption, InputOptions.deinterlace, InputOptions.timeout, TLSOptions.insecure, TLSOptions.caFile,
+        CommonOptions.help,
     ]
 }
 
@@ -200,11 +209,14 @@ struct WallCommand {
                                                                       workers: options.workers))
         let stopAll = Mutex<(handles: [WallLoopHandle], signal: Int32?)>(([], nil))
         let wake = DispatchSemaphore(value: 0)
-        let watcher = SignalWatcher { signal in
+        // Weak: the wall's threads end when `wall` is let go below, before the watcher is.
+        let watcher = SignalWatcher { [weak opening = wall] signal in
             let handles = stopAll.withLock { state -> [WallLoopHandle] in
                 if state.signal == nil { state.signal = signal }
                 return state.handles
             }
+            // A loop still opening its input (a stalled server) is interrupted too, not waited for.
+            opening?.interruptOpenings()
             for handle in handles { handle.stop() }
             wake.signal()
         }
@@ -253,6 +265,8 @@ struct WallCommand {
                 started.append((entry, handle))
             } catch {
                 entry.recorder.discardLog()
+                // Interrupted by the signal while opening: the signal's line says it, not a failure.
+                if stopAll.withLock({ $0.signal != nil }) { break }
                 failures += 1
                 Console.writeError(CommandLineTool.errorLine(for: error, input: input) + "\n")
             }

@@ -74,7 +74,7 @@ extension RenderOptions {
     /// The bytes of pictures a render of `frames` frames holds: a few working pictures, and for GIF every
     /// frame (its palette is computed from all of them).
     static func bytes(frames: Double, size: Size, format: AnimationFormat) -> Double {
-        6 * WorkBudget.rgba(size) + (format == .gif ? frames * WorkBudget.rgb(size) : 0)
+        OutputLimits.renderBytes(frames: frames, size: size, format: format)
     }
 }
 

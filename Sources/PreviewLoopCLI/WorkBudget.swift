@@ -24,20 +24,12 @@ struct WorkBudget: Equatable, Sendable {
     var maxBytes: Double { Double(maxMemoryMB) * 1_048_576 }
 
     /// FFmpeg's `av_image_check_size`: (W+128)×(H+128) must stay below INT_MAX / 8.
-    static let ffmpegAreaLimit = 268_435_456.0
+    static let ffmpegAreaLimit = OutputLimits.ffmpegAreaLimit
 
-    /// Why an encoder cannot take a picture of `size` (`nil` when it can); `format` names the encoder.
+    /// Why an encoder cannot take a picture of `size` (`nil` when it can): the library's one rule
+    /// (``OutputLimits/encoderRefusal(_:webp:ownEncoder:jpeg:)``), which batch recipes use too.
     static func encoderRefusal(_ size: Size, webp: Bool, ownEncoder: Bool = false, jpeg: Bool = false) -> String? {
-        if webp && (size.width > ImageFileFormat.maxWebPSide || size.height > ImageFileFormat.maxWebPSide) {
-            return "WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side"
-        }
-        if jpeg && (size.width > 65535 || size.height > 65535) {
-            return "JPEG pictures are at most 65535 pixels a side"
-        }
-        if !ownEncoder && (Double(size.width) + 128) * (Double(size.height) + 128) >= ffmpegAreaLimit {
-            return "FFmpeg's encoders take pictures with (width+128)×(height+128) below 268435456 (about 16250x16250)"
-        }
-        return nil
+        OutputLimits.encoderRefusal(size, webp: webp, ownEncoder: ownEncoder, jpeg: jpeg)
     }
 
     /// `nil` when `bytes` fit the memory limit, else the refusal.

@@ -199,11 +199,12 @@ package enum FormatProbe {
 
     /// Up to `count` first bytes of an http(s) URL, read through FFmpeg (`http,https,tcp,tls` only, with
     /// `rw_timeout` of `readTimeout` seconds); `nil` when it cannot be opened.
-    package static func prefix(ofURL url: String, count: Int, readTimeout: Double) -> [UInt8]? {
+    package static func prefix(ofURL url: String, count: Int, readTimeout: Double, tls: [String: String] = [:]) -> [UInt8]? {
         var io: UnsafeMutablePointer<AVIOContext>?
         var dictionary: OpaquePointer?
         av_dict_set(&dictionary, "protocol_whitelist", "http,https,tcp,tls", 0)
         av_dict_set(&dictionary, "rw_timeout", String(Int(readTimeout * 1_000_000)), 0)
+        for (key, value) in tls { av_dict_set(&dictionary, key, value, 0) }
         defer { av_dict_free(&dictionary) }
         guard avio_open2(&io, url, AVIO_FLAG_READ, nil, &dictionary) >= 0, let io else { return nil }
         defer { var closing: UnsafeMutablePointer<AVIOContext>? = io; avio_closep(&closing) }

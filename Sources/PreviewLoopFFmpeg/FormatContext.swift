@@ -20,14 +20,17 @@ package final class FormatContext {
     ///   - policy: what the input may make FFmpeg open besides itself.
     ///   - memory: bytes to read through a custom I/O context instead of a URL.
     ///   - maxPixels: the largest picture the probing decoders may allocate.
+    ///   - formatName: the demuxer to use instead of probing (`jpeg_pipe` for a JPEG file, which FFmpeg's
+    ///     probe would give to `image2` by its extension), or `nil`.
     package init(url: String, displayName: String, options: [String: String], policy: any OpenPolicy, memory: MemoryReader? = nil,
-         maxPixels: Int, interrupter: Interrupter) throws(FFmpegFailure) {
+         maxPixels: Int, interrupter: Interrupter, formatName: String? = nil) throws(FFmpegFailure) {
         self.interrupter = interrupter
         self.memory = memory
         guard let context = avformat_alloc_context() else {
             throw FFmpegFailure(.tooLarge, "\(displayName): out of memory")
         }
-        gate = OpenGate(policy: policy, defaultOpen: context.pointee.io_open, readTimeout: options["rw_timeout"])
+        gate = OpenGate(policy: policy, defaultOpen: context.pointee.io_open, readTimeout: options["rw_timeout"],
+                        tls: options.filter { OpenGate.tlsOptionNames.contains($0.key) })
         context.pointee.interrupt_callback = interrupter.callback
         context.pointee.opaque = Unmanaged.passUnretained(gate).toOpaque()
         context.pointee.io_open = OpenGate.hook
@@ -39,7 +42,8 @@ package final class FormatContext {
         for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
         defer { av_dict_free(&dictionary) }
         var opened: UnsafeMutablePointer<AVFormatContext>? = context
-        let result = avformat_open_input(&opened, memory == nil ? url : nil, nil, &dictionary)
+        let forced = formatName.flatMap { av_find_input_format($0) }
+        let result = avformat_open_input(&opened, memory == nil ? url : nil, forced, &dictionary)
         // On failure avformat_open_input frees the context and sets `opened` to nil.
         guard result >= 0, let opened else {
             throw Self.openError(result, displayName: displayName, interrupter: interrupter, policy: policy)
@@ -88,8 +92,26 @@ package final class FormatContext {
             if interrupter.isCancelled {
                 return FFmpegFailure(.cancelled, "\(displayName): cancelled while opening", operation: "avformat_open_input")
             }
-            return FFmpegFailure(.timedOut, "\(displayName): timed out while opening (\(interrupter.expiryDescription))",
+            let why: String
+            if case .operation(let seconds)? = interrupter.expiredLimit {
+                why = "opening took more than the \(seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)) s allowed (--timeout)"
+            } else {
+                why = interrupter.expiryDescription
+            }
+            return FFmpegFailure(.timedOut, "\(displayName): timed out while opening (\(why))",
                                     operation: "avformat_open_input", ffmpegCode: result, ffmpegMessage: text)
+        }
+        // FFmpeg's text for two limits is not the limit's: say which was crossed.
+        if let logged = FFmpegLogging.lastError {
+            if logged.contains("exceeds max_streams") {
+                let limit = logged.split(separator: "(").dropFirst().first?.split(separator: ")").first.map(String.init) ?? "?"
+                return FFmpegFailure(.tooLarge, "\(displayName): has more streams than the limit of \(limit)")
+            }
+            if logged.contains("Picture size"), logged.contains("is invalid") {
+                let size = logged.split(separator: " ").first { $0.contains("x") && $0.first?.isNumber == true }.map(String.init) ?? "?"
+                return FFmpegFailure(.tooLarge, "\(displayName): declares a \(size) picture, larger than FFmpeg takes "
+                                     + "((width+128)×(height+128) below 268435456)")
+            }
         }
         let code = FFmpegError.code(for: result, fallback: .notMediaFile)
         let message: String

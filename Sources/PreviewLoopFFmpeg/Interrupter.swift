@@ -51,7 +51,7 @@ package final class Interrupter: Sendable {
 
     /// Which limit passed, once one has.
     package enum Limit: Sendable, Equatable {
-        /// The operation's: opening, or one read, took longer than `seconds` (nothing arrived).
+        /// The operation's: opening, or one read (a packet), took longer than `seconds`.
         case operation(seconds: Double)
         /// The whole job's.
         case job(seconds: Double)
@@ -66,11 +66,12 @@ package final class Interrupter: Sendable {
         }
     }
 
-    /// Why a timed-out call gave up, for the error message: `nothing arrived for 2 s` or `the job's
-    /// limit of 60 s passed`.
+    /// Why a timed-out call gave up, for the error message: `one read took more than the 2 s allowed…`
+    /// or `the job's limit of 60 s passed`. A read is one packet: a source trickling bytes slower than
+    /// a packet in that time times out too, so the text does not say nothing arrived.
     package var expiryDescription: String {
         switch expiredLimit {
-        case .operation(let seconds)?: "nothing arrived for \(Self.seconds(seconds)) s"
+        case .operation(let seconds)?: "one read took more than the \(Self.seconds(seconds)) s allowed (--timeout): the source stalled or sends too slowly"
         case .job(let seconds)?: "the job's limit of \(Self.seconds(seconds)) s passed"
         case nil: "a deadline passed"
         }

@@ -23,11 +23,18 @@ package final class OpenGate: @unchecked Sendable {
     private let defaultOpen: Opener?
     /// `rw_timeout` (microseconds) for the redirect probe's connection, as the input has it.
     private let readTimeout: String?
+    /// The TLS options every https open gets (`tls_verify`, `ca_file`), the input's own and every
+    /// nested one's (playlist segments, redirects): FFmpeg's demuxers do not pass them on themselves.
+    private let tls: [String: String]
 
-    init(policy: any OpenPolicy, defaultOpen: Opener?, readTimeout: String? = nil) {
+    /// The option names that carry TLS verification.
+    package static let tlsOptionNames: Set<String> = ["tls_verify", "ca_file"]
+
+    init(policy: any OpenPolicy, defaultOpen: Opener?, readTimeout: String? = nil, tls: [String: String] = [:]) {
         self.policy = policy
         self.defaultOpen = defaultOpen
         self.readTimeout = readTimeout
+        self.tls = tls
     }
 
     /// The C entry point stored in `AVFormatContext.io_open`.
@@ -58,6 +65,7 @@ package final class OpenGate: @unchecked Sendable {
             var attempt: OpaquePointer? = nil
             if let options { av_dict_copy(&attempt, options.pointee, 0) }
             av_dict_set(&attempt, "max_redirects", "0", 0)
+            for (key, value) in tls { av_dict_set(&attempt, key, value, 0) }
             let result = target.withCString { open(context, io, $0, flags, &attempt) }
             if result >= 0 {
                 // Should an FFmpeg build ignore max_redirects, the place it read from is still checked
@@ -81,7 +89,7 @@ package final class OpenGate: @unchecked Sendable {
             av_dict_free(&attempt)
             // A redirect FFmpeg declined to follow fails with EIO; any other failure is final.
             guard result == cffmpeg_averror(EIO),
-                  let next = RedirectProbe.location(of: target, interrupt: context.pointee.interrupt_callback, readTimeout: readTimeout)
+                  let next = RedirectProbe.location(of: target, interrupt: context.pointee.interrupt_callback, readTimeout: readTimeout, tls: tls)
             else { return result }
             if hops >= Self.maxRedirects {
                 policy.record("more than \(Self.maxRedirects) redirects from \(url)")

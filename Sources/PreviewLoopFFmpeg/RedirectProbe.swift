@@ -15,7 +15,7 @@ package enum RedirectProbe {
 
     /// The absolute URL `url` redirects to (a 301, 302, 303, 307 or 308 with a `Location`), or `nil`
     /// when it does not redirect or the question cannot be asked.
-    static func location(of url: String, interrupt: AVIOInterruptCB, readTimeout: String?) -> String? {
+    static func location(of url: String, interrupt: AVIOInterruptCB, readTimeout: String?, tls: [String: String] = [:]) -> String? {
         var scheme = [CChar](repeating: 0, count: 16), auth = [CChar](repeating: 0, count: 1024)
         var host = [CChar](repeating: 0, count: 1024), path = [CChar](repeating: 0, count: 8192)
         var port: Int32 = -1
@@ -35,6 +35,7 @@ package enum RedirectProbe {
         defer { av_dict_free(&options) }
         av_dict_set(&options, "protocol_whitelist", "tcp,tls", 0)
         if let readTimeout { av_dict_set(&options, "rw_timeout", readTimeout, 0) }
+        for (key, value) in tls { av_dict_set(&options, key, value, 0) }
         var callback = interrupt
         var io: UnsafeMutablePointer<AVIOContext>?
         let lower = "\(protocolName == "https" ? "tls" : "tcp")://\(bracketed):\(portNumber)"

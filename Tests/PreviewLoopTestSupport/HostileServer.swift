@@ -21,6 +21,11 @@ package final class HostileServer {
         case witness
         /// Answers `200` with the whole file at once: a working server that records who called.
         case serve(file: String)
+        /// Reads the request and closes the connection without a byte of answer.
+        case hangUp
+        /// Answers `200` with the file's first `burst` bytes, then resets the connection (RST), once;
+        /// every later request gets the whole file (the network failed once, the server is fine).
+        case resetOnce(file: String, burst: Int)
     }
 
     /// What the reader thread learns from the server's output.
@@ -43,6 +48,8 @@ package final class HostileServer {
         case .hold(let file, let burst): arguments = ["hold", file, String(burst)]
         case .witness: arguments = ["witness", "-", "0"]
         case .serve(let file): arguments = ["trickle", file, String(Int32.max)]
+        case .hangUp: arguments = ["hangup", "-", "0"]
+        case .resetOnce(let file, let burst): arguments = ["reset", file, String(burst)]
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -101,7 +108,8 @@ package final class HostileServer {
     /// The server: one thread per connection, every loop bounded by the 60 s lifetime.
     private static let script = #"""
 import signal; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-import socket, sys, threading, time
+import socket, struct, sys, threading, time
+resets = []
 mode, path, burst = sys.argv[1], sys.argv[2], int(sys.argv[3])
 data = open(path, 'rb').read() if path != '-' else b''
 end = time.monotonic() + 60
@@ -125,6 +133,18 @@ def serve(conn):
             return
         if mode == 'silent':
             while time.monotonic() < end: time.sleep(0.1)
+            return
+        if mode == 'hangup':
+            return
+        if mode == 'reset':
+            first = not resets
+            resets.append(1)
+            conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n' % len(data))
+            if first:
+                conn.sendall(data[:burst])
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
+            else:
+                conn.sendall(data)
             return
         conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n' % len(data))
         conn.sendall(data[:burst])

@@ -41,6 +41,9 @@ public struct BatchOverrides: Sendable, Hashable, Codable {
 public enum BatchManifest {
     /// The largest manifest read (it is read whole, before any clip starts).
     public static let maxBytes = 256 << 20
+    /// The longest input (a path or URL), in bytes: paths on Linux stop at 4096, URLs servers take at
+    /// about 8 KiB.
+    public static let maxInputBytes = 8192
 
     /// Parses a manifest's text.
     ///
@@ -82,6 +85,9 @@ public enum BatchManifest {
                 clip = BatchClip(id: derivedID(for: line), input: line)
             }
             guard !clip.input.isEmpty else { throw fail("the input is empty") }
+            guard clip.input.utf8.count <= maxInputBytes else {
+                throw fail("the input is \(clip.input.utf8.count) bytes long; at most \(maxInputBytes) (a path or URL)")
+            }
             guard clip.input != "-" else { throw fail("'-' (standard input) cannot be a batch input") }
             if let start = clip.overrides.start, !(start >= 0 && start.isFinite) { throw fail("\"start\" must be 0 or more") }
             if let length = clip.overrides.length, !(length > 0 && length.isFinite) { throw fail("\"length\" must be above 0") }
@@ -153,6 +159,10 @@ public enum BatchManifest {
         case DecodingError.keyNotFound(let key, _): "no \"\(key.stringValue)\""
         case DecodingError.typeMismatch(_, let context): "wrong type at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
         case DecodingError.valueNotFound(_, let context): "null at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        case DecodingError.dataCorrupted(let context):
+            // The parser's own words (a number out of range, a stray character), on one line.
+            "invalid JSON: " + String((context.underlyingError.map { "\($0)" } ?? context.debugDescription).prefix(200))
+                .split(whereSeparator: \.isNewline).joined(separator: " ")
         default: "invalid JSON"
         }
     }

@@ -175,6 +175,7 @@ struct DecodedRecipe: Decodable {
         if let c = try section("poster", ["size", "quality", "start", "length", "at"]) {
             var p = BatchRecipe.Poster()
             p.size = try Self.size(c, "size", p.size, "poster")
+            try Self.checkStill(p.size, "poster", "size")
             p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
             p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
             p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
@@ -203,6 +204,8 @@ struct DecodedRecipe: Decodable {
                 throw RecipeError(message: "\"strip\": \(s.configuration.effectiveColumns)x\(s.configuration.rows) tiles of \(s.size) "
                                   + "make a strip of \(stripSize) pixels; at most \(SizeRequest.maximumSide) a side")
             }
+            try Self.checkStill(stripSize, "strip", "size", what: "a strip of \(stripSize)",
+                                extra: 3 * Double(s.count) * Double(s.size.area) * 3)
             recipe.strip = s
         }
         if let c = try section("sheet", ["grid", "width", "tile_width", "gap", "margin", "header", "timestamps", "pick", "quality"]) {
@@ -248,6 +251,8 @@ struct DecodedRecipe: Decodable {
                 (s.columns, s.rows) = (parsed.width, parsed.height)
             }
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sprites")
+            let sheetSize = Size(width: s.size.width * s.columns, height: s.size.height * s.rows)
+            try Self.checkStill(sheetSize, "sprites", c.contains(AnyKey("grid")) ? "grid" : "size", what: "a sprite sheet of \(sheetSize)")
             recipe.sprites = s
         }
         if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam"]) {
@@ -257,6 +262,15 @@ struct DecodedRecipe: Decodable {
             h.size = try Self.size(c, "size", h.size, "hover")
             guard h.size.width % 2 == 0, h.size.height % 2 == 0 else {
                 throw RecipeError(message: "\"hover\".\"size\": H.264 needs an even width and height, not \(h.size)")
+            }
+            if let refusal = OutputLimits.encoderRefusal(h.size, webp: false) {
+                throw RecipeError(message: "\"hover\".\"size\": \(h.size) cannot be encoded: \(refusal)")
+            }
+            // As render's --max-memory default: the pictures in flight and x264's own frames.
+            let hoverBytes = OutputLimits.renderBytes(frames: 1, size: h.size, format: .mp4)
+            guard hoverBytes <= Double(OutputLimits.defaultMemoryBytes) else {
+                throw RecipeError(message: "\"hover\".\"size\": a \(h.size) hover would hold about \(Int(hoverBytes / 1_048_576)) MB of "
+                                  + "pictures, more than \(OutputLimits.defaultMemoryBytes >> 20) MB (as render's --max-memory default)")
             }
             h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, 1...120, "hover")
             h.quality = try Self.integer(c, "quality", h.quality, 0...100, "hover")
@@ -319,6 +333,19 @@ struct DecodedRecipe: Decodable {
         return value
     }
 
+    /// A JPEG still of `size`: one the encoder takes, and within the memory a command holds by default.
+    static func checkStill(_ size: Size, _ section: String, _ key: String, what: String? = nil, extra: Double = 0) throws {
+        let named = what ?? "a \(size) picture"
+        if let refusal = OutputLimits.encoderRefusal(size, webp: false, jpeg: true) {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": \(named) cannot be encoded as JPEG: \(refusal)")
+        }
+        let bytes = OutputLimits.stillBytes(size) + extra
+        guard bytes <= Double(OutputLimits.defaultMemoryBytes) else {
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": \(named) would hold about \(Int(bytes / 1_048_576)) MB of pictures, "
+                              + "more than \(OutputLimits.defaultMemoryBytes >> 20) MB (as the commands' --max-memory default)")
+        }
+    }
+
     static func pick(_ c: KeyedDecodingContainer<AnyKey>, _ fallback: TilePick, _ section: String) throws -> TilePick {
         guard c.contains(AnyKey("pick")) else { return fallback }
         guard let text = try? c.decode(String.self, forKey: AnyKey("pick")), let pick = TilePick(rawValue: text) else {
@@ -337,7 +364,13 @@ struct DecodedRecipe: Decodable {
 
     static func integer(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Int, _ range: ClosedRange<Int>,
                         _ section: String) throws -> Int {
-        guard let value = try c.decodeIfPresent(Int.self, forKey: AnyKey(key)) else { return fallback }
+        guard c.contains(AnyKey(key)) else { return fallback }
+        guard let value = try? c.decode(Int.self, forKey: AnyKey(key)) else {
+            // A number with a fraction, out of Int's range, or not a number at all: named as such.
+            let shown = (try? c.decode(Double.self, forKey: AnyKey(key))).map { $0.isFinite ? ", not \($0)" : ", not \($0) (out of range)" }
+                ?? " (the value is not one, or too large for a number)"
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": expected a whole number from \(range.lowerBound) to \(range.upperBound)\(shown)")
+        }
         guard range.contains(value) else {
             throw RecipeError(message: "\"\(section)\".\"\(key)\": \(value) is outside \(range.lowerBound)–\(range.upperBound)")
         }

@@ -269,6 +269,9 @@ public enum BatchFailure {
     /// The reason of a clip interrupted by a stop of the batch (SIGTERM, SIGINT, ``BatchRunner/stop()``):
     /// transient, a rerun makes it.
     public static let interrupted = "interrupted"
+    /// The reason of a clip whose folder `OUT/<id>` holds something batch did not make, or an input of
+    /// the run: permanent, never remembered (a rerun makes the clip once the path is free).
+    public static let outputConflict = "output_conflict"
 
     /// The stable reason code of an error: the ``PreviewLoopError/Code`` in snake case
     /// (`corrupt_data`, `not_media_file`, `timed_out`…), `disk_full` for an output that failed for
@@ -329,7 +332,17 @@ public struct BatchSummary: Sendable, Hashable, Codable {
         case notDone = "not_done", stoppedBefore = "stopped_before", failuresByReason = "failures_by_reason"
     }
 
-    public init(shard: String, records: [BatchRecord], clips: Int, stoppedBefore: String?, seconds: Double) {
+    /// The summary of a run's records.
+    ///
+    /// - Parameters:
+    ///   - shard: the shard's name (`0/1`).
+    ///   - records: the run's clip records.
+    ///   - clips: the clips of the shard.
+    ///   - stoppedBefore: the first clip not started when the run was stopped, if any.
+    ///   - stopped: whether the run was stopped (a signal, ``BatchRunner/stop()``), also when every clip
+    ///     had started and each in flight was recorded `interrupted`.
+    ///   - seconds: how long the run took.
+    public init(shard: String, records: [BatchRecord], clips: Int, stoppedBefore: String?, stopped: Bool = false, seconds: Double) {
         self.shard = shard
         self.clips = clips
         ok = records.filter { $0.status == .ok }.count
@@ -338,7 +351,7 @@ public struct BatchSummary: Sendable, Hashable, Codable {
         transient = records.filter { $0.permanence == .transient }.count
         skipped = records.filter(\.skipped).count
         notDone = clips - records.count
-        stopped = stoppedBefore != nil
+        self.stopped = stopped || stoppedBefore != nil
         self.stoppedBefore = stoppedBefore
         failuresByReason = Dictionary(grouping: records.compactMap(\.reason), by: { $0 }).mapValues(\.count)
         self.seconds = seconds

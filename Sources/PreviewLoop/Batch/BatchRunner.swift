@@ -31,6 +31,19 @@ public struct BatchOptions: Sendable {
     public var threadsPerClip = 0
     /// Which frames are deinterlaced, for every output of every clip (default ``Deinterlacing/auto``).
     public var deinterlacing = Deinterlacing.auto
+    /// Whether https servers must show a trusted certificate for their host
+    /// (``SourceOptions/verifiesCertificates``, default `true`).
+    public var verifiesCertificates = true
+    /// Authorities to trust instead of the system's (``SourceOptions/certificateAuthorities``).
+    public var certificateAuthorities: String?
+
+    /// The source options every clip is opened with.
+    var sourceOptions: SourceOptions {
+        var source = SourceOptions(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline, deinterlacing: deinterlacing)
+        source.verifiesCertificates = verifiesCertificates
+        source.certificateAuthorities = certificateAuthorities
+        return source
+    }
 
     /// Creates options for an output directory.
     public init(outputDirectory: String) {
@@ -76,6 +89,8 @@ public final class BatchRunner: Sendable {
     private let gate: MemoryGate
     private let lockDescriptor: Int32
     private let stagingDirectory: String
+    /// The run's local inputs, resolved and sorted, found the first time a clip's folder already exists.
+    private let resolvedInputs = Mutex<[String]?>(nil)
 
     /// Prepares a run: selects the shard's clips, creates the output directory, locks the shard
     /// (a second run of the same shard on the same directory is refused) and clears its staging folder.
@@ -172,6 +187,49 @@ public final class BatchRunner: Sendable {
         return record
     }
 
+    /// Why the clip's folder `OUT/<id>` must not be written, if it must not: something is there that
+    /// batch did not make (anything but a folder holding its `.complete.json` — a user's file or
+    /// folder, a symbolic link), or an input of this run lies there.
+    public func ownershipConflict(for clip: BatchClip) -> String? {
+        let destination = options.outputDirectory + "/" + clip.id
+        var status = stat()
+        guard lstat(destination, &status) == 0 else { return nil }
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFDIR, BatchFiles.fileSize(destination + "/.complete.json") != nil else {
+            let what = type == S_IFDIR ? "a folder batch did not make (no .complete.json)"
+                : type == S_IFLNK ? "a symbolic link" : "a file"
+            return "\(destination) is \(what): batch leaves it as it is and does not make clip '\(clip.id)'; "
+                + "move it away, or give the clip another id or the batch another --out"
+        }
+        if let input = input(inside: destination) {
+            return "\(destination) holds \(input), an input of this run: batch leaves it as it is and does not make clip '\(clip.id)'"
+        }
+        return nil
+    }
+
+    /// An input of the run at or inside `folder` (both resolved), if any.
+    private func input(inside folder: String) -> String? {
+        guard let resolved = FileSystem.resolvedPath(folder) else { return nil }
+        let inputs = resolvedInputs.withLock { cached -> [String] in
+            if let cached { return cached }
+            let all = clips.compactMap { clip -> String? in
+                guard case .file(let path) = Source(argument: clip.input) else { return nil }
+                return FileSystem.resolvedPath(path)
+            }.sorted()
+            cached = all
+            return all
+        }
+        // Sorted: the paths at or under `resolved` follow it directly.
+        var low = 0, high = inputs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if inputs[middle] < resolved { low = middle + 1 } else { high = middle }
+        }
+        guard low < inputs.count else { return nil }
+        let found = inputs[low]
+        return found == resolved || found.hasPrefix(resolved + "/") ? found : nil
+    }
+
     /// Does one clip: skips it when done (or failed for good), else makes its outputs, retrying
     /// transient failures. Blocks; returns `nil` when the batch was stopped before the clip started, and
     /// a transient `interrupted` failure when a stop interrupted it (nothing of it is left in `OUT`).
@@ -182,6 +240,15 @@ public final class BatchRunner: Sendable {
             done.skipped = true
             done.attempts = 0
             return done
+        }
+        // Checked on every run and never remembered: once the user moves their file away, the clip is made.
+        if let conflict = ownershipConflict(for: clip) {
+            var record = BatchRecord(id: clip.id, input: clip.input, status: .failed, attempts: 0,
+                                     shard: options.shard.description, fingerprint: fingerprint)
+            record.reason = BatchFailure.outputConflict
+            record.permanence = .permanent
+            record.message = conflict
+            return record
         }
         let failurePath = out + "/.failures/" + clip.id + ".json"
         if !options.retryFailed, let bytes = try? BatchFiles.readFile(failurePath, limit: 16 << 20),
@@ -261,9 +328,7 @@ public final class BatchRunner: Sendable {
         let source = Source(argument: clip.input)
         if case .standardInput = source { throw PreviewLoopError(.refusedByPolicy, "'-' cannot be a batch input") }
         let threads = options.threadsPerClip > 0 ? options.threadsPerClip : max(1, BatchOptions.processorCount / options.jobs)
-        let sampler = try FrameSampler(source: source, threads: min(threads, 16), options: SourceOptions(
-            openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.deadline,
-            deinterlacing: options.deinterlacing))
+        let sampler = try FrameSampler(source: source, threads: min(threads, 16), options: options.sourceOptions)
         let info = sampler.info
         context.info = info
         context.timings["open_ms"] = milliseconds(since: started)
@@ -399,7 +464,9 @@ public final class BatchRunner: Sendable {
         // Publish: the old folder (incomplete, or redone with --force) goes aside, the new one takes its place.
         let destination = out + "/" + clip.id
         let old = staging + ".old"
-        if BatchFiles.isDirectory(destination) || BatchFiles.fileSize(destination) != nil {
+        // Checked again: something may have appeared there while the clip was made.
+        if let conflict = ownershipConflict(for: clip) { throw PreviewLoopError(.refusedByPolicy, conflict) }
+        if BatchFiles.exists(destination) {
             BatchFiles.remove(old)
             try BatchFiles.rename(destination, old)
         }
@@ -499,9 +566,7 @@ public final class BatchRunner: Sendable {
         let start = clip.overrides.start ?? hover.start
         let player = try LoopPlayer(source: Source(argument: clip.input), configuration: .init(
             size: hover.size, windowStart: .seconds(start), windowLength: .seconds(hover.length),
-            windowEnd: hover.loopPoint?.windowEnd, threads: threads, sourceOptions: SourceOptions(
-                openTimeout: options.timeout, readTimeout: options.timeout, jobTimeout: options.deadline,
-                deinterlacing: options.deinterlacing)))
+            windowEnd: hover.loopPoint?.windowEnd, threads: threads, sourceOptions: options.sourceOptions))
         let summary = try player.render(to: path, format: .mp4, framesPerSecond: hover.framesPerSecond, quality: hover.quality,
                                         maxFrames: max(1, DecodedRecipe.seamedHoverBytes / max(1, hover.size.area * 3)),
                                         loopPoint: hover.loopPoint?.loopPoint ?? .length, seam: hover.seam)

@@ -32,11 +32,34 @@ final class MediaInput {
             throw PreviewLoopError(.refusedByPolicy, "\(source): a \(name) list in memory names other resources, and an input "
                                    + "in memory may not open any")
         }
+        let stillFormat = Self.stillImageFormat(source, allowed: options.allowedFormats)
         let standardInputMode = source == .standardInput ? NonBlockingStandardInput() : nil
         self.standardInputMode = standardInputMode
         do {
             format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
-                                       memory: memory, maxPixels: options.maxPixels, interrupter: interrupter) }
+                                       memory: memory, maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
+        } catch where Self.certificateRefusal(source) != nil {
+            // GnuTLS refused the server's certificate (tls_verify): said as such, and never retried.
+            throw PreviewLoopError(.refusedByPolicy, "\(name): the server's TLS certificate was not accepted ("
+                + (Self.certificateRefusal(source) ?? "") + "); trust its authority with --ca-file FILE, or skip the check with --insecure",
+                ffmpegMessage: error.ffmpegMessage)
+        } catch where error.code == .notMediaFile && source.isURL {
+            // Over the network, "not media" may be the connection's fault (a reset, a server closing
+            // early). Asked again for its first bytes: a server that does not answer, or answers with
+            // media an allowed demuxer takes, failed in transit (transient: batch retries it); bytes
+            // no demuxer recognises (a web page) are not media (permanent).
+            guard case .url(let url) = source else { throw error }
+            let prefix = FormatProbe.prefix(ofURL: url.absoluteString, count: 64 * 1024, readTimeout: options.readTimeout,
+                                            tls: options.tlsOptions)
+            let probed = prefix.flatMap { $0.isEmpty ? nil : FormatProbe.formatName(of: $0, filename: "") }
+            if let probed, let allowed = options.allowedFormats, !allowed.contains(probed) {
+                throw PreviewLoopError(.refusedByPolicy, "\(source): the \(probed) format is not allowed (allowed formats are settable)")
+            }
+            // A playlist's failure is its segments' (refused or not media), not the connection's.
+            guard prefix?.isEmpty != false || probed.map({ !Self.referencingFormats.contains($0) }) == true else { throw error }
+            let what = probed.map { "its first bytes are \($0) media" } ?? "it does not answer a second request"
+            throw PreviewLoopError(.inputNotReadable, "\(name): the connection failed while opening (\(what)); try again",
+                                   operation: error.operation, ffmpegCode: error.ffmpegCode, ffmpegMessage: error.ffmpegMessage)
         } catch where error.code == .notMediaFile && options.allowedFormats != nil {
             // Tell a format we refuse from data that is no media at all.
             throw Self.refusedFormat(source: source, allowed: options.allowedFormats ?? [], options: options) ?? error
@@ -81,7 +104,7 @@ final class MediaInput {
                 interrupter.setDeadline(after: options.openTimeout)
                 if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
                 format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
-                                           memory: memory, maxPixels: options.maxPixels, interrupter: interrupter) }
+                                           memory: memory, maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
                 interrupter.setDeadline(after: nil)
                 guard let again = format.describeStream(best) else {
                     throw PreviewLoopError(.corruptData, "\(name): the video stream changed when the input was opened again")
@@ -112,6 +135,31 @@ final class MediaInput {
     ///
     /// Only the first bytes are probed (`av_probe_input_format2`); nothing is demuxed, so a refused
     /// playlist or concat list never opens what it names.
+    /// The demuxer for a still image file (JPEG, PNG, WebP by their first bytes), read as a clip of one
+    /// frame: FFmpeg's probe gives such files to `image2` by their extension, a demuxer that expands
+    /// file-name patterns and is not allowed. `nil` for anything else, or when the demuxer is not allowed.
+    static func stillImageFormat(_ source: Source, allowed: Set<String>?) -> String? {
+        guard case .file(let path) = source, let head = FileSystem.prefix(ofFileAt: path, count: 12), head.count >= 12 else { return nil }
+        let name: String
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) {
+            name = "jpeg_pipe"
+        } else if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            name = "png_pipe"
+        } else if head.starts(with: Array("RIFF".utf8)) && Array(head[8..<12]) == Array("WEBP".utf8) {
+            name = "webp_pipe"
+        } else {
+            return nil
+        }
+        return allowed.map { $0.contains(name) } ?? true ? name : nil
+    }
+
+    /// What GnuTLS said when it refused an https server's certificate in this thread's last open, if it did.
+    private static func certificateRefusal(_ source: Source) -> String? {
+        guard case .url(let url) = source, url.scheme?.lowercased() == "https", let text = FFmpegLog.lastError,
+              text.lowercased().contains("certificate") else { return nil }
+        return String(text.split(separator: "\n").first ?? "").trimmedSpaces
+    }
+
     private static func refusedFormat(source: Source, allowed: Set<String>, options: SourceOptions) -> PreviewLoopError? {
         guard let name = probedFormatName(source, options: options), !allowed.contains(name) else { return nil }
         return PreviewLoopError(.refusedByPolicy, "\(source): the \(name) format is not allowed (allowed formats are settable)")
@@ -132,7 +180,8 @@ final class MediaInput {
             bytes = [UInt8](data.prefix(64 * 1024))
         case .url(let url):
             // Only the URL itself, through the same protocol whitelist and read deadline.
-            guard let prefix = FormatProbe.prefix(ofURL: url.absoluteString, count: 64 * 1024, readTimeout: options.readTimeout) else {
+            guard let prefix = FormatProbe.prefix(ofURL: url.absoluteString, count: 64 * 1024, readTimeout: options.readTimeout,
+                                                  tls: options.tlsOptions) else {
                 return nil
             }
             bytes = prefix

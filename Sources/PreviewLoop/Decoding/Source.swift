@@ -29,6 +29,17 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The scheme of a text shaped like a URL (`ftp` for `ftp://host/a.mp4`: letters, digits, `+`, `-`
+    /// and `.` before `://`), or `nil`.
+    static func urlScheme(of text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return nil }
+        let scheme = text[..<colon]
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
     /// The path a `file://` URL names when it is on this host (empty host or `localhost`), percent-decoded;
     /// `nil` for anything else (another host stays a file name, and is then not found).
     static func localPath(fileURL text: String) -> String? {
@@ -105,6 +116,23 @@ public struct SourceOptions: Sendable, Hashable {
     // Not "dash": FFmpeg 5.1's DASH demuxer opens its segments with avio_open2, past the io_open gate
     // that keeps a remote input on its own origin. Add it to allowedFormats only for trusted manifests.
 
+    /// Whether https servers must show a certificate that a trusted authority signed for their host
+    /// name (default `true`): the chain against ``certificateAuthorities`` (or the system's store),
+    /// and the name against the URL's host, by GnuTLS through FFmpeg's `tls_verify`. `false` accepts
+    /// any certificate: an attacker on the path can then serve anything.
+    public var verifiesCertificates = true
+    /// A PEM file of the authorities to trust instead of the system's store (a private CA); `nil` for
+    /// the system's (`/etc/ssl/certs/ca-certificates.crt` on Debian, from `ca-certificates`).
+    public var certificateAuthorities: String?
+
+    /// The TLS options every https open gets.
+    var tlsOptions: [String: String] {
+        guard verifiesCertificates else { return ["tls_verify": "0"] }
+        var options = ["tls_verify": "1"]
+        if let certificateAuthorities { options["ca_file"] = certificateAuthorities }
+        return options
+    }
+
     /// Creates options; see each property for its default.
     public init(openTimeout: Double = SourceOptions.defaultTimeout, readTimeout: Double = SourceOptions.defaultTimeout, jobTimeout: Double? = nil,
                 allowedFormats: Set<String>? = SourceOptions.defaultFormats,
@@ -130,6 +158,11 @@ public struct SourceOptions: Sendable, Hashable {
             guard !path.isEmpty else { throw PreviewLoopError(.inputNotFound, "empty input path") }
             // The explicit `file:` prefix stops FFmpeg from reading a protocol out of the path.
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            var linkStatus = stat()
+            if lstat(absolute, &linkStatus) != 0, let scheme = Source.urlScheme(of: path) {
+                // `ftp://…`, `gopher://…`: a URL of a protocol that is never read, not a missing file.
+                throw PreviewLoopError(.refusedByPolicy, "\(path): \(scheme) URLs are not read; only local files and http(s) URLs")
+            }
             var isDirectory = false
             if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory {
                 throw PreviewLoopError(.notMediaFile, "\(path): is a directory, not a media file")
@@ -148,6 +181,7 @@ public struct SourceOptions: Sendable, Hashable {
             }
             options["protocol_whitelist"] = "http,https,tcp,tls"
             options["rw_timeout"] = String(Int(readTimeout * 1_000_000))
+            options.merge(tlsOptions) { $1 }
             options["reconnect"] = "0"
             let port = url.port ?? (scheme == "https" ? 443 : 80)
             return (url.absoluteString, options, SourcePolicy(kind: .sameOrigin(host: host.lowercased(), port: port),

@@ -102,7 +102,9 @@ extension FrameSampler {
     ///   - name: the header's title (``ContactSheetHeader/displayName(of:)`` of the input).
     ///   - fileSize: the input's size in bytes for the header, when known.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a configuration out of range, a clip whose
-    ///   duration is unknown or 0, or a sheet more than 16383 pixels tall (WebP's limit); any sampling error.
+    ///   duration is unknown or 0, or a sheet more than 16383 pixels tall (WebP's limit);
+    ///   ``PreviewLoopError/Code/tooLarge`` for a sheet FFmpeg's encoders cannot take or one holding more than
+    ///   ``OutputLimits/defaultMemoryBytes`` (16 bytes a pixel while drawn and encoded); any sampling error.
     public func contactSheet(_ configuration: ClipContactSheet.Configuration, drawer: ContactSheet, name: String,
                              fileSize: Int?) throws(PreviewLoopError) -> ClipContactSheet {
         try configuration.validate()
@@ -119,6 +121,15 @@ extension FrameSampler {
         guard layout.size.height <= ImageFileFormat.maxWebPSide else {
             throw PreviewLoopError(.invalidArgument, "the sheet would be \(layout.size) pixels (tiles of \(tileSize) for a "
                 + "\(info.displaySize) picture); at most \(ImageFileFormat.maxWebPSide) a side: use fewer rows or narrower tiles")
+        }
+        // Refused before any decoding: a sheet no encoder takes, or one that would hold more than a command may.
+        if let refusal = OutputLimits.encoderRefusal(layout.size, webp: false) {
+            throw PreviewLoopError(.tooLarge, "the sheet would be \(layout.size) pixels: \(refusal); use fewer rows or narrower tiles")
+        }
+        let bytes = OutputLimits.stillBytes(layout.size)
+        guard bytes <= Double(OutputLimits.defaultMemoryBytes) else {
+            throw PreviewLoopError(.tooLarge, "the sheet would be \(layout.size) pixels, about \(Int(bytes / 1_048_576)) MB of pictures "
+                + "while it is drawn and encoded, more than the limit of \(OutputLimits.defaultMemoryBytes >> 20) MB; use a smaller width or fewer rows")
         }
         let span = SampleSpan(start: 0, length: duration)
         let count = configuration.columns * configuration.rows

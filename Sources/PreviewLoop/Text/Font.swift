@@ -44,6 +44,10 @@ public final class Font {
     }
 
     private var library: FT_Library?
+    /// The font file's bytes, which the face reads from.
+    private let fileData: UnsafeMutableBufferPointer<UInt8>
+    /// The largest font file read (the biggest CJK fonts are about 20 MB).
+    public static let maxFileBytes = 64 << 20
     private var face: FT_Face?
     private var glyphs: [UInt32: Glyph] = [:]
     private let hasKerning: Bool
@@ -64,16 +68,25 @@ public final class Font {
                 ? " (install Debian's fonts-dejavu-core, or pass --font FILE)" : ""
             throw PreviewLoopError(.inputNotFound, "font file '\(path)' not found or not readable\(hint)")
         }
+        // Read whole here, and only from a regular file of bounded size: FreeType opening a named pipe
+        // would wait for a writer for ever, and a device would never end.
+        let bytes = try FileSystem.readRegularFile(path, limit: Self.maxFileBytes, what: "font file")
+        // FreeType reads the face from this memory for as long as the face lives: a copy of our own.
+        fileData = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, bytes.count))
+        _ = fileData.initialize(from: bytes)
+        let fileLength = bytes.count
         var library: FT_Library?
         guard FT_Init_FreeType(&library) == 0, let library else {
+            fileData.deallocate()
             throw PreviewLoopError(.invalidArgument, "FreeType could not start (FT_Init_FreeType)")
         }
         self.library = library
         var face: FT_Face?
-        let opened = FT_New_Face(library, path, 0, &face)
+        let opened = FT_New_Memory_Face(library, fileData.baseAddress, FT_Long(fileLength), 0, &face)
         guard opened == 0, let face else {
             FT_Done_FreeType(library)
             self.library = nil
+            fileData.deallocate()
             throw PreviewLoopError(.invalidArgument, "'\(path)' is not a font FreeType can read (FT_New_Face error \(opened))")
         }
         self.face = face
@@ -82,6 +95,7 @@ public final class Font {
             FT_Done_FreeType(library)
             self.face = nil
             self.library = nil
+            fileData.deallocate()
             throw PreviewLoopError(.invalidArgument, "the font '\(path)' has no \(pixelSize)-pixel size")
         }
         // Size metrics are 26.6 fixed point.
@@ -94,6 +108,7 @@ public final class Font {
     deinit {
         if let face { FT_Done_Face(face) }
         if let library { FT_Done_FreeType(library) }
+        fileData.deallocate()
     }
 
     /// Pixels from one line's top to the next: ascender plus descender.

@@ -61,6 +61,8 @@ public final class PreviewWall: Sendable {
     public let budget: FrameCacheBudget
     private let pool: DecodePool
     private let ledger: WallLedger
+    /// The scopes of the loops opening now, by loop id, and whether openings were interrupted.
+    private let openings = Mutex<(scopes: [Int: CancellationScope], isInterrupted: Bool)>(([:], false))
 
     /// Starts the wall's threads.
     ///
@@ -89,7 +91,19 @@ public final class PreviewWall: Sendable {
     /// Stops every loop (their completion handlers run with no error) and ends the wall's threads.
     /// Do not call it from `onFrame`.
     public func close() {
+        interruptOpenings()
         pool.shutDown()
+    }
+
+    /// Interrupts every ``add(source:configuration:loops:admission:onFrame:onCompletion:)`` still
+    /// opening its input, from any thread — it throws ``PreviewLoopError/Code/cancelled`` at once, even
+    /// while a server stalls — and every later one. Loops already playing go on.
+    public func interruptOpenings() {
+        let scopes = openings.withLock { state -> [CancellationScope] in
+            state.isInterrupted = true
+            return Array(state.scopes.values)
+        }
+        for scope in scopes { scope.cancel() }
     }
 
     /// Opens `source` and starts looping it on the wall.
@@ -115,8 +129,17 @@ public final class PreviewWall: Sendable {
                                    + "(maximumLoops \(configuration.maximumLoops))")
         }
         let id = ledger.nextID()
-        let loop = try WallLoop(id: id, source: source, configuration: loopConfiguration, loops: loops,
-                                frameRateDivisor: 1, budget: budget)
+        // Opened in a scope of its own while it opens: interruptOpenings() cancels it (a stalled URL).
+        let scope = CancellationScope()
+        let isInterrupted = openings.withLock { state -> Bool in
+            state.scopes[id] = scope
+            return state.isInterrupted
+        }
+        defer { _ = openings.withLock { $0.scopes.removeValue(forKey: id) } }
+        if isInterrupted { scope.cancel() }
+        let loop = try scope.enter { () throws -> WallLoop in
+            try WallLoop(id: id, source: source, configuration: loopConfiguration, loops: loops, frameRateDivisor: 1, budget: budget)
+        }
         let admitted = admission != .always && loop.isRealtime ? try admit(loop, admission: admission, loops: loops) : loop
         let handle = WallLoopHandle(loop: admitted, pool: pool)
         let ledger = self.ledger
