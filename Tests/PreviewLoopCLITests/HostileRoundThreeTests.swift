@@ -508,3 +508,50 @@ struct RoundThreeMessagesTests {
         #expect(Double(allowed.peakBytes) < estimate * 1.25 + Double(64 << 20), "peak \(allowed.peakBytes >> 20) MB, estimate \(Int(estimate) >> 20) MB")
     }
 }
+
+@Suite("Batch sizes follow the clip's orientation, as the single commands do", .serialized, .timeLimit(.minutes(2)))
+struct BatchOrientationTests {
+    @Test("A portrait clip's poster, strip, sprites and hover are the files thumb, strip, sprites and render write")
+    func portraitOutputsEqualTheCommands() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = TestPaths.fixture("rotated90.mp4")
+        try "{\"id\":\"p\",\"input\":\"\(clip)\"}\n".write(toFile: directory + "/m.jsonl", atomically: true, encoding: .utf8)
+        try #"{"poster":{},"strip":{},"sprites":{"every":1},"hover":{"length":2}}"#
+            .write(toFile: directory + "/r.json", atomically: true, encoding: .utf8)
+        let batch = try Child.run(TestPaths.cliBinary, ["batch", directory + "/m.jsonl", "-o", directory + "/OUT", "--recipe", directory + "/r.json"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let commands: [(String, [String], String)] = [
+            ("poster.jpg", ["thumb", clip, "-o", directory + "/poster.jpg"], directory + "/poster.jpg"),
+            ("strip.jpg", ["strip", clip, "-o", directory + "/strip.jpg", "--span", "all"], directory + "/strip.jpg"),
+            ("sheet-1.jpg", ["sprites", clip, "-o", directory + "/sprites", "--every", "1"], directory + "/sprites/sheet-1.jpg"),
+            ("hover.mp4", ["render", clip, "-o", directory + "/hover.mp4", "--length", "2"], directory + "/hover.mp4"),
+        ]
+        for (name, arguments, made) in commands {
+            let result = try Child.run(TestPaths.cliBinary, arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let ours = FileManager.default.contents(atPath: directory + "/OUT/p/" + name)
+            #expect(ours != nil && ours == FileManager.default.contents(atPath: made), "\(name) differs from \(arguments[0])'s")
+        }
+        let size = try Child.tool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0:s=x",
+                                              directory + "/OUT/p/poster.jpg"]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(size == "180x320")
+    }
+
+    @Test("Recipe sizes take the commands' forms: W keeps the aspect, source is the clip's size, xH")
+    func sizeForms() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = TestPaths.fixture("rotated90.mp4")
+        try "{\"id\":\"p\",\"input\":\"\(clip)\"}\n".write(toFile: directory + "/m.jsonl", atomically: true, encoding: .utf8)
+        for (form, expected) in [("320", "320x427"), ("source", "240x320"), ("x100", "75x100")] {
+            try "{\"poster\":{\"size\":\"\(form)\"}}".write(toFile: directory + "/r.json", atomically: true, encoding: .utf8)
+            let out = directory + "/OUT-" + form
+            let batch = try Child.run(TestPaths.cliBinary, ["batch", directory + "/m.jsonl", "-o", out, "--recipe", directory + "/r.json"])
+            #expect(batch.status == 0, "\(form): \(batch.stderr)")
+            let thumb = try Child.run(TestPaths.cliBinary, ["thumb", clip, "-o", directory + "/t.jpg", "--size", form])
+            #expect(thumb.status == 0 && thumb.stdoutText.contains(expected), "\(form): \(thumb.stdoutText)")
+            #expect(FileManager.default.contents(atPath: out + "/p/poster.jpg") == FileManager.default.contents(atPath: directory + "/t.jpg"), "\(form)")
+        }
+    }
+}

@@ -92,7 +92,7 @@ struct BatchManifestTests {
         // A changed loop point or seam redoes the clip; a hover without them keeps its old canonical form.
         let canonicals = [plain, searched, timed, percent].map(\.canonical)
         #expect(Set(canonicals).count == 4)
-        #expect(plain.canonical == "hover(0.0+2.0,480x270,15fps,q75)")
+        #expect(plain.canonical == "hover(0.0+2.0,480x270~,15fps,q75)")
         #expect(searched.canonical.hasSuffix(",loop=auto,seam=crossfade=0.25)"))
         let bad: [(json: String, names: String)] = [
             (#"{"hover":{"loop_point":"soon"}}"#, "\"hover\".\"loop_point\""),
@@ -121,7 +121,7 @@ struct BatchManifestTests {
     @Test("Recipes: poster at auto, best or a time as thumb --at reads it; bad values and a window with best refused naming the key")
     func posterAtRecipes() throws {
         let plain = try BatchRecipe.parse(json: Array(#"{"poster":{}}"#.utf8))
-        #expect(plain.poster?.at == .auto && plain.canonical == "poster(320x180,q85,0.0+15.0)")
+        #expect(plain.poster?.at == .auto && plain.canonical == "poster(320x180~,q85,0.0+15.0)")
         let best = try BatchRecipe.parse(json: Array(#"{"poster":{"at":"best"}}"#.utf8))
         #expect(best.poster?.at == .best && best.canonical.hasSuffix(",at=best)"))
         let seconds = try BatchRecipe.parse(json: Array(#"{"poster":{"at":2.5}}"#.utf8))
@@ -167,7 +167,7 @@ struct BatchManifestTests {
         #expect(strip.strip?.pick == .scenes && strip.strip?.gap == 4 && strip.strip?.showsTimestamps == true)
         #expect(strip.strip?.configuration.span == .wholeClip && strip.strip?.configuration.tileSize == .exact(Size(width: 160, height: 90)))
         let plainStrip = try BatchRecipe.parse(json: Array(#"{"strip":{}}"#.utf8))
-        #expect(plainStrip.canonical == "strip(8/8,160x90,q85)", "strips made before keep their fingerprint")
+        #expect(plainStrip.canonical == "strip(8/8,160x90~,q85)", "the default tile box, turned for portrait clips (~)")
         #expect(Set([defaults, sheet, wide, strip, plainStrip].map(\.canonical)).count == 5)
         let bad: [(json: String, names: String)] = [
             (#"{"sheet":{"grid":"30x30"}}"#, "\"sheet\".\"grid\""),

@@ -93,7 +93,11 @@ package final class BatchLineWriter: @unchecked Sendable {
         self.path = path
         descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
         guard descriptor >= 0 else {
-            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(FileSystem.errorText(errno)))")
+            let code = errno
+            if code == ELOOP {
+                throw PreviewLoopError(.outputNotWritable, "\(path): is a symbolic link; batch writes its results only to a file of its own")
+            }
+            throw PreviewLoopError(.outputNotWritable, "\(path): cannot write (\(FileSystem.errorText(code)))")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {

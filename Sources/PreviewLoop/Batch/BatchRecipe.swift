@@ -15,6 +15,9 @@ import FoundationEssentials
 public struct BatchRecipe: Sendable, Hashable {
     /// The poster, as JPEG: by default the first good frame of a window (as `thumb --at auto`).
     public struct Poster: Sendable, Hashable {
+        /// The size asked for (as `thumb --size`): by default 320x180, turned for a portrait clip.
+        public var sizeRequest = SizeRequest.orientedBox(Size(width: 320, height: 180))
+        /// The size for the clip at hand: ``sizeRequest`` resolved (``BatchRecipe/resolved(display:)``).
         public var size = Size(width: 320, height: 180)
         public var quality = 85
         /// The window ``PosterTime/auto`` searches (the manifest's `start` and `length` override it).
@@ -29,6 +32,9 @@ public struct BatchRecipe: Sendable, Hashable {
     public struct Strip: Sendable, Hashable {
         public var count = 8
         public var columns = 8
+        /// Each tile's size asked for (as `strip --size`): by default 160x90, turned for a portrait clip.
+        public var sizeRequest = SizeRequest.orientedBox(Size(width: 160, height: 90))
+        /// Each tile's size for the clip at hand (``sizeRequest`` resolved).
         public var size = Size(width: 160, height: 90)
         public var quality = 85
         /// How the tiles' times are chosen (as `strip --pick`): even slices or shot changes.
@@ -57,6 +63,9 @@ public struct BatchRecipe: Sendable, Hashable {
     /// Scrub-bar thumbnails: JPEG sprite sheets and a WebVTT track (as `sprites`).
     public struct Sprites: Sendable, Hashable {
         public var every = 10.0
+        /// Each thumbnail's size asked for (as `sprites --size`): by default 160x90, turned for a portrait clip.
+        public var sizeRequest = SizeRequest.orientedBox(Size(width: 160, height: 90))
+        /// Each thumbnail's size for the clip at hand (``sizeRequest`` resolved).
         public var size = Size(width: 160, height: 90)
         public var columns = 10
         public var rows = 10
@@ -71,6 +80,10 @@ public struct BatchRecipe: Sendable, Hashable {
     public struct Hover: Sendable, Hashable {
         public var start = 0.0
         public var length = 3.0
+        /// The size asked for (as `render --size`): by default 480x270, turned for a portrait clip; a
+        /// computed side is made even (H.264).
+        public var sizeRequest = SizeRequest.orientedBox(Size(width: 480, height: 270))
+        /// The size for the clip at hand (``sizeRequest`` resolved).
         public var size = Size(width: 480, height: 270)
         public var framesPerSecond = 15
         public var quality = 75
@@ -118,13 +131,13 @@ public struct BatchRecipe: Sendable, Hashable {
         var parts: [String] = []
         if let p = poster {
             // `at` named only when not auto, so posters made before it existed stay complete.
-            parts.append("poster(\(p.size),q\(p.quality),\(p.start)+\(p.length)\(p.at == .auto ? "" : ",at=\(p.at)"))")
+            parts.append("poster(\(Self.canonical(p.sizeRequest)),q\(p.quality),\(p.start)+\(p.length)\(p.at == .auto ? "" : ",at=\(p.at)"))")
         }
         if let s = strip {
             // The newer options named only when not their defaults, so strips made before stay complete.
             let extra = (s.pick == .even ? "" : ",\(s.pick.rawValue)") + (s.gap == 0 ? "" : ",gap\(s.gap)")
                 + (s.showsTimestamps ? ",times" : "")
-            parts.append("strip(\(s.count)/\(s.columns),\(s.size),q\(s.quality)\(extra))")
+            parts.append("strip(\(s.count)/\(s.columns),\(Self.canonical(s.sizeRequest)),q\(s.quality)\(extra))")
         }
         if let s = sheet {
             let c = s.configuration
@@ -132,13 +145,68 @@ public struct BatchRecipe: Sendable, Hashable {
                          + "margin\(c.margin),\(c.showsHeader ? "header" : "no-header"),\(c.style.showsTimestamps ? "times" : "no-times"),"
                          + "\(c.pick.rawValue),q\(s.quality))")
         }
-        if let s = sprites { parts.append("sprites(\(s.every),\(s.size),\(s.columns)x\(s.rows),q\(s.quality))") }
+        if let s = sprites { parts.append("sprites(\(s.every),\(Self.canonical(s.sizeRequest)),\(s.columns)x\(s.rows),q\(s.quality))") }
         if let h = hover {
             // Named only when asked for, so hovers made before these existed stay complete.
             let seamed = (h.loopPoint.map { ",loop=\($0)" } ?? "") + (h.seam == .cut ? "" : ",seam=\(h.seam)")
-            parts.append("hover(\(h.start)+\(h.length),\(h.size),\(h.framesPerSecond)fps,q\(h.quality)\(seamed))")
+            parts.append("hover(\(h.start)+\(h.length),\(Self.canonical(h.sizeRequest)),\(h.framesPerSecond)fps,q\(h.quality)\(seamed))")
         }
         return parts.joined(separator: ";")
+    }
+
+    /// A size request in ``canonical``: `320x180` exactly, `320x180~` for the box turned for portrait
+    /// clips, `320x-1`, `-1x180`, `source`.
+    static func canonical(_ request: SizeRequest) -> String {
+        if case .orientedBox(let box) = request { return "\(box)~" }
+        return request.description
+    }
+
+    /// The recipe with every size resolved for a clip whose upright picture is `display` (the
+    /// default boxes turned for a portrait clip, a width or height completed at its aspect), each
+    /// checked against the encoders' and the memory rules (``OutputLimits``).
+    ///
+    /// - Throws: ``PreviewLoopError/Code/tooLarge`` for a size those rules refuse.
+    public func resolved(display: Size) throws(PreviewLoopError) -> BatchRecipe {
+        var recipe = self
+        func check(_ size: Size, _ what: String, bytes: Double) throws(PreviewLoopError) {
+            if let refusal = OutputLimits.encoderRefusal(size, webp: false, jpeg: true) {
+                throw PreviewLoopError(.tooLarge, "the \(what) would be \(size) pixels for this \(display) clip: \(refusal)")
+            }
+            guard bytes <= Double(OutputLimits.defaultMemoryBytes) else {
+                throw PreviewLoopError(.tooLarge, "the \(what) would be \(size) pixels for this \(display) clip, about "
+                    + "\(Int(bytes / 1_048_576)) MB of pictures, more than \(OutputLimits.defaultMemoryBytes >> 20) MB")
+            }
+        }
+        if var p = recipe.poster {
+            p.size = p.sizeRequest.resolved(display: display)
+            try check(p.size, "poster", bytes: OutputLimits.stillBytes(p.size))
+            recipe.poster = p
+        }
+        if var s = recipe.strip {
+            s.size = s.sizeRequest.resolved(display: display)
+            let stripSize = s.configuration.stripSize(tileSize: s.size)
+            try check(stripSize, "strip", bytes: OutputLimits.stillBytes(stripSize) + 9 * Double(s.count) * Double(s.size.area))
+            recipe.strip = s
+        }
+        if var s = recipe.sprites {
+            s.size = s.sizeRequest.resolved(display: display)
+            let sheet = Size(width: s.size.width * s.columns, height: s.size.height * s.rows)
+            try check(sheet, "sprite sheet", bytes: OutputLimits.stillBytes(sheet))
+            recipe.sprites = s
+        }
+        if var h = recipe.hover {
+            h.size = h.sizeRequest.resolved(display: display, even: true)
+            if let refusal = OutputLimits.encoderRefusal(h.size, webp: false) {
+                throw PreviewLoopError(.tooLarge, "the hover would be \(h.size) pixels for this \(display) clip: \(refusal)")
+            }
+            let bytes = OutputLimits.renderBytes(frames: 1, size: h.size, format: .mp4)
+            guard bytes <= Double(OutputLimits.defaultMemoryBytes) else {
+                throw PreviewLoopError(.tooLarge, "the hover would be \(h.size) pixels for this \(display) clip, about "
+                    + "\(Int(bytes / 1_048_576)) MB of pictures and encoder frames, more than \(OutputLimits.defaultMemoryBytes >> 20) MB")
+            }
+            recipe.hover = h
+        }
+        return recipe
     }
 
     /// Parses a recipe file's JSON.
@@ -174,7 +242,8 @@ struct DecodedRecipe: Decodable {
         }
         if let c = try section("poster", ["size", "quality", "start", "length", "at"]) {
             var p = BatchRecipe.Poster()
-            p.size = try Self.size(c, "size", p.size, "poster")
+            p.sizeRequest = try Self.sizeRequest(c, "size", p.sizeRequest, "poster")
+            p.size = p.sizeRequest.exactSize ?? p.size
             try Self.checkStill(p.size, "poster", "size")
             p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
             p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
@@ -194,7 +263,8 @@ struct DecodedRecipe: Decodable {
             var s = BatchRecipe.Strip()
             s.count = try Self.integer(c, "count", s.count, 1...1000, "strip")
             s.columns = min(try Self.integer(c, "columns", s.count, 1...1000, "strip"), s.count)
-            s.size = try Self.size(c, "size", s.size, "strip")
+            s.sizeRequest = try Self.sizeRequest(c, "size", s.sizeRequest, "strip")
+            s.size = s.sizeRequest.exactSize ?? s.size
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "strip")
             s.pick = try Self.pick(c, s.pick, "strip")
             s.gap = try Self.integer(c, "gap", s.gap, 0...256, "strip")
@@ -243,7 +313,8 @@ struct DecodedRecipe: Decodable {
         if let c = try section("sprites", ["every", "size", "grid", "quality"]) {
             var s = BatchRecipe.Sprites()
             s.every = try Self.seconds(c, "every", s.every, allowZero: false, "sprites")
-            s.size = try Self.size(c, "size", s.size, "sprites")
+            s.sizeRequest = try Self.sizeRequest(c, "size", s.sizeRequest, "sprites")
+            s.size = s.sizeRequest.exactSize ?? s.size
             if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
                 guard let parsed = Size(parsing: grid), (1...100).contains(parsed.width), (1...100).contains(parsed.height) else {
                     throw RecipeError(message: "\"sprites\".\"grid\": expected CxR, each 1 to 100, not \(grid)")
@@ -259,7 +330,8 @@ struct DecodedRecipe: Decodable {
             var h = BatchRecipe.Hover()
             h.start = try Self.seconds(c, "start", h.start, allowZero: true, "hover")
             h.length = try Self.seconds(c, "length", h.length, allowZero: false, "hover")
-            h.size = try Self.size(c, "size", h.size, "hover")
+            h.sizeRequest = try Self.sizeRequest(c, "size", h.sizeRequest, "hover")
+            h.size = h.sizeRequest.exactSize ?? h.size
             guard h.size.width % 2 == 0, h.size.height % 2 == 0 else {
                 throw RecipeError(message: "\"hover\".\"size\": H.264 needs an even width and height, not \(h.size)")
             }
@@ -354,12 +426,15 @@ struct DecodedRecipe: Decodable {
         return pick
     }
 
-    static func size(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Size, _ section: String) throws -> Size {
-        guard let text = try c.decodeIfPresent(String.self, forKey: AnyKey(key)) else { return fallback }
-        guard let size = Size(parsing: text), (1...16384).contains(size.width), (1...16384).contains(size.height) else {
-            throw RecipeError(message: "\"\(section)\".\"\(key)\": expected WxH, each 1 to 16384, not \(text)")
+    /// A size as the commands' `--size` reads it: `WxH`, `W` (the height at the clip's aspect), `xH`,
+    /// `Wx-1`, `-1xH` or `source`.
+    static func sizeRequest(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: SizeRequest, _ section: String) throws -> SizeRequest {
+        guard c.contains(AnyKey(key)) else { return fallback }
+        guard let text = try? c.decode(String.self, forKey: AnyKey(key)), let request = SizeRequest(parsing: text) else {
+            let shown = (try? c.decode(String.self, forKey: AnyKey(key))) ?? "a value that is not a string"
+            throw RecipeError(message: "\"\(section)\".\"\(key)\": expected WxH, W, xH or source (each side 1 to 16384), not \(shown)")
         }
-        return size
+        return request
     }
 
     static func integer(_ c: KeyedDecodingContainer<AnyKey>, _ key: String, _ fallback: Int, _ range: ClosedRange<Int>,

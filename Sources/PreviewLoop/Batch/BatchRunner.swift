@@ -333,10 +333,11 @@ public final class BatchRunner: Sendable {
         context.info = info
         context.timings["open_ms"] = milliseconds(since: started)
 
-        let reservation = gate.acquire(Self.memoryEstimate(info, recipe: options.recipe, threads: threads))
+        // Every size for this clip: the default boxes turned for a portrait clip, as the commands do.
+        let recipe = try options.recipe.resolved(display: info.displaySize)
+        let reservation = gate.acquire(Self.memoryEstimate(info, recipe: recipe, threads: threads))
         defer { gate.release(reservation) }
         var outputs: [BatchRecord.Output] = []
-        let recipe = options.recipe
         func checkStop() throws(PreviewLoopError) {
             if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
         }
@@ -381,7 +382,8 @@ public final class BatchRunner: Sendable {
                     // As `thumb --at best`: the most representative good frame of the whole clip.
                     choice = try sampler.bestPosterFrame(size: poster.size)
                 } else {
-                    choice = try autoPoster(poster, clip: clip, duration: duration, sampler: sampler, hoverPreview: hoverPreview)
+                    choice = try autoPoster(poster, hover: recipe.hover, clip: clip, duration: duration, sampler: sampler,
+                                            hoverPreview: hoverPreview)
                 }
                 picture = choice.frame.image
                 entry.time = choice.time
@@ -478,8 +480,8 @@ public final class BatchRunner: Sendable {
 
     /// The poster as `thumb --at auto`: the first good frame of the window. When the hover preview
     /// starts where the search does, its first frames come from the search's decoding.
-    private func autoPoster(_ poster: BatchRecipe.Poster, clip: BatchClip, duration: Double?, sampler: FrameSampler,
-                            hoverPreview: HoverPreview?) throws(PreviewLoopError) -> PosterChoice {
+    private func autoPoster(_ poster: BatchRecipe.Poster, hover: BatchRecipe.Hover?, clip: BatchClip, duration: Double?,
+                            sampler: FrameSampler, hoverPreview: HoverPreview?) throws(PreviewLoopError) -> PosterChoice {
         var start = clip.overrides.start ?? poster.start
         var end = start + (clip.overrides.length ?? poster.length)
         if let duration {
@@ -489,7 +491,7 @@ public final class BatchRunner: Sendable {
             end = min(end, duration)
         }
         start = max(0, start)
-        if let hover = options.recipe.hover, let preview = hoverPreview, max(0, preview.start) == start {
+        if let hover, let preview = hoverPreview, max(0, preview.start) == start {
             // Timed in poster_ms; the rest of the hover in hover_ms.
             let shared = try sampler.posterFrame(in: start..<end, size: poster.size, sharing: preview.times,
                                                  convertedTo: hover.size) { (frame: VideoFrame) throws(PreviewLoopError) in
