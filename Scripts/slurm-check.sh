@@ -216,8 +216,12 @@ python3 - "$WORK" "$SHARDS" <<'PY'
 import json, sys
 work, shards = sys.argv[1], int(sys.argv[2])
 for index in range(shards):
-    for line in open(f"{work}/OUT/results.shard-{index}-of-{shards}.jsonl"):
-        record = json.loads(line)
+    # A rerun appends after the first run's records and summary: its own are those after that summary.
+    path = f"{work}/OUT/results.shard-{index}-of-{shards}.jsonl"
+    lines = [json.loads(line) for line in open(path)]
+    summaries = [number for number, record in enumerate(lines) if record["type"] == "summary"]
+    assert len(summaries) == 2 and summaries[-1] == len(lines) - 1, f"{path}: two runs, each ending in its summary"
+    for record in lines[summaries[0] + 1:]:
         assert record["type"] == "summary" or (record["skipped"] and record["attempts"] == 0), record
 PY
 echo "ok: a second submission (job $JOB2) skipped every clip and touched no output ($(wc -l < "$WORK/before.txt") files)"
