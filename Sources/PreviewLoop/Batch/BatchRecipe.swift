@@ -168,45 +168,57 @@ public struct BatchRecipe: Sendable, Hashable {
     /// - Throws: ``PreviewLoopError/Code/tooLarge`` for a size those rules refuse.
     public func resolved(display: Size) throws(PreviewLoopError) -> BatchRecipe {
         var recipe = self
-        func check(_ size: Size, _ what: String, bytes: Double) throws(PreviewLoopError) {
-            if let refusal = OutputLimits.encoderRefusal(size, webp: false, jpeg: true) {
-                throw PreviewLoopError(.tooLarge, "the \(what) would be \(size) pixels for this \(display) clip: \(refusal)")
-            }
-            guard bytes <= Double(OutputLimits.defaultMemoryBytes) else {
-                throw PreviewLoopError(.tooLarge, "the \(what) would be \(size) pixels for this \(display) clip, about "
-                    + "\(Int(bytes / 1_048_576)) MB of pictures, more than \(OutputLimits.defaultMemoryBytes >> 20) MB")
-            }
-        }
-        if var p = recipe.poster {
-            p.size = p.sizeRequest.resolved(display: display)
-            try check(p.size, "poster", bytes: OutputLimits.stillBytes(p.size))
-            recipe.poster = p
-        }
-        if var s = recipe.strip {
-            s.size = s.sizeRequest.resolved(display: display)
-            let stripSize = s.configuration.stripSize(tileSize: s.size)
-            try check(stripSize, "strip", bytes: OutputLimits.stillBytes(stripSize) + 9 * Double(s.count) * Double(s.size.area))
-            recipe.strip = s
-        }
-        if var s = recipe.sprites {
-            s.size = s.sizeRequest.resolved(display: display)
-            let sheet = Size(width: s.size.width * s.columns, height: s.size.height * s.rows)
-            try check(sheet, "sprite sheet", bytes: OutputLimits.stillBytes(sheet))
-            recipe.sprites = s
-        }
-        if var h = recipe.hover {
-            h.size = h.sizeRequest.resolved(display: display, even: true)
-            if let refusal = OutputLimits.encoderRefusal(h.size, webp: false) {
-                throw PreviewLoopError(.tooLarge, "the hover would be \(h.size) pixels for this \(display) clip: \(refusal)")
-            }
-            let bytes = OutputLimits.renderBytes(frames: 1, size: h.size, format: .mp4)
-            guard bytes <= Double(OutputLimits.defaultMemoryBytes) else {
-                throw PreviewLoopError(.tooLarge, "the hover would be \(h.size) pixels for this \(display) clip, about "
-                    + "\(Int(bytes / 1_048_576)) MB of pictures and encoder frames, more than \(OutputLimits.defaultMemoryBytes >> 20) MB")
-            }
-            recipe.hover = h
+        if var p = recipe.poster { p.size = p.sizeRequest.resolved(display: display); recipe.poster = p }
+        if var s = recipe.strip { s.size = s.sizeRequest.resolved(display: display); recipe.strip = s }
+        if var s = recipe.sprites { s.size = s.sizeRequest.resolved(display: display); recipe.sprites = s }
+        if var h = recipe.hover { h.size = h.sizeRequest.resolved(display: display, even: true); recipe.hover = h }
+        if let refusal = recipe.sizeRefusal() {
+            throw PreviewLoopError(.tooLarge, "\(refusal.key) for this \(display) clip: \(refusal.reason)")
         }
         return recipe
+    }
+
+    /// The first output whose size the encoders' or the memory rules refuse (``OutputLimits``): the
+    /// recipe key that sets it and why; `nil` when every output can be made. Checked when a recipe is
+    /// read (with the sizes known then) and again for each clip once its sizes are resolved.
+    func sizeRefusal() -> (key: String, reason: String)? {
+        let limit = Double(OutputLimits.defaultMemoryBytes)
+        func megabytes(_ bytes: Double) -> Int { Int(bytes / 1_048_576) }
+        /// A JPEG still: one the encoder takes, within the memory a command holds by default.
+        func still(_ size: Size, _ what: String, extra: Double = 0) -> String? {
+            if let refusal = OutputLimits.encoderRefusal(size, webp: false, jpeg: true) {
+                return "\(what) cannot be encoded as JPEG: \(refusal)"
+            }
+            let bytes = OutputLimits.stillBytes(size) + extra
+            guard bytes <= limit else {
+                return "\(what) would hold about \(megabytes(bytes)) MB of pictures, more than \(OutputLimits.defaultMemoryBytes >> 20) MB "
+                    + "(as the commands' --max-memory default)"
+            }
+            return nil
+        }
+        if let p = poster, let why = still(p.size, "a \(p.size) picture") { return ("\"poster\".\"size\"", why) }
+        if let s = strip {
+            let size = s.configuration.stripSize(tileSize: s.size)
+            if let why = still(size, "a strip of \(size)", extra: 9 * Double(s.count) * Double(s.size.area)) { return ("\"strip\".\"size\"", why) }
+        }
+        if let s = sprites {
+            let sheet = Size(width: s.size.width * s.columns, height: s.size.height * s.rows)
+            if let why = still(sheet, "a sprite sheet of \(sheet) (\(s.columns)x\(s.rows) tiles of \(s.size))") {
+                return ("\"sprites\".\"size\"", why)
+            }
+        }
+        if let h = hover {
+            if let refusal = OutputLimits.encoderRefusal(h.size, webp: false) {
+                return ("\"hover\".\"size\"", "\(h.size) cannot be encoded: \(refusal)")
+            }
+            // As render's --max-memory default: the pictures in flight and x264's own frames.
+            let bytes = OutputLimits.renderBytes(frames: 1, size: h.size, format: .mp4)
+            guard bytes <= limit else {
+                return ("\"hover\".\"size\"", "a \(h.size) hover would hold about \(megabytes(bytes)) MB of pictures and encoder frames, "
+                        + "more than \(OutputLimits.defaultMemoryBytes >> 20) MB (as render's --max-memory default)")
+            }
+        }
+        return nil
     }
 
     /// Parses a recipe file's JSON.
@@ -244,7 +256,6 @@ struct DecodedRecipe: Decodable {
             var p = BatchRecipe.Poster()
             p.sizeRequest = try Self.sizeRequest(c, "size", p.sizeRequest, "poster")
             p.size = p.sizeRequest.exactSize ?? p.size
-            try Self.checkStill(p.size, "poster", "size")
             p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
             p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
             p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
@@ -274,8 +285,6 @@ struct DecodedRecipe: Decodable {
                 throw RecipeError(message: "\"strip\": \(s.configuration.effectiveColumns)x\(s.configuration.rows) tiles of \(s.size) "
                                   + "make a strip of \(stripSize) pixels; at most \(SizeRequest.maximumSide) a side")
             }
-            try Self.checkStill(stripSize, "strip", "size", what: "a strip of \(stripSize)",
-                                extra: 3 * Double(s.count) * Double(s.size.area) * 3)
             recipe.strip = s
         }
         if let c = try section("sheet", ["grid", "width", "tile_width", "gap", "margin", "header", "timestamps", "pick", "quality"]) {
@@ -322,8 +331,6 @@ struct DecodedRecipe: Decodable {
                 (s.columns, s.rows) = (parsed.width, parsed.height)
             }
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sprites")
-            let sheetSize = Size(width: s.size.width * s.columns, height: s.size.height * s.rows)
-            try Self.checkStill(sheetSize, "sprites", c.contains(AnyKey("grid")) ? "grid" : "size", what: "a sprite sheet of \(sheetSize)")
             recipe.sprites = s
         }
         if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam"]) {
@@ -335,20 +342,14 @@ struct DecodedRecipe: Decodable {
             guard h.size.width % 2 == 0, h.size.height % 2 == 0 else {
                 throw RecipeError(message: "\"hover\".\"size\": H.264 needs an even width and height, not \(h.size)")
             }
-            if let refusal = OutputLimits.encoderRefusal(h.size, webp: false) {
-                throw RecipeError(message: "\"hover\".\"size\": \(h.size) cannot be encoded: \(refusal)")
-            }
-            // As render's --max-memory default: the pictures in flight and x264's own frames.
-            let hoverBytes = OutputLimits.renderBytes(frames: 1, size: h.size, format: .mp4)
-            guard hoverBytes <= Double(OutputLimits.defaultMemoryBytes) else {
-                throw RecipeError(message: "\"hover\".\"size\": a \(h.size) hover would hold about \(Int(hoverBytes / 1_048_576)) MB of "
-                                  + "pictures, more than \(OutputLimits.defaultMemoryBytes >> 20) MB (as render's --max-memory default)")
-            }
             h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, 1...120, "hover")
             h.quality = try Self.integer(c, "quality", h.quality, 0...100, "hover")
             try Self.readSeam(c, into: &h)
             recipe.hover = h
         }
+        // Sizes known now (exact, or the default box in either turn) go through the rules at once;
+        // the others once the clip is open (``BatchRecipe/resolved(display:)``).
+        if let refusal = recipe.sizeRefusal() { throw RecipeError(message: "\(refusal.key): \(refusal.reason)") }
     }
 
     /// The most bytes of frames a seamed hover may hold until its out point is known (as `render`'s
@@ -403,19 +404,6 @@ struct DecodedRecipe: Decodable {
             throw RecipeError(message: "\"\(section)\".\"\(key)\": expected true or false")
         }
         return value
-    }
-
-    /// A JPEG still of `size`: one the encoder takes, and within the memory a command holds by default.
-    static func checkStill(_ size: Size, _ section: String, _ key: String, what: String? = nil, extra: Double = 0) throws {
-        let named = what ?? "a \(size) picture"
-        if let refusal = OutputLimits.encoderRefusal(size, webp: false, jpeg: true) {
-            throw RecipeError(message: "\"\(section)\".\"\(key)\": \(named) cannot be encoded as JPEG: \(refusal)")
-        }
-        let bytes = OutputLimits.stillBytes(size) + extra
-        guard bytes <= Double(OutputLimits.defaultMemoryBytes) else {
-            throw RecipeError(message: "\"\(section)\".\"\(key)\": \(named) would hold about \(Int(bytes / 1_048_576)) MB of pictures, "
-                              + "more than \(OutputLimits.defaultMemoryBytes >> 20) MB (as the commands' --max-memory default)")
-        }
     }
 
     static func pick(_ c: KeyedDecodingContainer<AnyKey>, _ fallback: TilePick, _ section: String) throws -> TilePick {
