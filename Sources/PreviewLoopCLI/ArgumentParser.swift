@@ -28,8 +28,15 @@ enum CommandLineParser {
                 throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after --version.")
             }
             return .version
-        case "help":
+        case MetaCommand.help.rawValue:
             return try parseHelpRequest(rest)
+        case MetaCommand.completions.rawValue:
+            return try parseCompletionsRequest(rest)
+        case MetaCommand.man.rawValue:
+            if let extra = rest.first {
+                throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after 'man'.")
+            }
+            return .generated(ManualPage.text)
         default:
             break
         }
@@ -72,6 +79,22 @@ enum CommandLineParser {
             throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after 'help \(name)'.")
         }
         return .help(HelpText.help(for: subcommand))
+    }
+
+    /// `preview-loop completions bash|zsh|fish`.
+    private static func parseCompletionsRequest(_ arguments: ArraySlice<String>) throws(UsageError) -> ParsedCommand {
+        let shells = CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let name = arguments.first else {
+            throw UsageError(.missingArgument("shell"), subcommand: nil, "Missing shell after 'completions'; expected one of: \(shells).")
+        }
+        guard let shell = CompletionShell(rawValue: name) else {
+            throw UsageError(.invalidValue(option: "shell", value: name), subcommand: nil,
+                             "Unknown shell '\(name)' after 'completions'; expected one of: \(shells).")
+        }
+        if let extra = arguments.dropFirst().first {
+            throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after 'completions \(name)'.")
+        }
+        return .generated(shell.script)
     }
 
     /// Whether `-h` or `--help` appears before any `--`.

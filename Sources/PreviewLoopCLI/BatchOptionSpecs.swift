@@ -30,7 +30,7 @@ extension BatchCommandOptions {
         "out", short: "o", value: "dir",
         help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, sheet.jpg, sheet-N.jpg + "
             + "thumbnails.vtt, hover.mp4), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
-        required: true)
+        required: true, completing: .directory)
     static let recipe = Option<String?>.path(
         "recipe", value: "file",
         help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sheet\": {…}, \"sprites\": {…}, \"hover\": {…}}, each "

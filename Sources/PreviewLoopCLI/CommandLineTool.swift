@@ -64,6 +64,9 @@ public enum CommandLineTool {
         case .version:
             Console.writeOutput("\(HelpText.toolName) \(HelpText.version)\n")
             return ExitStatus.success
+        case .generated(let text):
+            Console.writeOutput(text)
+            return ExitStatus.success
         case .probe(let options):
             return reportingErrors(for: options.source) { try ProbeCommand(options: options).run() }
         case .thumb(let options):
@@ -165,14 +168,14 @@ extension ParsedCommand {
         case .render(let options): options.reporting
         case .sprites(let options): options.reporting
         case .batch(let options): options.reporting
-        case .help, .version, .probe, .timing, .card, .wall: nil
+        case .help, .version, .generated, .probe, .timing, .card, .wall: nil
         }
     }
 
     /// The command's input as given, for error lines; `nil` for help and version.
     var input: String? {
         switch self {
-        case .help, .version: nil
+        case .help, .version, .generated: nil
         case .probe(let options): options.source.input
         case .thumb(let options): options.source.input
         case .strip(let options): options.source.input

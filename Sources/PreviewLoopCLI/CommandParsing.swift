@@ -201,14 +201,15 @@ extension LoopOptions {
         help: "Write a CSV timing log (pass, index, presentation_time, wall_time, decode_ms, "
             + "scale_ms, lateness_ms, dropped) to the file when the loop ends, or to standard output as "
             + "it runs with '-'.",
-        default: nil, showing: nil, expecting: "a non-empty path") { text in
+        default: nil, showing: nil, expecting: "a non-empty path", completing: .path) { text in
         text.isEmpty ? nil : text == "-" ? .standardOutput : .file(text)
     }
     /// `--frames <dir>`.
     static let frames = Option<String?>.path(
         "frames", value: "dir",
         help: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, from 1; .png or .jpg "
-            + "with --format); created if missing.")
+            + "with --format); created if missing.",
+        completing: .directory)
     /// `--capture-at <times>`: wall times in seconds from the loop's start (no percentages), sorted.
     static let captureAt = Option<[Double]>(
         "capture-at", value: "times",
@@ -231,7 +232,8 @@ extension LoopOptions {
     /// `--capture-dir <dir>`.
     static let captureDir = Option<String?>.path(
         "capture-dir", value: "dir",
-        help: "Where --capture-at and --record write (default: the --frames directory); created if missing.")
+        help: "Where --capture-at and --record write (default: the --frames directory); created if missing.",
+        completing: .directory)
 
     /// `--format <format>`: of frames, captures and recordings.
     static let format = OutputOptions.format(

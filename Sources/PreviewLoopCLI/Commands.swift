@@ -75,6 +75,8 @@ enum ParsedCommand: Equatable, Sendable {
     case help(String)
     /// `--version`.
     case version
+    /// `man` or `completions <shell>`: a generated text to print on standard output as it is.
+    case generated(String)
 }
 
 /// The options of `preview-loop probe`.

@@ -12,13 +12,24 @@ enum HelpText {
     /// Where option descriptions start (the label column's width, indent included).
     static let labelColumn = 26
 
+    /// What the tool does, one sentence.
+    static let overview = "Make preview loops, stills, contact strips, web hover previews and scrub-bar thumbnails from videos."
+
+    /// The exit statuses, one line each, as help and the manual page list them.
+    static let exitStatuses = [
+        ("0", "Success."),
+        ("1", "Failure: the message names the input."),
+        ("64", "Usage error: the command line or a request over a limit."),
+        ("65", "batch: some clips failed permanently."),
+        ("75", "batch: some clips failed transiently (run it again to retry them)."),
+    ]
+
     /// `preview-loop <subcommand>`.
     static var rootUsage: String { "\(toolName) <subcommand>" }
 
     /// The tool's help: `preview-loop --help`.
     static var root: String {
-        var text = wrap("Make preview loops, stills, contact strips, web hover previews and scrub-bar thumbnails from videos.",
-                        prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
+        var text = wrap(overview, prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
         text += wrap(rootUsage, prefix: "USAGE: ") + "\n\n"
         text += "OPTIONS:\n"
         text += entry("--version", "Show the version.") + "\n"
@@ -27,7 +38,10 @@ enum HelpText {
         for subcommand in Subcommand.allCases {
             text += entry(subcommand.rawValue, subcommand.abstract) + "\n"
         }
-        text += entry("help", "Show subcommand help information.") + "\n\n"
+        for command in MetaCommand.allCases {
+            text += entry(command.rawValue, command.abstract) + "\n"
+        }
+        text += "\n"
         text += "  See '\(toolName) help <subcommand>' for detailed help.\n"
         text += "  Exit status: 0 success, 1 failure (the message names the input), 64 usage error;\n"
         text += "  batch: 65 some clips failed permanently, 75 some failed transiently (retry)."
@@ -39,10 +53,7 @@ enum HelpText {
         var text = wrap(subcommand.abstract, prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
         text += wrap(usagePieces(for: subcommand), prefix: "USAGE: ") + "\n\n"
         text += "ARGUMENTS:\n"
-        text += subcommand == .batch ? entry("<manifest>", OptionSpec.batchManifestHelp) + "\n\n"
-            : subcommand == .wall ? entry("<inputs…>", OptionSpec.wallInputsHelp) + "\n\n"
-            : entry("<input>", subcommand == .timing ? "A CSV timing log written by 'loop --log'."
-                                                      : "The video to read: a file path or an http(s):// URL.") + "\n\n"
+        text += subcommand.arguments.map { entry($0.label, $0.abstract) }.joined(separator: "\n") + "\n\n"
         text += "OPTIONS:\n"
         text += subcommand.options.map { option in
             var abstract = option.abstract
@@ -60,7 +71,7 @@ enum HelpText {
 
     /// `preview-loop thumb`, `<input>`, `-o <file>`, `[--at <time>]`…: the usage's unbreakable pieces.
     static func usagePieces(for subcommand: Subcommand) -> [String] {
-        ["\(toolName) \(subcommand.rawValue)", subcommand == .batch ? "<manifest>" : subcommand == .wall ? "<inputs…>" : "<input>"]
+        ["\(toolName) \(subcommand.rawValue)"] + subcommand.arguments.map(\.label)
             + subcommand.options.filter { $0.name != "help" }.map(\.usageSpelling)
     }
 

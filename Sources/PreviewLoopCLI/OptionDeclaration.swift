@@ -32,12 +32,14 @@ struct Option<Value: Sendable>: OptionDeclaration {
     ///   - defaultText: the default as help shows it (`(default: …)`); `nil` shows none.
     ///   - isRequired: whether the command refuses to run without it (shown in the usage line as such).
     ///   - expectation: what a valid value looks like, for errors.
+    ///   - completion: what a shell's completion offers for the value.
     ///   - convert: the conversion and validation; `nil` for an invalid value.
     init(_ name: String, short: Character? = nil, value valueName: String, help: String,
          default defaultValue: Value, showing defaultText: String?, required isRequired: Bool = false,
-         expecting expectation: String, _ convert: @escaping @Sendable (String) -> Value?) {
+         expecting expectation: String, completing completion: ValueCompletion = .none,
+         _ convert: @escaping @Sendable (String) -> Value?) {
         spec = OptionSpec(name: name, shortName: short, valueName: valueName, abstract: help,
-                          defaultValue: defaultText, isRequired: isRequired)
+                          defaultValue: defaultText, isRequired: isRequired, completion: completion)
         self.defaultValue = defaultValue
         self.expectation = expectation
         self.convert = convert
@@ -88,18 +90,21 @@ extension Option where Value: RawRepresentable & CaseIterable & Equatable, Value
                        among allowed: [Value] = Array(Value.allCases)) -> Option<Value> {
         let names = allowed.map(\.rawValue)
         return Option(name, value: valueName, help: help, default: defaultValue, showing: defaultValue.rawValue,
-                      expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!) { text in
+                      expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!,
+                      completing: .choices(names)) { text in
             Value(rawValue: text).flatMap { allowed.contains($0) ? $0 : nil }
         }
     }
 }
 
 extension Option where Value == String? {
-    /// A path or other text that must not be empty, or `nil` when absent.
+    /// A path that must not be empty, or `nil` when absent; completed as a file path, or as a folder
+    /// when `completing` says `.directory`.
     static func path(_ name: String, short: Character? = nil, value valueName: String, help: String,
-                     showing: String? = nil, required: Bool = false) -> Option<String?> {
+                     showing: String? = nil, required: Bool = false,
+                     completing completion: ValueCompletion = .path) -> Option<String?> {
         Option(name, short: short, value: valueName, help: help, default: nil, showing: showing, required: required,
-               expecting: "a non-empty path") { $0.isEmpty ? nil : .some($0) }
+               expecting: "a non-empty path", completing: completion) { $0.isEmpty ? nil : .some($0) }
     }
 }
 

@@ -18,6 +18,8 @@ struct OptionSpec: Sendable {
     var defaultValue: String?
     /// Whether the option must be given.
     var isRequired = false
+    /// What a shell's completion offers for the value.
+    var completion = ValueCompletion.none
 
     /// Whether the option takes a value.
     var takesValue: Bool { valueName != nil }
@@ -44,6 +46,18 @@ struct OptionSpec: Sendable {
     var errorSpelling: String {
         valueName.map { "\(longSpelling) <\($0)>" } ?? longSpelling
     }
+}
+
+/// What a shell's completion offers for an option's value or a positional argument.
+enum ValueCompletion: Equatable, Sendable {
+    /// Nothing to offer: a number, a time, a size.
+    case none
+    /// One of these words.
+    case choices([String])
+    /// A path to a file (folders are offered on the way).
+    case path
+    /// A path to a folder.
+    case directory
 }
 
 /// Options every subcommand has.

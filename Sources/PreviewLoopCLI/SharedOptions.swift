@@ -21,7 +21,8 @@ enum OutputOptions {
         let names = formats.map { $0.fileExtensions[0] }
         return Option("format", value: "format", help: help + " One of " + names.joined(separator: ", ") + ".",
                       default: nil, showing: showing,
-                      expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!) { text in
+                      expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!,
+                      completing: .choices(names)) { text in
             formats.first { $0.fileExtensions.contains(text.lowercased()) }.map { .some($0) }
         }
     }

@@ -18,6 +18,8 @@ package struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidValue(option: String, value: String)
         /// The `<input>` argument is missing.
         case missingInput
+        /// A meta command's argument is missing, by name (`shell` after `completions`).
+        case missingArgument(String)
         /// A required option is missing, by long name (`output`).
         case missingOption(String)
         /// A second positional argument.

@@ -91,7 +91,7 @@ extension WallOptions {
         help: "Write each loop's CSV timing log (the 'loop --log' format) as DIR/NNN-<name>.csv and the "
             + "'timing' summary over all of them as DIR/summary.txt; created if missing. Each file is "
             + "written whole when its loop ends.",
-        required: true)
+        required: true, completing: .directory)
     static let realtime = Flag(
         "realtime",
         help: "Deliver frames at playback speed, late frames dropped and counted; without it frames "

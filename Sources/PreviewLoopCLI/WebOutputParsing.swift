@@ -85,7 +85,7 @@ extension SpritesOptions {
         help: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
             + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
             + "directory holding other files is refused.",
-        required: true)
+        required: true, completing: .directory)
     /// `--every <time>`: seconds between thumbnails.
     static let every = Option<Double>(
         "every", value: "time", help: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0.",

@@ -108,7 +108,7 @@ struct ArgumentSpaceTests {
             #expect(o.start.isFinite && o.start >= 0 && o.length.isFinite && o.length > 0, "\(arguments)")
             #expect((1...1_000_000).contains(o.passes) && o.seconds.map { $0 > 0 && $0 <= 86_400 } ?? true)
             #expect((0...65_536).contains(o.cacheBudgetMiB) && (1...64).contains(o.workers) && (0...60).contains(o.stagger))
-        case .help, .version: break
+        case .help, .version, .generated: break
         }
     }
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# `make install` into a scratch DESTDIR, then what a user of the installed tool would try:
+# - the manual page renders with no groff warning (`groff -man -ww -z`) and `man -l` shows it;
+# - bash, zsh and fish load their completion scripts; bash's and fish's offer --size after `thumb --si`
+#   and fill/fit/stretch after `thumb --fit`, zsh's defines its function;
+# - the binary runs `--version` in an empty environment (`env -i`), and `ldd` shows no library from the
+#   Swift toolchain's folder;
+# - `make uninstall` removes exactly what was installed, leaving a file of the user's untouched.
+# Installs groff, man-db, bash-completion, zsh and fish with apt-get when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+need=()
+command -v groff >/dev/null 2>&1 || need+=(groff-base)
+command -v man >/dev/null 2>&1 || need+=(man-db)
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v fish >/dev/null 2>&1 || need+=(fish)
+if ((${#need[@]})); then
+  echo "Installing: ${need[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+dest=$(mktemp -d)
+work=$(mktemp -d)
+trap 'rm -rf "$dest" "$work"' EXIT
+prefix=/usr/local
+root="$dest$prefix"
+fail() { echo "check-install: $*" >&2; exit 1; }
+
+# A file of the user's beside the installed ones must survive uninstall.
+mkdir -p "$root/bin"
+echo keep > "$root/bin/users-own-tool"
+
+make --no-print-directory install DESTDIR="$dest" PREFIX="$prefix" >/dev/null
+bin="$root/bin/preview-loop"
+page="$root/share/man/man1/preview-loop.1"
+for file in "$bin" "$page" "$root/share/bash-completion/completions/preview-loop" \
+            "$root/share/zsh/site-functions/_preview-loop" "$root/share/fish/vendor_completions.d/preview-loop.fish"; do
+  [ -s "$file" ] || fail "make install did not write $file"
+done
+
+# The manual page: no warning at groff's strictest, and man renders it.
+warnings=$(groff -man -ww -z "$page" 2>&1 || true)
+[ -z "$warnings" ] || fail "groff warns on the manual page: $warnings"
+man -l "$page" 2>/dev/null | grep -q -- "--size" || fail "man -l does not show --size"
+MANWIDTH=80 man -l "$page" 2>&1 >/dev/null | grep . && fail "man -l wrote warnings"
+
+# bash: load the script, then complete as readline would.
+bash_offers() {
+  bash -c 'source "$1"; complete -p preview-loop >/dev/null || exit 3
+           shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _preview_loop
+           printf "%s\n" "${COMPREPLY[@]}"' _ "$root/share/bash-completion/completions/preview-loop" "$@"
+}
+bash_offers preview-loop thumb --si | grep -qx -- "--size" || fail "bash does not offer --size after 'thumb --si'"
+[ "$(bash_offers preview-loop thumb --fit "" | sort | tr '\n' ' ')" = "fill fit stretch " ] \
+  || fail "bash does not offer fill, fit, stretch after 'thumb --fit'"
+bash_offers preview-loop th | grep -qx thumb || fail "bash does not offer the subcommand thumb"
+
+# zsh: the function loads through compinit from site-functions and is bound to the command.
+zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -d "$2/zcompdump"; [[ $_comps[preview-loop] == _preview-loop ]]' \
+  _ "$root/share/zsh/site-functions" "$work" || fail "zsh does not bind _preview-loop to preview-loop"
+zsh -f -n "$root/share/zsh/site-functions/_preview-loop" || fail "zsh cannot parse _preview-loop"
+
+# fish: complete as fish itself would.
+fish_offers() { fish --no-config -c "source $root/share/fish/vendor_completions.d/preview-loop.fish; complete -C '$1'"; }
+fish_offers "preview-loop thumb --si" | cut -f1 | grep -qx -- "--size" || fail "fish does not offer --size after 'thumb --si'"
+fish_offers "preview-loop thumb --fit " | cut -f1 | grep -qx stretch || fail "fish does not offer stretch after 'thumb --fit'"
+
+# The installed binary on its own: no environment, nothing from the toolchain.
+env -i "$bin" --version | grep -q "^preview-loop " || fail "the installed binary does not run in an empty environment"
+toolchain=$(dirname "$(dirname "$(command -v swift || echo /opt/swift/usr/bin/swift)")")
+if ldd "$bin" | grep -F -- "$toolchain" ; then fail "the installed binary links libraries from $toolchain"; fi
+ldd "$bin" | grep -q "libswift" && fail "the installed binary links a Swift runtime library"
+
+make --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" >/dev/null
+left=$(cd "$dest" && find . -type f | sort)
+[ "$left" = "./usr/local/bin/users-own-tool" ] || fail "make uninstall left or removed the wrong files: $left"
+echo "check-install: install, manual page, bash/zsh/fish completions, plain environment and uninstall all good"

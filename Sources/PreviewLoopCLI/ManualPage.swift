@@ -1,0 +1,99 @@
+/// The manual page, `preview-loop(1)` in roff (the `man` macros), built from the same declarations as
+/// `--help`: every subcommand with its arguments and options, their defaults, and the exit statuses.
+/// `make install` installs it; `preview-loop man | man -l -` reads it without installing.
+enum ManualPage {
+    /// The whole page.
+    static var text: String {
+        var lines: [String] = []
+        let tool = HelpText.toolName
+        lines.append(#".TH "\#(escape(tool.uppercased()))" 1 "" "\#(escape(tool)) \#(HelpText.version)" "User Commands""#)
+        lines.append(".nh")
+        lines.append(".SH NAME")
+        lines.append("\(escape(tool)) \\- \(escape(lowercasingFirst(HelpText.overview)))")
+        lines.append(".SH SYNOPSIS")
+        for subcommand in Subcommand.allCases {
+            lines.append(".B \(escape(tool)) \(escape(subcommand.rawValue))")
+            lines.append(subcommand.arguments.map { ".I \(escape($0.label))" }.joined(separator: "\n"))
+            lines.append(".RI [ options ]")
+            lines.append(".br")
+        }
+        for command in MetaCommand.allCases {
+            lines.append(".B \(escape(tool)) \(escape(command.rawValue))" + (command.usage.isEmpty ? "" : " \(escape(command.usage))"))
+            lines.append(".br")
+        }
+        lines.append(".B \(escape(tool)) \\-\\-version")
+        lines.append(".SH DESCRIPTION")
+        lines.append(escape(HelpText.overview))
+        lines.append(".PP")
+        lines.append(escape("An option takes its value as the next argument (--size 320x180) or after = (--size=320x180); "
+            + "one-letter aliases the same way. An option given twice keeps its last value. -- ends the options, so "
+            + "an input may start with a dash. -h or --help anywhere shows the subcommand's help."))
+        lines.append(".SH SUBCOMMANDS")
+        for subcommand in Subcommand.allCases {
+            lines.append(".SS \(escape(subcommand.rawValue))")
+            lines.append(escape(subcommand.abstract))
+            for argument in subcommand.arguments {
+                lines.append(".TP")
+                lines.append("\\fI\(escape(argument.label))\\fR")
+                lines.append(escape(argument.abstract))
+            }
+            for option in subcommand.options {
+                lines.append(".TP")
+                lines.append(label(option))
+                lines.append(escape(option.abstract + (option.defaultValue.map { " (default: \($0))" } ?? "")))
+            }
+        }
+        lines.append(".SH COMMANDS ABOUT THE TOOL")
+        for command in MetaCommand.allCases {
+            lines.append(".TP")
+            lines.append("\\fB\(escape(command.rawValue))\\fR" + (command.usage.isEmpty ? "" : " \(escape(command.usage))"))
+            lines.append(escape(command.abstract))
+        }
+        lines.append(".TP")
+        lines.append("\\fB\\-\\-version\\fR")
+        lines.append("Show the version.")
+        lines.append(".SH EXIT STATUS")
+        for (status, meaning) in HelpText.exitStatuses {
+            lines.append(".TP")
+            lines.append(".B \(status)")
+            lines.append(escape(meaning))
+        }
+        lines.append(".SH SEE ALSO")
+        lines.append(".BR ffmpeg (1),")
+        lines.append(".BR ffprobe (1)")
+        return lines.filter { !$0.isEmpty }.joined(separator: "\n") + "\n"
+    }
+
+    /// `\fB\-o\fR, \fB\-\-output\fR \fIfile\fR`: an option's spellings, bold, and its value, italic.
+    static func label(_ option: OptionSpec) -> String {
+        var label = option.shortName.map { "\\fB\\-\(escape(String($0)))\\fR, " } ?? ""
+        label += "\\fB\(escape(option.longSpelling))\\fR"
+        if let valueName = option.valueName { label += " \\fI\(escape(valueName))\\fR" }
+        return label
+    }
+
+    /// Text made safe for roff: backslashes and dashes escaped (a dash in an option is a minus sign, so
+    /// it can be copied), characters outside ASCII as `\[uXXXX]`, and a leading `.` or `'` (which roff
+    /// would read as a request) guarded by `\&`.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\e"
+            case "-": escaped += "\\-"
+            case "\u{A0}": escaped += "\\ "
+            case _ where scalar.isASCII: escaped.unicodeScalars.append(scalar)
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+            }
+        }
+        return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
+    }
+
+    /// `make preview loops…` from `Make preview loops…`, for the NAME line.
+    private static func lowercasingFirst(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst().dropLast(text.hasSuffix(".") ? 1 : 0)
+    }
+}

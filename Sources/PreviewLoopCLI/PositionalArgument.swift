@@ -1,0 +1,28 @@
+/// A positional argument as a subcommand declares it: its name, its help, whether it repeats and what a
+/// shell's completion offers. Help, the manual page and the completion scripts read these declarations.
+struct PositionalArgument: Equatable, Sendable {
+    /// The name shown in angle brackets (`input`).
+    var name: String
+    /// What the argument is.
+    var abstract: String
+    /// Whether it may be given more than once (`<inputs…>`).
+    var repeats = false
+    /// What a shell's completion offers.
+    var completion = ValueCompletion.path
+
+    /// `<input>` or `<inputs…>`, as usage lines and help write it.
+    var label: String { repeats ? "<\(name)…>" : "<\(name)>" }
+}
+
+extension Subcommand {
+    /// The positional arguments this subcommand takes, in order.
+    var arguments: [PositionalArgument] {
+        switch self {
+        case .batch: [PositionalArgument(name: "manifest", abstract: OptionSpec.batchManifestHelp)]
+        case .wall: [PositionalArgument(name: "inputs", abstract: OptionSpec.wallInputsHelp, repeats: true)]
+        case .timing: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")]
+        case .probe, .thumb, .strip, .sheet, .loop, .render, .sprites, .card:
+            [PositionalArgument(name: "input", abstract: "The video to read: a file path or an http(s):// URL.")]
+        }
+    }
+}
