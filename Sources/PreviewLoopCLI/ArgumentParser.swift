@@ -142,6 +142,8 @@ struct ScannedArguments: Sendable {
     var flags: Set<String> = []
     /// The positional arguments, in order.
     var positionals: [String] = []
+    /// Every value of each option, in order, for the options that may be given more than once.
+    var everyValue: [String: [String]] = [:]
 }
 
 /// Sorts a subcommand's arguments by the subcommand's option table; knows nothing of value types.
@@ -178,8 +180,10 @@ enum ArgumentScanner {
                 scanned.flags.insert(spec.name)
             } else if let inlineValue {
                 scanned.values[spec.name] = inlineValue
+                scanned.everyValue[spec.name, default: []].append(inlineValue)
             } else if index < arguments.endIndex, !looksLikeOption(arguments[index]) {
                 scanned.values[spec.name] = arguments[index]
+                scanned.everyValue[spec.name, default: []].append(arguments[index])
                 index += 1
             } else {
                 throw UsageError(.missingValue(option: spec.name), subcommand: subcommand,

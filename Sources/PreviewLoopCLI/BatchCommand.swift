@@ -42,6 +42,9 @@ struct BatchCommandOptions: Equatable, Sendable {
     var tls = TLSOptions()
     /// `--json` (report).
     var isJSON = false
+    /// `--include`, `--exclude`: globs for a folder's files.
+    var include: [String] = []
+    var exclude: [String] = []
 }
 
 extension BatchCommandOptions {
@@ -95,6 +98,8 @@ extension BatchCommandOptions {
         threads = try arguments.value(Self.threads)
         deinterlacing = try arguments.value(InputOptions.deinterlace)
         tls = try TLSOptions(arguments)
+        include = try arguments.all(Self.include)
+        exclude = try arguments.all(Self.exclude)
     }
 }
 
@@ -131,7 +136,24 @@ struct BatchCommand {
                 throw WorkLimitError(message: error.description)
             }
         }
-        let manifest = try BatchManifest.read(path: manifestPath)
+        let manifest: [BatchClip]
+        var status = stat()
+        if manifestPath != "-", stat(manifestPath, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            // A folder: its video files, found now and whole, like a manifest read before any clip starts.
+            let scan = try BatchFolder.scan(manifestPath, include: options.include, exclude: options.exclude)
+            guard !scan.clips.isEmpty else {
+                throw WorkLimitError(message: "batch: \(manifestPath): no video files (\(scan.skippedSummary))")
+            }
+            manifest = scan.clips
+            if !options.reporting.isQuiet {
+                Console.writeError("batch: \(manifestPath): \(scan.clips.count) video\(scan.clips.count == 1 ? "" : "s"); \(scan.skippedSummary)\n")
+            }
+        } else {
+            if let glob = (options.include + options.exclude).first {
+                throw WorkLimitError(message: "batch: '\(glob)': --include and --exclude apply to a folder, not to a manifest")
+            }
+            manifest = try BatchManifest.read(path: manifestPath)
+        }
         let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if null >= 0 { dup2(null, STDIN_FILENO); close(null) }
 

@@ -6,6 +6,8 @@ extension OptionSpec {
         + "with optional \"start\", \"length\" (poster window, hover start) and \"every\" (sprites); or a plain "
         + "list of paths/URLs, one a line (ids derived: safe base name + hash). Relative paths are taken from "
         + "the manifest's folder; - reads the manifest from standard input. Read whole before any clip starts. "
+        + "A folder instead: every video file under it, recursively (by extension; hidden entries skipped), ids from "
+        + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude. "
         + "'batch report <OUT or results files…>' merges results instead."
 }
 
@@ -13,8 +15,8 @@ extension BatchCommandOptions {
     /// `preview-loop batch`'s options, in help order.
     static let declarations: [any OptionDeclaration] = [
         out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
-        timeout, deadline, memoryBudget, threads, InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile, json,
-        CommonOptions.help,
+        timeout, deadline, memoryBudget, threads, InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile,
+        include, exclude, json, CommonOptions.help,
     ]
 
     /// The library's defaults, which the CLI's defaults are.
@@ -24,7 +26,21 @@ extension BatchCommandOptions {
     static let runOnly: [any OptionDeclaration] = [
         out, recipe, jobs, retries, retryDelay, shard, shardCount, timeout, deadline, memoryBudget, threads,
         InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile, force, retryFailed, progress, ReportingOptions.quiet,
+        include, exclude,
     ]
+
+    /// `--include <glob>`, repeatable: with a folder, only the video files matching one.
+    static let include = Option<String?>(
+        "include", value: "glob",
+        help: "With a folder: only video files whose relative path or name matches this shell glob (*.mp4, "
+            + "trailers/*); may be given more than once (a file matching any is taken).",
+        default: nil, showing: nil, expecting: "a non-empty glob") { $0.isEmpty ? nil : .some($0) }
+    /// `--exclude <glob>`, repeatable: with a folder, files and folders to skip.
+    static let exclude = Option<String?>(
+        "exclude", value: "glob",
+        help: "With a folder: skip files and folders whose relative path or name matches this shell glob "
+            + "(*.tmp, drafts); may be given more than once.",
+        default: nil, showing: nil, expecting: "a non-empty glob") { $0.isEmpty ? nil : .some($0) }
 
     static let out = Option<String?>.path(
         "out", short: "o", value: "dir",

@@ -242,8 +242,10 @@ struct RenderOptions: Equatable, Sendable {
     var output: String
     /// The file format, chosen by the output's extension.
     var format: AnimationFormat
-    /// Where the window starts (`--start`).
+    /// Where the window starts (`--start`); with `--start poster`, 0 until the poster is found.
     var start = WindowOptions.start.defaultValue
+    /// Whether the window starts at the poster's frame (`--start poster`).
+    var startsAtPoster = false
     /// How long the window lasts (`--length`).
     var length = RenderOptions.length.defaultValue
     /// The size without `--size`, turned for a portrait source.
@@ -286,7 +288,7 @@ struct SpritesOptions: Equatable, Sendable {
     var source: InputOptions
     /// The directory the sheets and `thumbnails.vtt` go to (`-o`, `--output`); created if missing.
     var outputDirectory: String
-    /// Seconds between thumbnails (`--every`).
+    /// How far apart the thumbnails are (`--every`, `--count`).
     var every = SpritesOptions.every.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 160, height: 90)

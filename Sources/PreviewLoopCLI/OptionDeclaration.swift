@@ -152,6 +152,21 @@ extension ScannedArguments {
         return value
     }
 
+    /// Every value given for an option that may be repeated (`--include a --include b`), typed, in order.
+    ///
+    /// - Throws: ``UsageError`` `.invalidValue` for the first value that does not convert.
+    func all<Value>(_ option: Option<Value?>) throws(UsageError) -> [Value] {
+        var typed: [Value] = []
+        for text in everyValue[option.spec.name] ?? [] {
+            guard let value = option.convert(text).flatMap({ $0 }) else {
+                throw UsageError(.invalidValue(option: option.spec.name, value: text), subcommand: subcommand,
+                                 "Invalid value '\(text)' for '\(option.spec.errorSpelling)': expected \(option.expectation).")
+            }
+            typed.append(value)
+        }
+        return typed
+    }
+
     /// Whether the option or flag was given.
     func isGiven(_ option: any OptionDeclaration) -> Bool {
         option.spec.takesValue ? values[option.spec.name] != nil : flags.contains(option.spec.name)

@@ -102,12 +102,12 @@ extension Subcommand {
              WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
              InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .render:
-            [RenderOptions.output, WindowOptions.start, RenderOptions.length, RenderOptions.size, RenderOptions.fps,
+            [RenderOptions.output, RenderOptions.start, RenderOptions.length, RenderOptions.size, RenderOptions.fps,
              RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .sprites:
-            [SpritesOptions.output, SpritesOptions.every, SpritesOptions.size, SpritesOptions.grid, SpritesOptions.format,
+            [SpritesOptions.output, SpritesOptions.every, SpritesOptions.count, SpritesOptions.size, SpritesOptions.grid, SpritesOptions.format,
              SpritesOptions.accuracy, TilePlanOptions.pick, SpritesOptions.quality, PictureOptions.fit, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]

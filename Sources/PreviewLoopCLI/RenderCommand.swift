@@ -13,6 +13,14 @@ struct RenderCommand {
     func run() throws -> Int32 {
         let source = options.source.source
         let limits = options.source.sourceOptions
+        var options = options
+        if options.startsAtPoster {
+            // As `thumb` with its defaults: the first good frame of the first 15 s, judged at thumb's size.
+            let sampler = try FrameSampler(source: source, threads: options.source.threads, options: limits)
+            let window = RenderCommand.posterWindow(duration: sampler.info.duration)
+            let size = SizeRequest.orientedBox(ThumbOptions.defaultBox).resolved(display: sampler.info.displaySize)
+            options.start = .seconds(try sampler.posterFrame(in: window, size: size).time)
+        }
         // The window as given: the library resolves percentages, once, from the input it opens; a
         // fixed --loop-point is the window's end.
         let loop = try LoopPlayer(source: source, configuration: .init(
@@ -61,8 +69,15 @@ struct RenderCommand {
         let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
         Console.writeSummary("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
-            + "from \(Format.fixed(start, 3)) s, \(Format.byteCount(bytes)); \(summary.seamDescription))\n")
+            + "from \(Format.fixed(start, 3)) s\(options.startsAtPoster ? " (the poster)" : ""), \(Format.byteCount(bytes)); "
+            + "\(summary.seamDescription))\n")
         return ExitStatus.success
+    }
+
+    /// The window `thumb --at auto` searches with its defaults, `--start 0 --length 15`, cut at the clip's end.
+    static func posterWindow(duration: Double?) -> Range<Double> {
+        let length: Double = if case .seconds(let seconds) = ThumbOptions.length.defaultValue { seconds } else { 15 }
+        return 0..<max(1e-6, min(length, duration ?? length))
     }
 }
 

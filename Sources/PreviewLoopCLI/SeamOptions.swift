@@ -48,6 +48,11 @@ extension RenderOptions {
     /// are seconds (a loop point at or before the start is a usage error), else `--length`.
     private func renderLength(_ arguments: ScannedArguments) throws(UsageError) -> TimePosition {
         guard case .at(let point)? = loopPoint else { return length }
+        if startsAtPoster, case .seconds = point {
+            throw UsageError(.conflictingOptions(Self.loopPoint.spec.name, "start"), subcommand: .render,
+                             "A '--loop-point' time needs a '--start' time: with '--start poster' the start is not known "
+                                 + "before the poster is found; give '--length' (or '--loop-point auto') instead.")
+        }
         guard case .seconds(let end) = point, case .seconds(let begin) = start else { return .percent(100) }
         guard end > begin else {
             let text = arguments.text(Self.loopPoint) ?? ""

@@ -23,10 +23,11 @@ struct SpritesCommand {
         report?.opened(sampler.info)
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))
+        let every = options.every.seconds(duration: sampler.info.duration, frameInterval: sampler.info.frameInterval)
         // Before decoding (and before the directory is made): how many thumbnails the clip makes.
         if let duration = sampler.info.duration, duration > 0,
-           let refusal = options.budget.frameRefusal(ThumbnailTrack.thumbnailCount(duration: duration, every: options.every),
-                                                     what: "One thumbnail every \(options.every < 0.001 ? "\(options.every)" : Format.fixed(options.every, 3)) s of "
+           let refusal = options.budget.frameRefusal(ThumbnailTrack.thumbnailCount(duration: duration, every: every),
+                                                     what: "One thumbnail every \(every < 0.001 ? "\(every)" : Format.fixed(every, 3)) s of "
                                                          + "\(Format.fixed(duration, 3)) s") {
             throw WorkLimitError(message: refusal)
         }
@@ -43,7 +44,7 @@ struct SpritesCommand {
         var sheetSizes: [Size] = []
         do {
             track = try sampler.thumbnailTrack(
-                every: options.every,
+                every: every,
                 layout: .init(tileSize: size, columns: options.columns, rows: options.rows),
                 mode: options.contentMode, accuracy: options.accuracy, pick: options.pick, maxThumbnails: options.budget.maxFrames,
                 progress: { done, total in display.update(completed: done, total: total) },
@@ -78,7 +79,8 @@ struct SpritesCommand {
         Console.writeSummary("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
             + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) "
             + "thumbnail\(track.cues.count == 1 ? "" : "s") "
-            + "of \(size), one per \(Format.fixed(options.every, 3)) s, \(options.columns)x\(options.rows) a sheet\n")
+            + "of \(size), one per \(Format.fixed(every, 3)) s\(options.every == .auto ? " (auto)" : ""), "
+            + "\(options.columns)x\(options.rows) a sheet\n")
         return ExitStatus.success
     }
 }

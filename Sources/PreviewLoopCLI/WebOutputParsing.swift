@@ -10,6 +10,15 @@ extension RenderOptions {
             + "no audio), .webp (animated) or .gif (one palette per clip, dithered), each "
             + "looping forever. Written whole or not at all.",
         required: true)
+    /// `--start <poster|time>`.
+    static let start = Option<HoverStart>(
+        "start", value: "poster|time",
+        help: "Where the window starts: poster (the poster frame 'thumb' picks by default, the first good frame of "
+            + "the first 15 s, so the preview opens on the picture past a title card or fade; needs an input "
+            + "that can be read twice, not -) or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
+        default: .at(.seconds(0)), showing: "0",
+        expecting: "poster, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)",
+        completing: .choices(["poster"])) { HoverStart(parsing: $0) }
     /// `--length <time>` (3 s).
     static let length = WindowOptions.length(default: 3)
     /// `-s, --size <WxH>`.
@@ -37,7 +46,17 @@ extension RenderOptions {
                              "Cannot tell a video format from '\(output)'; use an extension among: \(AnimationFormat.extensionList).")
         }
         self.init(source: source, output: output, format: format)
-        start = try arguments.value(WindowOptions.start)
+        switch try arguments.value(Self.start) {
+        case .poster:
+            startsAtPoster = true
+            if source.input == "-" {
+                throw UsageError(.conflictingOptions("start", "input"), subcommand: .render,
+                                 "'--start poster' reads the input twice (the poster's search, then the window); "
+                                     + "standard input can be read once: save it to a file first.")
+            }
+        case .at(let position):
+            start = position
+        }
         length = try arguments.value(Self.length)
         size = try arguments.value(Self.size)
         let given: Size? = switch size {
@@ -86,12 +105,19 @@ extension SpritesOptions {
             + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
             + "directory holding other files is refused.",
         required: true, completing: .directory)
-    /// `--every <time>`: seconds between thumbnails.
-    static let every = Option<Double>(
-        "every", value: "time", help: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0.",
-        default: 10, showing: "10", expecting: "a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms") { text in
-        if case .seconds(let value)? = TimePosition(parsing: text), value > 0 { value } else { nil }
-    }
+    /// `--every <auto|time>`: seconds between thumbnails.
+    static let every = Option<SpriteInterval>(
+        "every", value: "auto|time",
+        help: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0; auto chooses from the duration: "
+            + "\(SpriteInterval.autoThumbnails) thumbnails for a clip under \(Int(SpriteInterval.longClip / 60)) minutes, "
+            + "\(SpriteInterval.autoThumbnailsLong) for a longer one, never closer than one frame "
+            + "(\(Format.limit(SpriteInterval.fallback)) s when the duration is unknown). Not with --count.",
+        default: .auto, showing: "auto", expecting: "auto or a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms",
+        completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }
+    /// `-n, --count <n>`: thumbnails over the clip.
+    static let count = Option<Int?>.optionalInteger(
+        "count", short: "n", help: "This many thumbnails spread evenly over the clip, 1 to 100000 (never closer than "
+            + "one frame). Not with --every.", in: 1...100_000)
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--grid <CxR>`.
@@ -126,6 +152,13 @@ extension SpritesOptions {
                                  + "\(SpritesCommand.trackName)); name a directory, for example -o thumbnails/.")
         }
         every = try arguments.value(Self.every)
+        if let count = try arguments.value(Self.count) {
+            if arguments.isGiven(Self.every) {
+                throw UsageError(.conflictingOptions("count", "every"), subcommand: .sprites,
+                                 "'--count' and '--every' both set the interval; give one.")
+            }
+            every = .count(count)
+        }
         size = try arguments.value(Self.size)
         let grid = try arguments.value(Self.grid)
         (columns, rows) = (grid.width, grid.height)

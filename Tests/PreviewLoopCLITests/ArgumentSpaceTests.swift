@@ -89,7 +89,12 @@ struct ArgumentSpaceTests {
             }
         case .sprites(let o):
             budget(o.budget); timeout(o.source.timeout)
-            #expect(o.every.isFinite && o.every > 0 && (1...100).contains(o.columns) && (1...100).contains(o.rows))
+            switch o.every {
+            case .auto: break
+            case .every(let seconds): #expect(seconds.isFinite && seconds > 0, "\(arguments)")
+            case .count(let count): #expect((1...100_000).contains(count), "\(arguments)")
+            }
+            #expect((1...100).contains(o.columns) && (1...100).contains(o.rows))
             for known in o.size.knownSizes {
                 size(known)
                 #expect(o.columns * known.width <= 16383 && o.rows * known.height <= 16383, "\(arguments)")

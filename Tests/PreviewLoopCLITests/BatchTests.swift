@@ -6,7 +6,7 @@ import Testing
 import PreviewLoopTestSupport
 
 /// A batch directory for one test: a manifest over fixtures, bad inputs made here, and the CLI.
-private struct BatchBench {
+struct BatchBench {
     let directory = TestPaths.temporaryDirectory()
     var out: String { directory + "/OUT" }
     var manifest: String { directory + "/clips.jsonl" }
@@ -497,6 +497,8 @@ struct BatchRunTests {
         let cases: [(json: String, names: String)] = [
             (#"{"hover":{"seam":"wipe"}}"#, "\"hover\".\"seam\""),
             (#"{"hover":{"start":2,"loop_point":1}}"#, "\"hover\".\"loop_point\""),
+            (#"{"hover":{"loop_point":3}}"#, "\"hover\".\"loop_point\""),   // a time needs a start in seconds, not the poster
+            (#"{"hover":{"start":"auto"}}"#, "\"hover\".\"start\""),
             (#"{"hover":{"lop_point":"auto"}}"#, "\"lop_point\""),
             (#"{"strip":{"count":0}}"#, "\"strip\".\"count\""),
             (#"{"poster":{"at":"soon"}}"#, "\"poster\".\"at\""),

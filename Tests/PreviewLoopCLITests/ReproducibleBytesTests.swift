@@ -105,7 +105,7 @@ struct ReproducibleBytesTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let recipe = directory + "/recipe.json"
         try #"{"poster":{},"sprites":{"every":1},"strip":{},"hover":{"length":2}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
-        let fixtures = ["landscape.mp4", "rotated90.mp4", "card.mp4", "vp9.webm", "offset.ts"]
+        let fixtures = ["landscape.mp4", "rotated90.mp4", "card.mp4", "vp9.webm", "offset.ts", "title-card.mp4"]
         let manifest = directory + "/clips.jsonl"
         try fixtures.enumerated().map { "{\"id\":\"c\($0.offset)\",\"input\":\"\(TestPaths.fixture($0.element))\"}" }
             .joined(separator: "\n").write(toFile: manifest, atomically: true, encoding: .utf8)
@@ -121,7 +121,8 @@ struct ReproducibleBytesTests {
             #expect(run.keys.sorted() == runs[0].keys.sorted())
             for (name, bytes) in runs[0] { #expect(run[name] == bytes, "\(name) differs between batch runs") }
         }
-        // The hover is the file `render` writes with the same options (the recipe's default size: the
+        // The hover is the file `render --start poster` writes with the same options (batch's hover starts
+        // at the poster by default; title-card.mp4's is 1.28 s in). The recipe's default size: the
         // orientation-aware one render also picks for these clips is not assumed; the size is read back).
         // vp9.webm is shorter than the window and its container says 0.994 s while its last frame shows
         // until 1.000 s: the pass ends where render ends it. offset.ts starts at 11.4 s (MPEG-TS).
@@ -131,7 +132,8 @@ struct ReproducibleBytesTests {
                                                           "-of", "csv=p=0:s=x", directory + "/OUT0/c\(index)/hover.mp4"]).stdoutText
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let rendered = directory + "/render-\(index).mp4"
-            let result = try Child.run(TestPaths.cliBinary, ["render", TestPaths.fixture(fixture), "-o", rendered, "--length", "2", "--size", size])
+            let result = try Child.run(TestPaths.cliBinary, ["render", TestPaths.fixture(fixture), "-o", rendered, "--start", "poster",
+                                                                "--length", "2", "--size", size])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: rendered)) == hover, "\(fixture): batch's hover differs from render's")
         }

@@ -72,6 +72,21 @@ struct BatchManifestTests {
         }
     }
 
+    @Test("Recipes: the hover starts at the poster by default, or at \"start\": poster, seconds, mm:ss or N%")
+    func hoverStartRecipes() throws {
+        func start(_ json: String) throws -> HoverStart? { try BatchRecipe.parse(json: Array(json.utf8)).hover?.start }
+        #expect(try start(#"{"hover":{}}"#) == .poster)
+        #expect(try start(#"{"hover":{"start":"poster"}}"#) == .poster)
+        #expect(try start(#"{"hover":{"start":1.5}}"#) == .at(.seconds(1.5)))
+        #expect(try start(#"{"hover":{"start":"0:02"}}"#) == .at(.seconds(2)))
+        #expect(try start(#"{"hover":{"start":"10%"}}"#) == .at(.percent(10)))
+        #expect(HoverStart(parsing: "poster") == .poster && HoverStart(parsing: "auto") == nil && HoverStart(parsing: "25%") == .at(.percent(25)))
+        for bad in [#"{"hover":{"start":"auto"}}"#, #"{"hover":{"start":-1}}"#, #"{"hover":{"start":"150%"}}"#, #"{"hover":{"start":true}}"#,
+                    #"{"hover":{"loop_point":3}}"#] {
+            #expect(throws: PreviewLoopError.self, "\(bad)") { try BatchRecipe.parse(json: Array(bad.utf8)) }
+        }
+    }
+
     @Test("Recipes: hover loop_point and seam as render reads them; bad ones refused naming the key; the canonical string names them")
     func hoverSeamRecipes() throws {
         let plain = try BatchRecipe.parse(json: Array(#"{"hover":{"length":2}}"#.utf8))
@@ -81,7 +96,7 @@ struct BatchManifestTests {
         #expect(searched.hover?.isSeamed == true)
         let timed = try BatchRecipe.parse(json: Array(#"{"hover":{"start":1,"loop_point":3.5,"seam":"crossfade"}}"#.utf8))
         #expect(timed.hover?.loopPoint == .at(.seconds(3.5)) && timed.hover?.length == 2.5 && timed.hover?.seam == .crossfade())
-        let clock = try BatchRecipe.parse(json: Array(#"{"hover":{"loop_point":"00:04.5"}}"#.utf8))
+        let clock = try BatchRecipe.parse(json: Array(#"{"hover":{"start":0,"loop_point":"00:04.5"}}"#.utf8))
         #expect(clock.hover?.loopPoint == .at(.seconds(4.5)))
         let percent = try BatchRecipe.parse(json: Array(#"{"hover":{"loop_point":"40%","seam":"cut"}}"#.utf8))
         #expect(percent.hover?.loopPoint == .at(.percent(40)) && percent.hover?.seam == .cut)
@@ -92,7 +107,8 @@ struct BatchManifestTests {
         // A changed loop point or seam redoes the clip; a hover without them keeps its old canonical form.
         let canonicals = [plain, searched, timed, percent].map(\.canonical)
         #expect(Set(canonicals).count == 4)
-        #expect(plain.canonical == "hover(0.0+2.0,480x270~,15fps,q75)")
+        #expect(plain.canonical == "hover(poster+2.0,480x270~,15fps,q75)")
+        #expect(clock.canonical.hasPrefix("hover(0.0+4.5,"), "a hover at a time keeps its canonical form")
         #expect(searched.canonical.hasSuffix(",loop=auto,seam=crossfade=0.25)"))
         let bad: [(json: String, names: String)] = [
             (#"{"hover":{"loop_point":"soon"}}"#, "\"hover\".\"loop_point\""),
@@ -103,7 +119,7 @@ struct BatchManifestTests {
             (#"{"hover":{"seam":"wipe"}}"#, "\"hover\".\"seam\""),
             (#"{"hover":{"seam":"crossfade=0"}}"#, "\"hover\".\"seam\""),
             (#"{"hover":{"length":1,"seam":"crossfade=1"}}"#, "\"hover\".\"seam\""),
-            (#"{"hover":{"loop_point":2,"seam":"crossfade=3"}}"#, "\"hover\".\"seam\""),
+            (#"{"hover":{"start":0,"loop_point":2,"seam":"crossfade=3"}}"#, "\"hover\".\"seam\""),
             (#"{"hover":{"seam":"crossfade","size":"3840x2160","fps":60,"length":30}}"#, "\"hover\": a loop point or seam"),
             (#"{"hover":{"loop_pont":"auto"}}"#, "unknown key \"loop_pont\" in \"hover\""),
         ]

@@ -34,7 +34,7 @@ struct WebOutputParsingTests {
                 == .sprites(SpritesOptions(source: .init(input: "c.mp4"), outputDirectory: "out")))
         let parsed = try CommandLineParser.parse(["sprites", "c.mp4", "-o", "out", "--every", "1:30", "--grid", "4x3",
                                                   "--format", "webp", "--accuracy", "keyframe", "-q", "70", "-s", "128x72"])
-        #expect(parsed == .sprites(SpritesOptions(source: .init(input: "c.mp4"), outputDirectory: "out", every: 90, size: .exact(Size(width: 128, height: 72)),
+        #expect(parsed == .sprites(SpritesOptions(source: .init(input: "c.mp4"), outputDirectory: "out", every: .every(90), size: .exact(Size(width: 128, height: 72)),
                                                   columns: 4, rows: 3, format: .webp, accuracy: .keyframe, quality: 70)))
     }
 

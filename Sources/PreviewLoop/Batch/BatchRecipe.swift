@@ -7,8 +7,8 @@ import FoundationEssentials
 /// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15,
 /// "at": "auto"}, "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85, "pick": "even",
 /// "gap": 0, "timestamps": false}, "sheet": {"grid": "4x4", "width": 1280, "gap": 6, "margin": 12,
-/// "header": true, "timestamps": true, "pick": "even", "quality": 85}, "sprites": {"every": 10,
-/// "size": "160x90", "grid": "10x10", "quality": 85}, "hover": {"start": 0, "length": 3, "size":
+/// "header": true, "timestamps": true, "pick": "even", "quality": 85}, "sprites": {"every": "auto",
+/// "size": "160x90", "grid": "10x10", "quality": 85}, "hover": {"start": "poster", "length": 3, "size":
 /// "480x270", "fps": 15, "quality": 75, "loop_point": "auto", "seam": "crossfade=0.5"}}` (the sheet may
 /// give `tile_width` instead of `width`); an empty object `{}` takes every default of that output;
 /// unknown keys and values out of range are refused, naming the key.
@@ -62,7 +62,9 @@ public struct BatchRecipe: Sendable, Hashable {
     }
     /// Scrub-bar thumbnails: JPEG sprite sheets and a WebVTT track (as `sprites`).
     public struct Sprites: Sendable, Hashable {
-        public var every = 10.0
+        /// How far apart the thumbnails are (as `sprites --every`/`--count`): by default chosen from the
+        /// duration, about 50 for a clip under 15 minutes (a manifest's `every` replaces it).
+        public var every = SpriteInterval.auto
         /// Each thumbnail's size asked for (as `sprites --size`): by default 160x90, turned for a portrait clip.
         public var sizeRequest = SizeRequest.orientedBox(Size(width: 160, height: 90))
         /// Each thumbnail's size for the clip at hand (``sizeRequest`` resolved).
@@ -78,7 +80,11 @@ public struct BatchRecipe: Sendable, Hashable {
     /// `render --loop-point … --seam …` (``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``,
     /// which opens the clip a second time), and its record carries the loop point and the seam measure.
     public struct Hover: Sendable, Hashable {
-        public var start = 0.0
+        /// Where the window starts: by default at the poster (the recipe's poster when it has one, else
+        /// the first good frame of the first 15 s, as `thumb --at auto`), so the preview opens on the
+        /// picture past a title card or a fade; or at a time (seconds or a percentage). A manifest's
+        /// `start` moves the poster's window (and so a hover at the poster), or replaces a time here.
+        public var start = HoverStart.poster
         public var length = 3.0
         /// The size asked for (as `render --size`): by default 480x270, turned for a portrait clip; a
         /// computed side is made even (H.264).
@@ -319,9 +325,26 @@ struct DecodedRecipe: Decodable {
             s.configuration = configuration
             recipe.sheet = s
         }
-        if let c = try section("sprites", ["every", "size", "grid", "quality"]) {
+        if let c = try section("sprites", ["every", "count", "size", "grid", "quality"]) {
             var s = BatchRecipe.Sprites()
-            s.every = try Self.seconds(c, "every", s.every, allowZero: false, "sprites")
+            if c.contains(AnyKey("every")) {
+                // As `sprites --every`: auto, or seconds above 0 (a number, or a string such as "0:30").
+                let every: SpriteInterval? = if let seconds = try? c.decode(Double.self, forKey: AnyKey("every")) {
+                    seconds > 0 && seconds <= 1e9 ? .every(seconds) : nil
+                } else {
+                    (try? c.decode(String.self, forKey: AnyKey("every"))).flatMap(SpriteInterval.init(parsing:))
+                }
+                guard let every else {
+                    throw RecipeError(message: "\"sprites\".\"every\": expected \"auto\" or seconds above 0 (a number, or a string such as \"0:30\")")
+                }
+                s.every = every
+            }
+            if c.contains(AnyKey("count")) {
+                if c.contains(AnyKey("every")) {
+                    throw RecipeError(message: "\"sprites\".\"count\": give \"every\" or \"count\", not both")
+                }
+                s.every = .count(try Self.integer(c, "count", SpriteInterval.autoThumbnails, 1...100_000, "sprites"))
+            }
             s.sizeRequest = try Self.sizeRequest(c, "size", s.sizeRequest, "sprites")
             s.size = s.sizeRequest.exactSize ?? s.size
             if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
@@ -335,7 +358,7 @@ struct DecodedRecipe: Decodable {
         }
         if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam"]) {
             var h = BatchRecipe.Hover()
-            h.start = try Self.seconds(c, "start", h.start, allowZero: true, "hover")
+            h.start = try Self.time(c, "start", "hover", otherwise: "\"poster\"", HoverStart.at, parsing: HoverStart.init(parsing:)) ?? h.start
             h.length = try Self.seconds(c, "length", h.length, allowZero: false, "hover")
             h.sizeRequest = try Self.sizeRequest(c, "size", h.sizeRequest, "hover")
             h.size = h.sizeRequest.exactSize ?? h.size
@@ -362,10 +385,14 @@ struct DecodedRecipe: Decodable {
     static func readSeam(_ c: KeyedDecodingContainer<AnyKey>, into h: inout BatchRecipe.Hover) throws {
         if let point = try Self.time(c, "loop_point", "hover", otherwise: "\"auto\"", LoopEnd.at, parsing: LoopEnd.init(parsing:)) {
             if case .at(.seconds(let end)) = point {
-                guard end > h.start else {
-                    throw RecipeError(message: "\"hover\".\"loop_point\": \(end) s must come after \"start\" (\(h.start) s)")
+                guard case .at(.seconds(let start)) = h.start else {
+                    throw RecipeError(message: "\"hover\".\"loop_point\": a loop point at \(end) s needs a \"start\" in seconds "
+                                      + "(the start is \(h.start)); give \"length\" instead")
                 }
-                h.length = end - h.start
+                guard end > start else {
+                    throw RecipeError(message: "\"hover\".\"loop_point\": \(end) s must come after \"start\" (\(start) s)")
+                }
+                h.length = end - start
             }
             h.loopPoint = point
         }

@@ -356,10 +356,18 @@ public final class BatchRunner: Sendable {
         }
         let duration = info.duration
 
-        // A hover with a loop point or a seam is made by render's own call (below); the others from this decoder.
-        let hoverPreview = try recipe.hover.flatMap { hover throws(PreviewLoopError) in hover.isSeamed ? nil : hover }.map { hover throws(PreviewLoopError) in
-            try HoverPreview(hover, clip: clip, duration: duration, path: staging + "/hover.mp4")
+        // Where the hover starts: a time (which the manifest's `start` replaces) is known now, so the
+        // poster's search can hand it frames; at the poster, once the poster is chosen.
+        var hoverStartTime: Double?
+        if case .at(let position)? = recipe.hover?.start {
+            hoverStartTime = try clip.overrides.start ?? position.resolved(duration: duration, "\(clip.input): the hover's \"start\"")
         }
+        // A hover with a loop point or a seam is made by render's own call (below); the others from this decoder.
+        var hoverPreview: HoverPreview?
+        if let hover = recipe.hover, !hover.isSeamed, let start = hoverStartTime {
+            hoverPreview = try HoverPreview(hover, start: start, clip: clip, duration: duration, path: staging + "/hover.mp4")
+        }
+        var posterTime: Double?
         if let poster = recipe.poster {
             try checkStop()
             let began = clock.now
@@ -391,17 +399,28 @@ public final class BatchRunner: Sendable {
                 entry.skippedFrames = choice.rejected.count
             }
             try AtomicFile.write(try ImageEncoder.encode(picture, as: .jpeg, quality: poster.quality), to: staging + "/poster.jpg")
+            posterTime = entry.time
             outputs.append(entry)
             context.timings["poster_ms"] = milliseconds(since: began)
         }
         if let hover = recipe.hover {
             try checkStop()
             let began = clock.now
-            if let hoverPreview {
-                outputs.append(try finishHover(hoverPreview, hover, clip: clip, sampler: sampler, entry: output("hover", "hover.mp4")))
+            // At the poster: the recipe's poster, or (without one) the search `thumb --at auto` makes.
+            let start: Double
+            if let known = hoverStartTime ?? posterTime {
+                start = known
             } else {
-                outputs.append(try renderHover(hover, clip: clip, threads: min(threads, 16), path: staging + "/hover.mp4",
+                var poster = BatchRecipe.Poster()
+                poster.size = poster.sizeRequest.resolved(display: info.displaySize)
+                start = try autoPoster(poster, hover: nil, clip: clip, duration: duration, sampler: sampler, hoverPreview: nil).time
+            }
+            if hover.isSeamed {
+                outputs.append(try renderHover(hover, start: start, clip: clip, threads: min(threads, 16), path: staging + "/hover.mp4",
                                                entry: output("hover", "hover.mp4")))
+            } else {
+                let preview = try hoverPreview ?? HoverPreview(hover, start: start, clip: clip, duration: duration, path: staging + "/hover.mp4")
+                outputs.append(try finishHover(preview, hover, clip: clip, sampler: sampler, entry: output("hover", "hover.mp4")))
             }
             context.timings["hover_ms"] = milliseconds(since: began)
         }
@@ -430,7 +449,7 @@ public final class BatchRunner: Sendable {
             let began = clock.now
             var sheets: [BatchRecord.Output] = []
             let track = try sampler.thumbnailTrack(
-                every: clip.overrides.every ?? sprites.every,
+                every: clip.overrides.every ?? sprites.every.seconds(duration: duration, frameInterval: info.frameInterval),
                 layout: .init(tileSize: sprites.size, columns: sprites.columns, rows: sprites.rows),
                 onSheet: { index, sheet throws(PreviewLoopError) in
                     try checkStop()
@@ -554,6 +573,7 @@ public final class BatchRunner: Sendable {
         var result = entry
         result.width = hover.size.width
         result.height = hover.size.height
+        result.time = preview.start
         result.frames = preview.written
         result.duration = (Double(preview.written - 1) / fps + preview.lastDuration).rounded(toPlaces: 6)
         return result
@@ -563,9 +583,8 @@ public final class BatchRunner: Sendable {
     /// (``LoopPlayer`` on the clip, opened again, and its ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``
     /// with render's defaults), so the file is the one `render` writes with the same options. The frames
     /// held to find the seam are bounded by ``DecodedRecipe/seamedHoverBytes``.
-    private func renderHover(_ hover: BatchRecipe.Hover, clip: BatchClip, threads: Int, path: String,
+    private func renderHover(_ hover: BatchRecipe.Hover, start: Double, clip: BatchClip, threads: Int, path: String,
                              entry: BatchRecord.Output) throws(PreviewLoopError) -> BatchRecord.Output {
-        let start = clip.overrides.start ?? hover.start
         let player = try LoopPlayer(source: Source(argument: clip.input), configuration: .init(
             size: hover.size, windowStart: .seconds(start), windowLength: .seconds(hover.length),
             windowEnd: hover.loopPoint?.windowEnd, threads: threads, sourceOptions: options.sourceOptions))
@@ -659,8 +678,7 @@ private final class HoverPreview {
     /// How long the last frame is shown (the window may end between two instants).
     var lastDuration: Double
 
-    init(_ hover: BatchRecipe.Hover, clip: BatchClip, duration: Double?, path: String) throws(PreviewLoopError) {
-        let start = clip.overrides.start ?? hover.start
+    init(_ hover: BatchRecipe.Hover, start: Double, clip: BatchClip, duration: Double?, path: String) throws(PreviewLoopError) {
         self.start = start
         var length = hover.length
         if let duration {
