@@ -70,7 +70,12 @@ private func fuzzArguments(_ bytes: Data) {
             precondition(options.size.knownSizes.allSatisfy { $0.area <= 16384 * 16384 } && options.source.timeout <= 86_400)
         case .strip(let options): precondition((1...1000).contains(options.count) && options.columns <= options.count)
         case .render(let options): precondition((1...120).contains(options.framesPerSecond))
-        case .sprites(let options): precondition(options.every > 0 && options.every.isFinite)
+        case .sprites(let options):
+            switch options.every {
+            case .auto: break
+            case .every(let seconds): precondition(seconds > 0 && seconds.isFinite)
+            case .count(let count): precondition(count >= 1)
+            }
         case .card(let options):
             let frames = PreviewCard.frameCount(duration: CardTimeline(style: options.style).duration,
                                                 framesPerSecond: options.framesPerSecond)

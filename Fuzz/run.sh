@@ -24,7 +24,7 @@ export SWIFT_BACKTRACE=enable=no
 MODE="${1:-60}"
 OUT=.build/fuzz
 BINARY="$OUT/preview-loop-fuzz"
-mkdir -p "$OUT/corpus" "$OUT/artifacts"
+mkdir -p "$OUT/corpus" "$OUT/corpus-timing" "$OUT/corpus-cli" "$OUT/artifacts"
 
 # --- Build (again only when a source changed) ---------------------------------------------------
 # Three steps, as SwiftPM builds the targets: the log trampoline (C), the FFmpeg layer as its own
