@@ -5,6 +5,7 @@ let package = Package(
     name: "PreviewLoop",
     products: [
         .library(name: "PreviewLoop", targets: ["PreviewLoop"]),
+        .library(name: "PreviewLoopServer", targets: ["PreviewLoopServer"]),
         .executable(name: "preview-loop", targets: ["preview-loop"]),
     ],
     targets: [
@@ -19,6 +20,13 @@ let package = Package(
             name: "CFreeType",
             pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]
+        ),
+        // GNU libmicrohttpd from Debian's libmicrohttpd-dev: the HTTP server under `serve` (request parsing,
+        // connection limits and timeouts, suspended connections for responses that finish later).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
         ),
         // FFmpeg's log callback takes a `va_list`, which Swift cannot: a C trampoline with one handler slot.
         .target(
@@ -40,9 +48,15 @@ let package = Package(
             name: "PreviewLoopCLI",
             dependencies: ["PreviewLoop"]
         ),
+        // The image API server (`serve`), embeddable by a Swift service: routes, validators, cache,
+        // render queue; the only module that imports CMicroHTTPD.
+        .target(
+            name: "PreviewLoopServer",
+            dependencies: ["PreviewLoop", "PreviewLoopCLI", "CMicroHTTPD"]
+        ),
         .executableTarget(
             name: "preview-loop",
-            dependencies: ["PreviewLoopCLI"]
+            dependencies: ["PreviewLoopCLI", "PreviewLoopServer"]
         ),
         // The tests, one target per layer, over one support target: fixtures found through #filePath,
         // the one process runner (Child), the ffmpeg/ffprobe oracles and image comparison, the
@@ -66,7 +80,7 @@ let package = Package(
         // CLI end to end: the built `preview-loop` binary as a subprocess, and commands run in-process.
         .testTarget(
             name: "PreviewLoopCLITests",
-            dependencies: ["PreviewLoop", "PreviewLoopCLI", "preview-loop", "PreviewLoopTestSupport"]
+            dependencies: ["PreviewLoop", "PreviewLoopCLI", "PreviewLoopServer", "preview-loop", "PreviewLoopTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -19,6 +19,8 @@
 #      `Process(`, `TestPaths.fixture`, `cliBinary`, test servers, oracles or the bad-input catalogue),
 #      and neither it, Tests/PreviewLoopCLITests nor Tests/PreviewLoopTestSupport imports PreviewLoopFFmpeg
 #      or CFFmpeg (SwiftPM lets a target import a module it does not declare once that module is built).
+#   7. `import CMicroHTTPD` only in Sources/PreviewLoopServer/HTTPDaemon.swift, and the server imports
+#      neither FFmpeg nor its layer.
 # Rules 1 and 2 have a transitional list (TRANSITIONAL below): files that still call FFmpeg directly
 # until their C moves into the layer. It is a ratchet: a listed file that no longer needs the exemption
 # fails the check too, so the list can only shrink.
@@ -135,6 +137,16 @@ for top in ("Tests/PreviewLoopPureTests", "Tests/PreviewLoopCLITests", "Tests/Pr
         hits = sorted(set(m.group(0) for m in outside.finditer(code))) if top == "Tests/PreviewLoopPureTests" else []
         if hits:
             failures.append(f"{path}: a pure test uses {', '.join(hits)}; move it to Tests/PreviewLoopTests or Tests/PreviewLoopCLITests")
+
+# Rule 7: libmicrohttpd is reached through one file, the daemon wrapper.
+mhd_import = re.compile(r"^\s*(@\w+\s+)*((public|package|internal|fileprivate|private)\s+)?import\s+CMicroHTTPD\b", re.M)
+daemon_file = "Sources/PreviewLoopServer/HTTPDaemon.swift"
+for top in ("Sources", "Tests"):
+    for path in swift_files(top):
+        if path != daemon_file and mhd_import.search(code_of(path)):
+            failures.append(f"{path}: imports CMicroHTTPD (only {daemon_file} may)")
+        if path.startswith("Sources/PreviewLoopServer/") and (c_import.search(code_of(path)) or layer_import.search(code_of(path))):
+            failures.append(f"{path}: the server imports FFmpeg or its layer (it renders through the commands)")
 
 for key in sorted(known - known_used):
     failures.append(f"{key}: listed in KNOWN_UPWARD but no longer used: remove it")

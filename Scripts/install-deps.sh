@@ -11,6 +11,8 @@ if ! pkg-config --exists libavformat libavcodec libswscale libavutil 2>/dev/null
 fi
 # FreeType draws the contact sheet's text with Debian's DejaVu fonts.
 pkg-config --exists freetype2 2>/dev/null || need+=(libfreetype-dev)
+pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] \
   && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need+=(fonts-dejavu-core)
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)

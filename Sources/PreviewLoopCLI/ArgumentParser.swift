@@ -65,6 +65,7 @@ enum CommandLineParser {
         case .card: return .card(try CardOptions(scanned))
         case .batch: return .batch(try BatchCommandOptions(scanned))
         case .wall: return .wall(try WallOptions(scanned))
+        case .serve: return .serve(try ServeOptions(scanned))
         }
     }
 

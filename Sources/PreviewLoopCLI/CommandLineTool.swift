@@ -18,13 +18,22 @@ enum ExitStatus {
 public enum CommandLineTool {
     /// Runs the tool on the arguments after the program name and returns the exit status; output lost
     /// on standard output (a full disk) is a failure, reported in one `Error:` line.
-    public static func run(_ arguments: [String]) -> Int32 {
+    ///
+    /// `serve` runs `preview-loop serve` with its parsed options (the server is a module above this one,
+    /// handed in by the executable); without it, `serve` fails with one line.
+    public static func run(_ arguments: [String]) -> Int32 { run(arguments, serve: nil) }
+
+    /// The tool's version (`0.1.0`), part of every validator the server hands out.
+    package static var version: String { HelpText.version }
+
+    /// ``run(_:)`` with the server that runs `serve`.
+    package static func run(_ arguments: [String], serve: ((ServeOptions) -> Int32)?) -> Int32 {
         // A closed pipe on standard output or error (`| head`) must be a failed write, not SIGPIPE's
         // default end of the process midway through writing a file, leaving its temporary behind:
         // progress and summary writes then fail quietly (remembered for standard output), and data
         // written to a pipe (`-o -`, FFmpeg's `pipe:`) fails its command with one `Error:` line.
         signal(SIGPIPE, SIG_IGN)
-        let status = runCommand(arguments)
+        let status = runCommand(arguments, serve: serve)
         // A command that failed has said so already; one that "succeeded" into a full disk has not.
         guard status == ExitStatus.success, let code = Console.outputError else { return status }
         let input = (try? CommandLineParser.parse(arguments))?.input
@@ -48,7 +57,7 @@ public enum CommandLineTool {
     }
 
     /// Parses and runs one command.
-    private static func runCommand(_ arguments: [String]) -> Int32 {
+    private static func runCommand(_ arguments: [String], serve: ((ServeOptions) -> Int32)?) -> Int32 {
         let command: ParsedCommand
         do {
             command = try CommandLineParser.parse(arguments)
@@ -108,6 +117,12 @@ public enum CommandLineTool {
             return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }
         case .wall(let options):
             return reportingErrors(for: "wall") { try WallCommand(options: options).run() }
+        case .serve(let options):
+            guard let serve else {
+                Console.writeError("Error: serve: this build of \(HelpText.toolName) has no server\n")
+                return ExitStatus.failure
+            }
+            return serve(options)
         }
     }
 
@@ -168,7 +183,7 @@ extension ParsedCommand {
         case .render(let options): options.reporting
         case .sprites(let options): options.reporting
         case .batch(let options): options.reporting
-        case .help, .version, .generated, .probe, .timing, .card, .wall: nil
+        case .help, .version, .generated, .probe, .timing, .card, .wall, .serve: nil
         }
     }
 
@@ -187,6 +202,7 @@ extension ParsedCommand {
         case .sheet(let options): options.source.input
         case .batch: "batch"
         case .wall: "wall"
+        case .serve: "serve"
         }
     }
 }

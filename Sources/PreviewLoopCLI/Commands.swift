@@ -24,6 +24,8 @@ enum Subcommand: String, CaseIterable, Sendable {
     case batch
     /// Plays many loops at once on one wall: shared cache budget, shared decode workers.
     case wall
+    /// Serves previews over HTTP, rendered on request: an image API for video.
+    case serve
 
     /// The one-line summary shown in help.
     var abstract: String {
@@ -43,6 +45,8 @@ enum Subcommand: String, CaseIterable, Sendable {
             + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files."
         case .wall: "Play many loops at once in one process (one shared frame-cache budget, a bounded pool of "
             + "decode workers), writing one timing log per loop and a summary over all of them."
+        case .serve: "Serve previews over HTTP, rendered on request and cached: thumbnails, probes and more by URL "
+            + "(/CLIP/thumbnail.jpg?time=5&width=640), for <img> tags, a CDN or nginx in front."
         }
     }
 }
@@ -71,6 +75,8 @@ enum ParsedCommand: Equatable, Sendable {
     case batch(BatchCommandOptions)
     /// `preview-loop wall`.
     case wall(WallOptions)
+    /// `preview-loop serve`.
+    case serve(ServeOptions)
     /// `--help`, `-h` or `help`: the text to print on standard output.
     case help(String)
     /// `--version`.
@@ -124,6 +130,9 @@ struct ThumbOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     var json = false
+    /// Whether an exact `size` is a box the picture fits inside keeping its shape (the image API's
+    /// `fit_mode=preserve`), rather than the picture's size.
+    var preservesShape = false
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }

@@ -76,9 +76,9 @@ enum Console {
 }
 
 /// Number spellings shared by the commands' output.
-enum Format {
+package enum Format {
     /// `value` with exactly `digits` decimals, rounded as `printf`'s `%.Nf`: `fixed(4, 3)` → `4.000`.
-    static func fixed(_ value: Double, _ digits: Int) -> String {
+    package static func fixed(_ value: Double, _ digits: Int) -> String {
         DecimalText.fixed(value, digits)
     }
 
@@ -98,7 +98,7 @@ enum Format {
     /// Control characters (from input names, URLs or option values) are escaped so they never reach the
     /// terminal raw: `\n`, `\r`, `\t` as such, others as `\u{1B}`; so are the bidirectional
     /// overrides. A trailing newline FFmpeg adds is dropped first.
-    static func oneLine(_ text: String) -> String {
+    package static func oneLine(_ text: String) -> String {
         var result = ""
         var trimmed = Substring(text)
         while let last = trimmed.last, last == "\n" || last == "\r" { trimmed = trimmed.dropLast() }

@@ -122,6 +122,8 @@ extension Subcommand {
             BatchCommandOptions.declarations
         case .wall:
             OptionSpec.wallOptions
+        case .serve:
+            ServeOptions.declarations
         }
     }
 

@@ -21,6 +21,7 @@ extension Subcommand {
         case .batch: [PositionalArgument(name: "manifest", abstract: OptionSpec.batchManifestHelp)]
         case .wall: [PositionalArgument(name: "inputs", abstract: OptionSpec.wallInputsHelp, repeats: true)]
         case .timing: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")]
+        case .serve: []
         case .probe, .thumb, .strip, .sheet, .loop, .render, .sprites, .card:
             [PositionalArgument(name: "input", abstract: "The video to read: a file path or an http(s):// URL.")]
         }

@@ -73,14 +73,14 @@ final class LoopStopper: Sendable {
 /// handler may safely do); a relay thread reads it and calls the watchers. The handler is in place when
 /// `init` returns, so no signal is ever lost or ignored in between (libdispatch's signal sources install
 /// theirs later, on their own thread, and a signal sent in that window was dropped).
-final class SignalWatcher: Sendable {
+package final class SignalWatcher: Sendable {
     /// The signals a shell, a terminal or a supervisor sends to end a process: SIGHUP (the terminal
     /// closed), SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 and SIGALRM. (SIGPIPE is ignored for the
     /// whole process: a closed pipe is a failed write.)
-    static let fatalSignals: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM]
+    package static let fatalSignals: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM]
 
     /// `SIGTERM` for 15, and so on; `signal N` for one not in the list.
-    static func name(of number: Int32) -> String {
+    package static func name(of number: Int32) -> String {
         let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGTERM: "SIGTERM",
                                       SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGALRM: "SIGALRM", SIGPIPE: "SIGPIPE"]
         return names[number] ?? "signal \(number)"
@@ -94,7 +94,7 @@ final class SignalWatcher: Sendable {
     /// Starts watching.
     ///
     /// - Parameter handler: called with the signal's number, on the relay thread, once per delivery.
-    init(signals: [Int32] = SignalWatcher.fatalSignals, handler: @escaping @Sendable (Int32) -> Void) {
+    package init(signals: [Int32] = SignalWatcher.fatalSignals, handler: @escaping @Sendable (Int32) -> Void) {
         self.signals = signals
         self.handler = handler
         SignalRelay.add(self)
@@ -112,7 +112,7 @@ final class SignalWatcher: Sendable {
     }
 
     /// Stops watching and restores the signals' default actions.
-    func cancel() {
+    package func cancel() {
         guard isWatching.withLock({ value -> Bool in defer { value = false }; return value }) else { return }
         SignalRelay.remove(self)
         signals.forEach { signal($0, SIG_DFL) }

@@ -11,15 +11,52 @@ struct ThumbCommand {
     /// `--at auto` the line says why the frame was chosen and what was skipped.
     func run() throws -> Int32 {
         try ImageDestination.check(options.output)
+        let picture = try render()
+        let frame = picture.frame
+        try ImageDestination.write(picture.bytes, to: options.output)
+        if let report {
+            // A poster when the frame was chosen (--at auto or best), else the frame asked for.
+            var output = ClipReport.output(picture.chosen == nil ? "frame" : "poster", options.output,
+                                           width: frame.image.width, height: frame.image.height)
+            output.time = frame.sourceTime
+            output.choice = picture.chosen.map(Self.explanation) ?? "the time asked (\(options.accuracy.rawValue))"
+            output.skippedFrames = picture.chosen?.rejected.count
+            report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
+            try report.print()
+            return ExitStatus.success
+        }
+        let explanation = picture.chosen.map { ": " + Self.explanation(of: $0) } ?? ""
+        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
+            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n", toError: options.output == ImageDestination.standardOutput)
+        return ExitStatus.success
+    }
+
+    /// The encoded image, the frame it shows and, for a chosen poster, why it was chosen.
+    struct Picture {
+        var bytes: [UInt8]
+        var frame: VideoFrame
+        var chosen: PosterChoice?
+    }
+
+    /// Opens the input, samples the frame and encodes it; writes nothing. `serve` answers a thumbnail
+    /// request with these bytes, so a served thumbnail is byte for byte what `thumb` writes.
+    func render() throws -> Picture {
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(sampler.info)
         let duration = sampler.info.duration
-        let size = options.size.resolved(display: sampler.info.displaySize)
+        let display = sampler.info.displaySize
+        let size: Size
+        if options.preservesShape, case .exact(let box) = options.size {
+            // Inside the box, keeping the shape: the side that binds is exact, the other follows.
+            let wide = Double(display.width) * Double(box.height) >= Double(display.height) * Double(box.width)
+            size = (wide ? SizeRequest.width(box.width) : SizeRequest.height(box.height)).resolved(display: display)
+        } else {
+            size = options.size.resolved(display: display)
+        }
         try WorkLimitError.check(options.sizeRefusal(size))
         let frame: VideoFrame
-        var explanation = ""
         var chosen: PosterChoice?
         switch options.time {
         case .auto:
@@ -27,12 +64,10 @@ struct ThumbCommand {
             let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: size,
                                                  mode: options.contentMode)
             frame = poster.frame
-            explanation = ": " + Self.explanation(of: poster)
             chosen = poster
         case .best:
             let poster = try sampler.bestPosterFrame(size: size, mode: options.contentMode)
             frame = poster.frame
-            explanation = ": " + Self.explanation(of: poster)
             chosen = poster
         case .at(let position):
             var time = try position.resolved(duration: duration, "--at")
@@ -51,21 +86,7 @@ struct ThumbCommand {
         } else {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
-        try ImageDestination.write(bytes, to: options.output)
-        if let report {
-            // A poster when the frame was chosen (--at auto or best), else the frame asked for.
-            var output = ClipReport.output(chosen == nil ? "frame" : "poster", options.output,
-                                           width: frame.image.width, height: frame.image.height)
-            output.time = frame.sourceTime
-            output.choice = chosen.map(Self.explanation) ?? "the time asked (\(options.accuracy.rawValue))"
-            output.skippedFrames = chosen?.rejected.count
-            report.add(output, timing: chosen == nil ? "frame" : "poster")
-            try report.print()
-            return ExitStatus.success
-        }
-        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
-            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n", toError: options.output == ImageDestination.standardOutput)
-        return ExitStatus.success
+        return Picture(bytes: bytes, frame: frame, chosen: chosen)
     }
 
     /// `first good frame; skipped 5: black ×3, fading ×2`, or `best available (itself flat); …`: why

@@ -1,5 +1,6 @@
 import Glibc
 import PreviewLoopCLI
+import PreviewLoopServer
 
 // Parse, run, exit: 0 success, 1 failure, 64 usage error (see `ExitStatus` in PreviewLoopCLI).
 if let argument = CommandLineTool.nonUTF8Argument() {
@@ -8,4 +9,4 @@ if let argument = CommandLineTool.nonUTF8Argument() {
     _ = line.withCString { write(2, $0, strlen($0)) }
     exit(64)
 }
-exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))
+exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), serve: ServeCommand.run))

@@ -13,7 +13,7 @@ import PreviewLoop
 struct ArgumentSpaceTests {
     /// Options whose values are not numbers.
     static let nonNumeric: Set<String> = ["output", "text-color", "font", "out", "recipe", "fit", "accuracy", "span", "format", "reveal", "background", "log",
-                                          "frames", "capture-dir", "admission"]
+                                          "frames", "capture-dir", "admission", "root", "listen", "access-log"]
 
     /// The extremes tried on every numeric option.
     static let extremes: [String] = [
@@ -37,6 +37,7 @@ struct ArgumentSpaceTests {
         case .sheet: [subcommand.rawValue, "clip.mp4", "-o", "sheet.png"]
         case .batch: [subcommand.rawValue, "clips.jsonl", "--out", "out"]
         case .wall: [subcommand.rawValue, "clip.mp4", "--log", "logs"]
+        case .serve: [subcommand.rawValue, "--root", "media"]
         }
     }
 
@@ -113,6 +114,10 @@ struct ArgumentSpaceTests {
             #expect(o.start.isFinite && o.start >= 0 && o.length.isFinite && o.length > 0, "\(arguments)")
             #expect((1...1_000_000).contains(o.passes) && o.seconds.map { $0 > 0 && $0 <= 86_400 } ?? true)
             #expect((0...65_536).contains(o.cacheBudgetMiB) && (1...64).contains(o.workers) && (0...60).contains(o.stagger))
+        case .serve(let o):
+            #expect((1...64).contains(o.workers) && (0...10_000).contains(o.queue) && (0...65_535).contains(o.listen.port))
+            #expect(o.requestDeadline.isFinite && o.requestDeadline > 0 && o.connectionTimeout.isFinite && o.connectionTimeout > 0)
+            #expect(o.grace.isFinite && o.grace >= 0 && o.memoryCacheBytes >= 0 && o.memoryBudget >= 16 << 20, "\(arguments)")
         case .help, .version, .generated: break
         }
     }

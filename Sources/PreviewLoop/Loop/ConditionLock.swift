@@ -8,13 +8,13 @@ import Glibc
 /// `@unchecked Sendable`: the mutex and the condition are made to be shared between threads; they
 /// live at fixed heap addresses from `init` to `deinit`, and are destroyed only when no thread holds
 /// a reference.
-final class ConditionLock: @unchecked Sendable {
+package final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     /// Creates an unlocked mutex and a condition whose timed waits run on the monotonic clock (so
     /// setting the wall clock neither shortens nor stretches them).
-    init() {
+    package init() {
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
@@ -33,23 +33,23 @@ final class ConditionLock: @unchecked Sendable {
     }
 
     /// Takes the mutex, waiting while another thread holds it.
-    func lock() {
+    package func lock() {
         pthread_mutex_lock(mutex)
     }
 
     /// Releases the mutex.
-    func unlock() {
+    package func unlock() {
         pthread_mutex_unlock(mutex)
     }
 
     /// With the mutex held: releases it, sleeps until signalled, and takes it again.
-    func wait() {
+    package func wait() {
         pthread_cond_wait(condition, mutex)
     }
 
     /// With the mutex held: like ``wait()``, but wakes after `timeout` at the latest (a day at most:
     /// callers re-check and wait again anyway).
-    func wait(timeout: Duration) {
+    package func wait(timeout: Duration) {
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         let (seconds, attoseconds) = min(max(.zero, timeout), .seconds(86_400)).components
@@ -60,12 +60,21 @@ final class ConditionLock: @unchecked Sendable {
     }
 
     /// Wakes one waiting thread.
-    func signal() {
+    package func signal() {
         pthread_cond_signal(condition)
     }
 
     /// Wakes every waiting thread.
-    func broadcast() {
+    package func broadcast() {
         pthread_cond_broadcast(condition)
+    }
+}
+
+extension ConditionLock {
+    /// Runs `body` holding the lock.
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }

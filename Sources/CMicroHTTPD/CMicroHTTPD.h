@@ -1,0 +1,29 @@
+// GNU libmicrohttpd from Debian's libmicrohttpd-dev: the HTTP server under `preview-loop serve`.
+// MHD_start_daemon is variadic, which Swift cannot call; `cmhd_start` calls it with the options the
+// server uses. The unescape callback keeps percent escapes, so the server decodes paths and query
+// values itself and can refuse `%00`, bad escapes and bad UTF-8 instead of seeing them truncated.
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+static size_t cmhd_keep_escapes(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    return strlen(text);
+}
+
+static inline struct MHD_Daemon *cmhd_start(unsigned int flags, int listen_socket, unsigned int connection_limit,
+                                            unsigned int per_address_limit, unsigned int connection_timeout,
+                                            MHD_AccessHandlerCallback handler, MHD_RequestCompletedCallback completed,
+                                            void *context) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, context,
+                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_socket,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                            MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escapes, context,
+                            MHD_OPTION_END);
+}

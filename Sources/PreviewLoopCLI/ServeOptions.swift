@@ -1,0 +1,155 @@
+import PreviewLoop
+
+/// The options of `preview-loop serve`: where the videos are, where to listen and how much work to take
+/// on at once. The server itself (PreviewLoopServer) reads them; the CLI declares and parses them like
+/// every other subcommand's, so help, the manual page and the completions list them.
+package struct ServeOptions: Equatable, Sendable {
+    /// The folder whose videos are served by relative path (`--root`).
+    package var root: String
+    /// The address to listen on (`--listen`), host and port; port 0 picks a free one.
+    package var listen = ServeOptions.listen.defaultValue
+    /// Render workers (`--workers`).
+    package var workers = ServeOptions.workers.defaultValue
+    /// Renders that may wait for a worker before requests get 503 (`--queue`).
+    package var queue = ServeOptions.queue.defaultValue
+    /// The in-memory response cache's cap in bytes (`--memory-cache`).
+    package var memoryCacheBytes = ServeOptions.memoryCache.defaultValue << 20
+    /// The memory all renders in flight may use together, in bytes (`--max-memory`).
+    package var memoryBudget = ServeOptions.maxMemory.defaultValue << 20
+    /// Seconds a request may wait and render before it gets 504 (`--request-deadline`).
+    package var requestDeadline = ServeOptions.requestDeadline.defaultValue
+    /// Open connections at most (`--max-connections`).
+    package var maxConnections = ServeOptions.maxConnections.defaultValue
+    /// Open connections from one address at most (`--max-connections-per-address`).
+    package var maxConnectionsPerAddress = ServeOptions.maxConnectionsPerAddress.defaultValue
+    /// Seconds a connection may be idle, or trickle its request, before it is closed (`--connection-timeout`).
+    package var connectionTimeout = ServeOptions.connectionTimeout.defaultValue
+    /// Seconds in-flight requests get to finish after SIGTERM or SIGINT (`--grace`).
+    package var grace = ServeOptions.grace.defaultValue
+    /// Where the access log's JSON lines go (`--access-log`); `nil` for standard error.
+    package var accessLog: String?
+    /// Whether the start-up line is one JSON object (`--json`).
+    package var json = false
+
+    /// `--root <dir>`.
+    static let root = Option<String?>.path(
+        "root", value: "dir", help: "The folder of videos to serve: /CLIP/thumbnail.jpg serves CLIP, a path relative to it. "
+            + "A path leaving it (.., a symbolic link pointing outside) is 404 and never opened.",
+        required: true, completing: .directory)
+    /// `--listen <host:port>`.
+    static let listen = Option<ListenAddress>(
+        "listen", value: "host:port", help: "The IPv4 address and port to listen on; port 0 picks a free port, which the "
+            + "start-up line names.",
+        default: ListenAddress(host: "127.0.0.1", port: 8080), showing: "127.0.0.1:8080",
+        expecting: "an IPv4 address and a port from 0 to 65535 (127.0.0.1:8080, 0.0.0.0:0)") { ListenAddress(parsing: $0) }
+    /// `--workers <n>`.
+    static let workers = Option<Int>.integer(
+        "workers", help: "Renders at once, 1 to 64; each decodes with FFmpeg's own threads.",
+        default: max(1, PreviewWall.coreCount), in: 1...64, showing: "the number of cores")
+    /// `--queue <n>`.
+    static let queue = Option<Int>.integer(
+        "queue", help: "Renders that may wait for a worker, 0 to 10000; past it a request gets 503 with Retry-After.",
+        default: 64, in: 0...10_000)
+    /// `--memory-cache <MiB>`.
+    static let memoryCache = Option<Int>.integer(
+        "memory-cache", value: "MiB", help: "The cap of the in-memory cache of rendered responses, least recently used "
+            + "evicted first; 0 turns it off.", default: 256, in: 0...1_048_576)
+    /// `--max-memory <MiB>`.
+    static let maxMemory = Option<Int>.integer(
+        "max-memory", value: "MiB", help: "The memory all renders in flight may use together; a render waits for room "
+            + "and one that alone needs more is refused with 413.", default: 2048, in: 16...1_048_576)
+    /// `--request-deadline <time>`.
+    static let requestDeadline = Option<Double>.seconds(
+        "request-deadline", help: "How long a request may wait and render before it gets 504.",
+        default: 30, showing: "30", allowsZero: false)
+    /// `--max-connections <n>`.
+    static let maxConnections = Option<Int>.integer(
+        "max-connections", help: "Open connections at most; more are refused at accept.", default: 512, in: 1...65_536)
+    /// `--max-connections-per-address <n>`.
+    static let maxConnectionsPerAddress = Option<Int>.integer(
+        "max-connections-per-address", help: "Open connections from one client address at most.", default: 64, in: 1...65_536)
+    /// `--connection-timeout <time>`.
+    static let connectionTimeout = Option<Double>.seconds(
+        "connection-timeout", help: "Seconds a connection may sit idle or trickle its request before it is closed.",
+        default: 10, showing: "10", allowsZero: false)
+    /// `--grace <time>`.
+    static let grace = Option<Double>.seconds(
+        "grace", help: "After SIGTERM or SIGINT: how long requests in flight get to finish before the server exits.",
+        default: 10, showing: "10", allowsZero: true)
+    /// `--access-log <file>`.
+    static let accessLog = Option<String?>.path(
+        "access-log", value: "file", help: "Append the access log (one JSON object per request) to this file instead of "
+            + "standard error.")
+    /// `--json`.
+    static let jsonFlag = Flag("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
+
+    /// The declarations, in help order.
+    static let declarations: [any OptionDeclaration] = [
+        root, listen, workers, queue, memoryCache, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
+        connectionTimeout, grace, accessLog, jsonFlag, CommonOptions.help,
+    ]
+
+    /// Types and validates `serve`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        if let extra = arguments.positionals.first {
+            throw UsageError(.unexpectedArgument(extra), subcommand: .serve,
+                             "Unexpected argument '\(Format.oneLine(extra))'; serve takes its folder as --root.")
+        }
+        guard let root = try arguments.value(Self.root) else {
+            throw UsageError(.missingOption("root"), subcommand: .serve, "Missing '--root <dir>': the folder of videos to serve.")
+        }
+        self.root = root
+        listen = try arguments.value(Self.listen)
+        workers = try arguments.value(Self.workers)
+        queue = try arguments.value(Self.queue)
+        memoryCacheBytes = try arguments.value(Self.memoryCache) << 20
+        memoryBudget = try arguments.value(Self.maxMemory) << 20
+        requestDeadline = try arguments.value(Self.requestDeadline)
+        maxConnections = try arguments.value(Self.maxConnections)
+        maxConnectionsPerAddress = try arguments.value(Self.maxConnectionsPerAddress)
+        connectionTimeout = try arguments.value(Self.connectionTimeout)
+        grace = try arguments.value(Self.grace)
+        accessLog = try arguments.value(Self.accessLog)
+        json = arguments.flags.contains(Self.jsonFlag.spec.name)
+    }
+
+    /// Options for a server embedded in a program (and its tests): `root`, the rest at their defaults
+    /// but port 0.
+    package init(root: String) {
+        self.root = root
+        listen = ListenAddress(host: "127.0.0.1", port: 0)
+    }
+}
+
+/// An IPv4 address and a TCP port, as `--listen` takes them.
+package struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
+    /// Dotted-quad IPv4 address (`127.0.0.1`, `0.0.0.0`).
+    package var host: String
+    /// The port; 0 asks the system for a free one.
+    package var port: Int
+
+    package init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `HOST:PORT` (`localhost` stands for 127.0.0.1), or `:PORT` for 127.0.0.1.
+    init?(parsing text: String) {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        var host = String(text[..<colon])
+        if host.isEmpty || host == "localhost" { host = "127.0.0.1" }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && part.allSatisfy(\.isNumber)
+                && Int(part).map { $0 <= 255 } == true
+        }) else { return nil }
+        let portText = text[text.index(after: colon)...]
+        guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let port = Int(portText), port <= 65_535 else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    /// `127.0.0.1:8080`.
+    package var description: String { "\(host):\(port)" }
+}

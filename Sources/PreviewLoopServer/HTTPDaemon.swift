@@ -1,0 +1,279 @@
+internal import CMicroHTTPD
+import Glibc
+import PreviewLoop
+import PreviewLoopCLI
+
+// The only file that talks to libmicrohttpd. It owns the listening socket and the daemon, turns each
+// request into an `HTTPExchange` for the server's logic, and queues the logic's `HTTPResponse` on the
+// connection, now or later: a request that needs a render suspends its connection (it costs no thread
+// while it waits) and is resumed when the response is ready.
+
+/// A response: status, headers and the whole body (`Content-Length` is set by the daemon).
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
+
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// One request and, once known, its response. Made on the daemon's thread; answered from any thread.
+///
+/// Invariant: `pending`, `isSuspended` and `isAnswered` are touched only under `lock`.
+package final class HTTPExchange: @unchecked Sendable {
+    /// `GET`, `HEAD`, …
+    package let method: String
+    /// The path as sent, percent escapes kept (`/a%20b.mp4/thumbnail.jpg`).
+    package let rawPath: String
+    /// The query's items in order as sent, escapes kept (`+` may already be a space); a value is `nil`
+    /// for an item without `=`.
+    package let rawQuery: [(name: String, value: String?)]
+    /// The `If-None-Match` header, if sent.
+    package let ifNoneMatch: String?
+    /// When the request arrived, on the monotonic clock.
+    package let arrival: ContinuousClock.Instant
+    /// What the cache did for it, for the access log: `hit`, `miss`, `coalesced` or empty.
+    package var cacheOutcome: String {
+        get { lock.withLock { outcome } }
+        set { lock.withLock { outcome = newValue } }
+    }
+    /// The status and body size sent, once queued.
+    package private(set) var sentStatus = 0, sentBytes = 0
+
+    private let lock = ConditionLock()
+    private var pending: HTTPResponse?
+    private var isSuspended = false
+    private var isAnswered = false
+    private var outcome = ""
+    fileprivate let connection: OpaquePointer
+    /// Whether the handler has seen it (only the daemon's thread reads or sets it).
+    fileprivate var isHandled = false
+
+    fileprivate init(connection: OpaquePointer, method: String, rawPath: String,
+                     rawQuery: [(name: String, value: String?)], ifNoneMatch: String?) {
+        self.connection = connection
+        self.method = method
+        self.rawPath = rawPath
+        self.rawQuery = rawQuery
+        self.ifNoneMatch = ifNoneMatch
+        arrival = .now
+    }
+
+    /// Parks the connection until ``answer(_:)``: call it before handing the exchange to another thread.
+    package func suspend() {
+        lock.withLock {
+            MHD_suspend_connection(connection)
+            isSuspended = true
+        }
+    }
+
+    /// Answers a suspended exchange from any thread; only the first answer counts (a deadline and a
+    /// finished render may race). Returns whether this answer was the one taken.
+    @discardableResult
+    package func answer(_ response: HTTPResponse) -> Bool {
+        lock.withLock {
+            guard !isAnswered else { return false }
+            isAnswered = true
+            pending = response
+            if isSuspended {
+                isSuspended = false
+                MHD_resume_connection(connection)
+            }
+            return true
+        }
+    }
+
+    /// Whether an answer has been given.
+    package var isAnsweredYet: Bool { lock.withLock { isAnswered } }
+
+    /// The response to queue on this call of the access handler, if ready; `nil` while suspended.
+    fileprivate func takeResponse() -> HTTPResponse? {
+        lock.withLock {
+            defer { pending = nil }
+            return pending
+        }
+    }
+
+    fileprivate func markAnswered(_ response: HTTPResponse) {
+        lock.withLock { isAnswered = true }
+        sentStatus = response.status
+        sentBytes = response.body.count
+    }
+}
+
+/// What the server's logic does with requests.
+package protocol HTTPHandler: AnyObject, Sendable {
+    /// Answers now with a response, or returns `nil` after calling `exchange.suspend()` and arranging for
+    /// `exchange.answer(_:)` to be called later (from any thread).
+    func respond(to exchange: HTTPExchange) -> HTTPResponse?
+    /// The exchange is over: sent, or the connection closed (`completed` is `false` then).
+    func finished(_ exchange: HTTPExchange, completed: Bool)
+}
+
+/// Why the server could not start.
+package struct ServerStartError: Error, Sendable {
+    package var message: String
+}
+
+/// The daemon: a listening socket on an IPv4 address and libmicrohttpd's polling thread (epoll).
+package final class HTTPDaemon: @unchecked Sendable {
+    /// The port listened on (the one the system picked for port 0).
+    package let port: Int
+    private var daemon: OpaquePointer?
+    private var listenSocket: Int32
+    private let handler: any HTTPHandler
+    private let lock = ConditionLock()
+
+    /// Binds `address` and starts serving requests with `handler`.
+    package init(address: ListenAddress, maxConnections: Int, maxConnectionsPerAddress: Int,
+                 connectionTimeout: Double, handler: any HTTPHandler) throws(ServerStartError) {
+        self.handler = handler
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { throw ServerStartError(message: "cannot open a socket: \(Self.errorText())") }
+        var reuse: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = in_port_t(UInt16(address.port).bigEndian)
+        guard inet_pton(AF_INET, address.host, &socketAddress.sin_addr) == 1 else {
+            close(socket)
+            throw ServerStartError(message: "\(address.host) is not an IPv4 address")
+        }
+        let bound = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(socket, 256) == 0 else {
+            let reason = Self.errorText()
+            close(socket)
+            throw ServerStartError(message: "cannot listen on \(address): \(reason)")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: actual.sin_port))
+        listenSocket = socket
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        daemon = cmhd_start(flags, socket, UInt32(maxConnections), UInt32(maxConnectionsPerAddress),
+                            UInt32(max(1, connectionTimeout.rounded(.up))), accessHandler, completedHandler, context)
+        guard daemon != nil else {
+            close(socket)
+            throw ServerStartError(message: "libmicrohttpd could not start on \(address)")
+        }
+    }
+
+    /// Stops accepting connections; those open are served on. The listening socket is closed.
+    package func stopAccepting() {
+        lock.withLock {
+            guard let daemon, listenSocket >= 0 else { return }
+            let socket = MHD_quiesce_daemon(daemon)
+            if socket >= 0 { close(socket) }
+            listenSocket = -1
+        }
+    }
+
+    /// Stops the daemon and closes every connection; every suspended exchange must have been answered.
+    package func stop() {
+        let stopping: OpaquePointer? = lock.withLock {
+            defer { daemon = nil }
+            return daemon
+        }
+        guard let stopping else { return }
+        MHD_stop_daemon(stopping)
+        lock.withLock {
+            if listenSocket >= 0 { close(listenSocket) }
+            listenSocket = -1
+        }
+    }
+
+    deinit { stop() }
+
+    fileprivate func respond(connection: OpaquePointer, url: String, method: String,
+                             state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let existing = state.pointee else {
+            // The first call has the headers; answering on it would make libmicrohttpd close the
+            // connection (the request might still have a body), so the answer comes on the next call.
+            let exchange = HTTPExchange(connection: connection, method: method, rawPath: url,
+                                        rawQuery: Self.query(of: connection),
+                                        ifNoneMatch: MHD_lookup_connection_value(connection, .HEADER_KIND, "If-None-Match")
+                                            .map { String(cString: $0) })
+            state.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            return .YES
+        }
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(existing).takeUnretainedValue()
+        if !exchange.isHandled {
+            exchange.isHandled = true
+            guard let response = handler.respond(to: exchange) else { return .YES }
+            return queue(response, for: exchange)
+        }
+        // Called again after a resume: the answer is ready.
+        guard let response = exchange.takeResponse() else { return .YES }
+        return queue(response, for: exchange)
+    }
+
+    private func queue(_ response: HTTPResponse, for exchange: HTTPExchange) -> MHD_Result {
+        exchange.markAnswered(response)
+        let made = response.body.withUnsafeBytes { body in
+            MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress),
+                                            Self.mustCopy)
+        }
+        guard let made else { return .NO }
+        defer { MHD_destroy_response(made) }
+        for header in response.headers {
+            _ = MHD_add_response_header(made, header.name, header.value)
+        }
+        return MHD_queue_response(exchange.connection, UInt32(response.status), made)
+    }
+
+    fileprivate func finished(state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_RequestTerminationCode) {
+        guard let state, let pointer = state.pointee else { return }
+        state.pointee = nil
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(pointer).takeRetainedValue()
+        // MHD_REQUEST_TERMINATED_COMPLETED_OK is 0.
+        handler.finished(exchange, completed: code.rawValue == 0)
+    }
+
+    /// The query's items in order, as libmicrohttpd split them (escapes kept by `cmhd_keep_escapes`).
+    private static func query(of connection: OpaquePointer) -> [(name: String, value: String?)] {
+        final class Items { var list: [(name: String, value: String?)] = [] }
+        let items = Items()
+        let context = Unmanaged.passUnretained(items).toOpaque()
+        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, { context, _, key, value in
+            guard let context, let key else { return .YES }
+            let items = Unmanaged<Items>.fromOpaque(context).takeUnretainedValue()
+            items.list.append((String(cString: key), value.map { String(cString: $0) }))
+            return .YES
+        }, context)
+        withExtendedLifetime(items) {}
+        return items.list
+    }
+
+    /// `MHD_RESPMEM_MUST_COPY` (2): libmicrohttpd copies the body, so the response owns its bytes.
+    private static let mustCopy = MHD_ResponseMemoryMode(rawValue: 2)!
+
+    private static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+/// libmicrohttpd's access handler: to the daemon whose pointer is `context`.
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, _, uploadSize, state in
+    guard let context, let connection, let state else { return .NO }
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue()
+    // A request body is never read: every route is GET or HEAD, and others are refused on the first call.
+    if let uploadSize { uploadSize.pointee = 0 }
+    return daemon.respond(connection: connection, url: url.map { String(cString: $0) } ?? "/",
+                          method: method.map { String(cString: $0) } ?? "", state: state)
+}
+
+/// libmicrohttpd's completion callback.
+private let completedHandler: MHD_RequestCompletedCallback = { context, _, state, code in
+    guard let context else { return }
+    Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().finished(state: state, code: code)
+}

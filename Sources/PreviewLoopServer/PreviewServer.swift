@@ -1,0 +1,293 @@
+import Glibc
+import PreviewLoop
+import PreviewLoopCLI
+
+/// PreviewLoop's image API over HTTP: `/{path}/thumbnail.{jpg,png,webp}` and `/{path}/probe.json` for
+/// the videos under a root folder, with validators, a memory cache, coalescing, a bounded render queue,
+/// health and Prometheus metrics. `preview-loop serve` runs one; a Swift service can embed one.
+///
+/// A thumbnail's bytes are those `preview-loop thumb` writes for the same options: the request's query
+/// is read by `thumb`'s own option declarations (PreviewRequests).
+public final class PreviewServer: Sendable {
+    /// The TCP port the server listens on.
+    public let port: Int
+    private let core: ServerCore
+    private let daemon: HTTPDaemon
+
+    /// Starts a server for the videos under `root` on `host` (an IPv4 address) and `port` (0 picks a
+    /// free port; see ``port``).
+    public convenience init(root: String, host: String = "127.0.0.1", port: Int = 0) throws {
+        var options = ServeOptions(root: root)
+        options.listen = ListenAddress(host: host, port: port)
+        try self.init(options: options, accessLog: nil)
+    }
+
+    /// Starts a server with `serve`'s options; `accessLog` receives one JSON line per request.
+    package init(options: ServeOptions, accessLog: AccessLog?) throws(ServerStartError) {
+        guard let root = SourcePath.realPath(options.root) else {
+            throw ServerStartError(message: "--root \(Format.oneLine(options.root)): no such folder")
+        }
+        var status = stat()
+        guard stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw ServerStartError(message: "--root \(Format.oneLine(options.root)): not a folder")
+        }
+        core = try ServerCore(options: options, root: root, accessLog: accessLog)
+        do {
+            daemon = try HTTPDaemon(address: options.listen, maxConnections: options.maxConnections,
+                                    maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+                                    connectionTimeout: options.connectionTimeout, handler: core)
+        } catch {
+            core.queue.stop()
+            throw error
+        }
+        port = daemon.port
+    }
+
+    /// Stops accepting connections, lets requests in flight finish for up to `grace` seconds, answers
+    /// those still waiting with 503 and stops.
+    public func stop(grace: Double) {
+        daemon.stopAccepting()
+        core.isAccepting = false
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, grace) * 1000))
+        while core.openExchanges > 0 && ContinuousClock.now < deadline { usleep(10_000) }
+        core.queue.stop()
+        // The refusals just answered still need their connections' turn to be sent.
+        let flush = ContinuousClock.now + .seconds(1)
+        while core.openExchanges > 0 && ContinuousClock.now < flush { usleep(10_000) }
+        daemon.stop()
+    }
+
+    /// The number of requests being answered now.
+    package var openExchanges: Int { core.openExchanges }
+}
+
+/// The request logic behind the daemon.
+final class ServerCore: HTTPHandler, @unchecked Sendable {
+    let options: ServeOptions
+    /// The root's real path.
+    let root: String
+    let metrics = ServerMetrics()
+    let cache: ResponseCache
+    let queue: RenderQueue
+    private let accessLog: AccessLog?
+    private let lock = ConditionLock()
+    private var open = 0
+    private var accepting = true
+
+    init(options: ServeOptions, root: String, accessLog: AccessLog?) throws(ServerStartError) {
+        self.options = options
+        self.root = root
+        self.accessLog = accessLog
+        cache = ResponseCache(capacity: options.memoryCacheBytes, metrics: metrics)
+        queue = try RenderQueue(workers: options.workers, queueLimit: options.queue, memoryBudget: options.memoryBudget,
+                                cache: cache, metrics: metrics)
+    }
+
+    var openExchanges: Int { lock.withLock { open } }
+    var isAccepting: Bool {
+        get { lock.withLock { accepting } }
+        set { lock.withLock { accepting = newValue } }
+    }
+
+    /// What every cacheable response says to browsers and CDNs.
+    static let immutable = "public, max-age=31536000, immutable"
+
+    func respond(to exchange: HTTPExchange) -> HTTPResponse? {
+        lock.withLock { open += 1 }
+        guard exchange.method == "GET" || exchange.method == "HEAD" else {
+            var response = Problem.response(PreviewRequestError(status: 405, detail: "Only GET and HEAD are served."))
+            response.headers.append(("Allow", "GET, HEAD"))
+            return response
+        }
+        switch exchange.rawPath {
+        case "/healthz":
+            return Self.text(200, "ok\n")
+        case "/readyz":
+            return isAccepting && queue.hasRoom ? Self.text(200, "ready\n") : Self.text(503, "not ready\n")
+        case "/metrics":
+            var response = Self.text(200, metrics.exposition())
+            response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")]
+            return response
+        default:
+            break
+        }
+        let noSource = PreviewRequestError(status: 404, detail: "No such source.")
+        guard let (components, route) = SourcePath.split(exchange.rawPath), !components.isEmpty else {
+            return Problem.response(noSource)
+        }
+        guard PreviewRequests.routeNames.contains(route) else {
+            return Problem.response(PreviewRequestError(
+                status: 404, detail: "No such route; routes: \(PreviewRequests.routeNames.joined(separator: ", ")).")
+            )
+        }
+        guard let source = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
+        var query: [(name: String, value: String)] = []
+        for item in exchange.rawQuery {
+            guard let name = SourcePath.decode(item.name, plusIsSpace: true),
+                  let value = SourcePath.decode(item.value ?? "", plusIsSpace: true) else {
+                return Problem.response(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))
+            }
+            query.append((name, value))
+        }
+        let job: PreviewJob
+        do {
+            job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline)
+        } catch {
+            return Problem.response(error)
+        }
+        let tag = Self.entityTag(source: source, job: job)
+        let validators: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", Self.immutable)]
+        if let match = exchange.ifNoneMatch, Self.matches(match, tag) {
+            return HTTPResponse(status: 304, headers: validators)
+        }
+        if let cached = cache.value(for: tag) {
+            metrics.cacheHit()
+            exchange.cacheOutcome = "hit"
+            return HTTPResponse(status: 200, headers: [("Content-Type", cached.contentType)] + validators, body: cached.body)
+        }
+        metrics.cacheMiss()
+        exchange.suspend()
+        let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
+        let path = source.path
+        let work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
+            do {
+                return try job.render()
+            } catch {
+                throw PreviewRequests.problem(forRenderError: error, source: path)
+            }
+        }
+        let admission = queue.submit(key: tag, work: work, deadline: deadline) { result in
+            switch result {
+            case .success(let body):
+                exchange.answer(HTTPResponse(status: 200, headers: [("Content-Type", body.contentType)] + validators,
+                                             body: body.body))
+            case .failure(let problem):
+                exchange.answer(Problem.response(problem))
+            }
+        }
+        switch admission {
+        case .queued:
+            exchange.cacheOutcome = "miss"
+        case .coalesced:
+            exchange.cacheOutcome = "coalesced"
+            metrics.coalescedRequest()
+        case .full:
+            metrics.refused()
+            var response = Problem.response(PreviewRequestError(status: 503, detail: "Too many renders are waiting; retry later."))
+            response.headers.append(("Retry-After", "1"))
+            exchange.answer(response)
+        case .tooLarge:
+            exchange.answer(Problem.response(PreviewRequestError(
+                status: 413, detail: "The render needs more memory than the server's whole budget (--max-memory).")))
+        }
+        return nil
+    }
+
+    func finished(_ exchange: HTTPExchange, completed: Bool) {
+        lock.withLock { open -= 1 }
+        let seconds = Double((ContinuousClock.now - exchange.arrival) / .microseconds(1)) / 1e6
+        let label = Self.routeLabel(exchange.rawPath)
+        metrics.requestFinished(route: label, status: exchange.sentStatus, seconds: seconds)
+        accessLog?.record(exchange, seconds: seconds, completed: completed)
+    }
+
+    /// The route for metrics: a served route's name, `healthz`, `readyz`, `metrics` or `other`.
+    static func routeLabel(_ path: String) -> String {
+        switch path {
+        case "/healthz": return "healthz"
+        case "/readyz": return "readyz"
+        case "/metrics": return "metrics"
+        default:
+            let last = path.split(separator: "/").last.map(String.init) ?? ""
+            return PreviewRequests.routeNames.contains(last) ? last : "other"
+        }
+    }
+
+    /// A strong validator: the source's identity, the route, the normalised query and the engine's version.
+    static func entityTag(source: ResolvedSource, job: PreviewJob) -> String {
+        let key = "\(CommandLineTool.version)\n\(source.identity)\n\(job.route)\n\(job.canonicalQuery)"
+        return "\"" + StableHash.hex(key) + StableHash.hex("etag\n" + key) + "\""
+    }
+
+    /// Whether an `If-None-Match` value lists `tag` (or is `*`); weak comparison, as RFC 9110 asks.
+    static func matches(_ header: String, _ tag: String) -> Bool {
+        header.split(separator: ",").contains { item in
+            var item = item.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+            while let last = item.last, last == " " || last == "\t" { item = item.dropLast() }
+            if item == "*" { return true }
+            if item.hasPrefix("W/") { item = item.dropFirst(2) }
+            return item == tag
+        }
+    }
+
+    static func text(_ status: Int, _ body: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", "no-store")],
+                     body: Array(body.utf8))
+    }
+}
+
+/// Error responses as RFC 9457 problem details.
+enum Problem {
+    static func response(_ error: PreviewRequestError) -> HTTPResponse {
+        var members: [String: JSONValue] = [
+            "type": .string("about:blank"), "title": .string(title(error.status)), "status": .integer(error.status),
+            "detail": .string(error.detail),
+        ]
+        if let parameter = error.parameter { members["parameter"] = .string(parameter) }
+        return HTTPResponse(status: error.status,
+                            headers: [("Content-Type", "application/problem+json"), ("Cache-Control", "no-store")],
+                            body: Array((JSONValue.object(members).text(.compact) + "\n").utf8))
+    }
+
+    static func title(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "Internal Server Error"
+        }
+    }
+}
+
+/// The access log: one JSON object per request, appended to a file descriptor.
+package final class AccessLog: Sendable {
+    private let descriptor: Int32
+    private let owns: Bool
+
+    /// Appends to `path`, created with mode 0644 if absent; `nil` for standard error.
+    package init(path: String?) throws(ServerStartError) {
+        guard let path else {
+            descriptor = 2
+            owns = false
+            return
+        }
+        let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard opened >= 0 else {
+            throw ServerStartError(message: "--access-log \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
+        }
+        descriptor = opened
+        owns = true
+    }
+
+    deinit { if owns { close(descriptor) } }
+
+    func record(_ exchange: HTTPExchange, seconds: Double, completed: Bool) {
+        var members: [String: JSONValue] = [
+            "method": .string(String(exchange.method.prefix(16))), "path": .string(String(exchange.rawPath.prefix(1024))),
+            "status": .integer(exchange.sentStatus), "bytes": .integer(exchange.sentBytes),
+            "ms": .number((seconds * 1e4).rounded() / 10),
+        ]
+        let cache = exchange.cacheOutcome
+        if !cache.isEmpty { members["cache"] = .string(cache) }
+        if !completed { members["closed"] = .bool(true) }
+        let line = Array((JSONValue.object(members).text(.compact) + "\n").utf8)
+        // One write per line, on an O_APPEND descriptor: lines from several processes do not interleave.
+        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+}

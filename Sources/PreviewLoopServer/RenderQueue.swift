@@ -1,0 +1,220 @@
+import Glibc
+import PreviewLoop
+import PreviewLoopCLI
+
+/// A render's result for the requests waiting on it.
+typealias RenderResult = Result<CachedBody, PreviewRequestError>
+
+/// A render to run on a worker: what it may use of the memory budget, and the work.
+struct RenderWork: Sendable {
+    /// Bytes it may use at its peak.
+    var memoryEstimate: Int
+    /// The body's media type.
+    var contentType: String
+    /// Renders the body, or says why not as the problem to answer with.
+    var run: @Sendable () throws(PreviewRequestError) -> [UInt8]
+}
+
+/// The render workers, the queue in front of them and the coalescing of identical requests.
+///
+/// A request's job is keyed by its validator: while a render for a key is queued or running, a request
+/// with the same key waits for that render instead of starting another. At most `workers` renders run,
+/// each admitted by the shared memory budget; at most `queueLimit` more wait; past that a request is
+/// refused (503). A waiting request past its deadline is answered 504 by the sweeper, and a queued
+/// render nobody waits for any more is dropped before it starts.
+///
+/// Invariant: `flights`, `pending`, `running` and `isStopping` are touched only under `lock`; a key is
+/// in `pending` exactly when its flight has not started.
+final class RenderQueue: @unchecked Sendable {
+    struct Waiter {
+        var id: Int
+        var deadline: ContinuousClock.Instant
+        var deliver: @Sendable (RenderResult) -> Void
+    }
+
+    private final class Flight {
+        let work: RenderWork
+        var waiters: [Waiter] = []
+        var isStarted = false
+        init(work: RenderWork) { self.work = work }
+    }
+
+    enum Admission: Equatable {
+        /// A new render was queued.
+        case queued
+        /// The request waits for a render of the same key already queued or running.
+        case coalesced
+        /// The queue is full.
+        case full
+        /// The job alone needs more memory than the whole budget.
+        case tooLarge
+    }
+
+    let workers: Int
+    let queueLimit: Int
+    let memoryBudget: Int
+    private let gate: MemoryGate
+    private let cache: ResponseCache
+    private let metrics: ServerMetrics
+    private let lock = ConditionLock()
+    private var flights: [String: Flight] = [:]
+    private var pending: [String] = []
+    private var running = 0
+    private var isStopping = false
+    private var nextWaiter = 0
+    private var threads: [pthread_t] = []
+
+    init(workers: Int, queueLimit: Int, memoryBudget: Int, cache: ResponseCache,
+         metrics: ServerMetrics) throws(ServerStartError) {
+        self.workers = workers
+        self.queueLimit = queueLimit
+        self.memoryBudget = memoryBudget
+        gate = MemoryGate(budget: memoryBudget)
+        self.cache = cache
+        self.metrics = metrics
+        var started = true
+        for _ in 0..<workers where started { started = spawn { [unowned self] in self.work() } }
+        if started { started = spawn { [unowned self] in self.sweep() } }
+        guard started else {
+            stop()
+            throw ServerStartError(message: "cannot start the render workers (pthread_create failed)")
+        }
+    }
+
+    /// Whether a new render would be accepted now.
+    var hasRoom: Bool { lock.withLock { !isStopping && pending.count < queueLimit + max(0, workers - running) } }
+
+    /// Queues `job` under `key`, or joins the render already there; `deliver` is called once, on a worker
+    /// or the sweeper, unless the admission is `.full` or `.tooLarge` (then never).
+    func submit(key: String, work: RenderWork, deadline: ContinuousClock.Instant,
+                deliver: @escaping @Sendable (RenderResult) -> Void) -> Admission {
+        guard work.memoryEstimate <= memoryBudget else { return .tooLarge }
+        let admission: Admission = lock.withLock {
+            guard !isStopping else { return .full }
+            nextWaiter += 1
+            let waiter = Waiter(id: nextWaiter, deadline: deadline, deliver: deliver)
+            if let flight = flights[key] {
+                flight.waiters.append(waiter)
+                return .coalesced
+            }
+            // Waiting renders beyond the idle workers are the queue.
+            guard pending.count < queueLimit + max(0, workers - running) else { return .full }
+            let flight = Flight(work: work)
+            flight.waiters.append(waiter)
+            flights[key] = flight
+            pending.append(key)
+            lock.signal()
+            return .queued
+        }
+        publish()
+        return admission
+    }
+
+    /// Stops the workers after their renders; every waiting request is answered 503.
+    func stop() {
+        let waiting: [Waiter] = lock.withLock {
+            isStopping = true
+            let waiting = flights.values.flatMap(\.waiters)
+            for flight in flights.values { flight.waiters = [] }
+            for key in pending { flights[key] = nil }
+            pending = []
+            lock.broadcast()
+            return waiting
+        }
+        let refusal = PreviewRequestError(status: 503, detail: "The server is shutting down.")
+        for waiter in waiting { waiter.deliver(.failure(refusal)) }
+        for thread in threads { pthread_join(thread, nil) }
+        threads = []
+    }
+
+    private func work() {
+        while true {
+            lock.lock()
+            while pending.isEmpty && !isStopping { lock.wait() }
+            if isStopping {
+                lock.unlock()
+                return
+            }
+            let key = pending.removeFirst()
+            guard let flight = flights[key] else {
+                lock.unlock()
+                continue
+            }
+            flight.isStarted = true
+            running += 1
+            lock.unlock()
+            publish()
+            let reservation = gate.acquire(flight.work.memoryEstimate)
+            let result: RenderResult
+            do throws(PreviewRequestError) {
+                result = .success(CachedBody(body: try flight.work.run(), contentType: flight.work.contentType))
+            } catch {
+                result = .failure(error)
+            }
+            gate.release(reservation)
+            metrics.rendered(failed: (try? result.get()) == nil)
+            if case .success(let body) = result { cache.insert(body, for: key) }
+            let waiters: [Waiter] = lock.withLock {
+                running -= 1
+                flights[key] = nil
+                return flight.waiters
+            }
+            publish()
+            for waiter in waiters { waiter.deliver(result) }
+        }
+    }
+
+    /// Answers waiters past their deadline (504) and drops queued renders nobody waits for.
+    private func sweep() {
+        while true {
+            var expired: [Waiter] = []
+            let stopping: Bool = lock.withLock {
+                if isStopping { return true }
+                let now = ContinuousClock.now
+                for (key, flight) in flights {
+                    let (late, onTime) = (flight.waiters.filter { $0.deadline <= now }, flight.waiters.filter { $0.deadline > now })
+                    guard !late.isEmpty else { continue }
+                    expired += late
+                    flight.waiters = onTime
+                    if onTime.isEmpty && !flight.isStarted {
+                        flights[key] = nil
+                        pending.removeAll { $0 == key }
+                    }
+                }
+                return false
+            }
+            if stopping { return }
+            if !expired.isEmpty {
+                publish()
+                let late = PreviewRequestError(status: 504, detail: "The request deadline passed before the render finished.")
+                for waiter in expired {
+                    metrics.deadlinePassed()
+                    waiter.deliver(.failure(late))
+                }
+            }
+            usleep(20_000)
+        }
+    }
+
+    private func publish() {
+        let (depth, inFlight) = lock.withLock { (pending.count, running) }
+        metrics.queue(depth: depth, inFlight: inFlight)
+    }
+
+    private func spawn(_ body: @escaping () -> Void) -> Bool {
+        final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        let created = pthread_create(&thread, nil, { context in
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        guard created == 0 else {
+            Unmanaged<AnyObject>.fromOpaque(box).release()
+            return false
+        }
+        threads.append(thread)
+        return true
+    }
+}

@@ -1,0 +1,80 @@
+import PreviewLoop
+
+/// The server's counters, read by `/metrics` in Prometheus's text exposition format (version 0.0.4).
+///
+/// Invariant: every field is touched only under `lock`.
+final class ServerMetrics: @unchecked Sendable {
+    /// The latency histogram's upper bounds, in seconds.
+    static let latencyBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+    private let lock = ConditionLock()
+    private var requests: [String: Int] = [:]
+    private var latencyCounts = [Int](repeating: 0, count: ServerMetrics.latencyBounds.count)
+    private var latencySum = 0.0
+    private var latencyCount = 0
+    private var cacheHits = 0, cacheMisses = 0, cacheBytes = 0, cacheEvictions = 0
+    private var rendersInFlight = 0, queueDepth = 0
+    private var coalesced = 0, refusedBusy = 0, timedOut = 0, renders = 0, renderFailures = 0
+
+    /// A request answered: its route (`thumbnail.jpg`, `healthz`, `other`), status and seconds taken.
+    func requestFinished(route: String, status: Int, seconds: Double) {
+        lock.withLock {
+            requests["route=\"\(route)\",status=\"\(status)\"", default: 0] += 1
+            for (index, bound) in Self.latencyBounds.enumerated() where seconds <= bound { latencyCounts[index] += 1 }
+            latencySum += seconds
+            latencyCount += 1
+        }
+    }
+
+    func cacheHit() { lock.withLock { cacheHits += 1 } }
+    func cacheMiss() { lock.withLock { cacheMisses += 1 } }
+    func cacheChanged(bytes: Int, evictions: Int) { lock.withLock { cacheBytes = bytes; cacheEvictions += evictions } }
+    func coalescedRequest() { lock.withLock { coalesced += 1 } }
+    func refused() { lock.withLock { refusedBusy += 1 } }
+    func deadlinePassed() { lock.withLock { timedOut += 1 } }
+    func queue(depth: Int, inFlight: Int) { lock.withLock { queueDepth = depth; rendersInFlight = inFlight } }
+    func rendered(failed: Bool) { lock.withLock { renders += 1; if failed { renderFailures += 1 } } }
+
+    /// `/metrics`'s body.
+    func exposition() -> String {
+        lock.withLock {
+            var text = ""
+            func family(_ name: String, _ type: String, _ help: String) {
+                text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            }
+            family("previewloop_http_requests_total", "counter", "Requests answered, by route and status.")
+            for key in requests.keys.sorted() { text += "previewloop_http_requests_total{\(key)} \(requests[key]!)\n" }
+            family("previewloop_http_request_duration_seconds", "histogram", "Time from a request's arrival to its answer.")
+            for (index, bound) in Self.latencyBounds.enumerated() {
+                text += "previewloop_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(latencyCounts[index])\n"
+            }
+            text += "previewloop_http_request_duration_seconds_bucket{le=\"+Inf\"} \(latencyCount)\n"
+            text += "previewloop_http_request_duration_seconds_sum \(latencySum)\n"
+            text += "previewloop_http_request_duration_seconds_count \(latencyCount)\n"
+            let counters: [(String, String, Int)] = [
+                ("previewloop_cache_hits_total", "Responses served from the memory cache.", cacheHits),
+                ("previewloop_cache_misses_total", "Responses not in the memory cache (rendered or coalesced).", cacheMisses),
+                ("previewloop_cache_evictions_total", "Entries evicted from the memory cache.", cacheEvictions),
+                ("previewloop_coalesced_requests_total", "Requests answered by a render another request started.", coalesced),
+                ("previewloop_refused_requests_total", "Requests refused with 503 because the queue was full.", refusedBusy),
+                ("previewloop_deadline_exceeded_total", "Requests answered 504 at the request deadline.", timedOut),
+                ("previewloop_renders_total", "Renders run.", renders),
+                ("previewloop_render_failures_total", "Renders that failed.", renderFailures),
+            ]
+            for (name, help, value) in counters {
+                family(name, "counter", help)
+                text += "\(name) \(value)\n"
+            }
+            let gauges: [(String, String, Int)] = [
+                ("previewloop_cache_bytes", "Bytes held by the memory cache.", cacheBytes),
+                ("previewloop_renders_in_flight", "Renders running now.", rendersInFlight),
+                ("previewloop_queue_depth", "Renders waiting for a worker.", queueDepth),
+            ]
+            for (name, help, value) in gauges {
+                family(name, "gauge", help)
+                text += "\(name) \(value)\n"
+            }
+            return text
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Glibc
+import PreviewLoop
+
+/// A request path's source, found under the root: the file's real path and its identity, which the
+/// response's validator is made from.
+struct ResolvedSource: Sendable {
+    /// The real path (no symbolic link, no `..`), inside the root.
+    var path: String
+    /// Device, inode, size and modification time: a different file or a changed one has another identity.
+    var identity: String
+}
+
+/// Reads request paths: percent escapes decoded once, and a path confined to the root.
+enum SourcePath {
+    /// Percent-decodes `text`; `nil` for a malformed escape, a NUL, a control character or bytes that are
+    /// not UTF-8. With `plusIsSpace` (query items) `+` is a space.
+    static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        func hex(_ byte: UInt8?) -> UInt8? {
+            switch byte {
+            case let byte? where (0x30...0x39).contains(byte): byte - 0x30
+            case let byte? where (0x41...0x46).contains(byte): byte - 0x41 + 10
+            case let byte? where (0x61...0x66).contains(byte): byte - 0x61 + 10
+            default: nil
+            }
+        }
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = hex(iterator.next()), let low = hex(iterator.next()) else { return nil }
+                bytes.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusIsSpace: bytes.append(UInt8(ascii: " "))
+            default: bytes.append(byte)
+            }
+        }
+        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Splits a raw request path into its source's relative path and the route (its last component).
+    /// `nil` when the path is malformed or could leave the root: an empty component (`//`, a leading
+    /// `/` after the first), `.`, `..`, a backslash, or an escape that does not decode.
+    static func split(_ rawPath: String) -> (source: [String], route: String)? {
+        guard rawPath.hasPrefix("/"), rawPath.utf8.count <= 4096 else { return nil }
+        var components: [String] = []
+        for raw in rawPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            guard let component = decode(String(decoding: raw, as: UTF8.self)), !component.isEmpty,
+                  component != ".", component != "..", !component.contains("/"), !component.contains("\\") else {
+                return nil
+            }
+            components.append(component)
+        }
+        guard let route = components.popLast() else { return nil }
+        return (components, route)
+    }
+
+    /// The regular file at `components` under `root` (a real path), or `nil` when there is none or its
+    /// real path (symbolic links followed) is not inside the root.
+    static func resolve(_ components: [String], under root: String) -> ResolvedSource? {
+        guard !components.isEmpty else { return nil }
+        let joined = root + "/" + components.joined(separator: "/")
+        guard let real = realPath(joined), real.hasPrefix(root == "/" ? "/" : root + "/") else { return nil }
+        var status = stat()
+        guard stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let identity = "\(status.st_dev):\(status.st_ino):\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+        return ResolvedSource(path: real, identity: identity)
+    }
+
+    /// `realpath(3)`.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

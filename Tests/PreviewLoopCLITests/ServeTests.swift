@@ -1,0 +1,311 @@
+import Foundation
+import Glibc
+import Testing
+import PreviewLoopCLI
+import Synchronization
+@testable import PreviewLoopServer
+import PreviewLoopTestSupport
+
+/// `serve` and the embeddable ``PreviewServer`` on real fixtures, over real HTTP (curl as the client):
+/// a served thumbnail is the bytes `preview-loop thumb` writes, validators and conditional requests work
+/// as caches expect, bad requests get problem bodies that never echo the input, no path leaves the root,
+/// and the render queue admits, coalesces, refuses and times out as documented.
+@Suite("serve: the image API", .serialized, .timeLimit(.minutes(4)))
+struct ServeTests {
+    /// A response as curl saw it.
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// GETs (or `method`s) `url` with curl; the header names are lowercased.
+    static func fetch(_ url: String, method: String = "GET", headers: [String] = []) throws -> Reply {
+        let folder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var arguments = ["-s", "--globoff", "--path-as-is", "-o", folder + "/body", "-D", folder + "/headers",
+                         "-w", "%{http_code} %{size_download}", "--max-time", "60"]
+        arguments += method == "HEAD" ? ["-I"] : ["-X", method]
+        for header in headers { arguments += ["-H", header] }
+        arguments.append(url)
+        let result = try Child.tool("curl", arguments, killAfter: 90)
+        let written = result.stdoutText.split(separator: " ")
+        let status = written.first.flatMap { Int($0) } ?? 0
+        var fields: [String: String] = [:]
+        let lines = (try? String(contentsOfFile: folder + "/headers", encoding: .utf8)) ?? ""
+        for line in lines.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        // With -I curl writes the headers where the body would go: a HEAD's body is what it downloaded.
+        let downloaded = written.last.flatMap { Int($0) } ?? 0
+        let body = method == "HEAD" ? Data(count: downloaded) : (try? Data(contentsOf: URL(fileURLWithPath: folder + "/body"))) ?? Data()
+        return Reply(status: status, headers: fields, body: body)
+    }
+
+    /// A root holding two fixtures, a text file, a link out of the root and a subfolder.
+    static func makeRoot() throws -> String {
+        let root = TestPaths.temporaryDirectory()
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: root + "/sub dir", withIntermediateDirectories: true)
+        try manager.copyItem(atPath: TestPaths.fixture("landscape.mp4"), toPath: root + "/landscape.mp4")
+        try manager.copyItem(atPath: TestPaths.fixture("landscape.mp4"), toPath: root + "/sub dir/clip é.mp4")
+        try Data("not a video\n".utf8).write(to: URL(fileURLWithPath: root + "/notes.mp4"))
+        try manager.createSymbolicLink(atPath: root + "/outside.mp4", withDestinationPath: "/etc/passwd")
+        try manager.createSymbolicLink(atPath: root + "/inside.mp4", withDestinationPath: root + "/landscape.mp4")
+        return root
+    }
+
+    static func withServer<T>(_ configure: (inout ServeOptions) -> Void = { _ in },
+                              _ body: (String, String) throws -> T) throws -> T {
+        let root = try makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var options = ServeOptions(root: root)
+        options.workers = 2
+        configure(&options)
+        let server = try PreviewServer(options: options, accessLog: nil)
+        defer { server.stop(grace: 5) }
+        return try body("http://127.0.0.1:\(server.port)", root)
+    }
+
+    @Test("A served thumbnail is byte for byte what `thumb` writes, for each format and fit")
+    func servedBytesAreThumbBytes() throws {
+        try Self.withServer { base, root in
+            let cases: [(query: String, route: String, thumb: [String])] = [
+                ("width=320&height=180&time=1", "thumbnail.jpg", ["--size", "320x180", "--at", "1"]),
+                ("", "thumbnail.webp", []),
+                ("width=200&time=50%25&accuracy=keyframe", "thumbnail.png", ["--size", "200x-1", "--at", "50%", "--accuracy", "keyframe"]),
+                ("height=90&fit_mode=pad&quality=60&time=2", "thumbnail.jpg", ["--size", "x90", "--fit", "fit", "--quality", "60", "--at", "2"]),
+            ]
+            for item in cases {
+                let reply = try Self.fetch("\(base)/landscape.mp4/\(item.route)?\(item.query)")
+                #expect(reply.status == 200, "\(item.route)?\(item.query): \(reply.text)")
+                let output = TestPaths.temporaryDirectory() + "/\(item.route)"
+                defer { try? FileManager.default.removeItem(atPath: (output as NSString).deletingLastPathComponent) }
+                let thumb = try Child.cli(["thumb", root + "/landscape.mp4", "-o", output] + item.thumb)
+                #expect(thumb.status == 0, "\(thumb.stderr)")
+                let written = try Data(contentsOf: URL(fileURLWithPath: output))
+                #expect(reply.body == written, "\(item.route)?\(item.query): \(reply.body.count) bytes served, \(written.count) written")
+                #expect(reply.headers["content-length"] == String(written.count))
+            }
+            let types = ["thumbnail.jpg": "image/jpeg", "thumbnail.png": "image/png", "thumbnail.webp": "image/webp"]
+            for (route, type) in types {
+                #expect(try Self.fetch("\(base)/landscape.mp4/\(route)?width=64").headers["content-type"] == type)
+            }
+            // fit_mode=preserve fits inside the box: the 4:3 clip into 200x200 keeps its shape, 200 wide.
+            let preserved = try Self.fetch("\(base)/landscape.mp4/thumbnail.png?width=200&height=200&fit_mode=preserve")
+            #expect(preserved.status == 200)
+            #expect(Self.pngSize(preserved.body) == [200, 150])
+            // A path with an escaped space and a UTF-8 name, in a subfolder.
+            #expect(try Self.fetch("\(base)/sub%20dir/clip%20%C3%A9.mp4/thumbnail.jpg?width=64").status == 200)
+            let probe = try Self.fetch("\(base)/landscape.mp4/probe.json")
+            #expect(probe.status == 200 && probe.headers["content-type"] == "application/json")
+            #expect(probe.text.contains("\"codec\": \"h264\""))
+        }
+    }
+
+    /// A PNG's width and height from its IHDR chunk.
+    static func pngSize(_ data: Data) -> [Int] {
+        guard data.count > 24 else { return [] }
+        let bytes = [UInt8](data)
+        func be32(_ offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return [be32(16), be32(20)]
+    }
+
+    @Test("Validators: a strong ETag from the source and the query, 304, HEAD, one-year immutable caching")
+    func validators() throws {
+        try Self.withServer { base, root in
+            let url = "\(base)/landscape.mp4/thumbnail.jpg?time=1&width=160"
+            let first = try Self.fetch(url)
+            #expect(first.status == 200)
+            let tag = try #require(first.headers["etag"])
+            #expect(tag.hasPrefix("\"") && tag.hasSuffix("\"") && !tag.hasPrefix("W/"))
+            #expect(first.headers["cache-control"] == "public, max-age=31536000, immutable")
+            // The same parameters in another order (and a default spelled out) name the same response.
+            #expect(try Self.fetch("\(base)/landscape.mp4/thumbnail.jpg?width=160&time=1").headers["etag"] == tag)
+            #expect(try Self.fetch("\(base)/landscape.mp4/thumbnail.jpg?time=2&width=160").headers["etag"] != tag)
+            #expect(try Self.fetch("\(base)/landscape.mp4/thumbnail.png?time=1&width=160").headers["etag"] != tag)
+            let again = try Self.fetch(url, headers: ["If-None-Match: \(tag)"])
+            #expect(again.status == 304 && again.body.isEmpty && again.headers["etag"] == tag)
+            #expect(try Self.fetch(url, headers: ["If-None-Match: \"other\", \(tag)"]).status == 304)
+            #expect(try Self.fetch(url, headers: ["If-None-Match: \"other\""]).status == 200)
+            let head = try Self.fetch(url, method: "HEAD")
+            #expect(head.status == 200 && head.body.isEmpty)
+            #expect(head.headers["content-length"] == String(first.body.count))
+            // A changed source (a new modification time) has a new validator.
+            let later = Date().addingTimeInterval(60)
+            try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: root + "/landscape.mp4")
+            let changed = try Self.fetch(url)
+            #expect(changed.status == 200 && changed.headers["etag"] != tag)
+            #expect(try Self.fetch(url, headers: ["If-None-Match: \(tag)"]).status == 200)
+        }
+    }
+
+    @Test("Bad requests get one problem body with the right status, naming the parameter, echoing nothing")
+    func problems() throws {
+        try Self.withServer { base, _ in
+            let clip = "\(base)/landscape.mp4"
+            let cases: [(url: String, status: Int, parameter: String?)] = [
+                ("\(clip)/thumbnail.jpg?widht=320", 400, "widht"),
+                ("\(clip)/thumbnail.jpg?width=0", 400, "width"),
+                ("\(clip)/thumbnail.jpg?width=99999", 400, "width"),
+                ("\(clip)/thumbnail.jpg?width=12abc", 400, "width"),
+                ("\(clip)/thumbnail.jpg?time=soon", 400, "time"),
+                ("\(clip)/thumbnail.jpg?fit_mode=zoom", 400, "fit_mode"),
+                ("\(clip)/thumbnail.jpg?quality=101", 400, "quality"),
+                ("\(clip)/thumbnail.jpg?accuracy=fuzzy", 400, "accuracy"),
+                ("\(clip)/thumbnail.jpg?time=1&time=2", 400, "time"),
+                ("\(clip)/thumbnail.jpg?%3Cscript%3E=1", 400, nil),
+                ("\(clip)/thumbnail.jpg?time=%ZZ", 400, nil),
+                ("\(clip)/thumbnail.jpg?time=1%00", 400, nil),
+                ("\(clip)/probe.json?x=1", 400, "x"),
+                ("\(clip)/thumbnail.gif", 404, nil),
+                ("\(clip)/thumbnail.jpg/thumbnail.jpg", 404, nil),
+                ("\(base)/missing.mp4/thumbnail.jpg", 404, nil),
+                ("\(base)/../etc/passwd/thumbnail.jpg", 404, nil),
+                ("\(base)/..%2F..%2Fetc%2Fpasswd/thumbnail.jpg", 404, nil),
+                ("\(base)/%2e%2e/%2e%2e/etc/passwd/thumbnail.jpg", 404, nil),
+                ("\(base)//etc/passwd/thumbnail.jpg", 404, nil),
+                ("\(base)/%2Fetc%2Fpasswd/thumbnail.jpg", 404, nil),
+                ("\(base)/sub%20dir/..%5C..%5Cetc/thumbnail.jpg", 404, nil),
+                ("\(base)/landscape.mp4%00.txt/thumbnail.jpg", 404, nil),
+                ("\(base)/outside.mp4/thumbnail.jpg", 404, nil),
+                ("\(base)/sub%20dir/thumbnail.jpg", 404, nil),
+                ("\(base)/notes.mp4/thumbnail.jpg", 415, nil),
+            ]
+            for item in cases {
+                let reply = try Self.fetch(item.url)
+                #expect(reply.status == item.status, "\(item.url): \(reply.text)")
+                #expect(reply.headers["content-type"] == "application/problem+json", "\(item.url)")
+                let object = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any], "\(item.url)")
+                #expect(object["status"] as? Int == item.status && object["title"] is String && object["detail"] is String)
+                #expect(object["parameter"] as? String == item.parameter, "\(item.url): \(reply.text)")
+                for echoed in ["<script>", "passwd", "/etc", "99999", "soon", "zoom", "/tmp", "previewloop-tests"] {
+                    #expect(!reply.text.contains(echoed), "\(item.url) echoes \(echoed): \(reply.text)")
+                }
+            }
+            // A link inside the root to a file inside it is followed.
+            #expect(try Self.fetch("\(base)/inside.mp4/thumbnail.jpg?width=64").status == 200)
+            let post = try Self.fetch("\(clip)/thumbnail.jpg", method: "POST")
+            #expect(post.status == 405 && post.headers["allow"] == "GET, HEAD")
+        }
+    }
+
+    @Test("Health, readiness and Prometheus metrics count what happened")
+    func metrics() throws {
+        try Self.withServer { base, _ in
+            #expect(try Self.fetch("\(base)/healthz").text == "ok\n")
+            #expect(try Self.fetch("\(base)/readyz").status == 200)
+            let url = "\(base)/landscape.mp4/thumbnail.jpg?time=1&width=96"
+            #expect(try Self.fetch(url).status == 200)
+            #expect(try Self.fetch(url).status == 200)
+            #expect(try Self.fetch("\(base)/landscape.mp4/thumbnail.jpg?width=0").status == 400)
+            let metrics = try Self.fetch("\(base)/metrics")
+            #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let lines = Set(metrics.text.split(separator: "\n").map(String.init))
+            for expected in ["previewloop_http_requests_total{route=\"thumbnail.jpg\",status=\"200\"} 2",
+                             "previewloop_http_requests_total{route=\"thumbnail.jpg\",status=\"400\"} 1",
+                             "previewloop_cache_hits_total 1", "previewloop_cache_misses_total 1", "previewloop_renders_total 1",
+                             "previewloop_renders_in_flight 0", "previewloop_queue_depth 0",
+                             "previewloop_http_request_duration_seconds_count 5"] {
+                #expect(lines.contains(expected), "missing \(expected) in\n\(metrics.text)")
+            }
+        }
+    }
+
+    /// A render that blocks until the test lets it go.
+    final class Gate: @unchecked Sendable {
+        let semaphore = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        func work(_ bytes: [UInt8]) -> RenderWork {
+            RenderWork(memoryEstimate: 1, contentType: "text/plain") { [self] in
+                started.signal()
+                semaphore.wait()
+                return bytes
+            }
+        }
+    }
+
+    @Test("The render queue coalesces equal keys, refuses past the queue, times out waiters and drains on stop")
+    func renderQueue() throws {
+        let metrics = ServerMetrics()
+        let cache = ResponseCache(capacity: 1 << 20, metrics: metrics)
+        let queue = try RenderQueue(workers: 1, queueLimit: 1, memoryBudget: 100, cache: cache, metrics: metrics)
+        let results = Mutex<[String: [RenderResult]]>([:])
+        func deliver(_ name: String) -> @Sendable (RenderResult) -> Void {
+            { result in results.withLock { $0[name, default: []].append(result) } }
+        }
+        let far = ContinuousClock.now + .seconds(60)
+        let gate = Gate()
+        #expect(queue.submit(key: "a", work: gate.work([1]), deadline: far, deliver: deliver("a1")) == .queued)
+        gate.started.wait()
+        #expect(queue.submit(key: "a", work: gate.work([9]), deadline: far, deliver: deliver("a2")) == .coalesced)
+        // The worker is busy: one more may wait, the next is refused.
+        let waiting = Gate()
+        #expect(queue.submit(key: "b", work: waiting.work([2]), deadline: far, deliver: deliver("b")) == .queued)
+        #expect(queue.submit(key: "c", work: gate.work([3]), deadline: far, deliver: deliver("c")) == .full)
+        #expect(queue.submit(key: "d", work: RenderWork(memoryEstimate: 101, contentType: "x") { [] }, deadline: far,
+                             deliver: deliver("d")) == .tooLarge)
+        // A waiter whose deadline passes is answered 504; its queued render, with nobody left, is dropped.
+        #expect(queue.submit(key: "a", work: gate.work([9]), deadline: .now + .milliseconds(50), deliver: deliver("a3")) == .coalesced)
+        let soon = ContinuousClock.now + .seconds(10)
+        while results.withLock({ $0["a3"] == nil }) && ContinuousClock.now < soon { usleep(10_000) }
+        #expect(results.withLock { $0["a3"] }.map { $0.map { (try? $0.get()) == nil } } == [true])
+        gate.semaphore.signal()
+        while results.withLock({ $0["a2"] == nil }) && ContinuousClock.now < soon { usleep(10_000) }
+        let first = results.withLock { $0 }
+        #expect(first["a1"].map { $0.map { try? $0.get().body } } == [[1]])
+        #expect(first["a2"].map { $0.map { try? $0.get().body } } == [[1]])
+        #expect(cache.value(for: "a")?.body == [1])
+        waiting.started.wait()
+        // Stopping answers nobody twice; the running render finishes, its waiters were answered 503.
+        let stopper = Thread { queue.stop() }
+        stopper.start()
+        usleep(50_000)
+        waiting.semaphore.signal()
+        while !stopper.isFinished && ContinuousClock.now < soon { usleep(10_000) }
+        let final = results.withLock { $0 }
+        #expect(final["b"]?.count == 1)
+        if case .failure(let problem)? = final["b"]?.first { #expect(problem.status == 503) } else { Issue.record("b: \(String(describing: final["b"]))") }
+        #expect(final["c"] == nil && final["d"] == nil)
+    }
+
+    @Test("preview-loop serve: the start-up line names the port; SIGTERM ends it with status 0")
+    func serveCommand() throws {
+        let root = try Self.makeRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["serve", "--root", root, "--listen", "127.0.0.1:0", "--json", "--grace", "5"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        let port = try #require(object["port"] as? Int)
+        #expect(object["listening"] as? String == "http://127.0.0.1:\(port)/")
+        #expect(try Self.fetch("http://127.0.0.1:\(port)/landscape.mp4/thumbnail.jpg?width=64").status == 200)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let record = try #require(log.split(separator: "\n").first { $0.hasPrefix("{") })
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any])
+        #expect(entry["status"] as? Int == 200 && entry["method"] as? String == "GET" && entry["cache"] as? String == "miss")
+        // A root that is not a folder, and a busy port: one line, status 1.
+        let missing = try Child.cli(["serve", "--root", root + "/nothing"])
+        #expect(missing.status == 1 && missing.errorLines.count == 1, "\(missing.stderr)")
+        let bad = try Child.cli(["serve", "--root", root, "--listen", "127.0.0.1:99999"])
+        #expect(bad.status == 64 && bad.errorLines.first?.hasPrefix("Error: Invalid value") == true, "\(bad.stderr)")
+    }
+}
