@@ -20,7 +20,7 @@ INSTALLED = $(BINDIR)/preview-loop $(MANDIR)/preview-loop.1 $(BASHDIR)/preview-l
 	$(FISHDIR)/preview-loop.fish
 
 .PHONY: deps build release test test-quick demo fixtures bench clean slurm-check client docs docs-strict \
-	install uninstall install-check static
+	install uninstall install-check static serve-check
 
 # Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
 # apt-get, only when something is missing.
@@ -66,6 +66,11 @@ docs-strict: deps
 # The client package (Examples/Client: its own Size/Source/Shape beside the library's) built for real.
 client: deps
 	$(SWIFT) build --package-path Examples/Client --scratch-path .build/client
+
+# The deployment files in Docs/serve/ (systemd unit, Kubernetes manifests) checked for syntax and for
+# serve arguments the binary accepts (Scripts/check-serve-deploy.sh; .ci/run runs it).
+serve-check: release
+	./Scripts/check-serve-deploy.sh
 
 demo: release
 	@rm -rf $(DEMO_OUT) && mkdir -p $(DEMO_OUT)

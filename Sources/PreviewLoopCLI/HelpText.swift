@@ -52,8 +52,10 @@ enum HelpText {
     static func help(for subcommand: Subcommand) -> String {
         var text = wrap(subcommand.abstract, prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
         text += wrap(usagePieces(for: subcommand), prefix: "USAGE: ") + "\n\n"
-        text += "ARGUMENTS:\n"
-        text += subcommand.arguments.map { entry($0.label, $0.abstract) }.joined(separator: "\n") + "\n\n"
+        if !subcommand.arguments.isEmpty {
+            text += "ARGUMENTS:\n"
+            text += subcommand.arguments.map { entry($0.label, $0.abstract) }.joined(separator: "\n") + "\n\n"
+        }
         text += "OPTIONS:\n"
         text += subcommand.options.map { option in
             var abstract = option.abstract

@@ -183,9 +183,13 @@ struct CommandLineHelpTests {
         #expect(try parse([name, "--bogus", "--size", "oops", "-h"]) == expected)  // help wins over errors
         let text = HelpText.help(for: subcommand)
         let argument = subcommand == .batch ? "<manifest>" : subcommand == .wall ? "<inputs…>" : "<input>"
-        for section in ["OVERVIEW:", "USAGE: preview-loop \(name) \(argument)", "ARGUMENTS:", "  \(argument)", "OPTIONS:"] {
-            #expect(text.contains(section))
+        // serve takes no argument: its folder is the required --root.
+        let sections = subcommand == .serve ? ["OVERVIEW:", "USAGE: preview-loop serve --root <dir>", "OPTIONS:"]
+            : ["OVERVIEW:", "USAGE: preview-loop \(name) \(argument)", "ARGUMENTS:", "  \(argument)", "OPTIONS:"]
+        for section in sections {
+            #expect(text.contains(section), "\(name): \(section)")
         }
+        if subcommand == .serve { #expect(!text.contains("ARGUMENTS:")) }
         // A long default may wrap; compare with the text's words joined by single spaces.
         let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for option in subcommand.options {
