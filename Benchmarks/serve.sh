@@ -36,6 +36,8 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$scratch/media" "$scratch/static/landscape.mp4" "$scratch/nginx"
+# nginx's workers run as another user when it starts as root: they must read the files.
+chmod 0755 "$scratch" "$scratch/static" "$scratch/static/landscape.mp4"; chmod 0777 "$scratch/nginx"
 cp Fixtures/landscape.mp4 "$scratch/media/"
 
 "$bin" serve --root "$scratch/media" --listen 127.0.0.1:0 --json --access-log /dev/null > "$scratch/serve.json" 2>"$scratch/serve.err" &
@@ -70,7 +72,8 @@ CONF
 /usr/sbin/nginx -c "$scratch/nginx/nginx.conf" -p "$scratch/nginx" &
 nginx_pid=$!
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/$path" && break; sleep 0.1; done
-cmp -s <(curl -s "http://127.0.0.1:$nginx_port/$path") <(curl -s "http://127.0.0.1:$serve_port/$path?$query") \
+curl -s -o "$scratch/from-nginx" "http://127.0.0.1:$nginx_port/$path"; curl -s -o "$scratch/from-serve" "http://127.0.0.1:$serve_port/$path?$query"
+cmp -s "$scratch/from-nginx" "$scratch/from-serve" \
   || { echo "serve.sh: nginx and serve do not send the same bytes" >&2; exit 1; }
 
 run() { wrk -t2 -c16 -d"${seconds}s" --latency "$1" > "$scratch/$2.wrk"; }

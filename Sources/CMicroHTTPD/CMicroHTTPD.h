@@ -14,12 +14,14 @@ static size_t cmhd_keep_escapes(void *cls, struct MHD_Connection *connection, ch
     return strlen(text);
 }
 
-static inline struct MHD_Daemon *cmhd_start(unsigned int flags, int listen_socket, unsigned int connection_limit,
+static inline struct MHD_Daemon *cmhd_start(unsigned int flags, int listen_socket, unsigned int threads,
+                                            unsigned int connection_limit,
                                             unsigned int per_address_limit, unsigned int connection_timeout,
                                             MHD_AccessHandlerCallback handler, MHD_RequestCompletedCallback completed,
                                             void *context) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, context,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_socket,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,

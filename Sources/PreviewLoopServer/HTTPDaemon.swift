@@ -2,6 +2,7 @@ internal import CMicroHTTPD
 import Glibc
 import PreviewLoop
 import PreviewLoopCLI
+import Synchronization
 
 // The only file that talks to libmicrohttpd. It owns the listening socket and the daemon, turns each
 // request into an `HTTPExchange` for the server's logic, and queues the logic's `HTTPResponse` on the
@@ -23,7 +24,7 @@ package struct HTTPResponse: Sendable {
 
 /// One request and, once known, its response. Made on the daemon's thread; answered from any thread.
 ///
-/// Invariant: `pending`, `isSuspended` and `isAnswered` are touched only under `lock`.
+/// Invariant: the mutable state is touched only under `state`'s lock.
 package final class HTTPExchange: @unchecked Sendable {
     /// `GET`, `HEAD`, …
     package let method: String
@@ -38,17 +39,19 @@ package final class HTTPExchange: @unchecked Sendable {
     package let arrival: ContinuousClock.Instant
     /// What the cache did for it, for the access log: `hit`, `miss`, `coalesced` or empty.
     package var cacheOutcome: String {
-        get { lock.withLock { outcome } }
-        set { lock.withLock { outcome = newValue } }
+        get { state.withLock { $0.outcome } }
+        set { state.withLock { $0.outcome = newValue } }
     }
     /// The status and body size sent, once queued.
     package private(set) var sentStatus = 0, sentBytes = 0
 
-    private let lock = ConditionLock()
-    private var pending: HTTPResponse?
-    private var isSuspended = false
-    private var isAnswered = false
-    private var outcome = ""
+    private struct State {
+        var pending: HTTPResponse?
+        var isSuspended = false
+        var isAnswered = false
+        var outcome = ""
+    }
+    private let state = Mutex(State())
     fileprivate let connection: OpaquePointer
     /// Whether the handler has seen it (only the daemon's thread reads or sets it).
     fileprivate var isHandled = false
@@ -65,9 +68,9 @@ package final class HTTPExchange: @unchecked Sendable {
 
     /// Parks the connection until ``answer(_:)``: call it before handing the exchange to another thread.
     package func suspend() {
-        lock.withLock {
+        state.withLock { state in
             MHD_suspend_connection(connection)
-            isSuspended = true
+            state.isSuspended = true
         }
     }
 
@@ -75,12 +78,12 @@ package final class HTTPExchange: @unchecked Sendable {
     /// finished render may race). Returns whether this answer was the one taken.
     @discardableResult
     package func answer(_ response: HTTPResponse) -> Bool {
-        lock.withLock {
-            guard !isAnswered else { return false }
-            isAnswered = true
-            pending = response
-            if isSuspended {
-                isSuspended = false
+        state.withLock { state in
+            guard !state.isAnswered else { return false }
+            state.isAnswered = true
+            state.pending = response
+            if state.isSuspended {
+                state.isSuspended = false
                 MHD_resume_connection(connection)
             }
             return true
@@ -88,18 +91,18 @@ package final class HTTPExchange: @unchecked Sendable {
     }
 
     /// Whether an answer has been given.
-    package var isAnsweredYet: Bool { lock.withLock { isAnswered } }
+    package var isAnsweredYet: Bool { state.withLock { $0.isAnswered } }
 
     /// The response to queue on this call of the access handler, if ready; `nil` while suspended.
     fileprivate func takeResponse() -> HTTPResponse? {
-        lock.withLock {
-            defer { pending = nil }
-            return pending
+        state.withLock { state in
+            defer { state.pending = nil }
+            return state.pending
         }
     }
 
     fileprivate func markAnswered(_ response: HTTPResponse) {
-        lock.withLock { isAnswered = true }
+        state.withLock { $0.isAnswered = true }
         sentStatus = response.status
         sentBytes = response.body.count
     }
@@ -119,7 +122,7 @@ package struct ServerStartError: Error, Sendable {
     package var message: String
 }
 
-/// The daemon: a listening socket on an IPv4 address and libmicrohttpd's polling thread (epoll).
+/// The daemon: a listening socket on an IPv4 address and libmicrohttpd's polling threads (epoll), one per core.
 package final class HTTPDaemon: @unchecked Sendable {
     /// The port listened on (the one the system picked for port 0).
     package let port: Int
@@ -162,7 +165,8 @@ package final class HTTPDaemon: @unchecked Sendable {
         listenSocket = socket
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
-        daemon = cmhd_start(flags, socket, UInt32(maxConnections), UInt32(maxConnectionsPerAddress),
+        // One polling thread per core: a cache hit is answered on the thread that read its request.
+        daemon = cmhd_start(flags, socket, UInt32(max(1, PreviewWall.coreCount)), UInt32(maxConnections), UInt32(maxConnectionsPerAddress),
                             UInt32(max(1, connectionTimeout.rounded(.up))), accessHandler, completedHandler, context)
         guard daemon != nil else {
             close(socket)

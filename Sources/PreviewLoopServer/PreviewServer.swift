@@ -1,6 +1,7 @@
 import Glibc
 import PreviewLoop
 import PreviewLoopCLI
+import Synchronization
 
 /// PreviewLoop's image API over HTTP: `/{path}/thumbnail.{jpg,png,webp}` and `/{path}/probe.json` for
 /// the videos under a root folder, with validators, a memory cache, coalescing, a bounded render queue,
@@ -70,6 +71,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let cache: ResponseCache
     let queue: RenderQueue
     private let accessLog: AccessLog?
+    /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once).
+    private let jobs = Mutex<[String: PreviewJob]>([:])
+    static let rememberedJobs = 4096
     private let lock = ConditionLock()
     private var open = 0
     private var accepting = true
@@ -121,19 +125,30 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             )
         }
         guard let source = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
-        var query: [(name: String, value: String)] = []
-        for item in exchange.rawQuery {
-            guard let name = SourcePath.decode(item.name, plusIsSpace: true),
-                  let value = SourcePath.decode(item.value ?? "", plusIsSpace: true) else {
-                return Problem.response(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))
-            }
-            query.append((name, value))
-        }
+        // The same raw request for the same file reads to the same job: parsed once, remembered.
+        let jobKey = source.path + "\n" + route + "\n"
+            + exchange.rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
         let job: PreviewJob
-        do {
-            job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline)
-        } catch {
-            return Problem.response(error)
+        if let known = jobs.withLock({ $0[jobKey] }) {
+            job = known
+        } else {
+            var query: [(name: String, value: String)] = []
+            for item in exchange.rawQuery {
+                guard let name = SourcePath.decode(item.name, plusIsSpace: true),
+                      let value = SourcePath.decode(item.value ?? "", plusIsSpace: true) else {
+                    return Problem.response(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))
+                }
+                query.append((name, value))
+            }
+            do {
+                job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline)
+            } catch {
+                return Problem.response(error)
+            }
+            jobs.withLock { jobs in
+                if jobs.count >= Self.rememberedJobs { jobs.removeAll(keepingCapacity: true) }
+                jobs[jobKey] = job
+            }
         }
         let tag = Self.entityTag(source: source, job: job)
         let validators: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", Self.immutable)]
@@ -278,16 +293,24 @@ package final class AccessLog: Sendable {
     deinit { if owns { close(descriptor) } }
 
     func record(_ exchange: HTTPExchange, seconds: Double, completed: Bool) {
-        var members: [String: JSONValue] = [
-            "method": .string(String(exchange.method.prefix(16))), "path": .string(String(exchange.rawPath.prefix(1024))),
-            "status": .integer(exchange.sentStatus), "bytes": .integer(exchange.sentBytes),
-            "ms": .number((seconds * 1e4).rounded() / 10),
-        ]
+        // Written out by hand (keys sorted, as JSONValue writes them): this runs once per request.
+        let tenths = Int((seconds * 1e4).rounded())
+        var line = "{\"bytes\":\(exchange.sentBytes)"
         let cache = exchange.cacheOutcome
-        if !cache.isEmpty { members["cache"] = .string(cache) }
-        if !completed { members["closed"] = .bool(true) }
-        let line = Array((JSONValue.object(members).text(.compact) + "\n").utf8)
+        if !cache.isEmpty { line += ",\"cache\":\"\(cache)\"" }
+        if !completed { line += ",\"closed\":true" }
+        line += ",\"method\":" + Self.quoted(String(exchange.method.prefix(16)))
+        line += ",\"ms\":\(tenths / 10).\(tenths % 10)"
+        line += ",\"path\":" + Self.quoted(String(exchange.rawPath.prefix(1024)))
+        line += ",\"status\":\(exchange.sentStatus)}\n"
+        let bytes = Array(line.utf8)
         // One write per line, on an O_APPEND descriptor: lines from several processes do not interleave.
-        _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped.
+    static func quoted(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5c }) else { return "\"" + text + "\"" }
+        return JSONValue.string(text).text(.compact)
     }
 }

@@ -8,7 +8,11 @@ final class ServerMetrics: @unchecked Sendable {
     static let latencyBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
     private let lock = ConditionLock()
-    private var requests: [String: Int] = [:]
+    private struct RequestKey: Hashable {
+        var route: String
+        var status: Int
+    }
+    private var requests: [RequestKey: Int] = [:]
     private var latencyCounts = [Int](repeating: 0, count: ServerMetrics.latencyBounds.count)
     private var latencySum = 0.0
     private var latencyCount = 0
@@ -19,7 +23,7 @@ final class ServerMetrics: @unchecked Sendable {
     /// A request answered: its route (`thumbnail.jpg`, `healthz`, `other`), status and seconds taken.
     func requestFinished(route: String, status: Int, seconds: Double) {
         lock.withLock {
-            requests["route=\"\(route)\",status=\"\(status)\"", default: 0] += 1
+            requests[RequestKey(route: route, status: status), default: 0] += 1
             for (index, bound) in Self.latencyBounds.enumerated() where seconds <= bound { latencyCounts[index] += 1 }
             latencySum += seconds
             latencyCount += 1
@@ -43,7 +47,9 @@ final class ServerMetrics: @unchecked Sendable {
                 text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             }
             family("previewloop_http_requests_total", "counter", "Requests answered, by route and status.")
-            for key in requests.keys.sorted() { text += "previewloop_http_requests_total{\(key)} \(requests[key]!)\n" }
+            for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
+                text += "previewloop_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)\n"
+            }
             family("previewloop_http_request_duration_seconds", "histogram", "Time from a request's arrival to its answer.")
             for (index, bound) in Self.latencyBounds.enumerated() {
                 text += "previewloop_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(latencyCounts[index])\n"

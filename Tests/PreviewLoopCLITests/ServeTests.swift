@@ -271,6 +271,15 @@ struct ServeTests {
         #expect(final["c"] == nil && final["d"] == nil)
     }
 
+    @Test("The access log's strings are JSON: quotes, backslashes and control characters escaped")
+    func accessLogQuoting() throws {
+        for text in ["/plain/thumbnail.jpg", "/a\"b\\c/thumbnail.jpg", "/tab\there/\u{1}x", "/é/%22"] {
+            let quoted = AccessLog.quoted(text)
+            let decoded = try JSONSerialization.jsonObject(with: Data(("[" + quoted + "]").utf8)) as? [String]
+            #expect(decoded == [text], "\(quoted)")
+        }
+    }
+
     @Test("preview-loop serve: the start-up line names the port; SIGTERM ends it with status 0")
     func serveCommand() throws {
         let root = try Self.makeRoot()
