@@ -30,6 +30,8 @@ package struct ServeOptions: Equatable, Sendable {
     package var accessLog: String?
     /// Whether the start-up line is one JSON object (`--json`).
     package var json = false
+    /// The key file of signed URLs (`--signing-key-file`); `nil` serves unsigned requests.
+    package var signingKeyFile: String?
 
     /// `--root <dir>`.
     static let root = Option<String?>.path(
@@ -80,13 +82,18 @@ package struct ServeOptions: Equatable, Sendable {
     static let accessLog = Option<String?>.path(
         "access-log", value: "file", help: "Append the access log (one JSON object per request) to this file instead of "
             + "standard error.")
+    /// `--signing-key-file <file>`.
+    static let signingKeyFile = Option<String?>.path(
+        "signing-key-file", value: "file", help: "Serve signed URLs only: each request needs expires (Unix seconds, not "
+            + "past) and signature, the hex HMAC-SHA256 under this file's bytes (16 to 4096; one final newline "
+            + "dropped) of the path, ?, and the other parameters sorted by name. Else 403.")
     /// `--json`.
     static let jsonFlag = Flag("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
     /// The declarations, in help order.
     static let declarations: [any OptionDeclaration] = [
         root, listen, workers, queue, memoryCache, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
-        connectionTimeout, grace, accessLog, jsonFlag, CommonOptions.help,
+        connectionTimeout, grace, accessLog, signingKeyFile, jsonFlag, CommonOptions.help,
     ]
 
     /// Types and validates `serve`'s scanned arguments.
@@ -110,6 +117,7 @@ package struct ServeOptions: Equatable, Sendable {
         connectionTimeout = try arguments.value(Self.connectionTimeout)
         grace = try arguments.value(Self.grace)
         accessLog = try arguments.value(Self.accessLog)
+        signingKeyFile = try arguments.value(Self.signingKeyFile)
         json = arguments.flags.contains(Self.jsonFlag.spec.name)
     }
 

@@ -71,6 +71,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let cache: ResponseCache
     let queue: RenderQueue
     private let accessLog: AccessLog?
+    /// Checks signed URLs, with `--signing-key-file`.
+    private let signer: URLSigner?
     /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once).
     private let jobs = Mutex<[String: PreviewJob]>([:])
     static let rememberedJobs = 4096
@@ -82,6 +84,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         self.options = options
         self.root = root
         self.accessLog = accessLog
+        signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
         cache = ResponseCache(capacity: options.memoryCacheBytes, metrics: metrics)
         queue = try RenderQueue(workers: options.workers, queueLimit: options.queue, memoryBudget: options.memoryBudget,
                                 cache: cache, metrics: metrics)
@@ -115,6 +118,14 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         default:
             break
         }
+        var rawQuery = exchange.rawQuery
+        if let signer {
+            // Checked before the path is looked at: an unsigned request learns nothing about the files.
+            switch signer.verify(path: exchange.rawPath, query: rawQuery, now: time(nil)) {
+            case .success(let rest): rawQuery = rest
+            case .failure(let problem): return Problem.response(problem)
+            }
+        }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
         guard let (components, route) = SourcePath.split(exchange.rawPath), !components.isEmpty else {
             return Problem.response(noSource)
@@ -127,13 +138,13 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         guard let source = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
         // The same raw request for the same file reads to the same job: parsed once, remembered.
         let jobKey = source.path + "\n" + route + "\n"
-            + exchange.rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
+            + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
         let job: PreviewJob
         if let known = jobs.withLock({ $0[jobKey] }) {
             job = known
         } else {
             var query: [(name: String, value: String)] = []
-            for item in exchange.rawQuery {
+            for item in rawQuery {
                 guard let name = SourcePath.decode(item.name, plusIsSpace: true),
                       let value = SourcePath.decode(item.value ?? "", plusIsSpace: true) else {
                     return Problem.response(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))

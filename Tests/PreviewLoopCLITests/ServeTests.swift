@@ -214,6 +214,25 @@ struct ServeTests {
         }
     }
 
+    @Test("100 identical concurrent cold requests make exactly one render, and all get the same bytes")
+    func coalescing() throws {
+        // 100 connections from one address: above the default per-address cap of 64.
+        try Self.withServer({ $0.maxConnectionsPerAddress = 128 }) { base, _ in
+            let folder = TestPaths.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let url = "\(base)/landscape.mp4/thumbnail.jpg?time=2&width=480"
+            var arguments = ["-s", "--parallel", "--parallel-immediate", "--parallel-max", "100", "-w", "%{http_code}\\n"]
+            for index in 0..<100 { arguments += ["-o", "\(folder)/\(index).jpg", url] }
+            let run = try Child.tool("curl", arguments, killAfter: 120)
+            let codes = run.stdoutText.split(separator: "\n")
+            #expect(codes.count == 100 && codes.allSatisfy { $0 == "200" }, "\(run.stdoutText)")
+            let bodies = Set(try (0..<100).map { try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($0).jpg")) })
+            #expect(bodies.count == 1 && bodies.first?.isEmpty == false)
+            let metrics = try Self.fetch("\(base)/metrics").text
+            #expect(metrics.contains("\npreviewloop_renders_total 1\n"), "\(metrics)")
+        }
+    }
+
     /// A render that blocks until the test lets it go.
     final class Gate: @unchecked Sendable {
         let semaphore = DispatchSemaphore(value: 0)
@@ -269,6 +288,167 @@ struct ServeTests {
         #expect(final["b"]?.count == 1)
         if case .failure(let problem)? = final["b"]?.first { #expect(problem.status == 503) } else { Issue.record("b: \(String(describing: final["b"]))") }
         #expect(final["c"] == nil && final["d"] == nil)
+    }
+
+    @Test("SHA-256 and HMAC-SHA256 agree with FIPS 180-4's and RFC 4231's vectors and with Python's hashlib")
+    func sha256() throws {
+        #expect(SHA256.hex(SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(SHA256.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(SHA256.hmac(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        // Every length around the block and padding edges, and a key longer than a block, against Python.
+        let lengths = [1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000]
+        let script = """
+        import hashlib, hmac, sys
+        for n in map(int, sys.argv[1:]):
+            data = bytes((i * 7 + 3) % 256 for i in range(n))
+            print(hashlib.sha256(data).hexdigest(), hmac.new(bytes(range(100)), data, hashlib.sha256).hexdigest())
+        """
+        let python = try Child.tool("python3", ["-c", script] + lengths.map(String.init))
+        let lines = python.stdoutText.split(separator: "\n")
+        #expect(lines.count == lengths.count, "\(python.stderr)")
+        for (length, line) in zip(lengths, lines) {
+            let data = (0..<length).map { UInt8(($0 * 7 + 3) % 256) }
+            #expect(line == "\(SHA256.hex(SHA256.hash(data))) \(SHA256.hex(SHA256.hmac(key: Array(0..<100), message: data)))", "\(length)")
+        }
+    }
+
+    @Test("Signed URLs: a request signed as the documented recipes sign it is served; unsigned, wrong, altered or expired is 403")
+    func signedURLs() throws {
+        let keyFolder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: keyFolder) }
+        let keyFile = keyFolder + "/key.txt"
+        try Data("correct horse battery staple\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+        try Self.withServer({ $0.signingKeyFile = keyFile }) { base, _ in
+            let path = "/landscape.mp4/thumbnail.jpg"
+            let expires = Int(Date().timeIntervalSince1970) + 600
+            // The Python recipe of Docs/serve.md, as the oracle.
+            func signed(_ query: String) throws -> String {
+                let script = """
+                import hashlib, hmac, sys
+                key = open(sys.argv[1], "rb").read().removesuffix(b"\\n")
+                print(hmac.new(key, f"{sys.argv[2]}?{sys.argv[3]}".encode(), hashlib.sha256).hexdigest())
+                """
+                let python = try Child.tool("python3", ["-c", script, keyFile, path, query])
+                return python.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let query = "expires=\(expires)&time=1&width=160"
+            let signature = try signed(query)
+            #expect(signature.count == 64)
+            let good = try Self.fetch("\(base)\(path)?\(query)&signature=\(signature)")
+            #expect(good.status == 200, "\(good.text)")
+            // The parameters in another order carry the same signature; the ETag ignores expires and signature.
+            let shuffled = try Self.fetch("\(base)\(path)?width=160&signature=\(signature)&time=1&expires=\(expires)")
+            #expect(shuffled.status == 200 && shuffled.headers["etag"] == good.headers["etag"])
+            // The shell recipe (openssl) signs the same string the same way.
+            let shell = try Child.tool("sh", ["-c", "printf '%s' \"$1?$2\" | openssl dgst -sha256 -mac HMAC -macopt \"key:$(cat \"$3\")\" | awk '{print $NF}'",
+                                              "sh", path, query, keyFile])
+            #expect(shell.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == signature, "\(shell.stderr)")
+            let expired = "expires=\(expires - 1200)&time=1&width=160"
+            let refused: [String] = [
+                "\(base)\(path)?time=1&width=160",
+                "\(base)\(path)?\(query)",
+                "\(base)\(path)?\(query)&signature=\(String(repeating: "0", count: 64))",
+                "\(base)\(path)?\(query)&signature=\(signature.dropLast())",
+                "\(base)\(path)?expires=\(expires)&time=1&width=320&signature=\(signature)",
+                "\(base)/landscape.mp4/thumbnail.png?\(query)&signature=\(signature)",
+                "\(base)\(path)?\(expired)&signature=\(try signed(expired))",
+                "\(base)/missing.mp4/thumbnail.jpg?time=1",
+                "\(base)\(path)?\(query)&signature=\(signature)&signature=\(signature)",
+            ]
+            for url in refused {
+                let reply = try Self.fetch(url)
+                #expect(reply.status == 403 && reply.headers["content-type"] == "application/problem+json", "\(url): \(reply.text)")
+            }
+            #expect(try Self.fetch("\(base)/healthz").status == 200)
+        }
+        // A key file that is missing or too short stops the server before it listens.
+        try Data("short\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+        var options = ServeOptions(root: keyFolder)
+        options.signingKeyFile = keyFile
+        #expect(throws: ServerStartError.self) { try PreviewServer(options: options, accessLog: nil) }
+        options.signingKeyFile = keyFolder + "/none"
+        #expect(throws: ServerStartError.self) { try PreviewServer(options: options, accessLog: nil) }
+    }
+
+    /// Raw-socket clients for the hostile tests, in Python: `trickle`, `header`, `path` or `cap`.
+    static let rawClient = """
+    import select, socket, sys, time
+    port, mode = int(sys.argv[1]), sys.argv[2]
+    def connect():
+        return socket.create_connection(("127.0.0.1", port), timeout=10)
+    def send(s, data):
+        try:
+            s.sendall(data)
+        except OSError:
+            pass
+    def reply(s):
+        data = b""
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk: break
+                data += chunk
+        except OSError:
+            pass
+        return data
+    if mode == "trickle":
+        s = connect(); send(s, b"GET /landscape.mp4/thumb"); start = time.time()
+        data = reply(s); print("closed after", round(time.time() - start, 1), data[:12])
+    elif mode == "header":
+        s = connect(); send(s, b"GET /healthz HTTP/1.1\\r\\nHost: x\\r\\nX-Big: " + b"a" * 200000 + b"\\r\\n\\r\\n")
+        print(reply(s).split(b"\\r\\n")[0])
+    elif mode == "path":
+        s = connect(); send(s, b"GET /" + b"a/" * 10000 + b"thumbnail.jpg HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+        print(reply(s).split(b"\\r\\n")[0])
+    elif mode == "cap":
+        held = [connect() for _ in range(8)]
+        time.sleep(0.3)
+        readable, _, _ = select.select(held, [], [], 0.5)
+        closed = 0
+        for s in readable:
+            s.setblocking(False)
+            try:
+                if s.recv(1) == b"": closed += 1
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+        print("closed", closed, "of", len(held))
+    """
+
+    @Test("Hostile clients: trickled requests are cut at the timeout, huge headers and paths refused, connections capped, absurd sizes 413")
+    func hostileClients() throws {
+        try Self.withServer({ $0.connectionTimeout = 1 }) { base, _ in
+            let port = String(base.split(separator: ":").last ?? "")
+            func client(_ mode: String) throws -> String {
+                let run = try Child.tool("python3", ["-c", Self.rawClient, port, mode], killAfter: 60)
+                #expect(run.status == 0, "\(mode): \(run.stderr)")
+                return run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            // A request trickled and never finished is closed at the 1 s timeout (libmicrohttpd's), with margin.
+            let trickle = try client("trickle")
+            let seconds = Double(trickle.split(separator: " ").dropFirst(2).first ?? "") ?? 99
+            #expect(seconds >= 0.5 && seconds <= 8, "\(trickle)")
+            // A 200 KB header and a 20 KB path are refused, never buffered whole: an error status or a closed connection.
+            let header = try client("header")
+            #expect(header.contains(" 431 ") || header.contains(" 413 ") || header.contains(" 400 ") || header == "b''", "\(header)")
+            let path = try client("path")
+            #expect(path.contains(" 414 ") || path.contains(" 404 ") || path.contains(" 400 ") || path == "b''", "\(path)")
+            // Absurd sizes are refused by thumb's own work limit, with a problem body.
+            let huge = try Self.fetch("\(base)/landscape.mp4/thumbnail.png?width=16384&height=16384")
+            #expect(huge.status == 413, "\(huge.text)")
+            // And the server still serves.
+            #expect(try Self.fetch("\(base)/healthz").status == 200)
+            #expect(try Self.fetch("\(base)/landscape.mp4/thumbnail.jpg?width=64").status == 200)
+        }
+        // Connections past --max-connections-per-address are closed at once; those within it stay open.
+        try Self.withServer({ $0.maxConnectionsPerAddress = 4 }) { base, _ in
+            let port = String(base.split(separator: ":").last ?? "")
+            let run = try Child.tool("python3", ["-c", Self.rawClient, port, "cap"], killAfter: 60)
+            #expect(run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "closed 4 of 8", "\(run.stdoutText) \(run.stderr)")
+            #expect(try Self.fetch("\(base)/healthz").status == 200)
+        }
     }
 
     @Test("The access log's strings are JSON: quotes, backslashes and control characters escaped")

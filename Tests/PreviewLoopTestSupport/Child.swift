@@ -185,10 +185,18 @@ package enum Child {
 
     /// Runs `preview-loop` under `/usr/bin/time` and returns its result with peak RSS (bytes) and
     /// CPU time (user + system seconds).
-    package static func measuredCLI(_ arguments: [String]) throws -> (result: ChildResult, peakBytes: Int, cpuSeconds: Double) {
+    ///
+    /// The deadline is longer than `run`'s: these runs measure memory, not time, and on a loaded
+    /// machine a large one (100,000 batch records) can take over a minute.
+    package static func measuredCLI(_ arguments: [String], killAfter deadline: Double = 240) throws
+        -> (result: ChildResult, peakBytes: Int, cpuSeconds: Double) {
         let report = NSTemporaryDirectory() + "previewloop-time-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: report) }
-        let result = try run("/usr/bin/time", ["-f", "%M %U %S", "-o", report, TestPaths.cliBinary] + arguments)
+        let result = try run("/usr/bin/time", ["-f", "%M %U %S", "-o", report, TestPaths.cliBinary] + arguments,
+                             killAfter: deadline)
+        if result.wasKilled {
+            throw OracleError(message: "preview-loop \(arguments.first ?? "") still ran after \(Int(deadline)) s and was killed")
+        }
         let fields = (try String(contentsOfFile: report, encoding: .utf8)).split(whereSeparator: \.isWhitespace)
         // GNU time prints "Command exited with non-zero status N" first when the status is not 0.
         let numbers = fields.suffix(3).compactMap { Double($0) }
