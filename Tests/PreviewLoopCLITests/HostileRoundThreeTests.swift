@@ -509,7 +509,7 @@ struct RoundThreeMessagesTests {
     }
 }
 
-@Suite("Batch sizes follow the clip's orientation, as the single commands do", .serialized, .timeLimit(.minutes(2)))
+@Suite("Batch sizes follow the clip's orientation, as the single commands do", .serialized, .timeLimit(.minutes(6)))
 struct BatchOrientationTests {
     @Test("A portrait clip's poster, strip, sprites and hover are the files thumb, strip, sprites and render write")
     func portraitOutputsEqualTheCommands() throws {

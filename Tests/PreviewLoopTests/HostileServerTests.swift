@@ -26,8 +26,8 @@ struct HostileServerTests {
         let output = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: output) }
         let result = try Child.cli(["thumb", url.absoluteString, "-o", output + "/out.ppm", "--at", "3.5", "--timeout", "2"],
-                                   killAfter: 10)
-        #expect(result.elapsed < 3, "the CLI took \(result.elapsed) s", sourceLocation: sourceLocation)
+                                   killAfter: 15)
+        #expect(result.elapsed < 6, "the CLI took \(result.elapsed) s", sourceLocation: sourceLocation)
         expectCLIFailure(result, input: url.absoluteString, outputDirectory: output, sourceLocation: sourceLocation)
         #expect(result.stderr.contains("timed out"), "\(result.stderr)", sourceLocation: sourceLocation)
     }
@@ -38,7 +38,7 @@ struct HostileServerTests {
         defer { server.stop() }
         let url = server.url(for: "clip.mp4")
         let probe = timed { _ = try MediaProbe.probe(.url(url), options: SourceOptions(openTimeout: 2, readTimeout: 2)) }
-        #expect(probe.code == .timedOut && probe.seconds < 3, "\(String(describing: probe.code)) after \(probe.seconds) s")
+        #expect(probe.code == .timedOut && probe.seconds < 6, "\(String(describing: probe.code)) after \(probe.seconds) s")
         try expectCLITimesOut(url)
     }
 
@@ -49,7 +49,7 @@ struct HostileServerTests {
         let url = server.url(for: "clip.mp4")
         // Each read gets a byte within the 10 s read deadline: only the 2 s open deadline can end this.
         let probe = timed { _ = try MediaProbe.probe(.url(url), options: SourceOptions(openTimeout: 2, readTimeout: 10)) }
-        #expect(probe.code == .timedOut && probe.seconds < 3, "\(String(describing: probe.code)) after \(probe.seconds) s")
+        #expect(probe.code == .timedOut && probe.seconds < 6, "\(String(describing: probe.code)) after \(probe.seconds) s")
         try expectCLITimesOut(url)
     }
 
@@ -65,7 +65,7 @@ struct HostileServerTests {
             _ = try sampler.frame(at: 3.5, size: size)
         }
         let seconds = Date().timeIntervalSince(started)
-        #expect(code == .timedOut && seconds < 3, "\(String(describing: code)) after \(seconds) s")
+        #expect(code == .timedOut && seconds < 6, "\(String(describing: code)) after \(seconds) s")
         try expectCLITimesOut(url)
     }
 
@@ -76,7 +76,9 @@ struct HostileServerTests {
         let url = server.url(for: "clip.mp4")
         let sampler = try FrameSampler(source: .url(url), options: SourceOptions(openTimeout: 10, readTimeout: 2))
         let read = timed { _ = try sampler.frame(at: 3.5, size: size) }
-        #expect(read.code == .timedOut && read.seconds < 3, "\(String(describing: read.code)) after \(read.seconds) s")
+        // The read deadline is 2 s; without it the stall lasts until the server gives up (60 s). The bound leaves
+        // room for a loaded machine (3.2 s seen beside two CPU hogs and the rest of the suite).
+        #expect(read.code == .timedOut && read.seconds < 6, "\(String(describing: read.code)) after \(read.seconds) s")
         try expectCLITimesOut(url)
     }
 
