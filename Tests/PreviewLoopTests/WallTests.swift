@@ -106,6 +106,25 @@ struct WallTests {
         #expect(statistics.activeLoops == 0 && statistics.total.cacheBytes == 0)
     }
 
+    @Test("Offline loops share the workers round-robin: a loop added later is not starved by endless earlier ones")
+    func offlineLoopsShareWorkersFairly() throws {
+        // No cache: every pass decodes, so every frame needs a worker; one worker for three endless loops.
+        let wall = try PreviewWall(configuration: .init(cacheBudget: 0, workers: 1))
+        let counts = Mutex([Int](repeating: 0, count: 3))
+        let handles = try (0..<3).map { number in
+            try wall.add(source: .file(Self.clip), configuration: Self.offline(), loops: nil, onFrame: { _ in
+                counts.withLock { $0[number] += 1 }
+            })
+        }
+        #expect(Self.eventually { counts.withLock { $0 }.reduce(0, +) >= 600 })
+        for handle in handles { handle.stop() }
+        for handle in handles { try handle.wait() }
+        let final = counts.withLock { $0 }
+        // Round-robin gives each a third; add order would give the last loop almost nothing.
+        let total = final.reduce(0, +)
+        #expect(final.allSatisfy { $0 * 4 >= total }, "frames per loop: \(final)")
+    }
+
     @Test("A loop whose cache is evicted mid-replay decodes again and delivers the first pass's frames byte for byte; they match ffmpeg")
     func evictionReplaysIdenticalFrames() throws {
         // Room for one window and four frames: the second loop's fifth cached frame evicts the first loop.

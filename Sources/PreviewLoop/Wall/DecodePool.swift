@@ -3,7 +3,7 @@ import Glibc
 /// The wall's threads: `workers` decode workers and one presenter, whatever the number of loops.
 ///
 /// - Workers repeatedly claim the loop whose next frame is due soonest (realtime loops before offline
-///   ones; offline loops in the order they were added), produce one frame for it (decode + convert, or a
+///   ones; offline loops round-robin, the one served longest ago first, so no loop starves), produce one frame for it (decode + convert, or a
 ///   replay from the cache) and queue it. A claimed loop is not offered to another worker, so each
 ///   loop's decoder is used by one thread at a time; a loop whose queue is full waits.
 /// - The presenter hands each queued frame to its loop's `onFrame` at its due time (offline frames at
@@ -27,6 +27,8 @@ final class DecodePool: @unchecked Sendable {
         var clockStart: ContinuousClock.Instant?
         /// The due time (from the clock start) of the last frame produced.
         var lastDue: Duration?
+        /// When a worker last claimed it, in claims (offline loops are served least recently first).
+        var lastClaim = 0
 
         init(loop: WallLoop, order: Int, handle: WallLoopHandle, onFrame: @escaping @Sendable (VideoFrame) -> Void,
              onCompletion: @escaping @Sendable ((any Error)?) -> Void) {
@@ -44,6 +46,7 @@ final class DecodePool: @unchecked Sendable {
     private let condition = ConditionLock()
     private var slots: [Slot] = []
     private var nextOrder = 0
+    private var claims = 0
     private var isShuttingDown = false
     private var threads: [NamedThread] = []
     let workerCount: Int
@@ -135,7 +138,8 @@ final class DecodePool: @unchecked Sendable {
                 let deadline = slot.clockStart.map { $0 + (slot.lastDue ?? .zero) + slot.loop.frameInterval } ?? now
                 key = (slot.loop.isReplaying ? 0 : 1, deadline, slot.order)
             } else {
-                key = (2, now, slot.order)
+                // Round-robin: a loop added first must not keep the workers from the others.
+                key = (2, now, slot.lastClaim)
             }
             if let bestKey, !(key < bestKey) { continue }
             best = slot
@@ -152,6 +156,8 @@ final class DecodePool: @unchecked Sendable {
                 continue
             }
             slot.isClaimed = true
+            claims += 1
+            slot.lastClaim = claims
             let clockStart = slot.clockStart
             condition.unlock()
             var produced: WallStep?
