@@ -277,6 +277,27 @@ struct RenderOptions: Equatable, Sendable {
     var json = false
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting = ReportingOptions()
+    /// What a server lets one request render (`serve --animated-max-*`); `nil` on the command line.
+    var caps: AnimationCaps?
+}
+
+/// What a server lets one animated request render: checked before decoding, once the source's size
+/// and the window are known.
+package struct AnimationCaps: Equatable, Sendable {
+    /// The most seconds of the clip one animation takes (its window, with a loop-point search and a
+    /// crossfade's tail).
+    package var seconds: Double
+    /// The most pixels on either side.
+    package var side: Int
+    /// The most frames per second.
+    package var framesPerSecond: Int
+
+    /// Mux's caps: 10 s, 640 pixels, 30 fps.
+    package init(seconds: Double = 10, side: Int = 640, framesPerSecond: Int = 30) {
+        self.seconds = seconds
+        self.side = side
+        self.framesPerSecond = framesPerSecond
+    }
 }
 
 /// The image format of sprite sheets, as `--format` names it.

@@ -1,4 +1,6 @@
+import Glibc
 import PreviewLoop
+import Synchronization
 
 // The image API's parameters, read by the subcommands' own declarations: a request's query becomes the
 // command line `thumb` (or `probe`) would take, which the commands' parser checks with the same ranges,
@@ -13,11 +15,45 @@ package struct QueryParameter: Sendable {
     package var help: String
     /// The option it sets, by its declaration.
     var option: OptionSpec
-    /// The option's argument for a value (`--at=5`); `nil` when the value is not one of the parameter's
-    /// own words (the option's conversion then judges the rest).
-    var argument: @Sendable (String) -> String?
+    /// The command-line arguments for a value (`["--at=5"]`, or none for a flag left off); `nil`
+    /// when the value is not one of the parameter's own words (the option's conversion judges the rest).
+    var arguments: @Sendable (String) -> [String]?
     /// What a valid value looks like.
     var expectation: String
+
+    /// A parameter whose value is the option's argument as is.
+    static func passing(_ name: String, _ help: String, _ option: OptionSpec, expecting: String) -> QueryParameter {
+        let spelling = "--" + option.name + "="
+        return QueryParameter(name: name, help: help, option: option, arguments: { [spelling + $0] }, expectation: expecting)
+    }
+
+    /// `true` or `false`, turning `flag` on for `on` (`false` for a flag that leaves something out).
+    static func toggle(_ name: String, _ help: String, _ flag: Flag, on: String) -> QueryParameter {
+        let spelling = flag.spec.longSpelling
+        return QueryParameter(name: name, help: help, option: flag.spec, arguments: { value in
+            guard value == "true" || value == "false" else { return nil }
+            return value == on ? [spelling] : []
+        }, expectation: "true or false")
+    }
+}
+
+/// A route of the image API: the file names it answers to after the source's path, the subcommand
+/// that renders it and the parameters it takes.
+package struct PreviewRoute: Sendable {
+    /// The file name without its extension (`thumbnail`).
+    package var stem: String
+    /// The extensions served, each with its media type.
+    package var formats: [(fileExtension: String, mediaType: String)]
+    /// The subcommand whose options read the query.
+    var subcommand: String
+    /// Its parameters.
+    package var parameters: [QueryParameter]
+    /// What `width` and `height` size: the picture or each tile (`--size`); `nil` when the route has no
+    /// `width`/`height` pair (a sheet's `width` is the sheet's own option).
+    var sizePair: String?
+
+    /// `thumbnail.jpg`, `thumbnail.png`, …
+    package var fileNames: [String] { formats.map { stem + "." + $0.fileExtension } }
 }
 
 /// A render or probe that a request asked for, checked and ready to run on a worker.
@@ -26,19 +62,30 @@ package struct PreviewJob: Sendable {
     package var route: String
     /// The response's `Content-Type`.
     package var contentType: String
-    /// The normalised parameters (`accuracy=exact&time=5`: sorted, defaults left out, each as the
-    /// command read it), for validators and cache keys: equal requests have equal queries.
+    /// The normalised parameters (`accuracy=exact&time=5`: sorted, each as given), for validators and
+    /// cache keys: equal requests have equal queries.
     package var canonicalQuery: String
     /// Memory the render may use at its peak, in bytes, for the server's shared budget.
     package var memoryEstimate: Int
     /// The parsed command.
     let command: ParsedCommand
 
-    /// Renders the response body: the bytes the matching command writes.
-    package func render() throws -> [UInt8] {
+    /// Renders the response body: the bytes the matching command writes. An animation is written to
+    /// a file of its own in `scratch` (a folder only the server writes to), read back and removed.
+    package func render(scratch: String) throws -> [UInt8] {
         switch command {
         case .thumb(let options):
             return try ThumbCommand(options: options).render().bytes
+        case .strip(let options):
+            return try StripCommand(options: options).render().bytes
+        case .sheet(let options):
+            return try SheetCommand(options: options).render().bytes
+        case .render(var options):
+            let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
+            options.output = scratch + "/render-\(number).\(options.format.rawValue)"
+            defer { unlink(options.output) }
+            _ = try RenderCommand(options: options).render()
+            return try BatchFiles.readFile(options.output, limit: 1 << 30)
         case .probe(let options):
             let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
             return Array(ProbeCommand.json(for: info).utf8)
@@ -46,6 +93,9 @@ package struct PreviewJob: Sendable {
             throw PreviewLoopError(.invalidArgument, "not a route")
         }
     }
+
+    /// Renders started in this process, naming their scratch files.
+    private static let renders = Atomic<Int>(0)
 }
 
 /// Why a request cannot be answered: the HTTP status, the parameter at fault and one line saying why,
@@ -67,30 +117,113 @@ package struct PreviewRequestError: Error, Equatable, Sendable {
 
 /// The routes that render through a subcommand, and their parameters.
 package enum PreviewRequests {
-    /// The file names a route answers to, after the source's path (`/clip.mp4/thumbnail.jpg`).
-    package static let routeNames = ImageFormat.served.map { "thumbnail.\($0.fileExtensions[0])" } + ["probe.json"]
+    /// Every route, in the order the docs list them.
+    package static let routes: [PreviewRoute] = [thumbnail, animated, strip, sheet, probe]
 
-    /// `thumbnail.*`'s parameters.
-    package static let thumbnailParameters: [QueryParameter] = [
+    /// The file names a route answers to, after the source's path (`/clip.mp4/thumbnail.jpg`).
+    package static let routeNames = routes.flatMap(\.fileNames)
+
+    /// The routes by file name.
+    private static let routesByName: [String: (route: PreviewRoute, format: Int)] = Dictionary(uniqueKeysWithValues:
+        routes.flatMap { route in route.fileNames.enumerated().map { ($1, (route, $0)) } })
+
+    /// Still images, as `thumb`, `strip` and `sheet` write them.
+    private static let stills = ImageFormat.served.map { ($0.fileExtensions[0], $0.mediaType) }
+
+    /// `width` and `height`.
+    private static func sizePair(_ what: String, option: OptionSpec) -> [QueryParameter] {
+        [QueryParameter(name: "width", help: "Width of \(what) in pixels; with height absent the shape is kept.",
+                        option: option, arguments: { _ in nil }, expectation: sideExpectation),
+         QueryParameter(name: "height", help: "Height of \(what) in pixels; with width absent the shape is kept.",
+                        option: option, arguments: { _ in nil }, expectation: sideExpectation)]
+    }
+
+    /// `fit_mode`.
+    private static let fitMode = QueryParameter(
+        name: "fit_mode", help: "crop (fill the size), preserve (fit inside it, no bars), pad (letterbox) or stretch.",
+        option: PictureOptions.fit.spec, arguments: { fitModes[$0].map { ["--fit=" + $0] } },
+        expectation: "crop, preserve, pad or stretch")
+
+    /// `quality` of a still.
+    private static let imageQuality = QueryParameter.passing(
+        "quality", "Lossy quality 0 to 100 (JPEG, WebP).", OutputOptions.imageQuality.spec,
+        expecting: OutputOptions.imageQuality.expectation)
+
+    /// `thumbnail.{jpg,png,webp}`: `thumb`.
+    static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, subcommand: "thumb", parameters: [
         QueryParameter(name: "time", help: "When: absent (or poster) the poster frame, best, seconds, mm:ss or N%.",
-                       option: ThumbOptions.at.spec, argument: { "--at=" + ($0 == "poster" ? "auto" : $0) },
+                       option: ThumbOptions.at.spec, arguments: { ["--at=" + ($0 == "poster" ? "auto" : $0)] },
                        expectation: "poster, " + ThumbOptions.at.expectation.replacing("auto, ", with: "")),
-        QueryParameter(name: "start", help: "Where the poster search window starts.", option: ThumbOptions.start.spec,
-                       argument: { "--start=" + $0 }, expectation: ThumbOptions.start.expectation),
-        QueryParameter(name: "length", help: "How long the poster search window lasts.", option: ThumbOptions.length.spec,
-                       argument: { "--length=" + $0 }, expectation: ThumbOptions.length.expectation),
-        QueryParameter(name: "width", help: "Width in pixels; with height absent the shape is kept.",
-                       option: ThumbOptions.size.spec, argument: { _ in nil }, expectation: sideExpectation),
-        QueryParameter(name: "height", help: "Height in pixels; with width absent the shape is kept.",
-                       option: ThumbOptions.size.spec, argument: { _ in nil }, expectation: sideExpectation),
-        QueryParameter(name: "fit_mode", help: "crop (fill the size), preserve (fit inside it, no bars), pad (letterbox) or stretch.",
-                       option: PictureOptions.fit.spec, argument: { fitModes[$0].map { "--fit=" + $0 } },
-                       expectation: "crop, preserve, pad or stretch"),
-        QueryParameter(name: "quality", help: "Lossy quality 0 to 100 (JPEG, WebP).", option: OutputOptions.imageQuality.spec,
-                       argument: { "--quality=" + $0 }, expectation: OutputOptions.imageQuality.expectation),
-        QueryParameter(name: "accuracy", help: "exact or keyframe, for an explicit time.", option: ThumbOptions.accuracy.spec,
-                       argument: { "--accuracy=" + $0 }, expectation: ThumbOptions.accuracy.expectation),
-    ]
+        .passing("start", "Where the poster search window starts.", ThumbOptions.start.spec,
+                 expecting: ThumbOptions.start.expectation),
+        .passing("length", "How long the poster search window lasts.", ThumbOptions.length.spec,
+                 expecting: ThumbOptions.length.expectation),
+    ] + sizePair("the picture", option: ThumbOptions.size.spec) + [
+        fitMode, imageQuality,
+        .passing("accuracy", "exact or keyframe, for an explicit time.", ThumbOptions.accuracy.spec,
+                 expecting: ThumbOptions.accuracy.expectation),
+    ], sizePair: "the picture")
+
+    /// `animated.{webp,gif,mp4}`: `render`, within the server's ``AnimationCaps``.
+    static let animated = PreviewRoute(
+        stem: "animated", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4")], subcommand: "render",
+        parameters: [
+            .passing("start", "Where the animation starts: poster (where the poster frame is), seconds, mm:ss or N%.",
+                     RenderOptions.start.spec, expecting: RenderOptions.start.expectation),
+            .passing("length", "How long it lasts (within the server's cap).", RenderOptions.length.spec,
+                     expecting: RenderOptions.length.expectation),
+            QueryParameter(name: "end", help: "Where it ends instead of length: a time after start.",
+                           option: RenderOptions.loopPoint.spec,
+                           arguments: { $0 == "auto" ? nil : ["--loop-point=" + $0] },
+                           expectation: "a time after start: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)"),
+        ] + sizePair("the picture", option: RenderOptions.size.spec) + [
+            .passing("fps", "Frames per second (within the server's cap).", RenderOptions.fps.spec,
+                     expecting: RenderOptions.fps.expectation),
+            fitMode,
+            .passing("quality", "0 to 100, for WebP and MP4.", RenderOptions.quality.spec,
+                     expecting: RenderOptions.quality.expectation),
+            .passing("loop_point", "auto: end on the frame that best matches the first, or a time after start.",
+                     RenderOptions.loopPoint.spec, expecting: RenderOptions.loopPoint.expectation),
+            .passing("seam", "cut, crossfade or crossfade=T.", RenderOptions.seam.spec, expecting: RenderOptions.seam.expectation),
+        ], sizePair: "the picture")
+
+    /// `strip.{jpg,png,webp}`: `strip`.
+    static let strip = PreviewRoute(stem: "strip", formats: stills, subcommand: "strip", parameters: [
+        .passing("count", "Frames, 1 to 1000.", StripOptions.count.spec, expecting: StripOptions.count.expectation),
+        .passing("columns", "Frames per row.", StripOptions.columns.spec, expecting: StripOptions.columns.expectation),
+        .passing("span", "window (from start for length) or all (the whole clip).", StripOptions.span.spec,
+                 expecting: StripOptions.span.expectation),
+        .passing("start", "Where the window starts.", WindowOptions.start.spec, expecting: WindowOptions.start.expectation),
+        .passing("length", "How long the window lasts.", WindowOptions.length.spec, expecting: WindowOptions.length.expectation),
+    ] + sizePair("each tile", option: StripOptions.size.spec) + [
+        fitMode, imageQuality,
+        .passing("accuracy", "exact, keyframe or auto.", StripOptions.accuracy.spec, expecting: StripOptions.accuracy.expectation),
+        .passing("gap", "Pixels between tiles, 0 to 256.", StripOptions.gap.spec, expecting: StripOptions.gap.expectation),
+        .toggle("timestamps", "true: each frame's time in its tile's corner.", StripOptions.timestamps, on: "true"),
+        .passing("pick", "even or scenes.", TilePlanOptions.pick.spec, expecting: TilePlanOptions.pick.expectation),
+    ], sizePair: "each tile")
+
+    /// `sheet.{jpg,png,webp}`: `sheet` (its fonts are the server's defaults).
+    static let sheet = PreviewRoute(stem: "sheet", formats: stills, subcommand: "sheet", parameters: [
+        .passing("grid", "Columns x rows (4x4).", SheetOptions.grid.spec, expecting: SheetOptions.grid.expectation),
+        .passing("width", "The sheet's width in pixels.", SheetOptions.width.spec, expecting: SheetOptions.width.expectation),
+        .passing("tile_width", "Each tile's width instead.", SheetOptions.tileWidth.spec,
+                 expecting: SheetOptions.tileWidth.expectation),
+        .passing("gap", "Pixels between tiles.", SheetOptions.gap.spec, expecting: SheetOptions.gap.expectation),
+        .passing("margin", "Pixels around everything.", SheetOptions.margin.spec, expecting: SheetOptions.margin.expectation),
+        .passing("background", "#rrggbb, #rgb, black or white.", SheetOptions.background.spec,
+                 expecting: SheetOptions.background.expectation),
+        .passing("text_color", "The text's colour, in the same forms.", SheetOptions.textColor.spec,
+                 expecting: SheetOptions.textColor.expectation),
+        .toggle("header", "false leaves out the header.", SheetOptions.noHeader, on: "false"),
+        .toggle("timestamps", "false leaves out the tiles' times.", SheetOptions.noTimestamps, on: "false"),
+        .passing("accuracy", "exact, keyframe or auto.", SheetOptions.accuracy.spec, expecting: SheetOptions.accuracy.expectation),
+        .passing("pick", "even or scenes.", TilePlanOptions.pick.spec, expecting: TilePlanOptions.pick.expectation),
+        imageQuality,
+    ])
+
+    /// `probe.json`: `probe --json`.
+    static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], subcommand: "probe", parameters: [])
 
     /// `fit_mode`'s words and the `--fit` each means (`preserve` is `fill` into the fitted size).
     static let fitModes = ["crop": ContentMode.aspectFill.rawValue, "preserve": ContentMode.aspectFill.rawValue,
@@ -103,9 +236,10 @@ package enum PreviewRequests {
     /// Checks a request for `route` on the video at `source` (an absolute path the server resolved)
     /// and returns the job, or why it cannot be done.
     ///
-    /// `deadline` bounds the render's reading, in seconds (the command's `--deadline`).
-    package static func job(route: String, query: [(name: String, value: String)],
-                            source: String, deadline: Double? = nil) throws(PreviewRequestError) -> PreviewJob {
+    /// `deadline` bounds the render's reading, in seconds (the command's `--deadline`); `caps` bound
+    /// an animation.
+    package static func job(route name: String, query: [(name: String, value: String)], source: String,
+                            deadline: Double? = nil, caps: AnimationCaps = AnimationCaps()) throws(PreviewRequestError) -> PreviewJob {
         guard query.count <= maximumParameters else {
             throw PreviewRequestError(status: 400, detail: "At most \(maximumParameters) query parameters.")
         }
@@ -113,49 +247,46 @@ package enum PreviewRequests {
         for item in query where !seen.insert(item.name).inserted {
             throw PreviewRequestError(status: 400, parameter: printable(item.name), detail: "A parameter is given twice.")
         }
-        if route == "probe.json" {
-            if let unknown = query.first {
-                throw PreviewRequestError(status: 400, parameter: printable(unknown.name),
-                                          detail: "probe.json takes no parameters.")
-            }
-            var input = InputOptions(input: source)
-            input.deadline = deadline
-            let options = ProbeOptions(source: input, isJSON: true)
-            return PreviewJob(route: route, contentType: "application/json", canonicalQuery: "",
-                              memoryEstimate: 16 << 20, command: .probe(options))
-        }
-        guard route.hasPrefix("thumbnail."),
-              let format = ImageFormat.served.first(where: { "thumbnail.\($0.fileExtensions[0])" == route }) else {
+        guard let (route, formatIndex) = routesByName[name] else {
             throw PreviewRequestError(status: 404, detail: "No such route; routes: \(routeNames.joined(separator: ", ")).")
         }
-        return try thumbnail(format: format, route: route, query: query, source: source, deadline: deadline)
-    }
-
-    /// `thumbnail.{jpg,png,webp}`.
-    private static func thumbnail(format: ImageFormat, route: String, query: [(name: String, value: String)],
-                                  source: String, deadline: Double?) throws(PreviewRequestError) -> PreviewJob {
-        let table = Dictionary(uniqueKeysWithValues: thumbnailParameters.map { ($0.name, $0) })
-        var arguments = ["thumb", "--output=thumbnail.\(format.fileExtensions[0])"]
+        let format = route.formats[formatIndex]
+        let table = Dictionary(uniqueKeysWithValues: route.parameters.map { ($0.name, $0) })
+        var arguments = [route.subcommand]
+        if route.subcommand == "probe" {
+            arguments.append("--json")
+        } else {
+            arguments.append("--output=\(name)")
+        }
         var width: String?, height: String?
         var canonical: [(String, String)] = []
         var preserves = false
-        for (name, value) in query {
-            guard let parameter = table[name] else {
-                throw PreviewRequestError(status: 400, parameter: printable(name),
-                                          detail: "Unknown parameter; \(route) takes: "
-                                              + thumbnailParameters.map(\.name).joined(separator: ", ") + ".")
+        for (parameterName, value) in query {
+            guard let parameter = table[parameterName] else {
+                throw PreviewRequestError(status: 400, parameter: printable(parameterName),
+                                          detail: route.parameters.isEmpty ? "\(name) takes no parameters."
+                                              : "Unknown parameter; \(name) takes: "
+                                              + route.parameters.map(\.name).joined(separator: ", ") + ".")
             }
-            switch name {
-            case "width": width = try side(value, parameter)
-            case "height": height = try side(value, parameter)
-            default:
-                guard let argument = parameter.argument(value) else {
-                    throw PreviewRequestError(status: 400, parameter: name, detail: "Expected \(parameter.expectation).")
+            if route.sizePair != nil && (parameterName == "width" || parameterName == "height") {
+                let side = try side(value, parameter)
+                if route.subcommand == "render", Int(side)! > caps.side {
+                    throw PreviewRequestError(status: 413, parameter: parameterName,
+                                              detail: "At most \(caps.side) pixels a side for an animation on this server.")
                 }
-                if name == "fit_mode" && value == "preserve" { preserves = true }
-                arguments.append(argument)
+                if parameterName == "width" { width = side } else { height = side }
+            } else {
+                guard let given = parameter.arguments(value) else {
+                    throw PreviewRequestError(status: 400, parameter: parameterName, detail: "Expected \(parameter.expectation).")
+                }
+                if parameterName == "fit_mode" && value == "preserve" { preserves = true }
+                arguments += given
             }
-            canonical.append((name, value))
+            canonical.append((parameterName, value))
+        }
+        if seen.contains("end") && (seen.contains("length") || seen.contains("loop_point")) {
+            throw PreviewRequestError(status: 400, parameter: "end",
+                                      detail: "end sets where the animation ends: give it without length and loop_point.")
         }
         switch (width, height) {
         case let (width?, height?): arguments.append("--size=\(width)x\(height)")
@@ -169,18 +300,54 @@ package enum PreviewRequests {
         do {
             parsed = try CommandLineParser.parse(arguments)
         } catch {
-            throw problem(error, parameters: thumbnailParameters)
+            throw problem(error, parameters: route.parameters)
         }
-        guard case .thumb(var options) = parsed else {
-            throw PreviewRequestError(status: 500, detail: "The request did not make a thumbnail.")
+        // The decoded source frame is unknown until it is opened: allow a 4K one and the decoder's
+        // copies, plus what the command holds.
+        let decoding = 4 * 3840 * 2160 * 3 / 2
+        var command = parsed
+        let estimate: Int
+        switch parsed {
+        case .thumb(var options):
+            options.preservesShape = preserves && width != nil && height != nil
+            let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
+            estimate = decoding + 4 * Int(WorkBudget.rgba(box))
+            command = .thumb(options)
+        case .render(var options):
+            guard options.framesPerSecond <= caps.framesPerSecond else {
+                throw PreviewRequestError(status: 413, parameter: "fps",
+                                          detail: "At most \(caps.framesPerSecond) fps for an animation on this server.")
+            }
+            if case .seconds(let seconds) = options.length, seconds > caps.seconds + 1e-9 {
+                throw PreviewRequestError(status: 413, parameter: "length",
+                                          detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server.")
+            }
+            options.caps = caps
+            options.reporting.isQuiet = true
+            let box = options.size.knownSizes.first ?? Size(width: caps.side, height: caps.side)
+            let frames = (caps.seconds * (1 + LoopPoint.searchFraction) + 1) * Double(options.framesPerSecond)
+            estimate = decoding + Int(RenderOptions.bytes(frames: frames, size: box, format: options.format)
+                                      + options.heldBytes(frames: frames, size: box))
+            command = .render(options)
+        case .strip(var options):
+            options.reporting.isQuiet = true
+            let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
+            estimate = decoding + 3 * options.count * Int(WorkBudget.rgb(box))
+            command = .strip(options)
+        case .sheet(var options):
+            options.reporting.isQuiet = true
+            // The sheet is at most its width squared-ish: tiles, the sheet and the encoder's copy.
+            let side = min(ImageFileFormat.maxWebPSide, max(options.sheetWidth, (options.tileWidth ?? 0) * options.columns))
+            estimate = decoding + 3 * Int(WorkBudget.rgb(Size(width: side, height: side)))
+            command = .sheet(options)
+        case .probe:
+            estimate = 16 << 20
+        default:
+            throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
         }
-        options.preservesShape = preserves && width != nil && height != nil
-        let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
-        // The decoded source frame is unknown until it is opened: allow a 4K one, plus the picture's copies.
-        let estimate = 4 * 3840 * 2160 * 3 / 2 + 4 * Int(WorkBudget.rgba(box))
-        return PreviewJob(route: route, contentType: format.mediaType,
+        return PreviewJob(route: name, contentType: format.mediaType,
                           canonicalQuery: canonical.sorted { $0.0 < $1.0 }.map { "\($0)=\($1)" }.joined(separator: "&"),
-                          memoryEstimate: estimate, command: .thumb(options))
+                          memoryEstimate: estimate, command: command)
     }
 
     /// A `width` or `height`: a whole number of pixels in the sizes' range.

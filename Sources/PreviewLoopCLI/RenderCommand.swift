@@ -9,48 +9,16 @@ struct RenderCommand {
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 
+    /// What a render made: the summary and the window's start in seconds.
+    struct Rendered {
+        var summary: RenderSummary
+        var start: Double
+    }
+
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
-        let source = options.source.source
-        let limits = options.source.sourceOptions
-        var options = options
-        if options.startsAtPoster {
-            // As `thumb` with its defaults: the first good frame of the first 15 s, judged at thumb's size.
-            let sampler = try FrameSampler(source: source, threads: options.source.threads, options: limits)
-            let window = RenderCommand.posterWindow(duration: sampler.info.duration)
-            let size = SizeRequest.orientedBox(ThumbOptions.defaultBox).resolved(display: sampler.info.displaySize)
-            options.start = .seconds(try sampler.posterFrame(in: window, size: size).time)
-        }
-        // The window as given: the library resolves percentages, once, from the input it opens; a
-        // fixed --loop-point is the window's end.
-        let loop = try LoopPlayer(source: source, configuration: .init(
-            contentMode: options.contentMode, windowStart: options.start,
-            windowLength: options.length, windowEnd: options.loopPointTime, threads: options.source.threads, sourceOptions: limits),
-            sizeRequest: options.size, evenSize: options.format.needsEvenSize)
-        let size = loop.configuration.size
-        try WorkLimitError.check(options.sizeRefusal(size))
-        // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
-        if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
-        report?.opened(loop.info)
-        let start = loop.windowStart.seconds, length = loop.windowLength.seconds
-        let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
-        let frames = (options.decodedLength(windowLength) * Double(options.framesPerSecond)).rounded(.up)
-        let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
-        if let refusal = options.budget.frameRefusal(frames, what: what)
-            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: size, format: options.format)
-                                                + options.heldBytes(frames: frames, size: size),
-                                            what: what + " of \(size) \(options.format.rawValue)") {
-            throw WorkLimitError(message: refusal)
-        }
-        let display = ProgressDisplay(label: "render", unit: "frames", rateUnit: "fps", style: options.reporting.progressStyle)
-        defer { display.abandon() }
-        let summary = try loop.render(to: options.output, format: options.format,
-                                      framesPerSecond: options.framesPerSecond, quality: options.quality,
-                                      maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint?.loopPoint ?? .length,
-                                      seam: options.seam) { completed, total in
-            display.update(completed: completed, total: total)
-        }
-        display.finish(completed: summary.frameCount, total: summary.frameCount)
+        let rendered = try render()
+        let summary = rendered.summary, start = rendered.start
         if let report {
             var output = ClipReport.output("hover", options.output, width: summary.size.width, height: summary.size.height)
             output.time = start
@@ -72,6 +40,59 @@ struct RenderCommand {
             + "from \(Format.fixed(start, 3)) s\(options.startsAtPoster ? " (the poster)" : ""), \(Format.byteCount(bytes)); "
             + "\(summary.seamDescription))\n")
         return ExitStatus.success
+    }
+
+    /// Opens the input, renders the window to `options.output` (whole or not at all) and returns
+    /// what it made; prints nothing. `serve` answers an animated request with this file's bytes.
+    func render() throws -> Rendered {
+        let source = options.source.source
+        let limits = options.source.sourceOptions
+        var options = options
+        if options.startsAtPoster {
+            // As `thumb` with its defaults: the first good frame of the first 15 s, judged at thumb's size.
+            let sampler = try FrameSampler(source: source, threads: options.source.threads, options: limits)
+            let window = RenderCommand.posterWindow(duration: sampler.info.duration)
+            let size = SizeRequest.orientedBox(ThumbOptions.defaultBox).resolved(display: sampler.info.displaySize)
+            options.start = .seconds(try sampler.posterFrame(in: window, size: size).time)
+        }
+        // The window as given: the library resolves percentages, once, from the input it opens; a
+        // fixed --loop-point is the window's end.
+        let loop = try LoopPlayer(source: source, configuration: .init(
+            contentMode: options.contentMode, windowStart: options.start,
+            windowLength: options.length, windowEnd: options.loopPointTime, threads: options.source.threads, sourceOptions: limits),
+            sizeRequest: options.size, evenSize: options.format.needsEvenSize)
+        let size = loop.configuration.size
+        try WorkLimitError.check(options.sizeRefusal(size))
+        if let caps = options.caps, size.width > caps.side || size.height > caps.side {
+            throw WorkLimitError(message: "A \(size) animation is over the server's limit of \(caps.side) pixels a side.")
+        }
+        // Before decoding: the frames the window makes once cut at the clip's end, and what they hold.
+        if let warning = loop.info.colorWarning { Console.writeWarning(warning) }
+        report?.opened(loop.info)
+        let start = loop.windowStart.seconds, length = loop.windowLength.seconds
+        let windowLength = loop.info.duration.map { min(length, max(0, $0 - start)) } ?? length
+        if let caps = options.caps, options.decodedLength(windowLength) > caps.seconds + 1e-9 {
+            throw WorkLimitError(message: "The animation would take \(Format.fixed(options.decodedLength(windowLength), 3)) s of the "
+                                     + "clip, over the server's limit of \(Format.limit(caps.seconds)) s.")
+        }
+        let frames = (options.decodedLength(windowLength) * Double(options.framesPerSecond)).rounded(.up)
+        let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
+        if let refusal = options.budget.frameRefusal(frames, what: what)
+            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: size, format: options.format)
+                                                + options.heldBytes(frames: frames, size: size),
+                                            what: what + " of \(size) \(options.format.rawValue)") {
+            throw WorkLimitError(message: refusal)
+        }
+        let display = ProgressDisplay(label: "render", unit: "frames", rateUnit: "fps", style: options.reporting.progressStyle)
+        defer { display.abandon() }
+        let summary = try loop.render(to: options.output, format: options.format,
+                                      framesPerSecond: options.framesPerSecond, quality: options.quality,
+                                      maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint?.loopPoint ?? .length,
+                                      seam: options.seam) { completed, total in
+            display.update(completed: completed, total: total)
+        }
+        display.finish(completed: summary.frameCount, total: summary.frameCount)
+        return Rendered(summary: summary, start: start)
     }
 
     /// The window `thumb --at auto` searches with its defaults, `--start 0 --length 15`, cut at the clip's end.

@@ -32,6 +32,9 @@ package struct ServeOptions: Equatable, Sendable {
     package var json = false
     /// The key file of signed URLs (`--signing-key-file`); `nil` serves unsigned requests.
     package var signingKeyFile: String?
+    /// What one animated request may render (`--animated-max-length`, `--animated-max-side`,
+    /// `--animated-max-fps`).
+    package var animationCaps = AnimationCaps()
 
     /// `--root <dir>`.
     static let root = Option<String?>.path(
@@ -87,13 +90,27 @@ package struct ServeOptions: Equatable, Sendable {
         "signing-key-file", value: "file", help: "Serve signed URLs only: each request needs expires (Unix seconds, not "
             + "past) and signature, the hex HMAC-SHA256 under this file's bytes (16 to 4096; one final newline "
             + "dropped) of the path, ?, and the other parameters sorted by name. Else 403.")
+    /// `--animated-max-length <time>`.
+    static let animatedMaxLength = Option<Double>.seconds(
+        "animated-max-length", help: "The most seconds of the clip one animated.* request renders (its window, with "
+            + "loop_point=auto's search and a crossfade's tail); longer is 413.",
+        default: AnimationCaps().seconds, showing: "10", allowsZero: false)
+    /// `--animated-max-side <px>`.
+    static let animatedMaxSide = Option<Int>.integer(
+        "animated-max-side", value: "px", help: "The most pixels on either side of an animated.* picture, 2 to 4096; "
+            + "more is 413.", default: AnimationCaps().side, in: 2...4096)
+    /// `--animated-max-fps <n>`.
+    static let animatedMaxFPS = Option<Int>.integer(
+        "animated-max-fps", help: "The most frames per second an animated.* request asks for, 1 to 120; more is 413.",
+        default: AnimationCaps().framesPerSecond, in: 1...120)
     /// `--json`.
     static let jsonFlag = Flag("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
     /// The declarations, in help order.
     static let declarations: [any OptionDeclaration] = [
         root, listen, workers, queue, memoryCache, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
-        connectionTimeout, grace, accessLog, signingKeyFile, jsonFlag, CommonOptions.help,
+        connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS, jsonFlag,
+        CommonOptions.help,
     ]
 
     /// Types and validates `serve`'s scanned arguments.
@@ -118,6 +135,9 @@ package struct ServeOptions: Equatable, Sendable {
         grace = try arguments.value(Self.grace)
         accessLog = try arguments.value(Self.accessLog)
         signingKeyFile = try arguments.value(Self.signingKeyFile)
+        animationCaps = AnimationCaps(seconds: try arguments.value(Self.animatedMaxLength),
+                                      side: try arguments.value(Self.animatedMaxSide),
+                                      framesPerSecond: try arguments.value(Self.animatedMaxFPS))
         json = arguments.flags.contains(Self.jsonFlag.spec.name)
     }
 

@@ -176,24 +176,11 @@ struct SheetCommand {
     /// Samples the frames, draws the sheet, writes it and prints one summary line on standard output.
     func run() throws -> Int32 {
         try ImageDestination.check(options.output)
-        // The fonts first: a missing font is refused before any decoding.
-        let drawer = try ContactSheet(style: options.style, hasHeader: options.showsHeader)
-        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
-                                       options: options.source.sourceOptions)
-        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
-        report?.opened(sampler.info)
-        // Progress counts the tiles taken; a scene pick's scan and refills are not counted (it shows
-        // only the final line).
-        let display = ProgressDisplay(label: "sheet", unit: "frames", rateUnit: "frames/s", style: options.reporting.progressStyle)
-        defer { display.abandon() }
-        if options.pick == .even { sampler.progress = { display.update(completed: $0, total: $1) } }
-        let made = try sampler.contactSheet(options.sheetConfiguration, drawer: drawer, name: Self.displayName(of: options.source.input),
-                                            fileSize: Self.fileSize(of: options.source.input))
+        let (bytes, made) = try render()
         let plan = made.plan, sheet = made.image, tileSize = made.tileSize, duration = made.clipDuration
-        display.finish(completed: plan.frames.count, total: plan.frames.count)
         let frames = plan.frames
         let tiles = frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
-        try ImageDestination.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
+        try ImageDestination.write(bytes, to: options.output)
         if let report {
             var output = ClipReport.output("sheet", options.output, width: sheet.width, height: sheet.height)
             output.tiles = frames.count
@@ -208,6 +195,26 @@ struct SheetCommand {
             + "\(ContactSheet.timestampText(tiles.first!.time, clipDuration: duration))–"
             + "\(ContactSheet.timestampText(tiles.last!.time, clipDuration: duration)))\n", toError: options.output == ImageDestination.standardOutput)
         return ExitStatus.success
+    }
+
+    /// Opens the input, samples the frames, draws and encodes the sheet; writes nothing. `serve`
+    /// answers a sheet request with these bytes.
+    func render() throws -> (bytes: [UInt8], sheet: ClipContactSheet) {
+        // The fonts first: a missing font is refused before any decoding.
+        let drawer = try ContactSheet(style: options.style, hasHeader: options.showsHeader)
+        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
+                                       options: options.source.sourceOptions)
+        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
+        report?.opened(sampler.info)
+        // Progress counts the tiles taken; a scene pick's scan and refills are not counted (it shows
+        // only the final line).
+        let display = ProgressDisplay(label: "sheet", unit: "frames", rateUnit: "frames/s", style: options.reporting.progressStyle)
+        defer { display.abandon() }
+        if options.pick == .even { sampler.progress = { display.update(completed: $0, total: $1) } }
+        let made = try sampler.contactSheet(options.sheetConfiguration, drawer: drawer, name: Self.displayName(of: options.source.input),
+                                            fileSize: Self.fileSize(of: options.source.input))
+        display.finish(completed: made.plan.frames.count, total: made.plan.frames.count)
+        return (try options.format.encode(made.image, quality: options.quality), made)
     }
 
     /// The name a header shows: a path's or URL's last component, without a URL's query.

@@ -11,6 +11,27 @@ struct StripCommand {
     /// Samples the frames, writes the tiled image and prints one summary line on standard output.
     func run() throws -> Int32 {
         try ImageDestination.check(options.output)
+        let (bytes, strip) = try render()
+        let sheet = strip.image
+        try ImageDestination.write(bytes, to: options.output)
+        if let report {
+            var output = ClipReport.output("strip", options.output, width: sheet.width, height: sheet.height)
+            output.tiles = strip.plan.frames.count
+            output.time = strip.plan.frames.first?.sourceTime
+            output.plan = TilePlanReport(strip.plan)
+            report.add(output, timing: "strip")
+            try report.print()
+            return ExitStatus.success
+        }
+        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(sheet.width)x\(sheet.height), \(strip.plan.frames.count) frames "
+            + "in \(strip.columns)x\(strip.rows) tiles of \(strip.tileSize), "
+            + "\(Format.fixed(strip.span.lowerBound, 3))–\(Format.fixed(strip.span.upperBound, 3)) s)\n", toError: options.output == ImageDestination.standardOutput)
+        return ExitStatus.success
+    }
+
+    /// Opens the input, samples the frames and encodes the strip; writes nothing. `serve` answers a
+    /// strip request with these bytes.
+    func render() throws -> (bytes: [UInt8], strip: ContactStrip) {
         let configuration = options.stripConfiguration
         // The font (with --timestamps) and the configuration are checked before the input is opened.
         try configuration.validate()
@@ -28,21 +49,7 @@ struct StripCommand {
         if options.pick == .even { sampler.progress = { display.update(completed: $0, total: $1) } }
         let strip = try sampler.contactStrip(configuration)
         display.finish(completed: strip.plan.frames.count, total: strip.plan.frames.count)
-        let sheet = strip.image
-        try ImageDestination.write(try options.format.encode(sheet, quality: options.quality), to: options.output)
-        if let report {
-            var output = ClipReport.output("strip", options.output, width: sheet.width, height: sheet.height)
-            output.tiles = strip.plan.frames.count
-            output.time = strip.plan.frames.first?.sourceTime
-            output.plan = TilePlanReport(strip.plan)
-            report.add(output, timing: "strip")
-            try report.print()
-            return ExitStatus.success
-        }
-        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(sheet.width)x\(sheet.height), \(strip.plan.frames.count) frames "
-            + "in \(strip.columns)x\(strip.rows) tiles of \(strip.tileSize), "
-            + "\(Format.fixed(strip.span.lowerBound, 3))–\(Format.fixed(strip.span.upperBound, 3)) s)\n", toError: options.output == ImageDestination.standardOutput)
-        return ExitStatus.success
+        return (try options.format.encode(strip.image, quality: options.quality), strip)
     }
 }
 

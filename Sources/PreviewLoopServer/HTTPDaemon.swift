@@ -35,6 +35,8 @@ package final class HTTPExchange: @unchecked Sendable {
     package let rawQuery: [(name: String, value: String?)]
     /// The `If-None-Match` header, if sent.
     package let ifNoneMatch: String?
+    /// The `Range` and `If-Range` headers, if sent.
+    package let range: String?, ifRange: String?
     /// When the request arrived, on the monotonic clock.
     package let arrival: ContinuousClock.Instant
     /// What the cache did for it, for the access log: `hit`, `miss`, `coalesced` or empty.
@@ -57,12 +59,14 @@ package final class HTTPExchange: @unchecked Sendable {
     fileprivate var isHandled = false
 
     fileprivate init(connection: OpaquePointer, method: String, rawPath: String,
-                     rawQuery: [(name: String, value: String?)], ifNoneMatch: String?) {
+                     rawQuery: [(name: String, value: String?)], ifNoneMatch: String?, range: String?, ifRange: String?) {
         self.connection = connection
         self.method = method
         self.rawPath = rawPath
         self.rawQuery = rawQuery
         self.ifNoneMatch = ifNoneMatch
+        self.range = range
+        self.ifRange = ifRange
         arrival = .now
     }
 
@@ -205,10 +209,12 @@ package final class HTTPDaemon: @unchecked Sendable {
         guard let existing = state.pointee else {
             // The first call has the headers; answering on it would make libmicrohttpd close the
             // connection (the request might still have a body), so the answer comes on the next call.
+            func header(_ name: String) -> String? {
+                MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+            }
             let exchange = HTTPExchange(connection: connection, method: method, rawPath: url,
-                                        rawQuery: Self.query(of: connection),
-                                        ifNoneMatch: MHD_lookup_connection_value(connection, .HEADER_KIND, "If-None-Match")
-                                            .map { String(cString: $0) })
+                                        rawQuery: Self.query(of: connection), ifNoneMatch: header("If-None-Match"),
+                                        range: header("Range"), ifRange: header("If-Range"))
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             return .YES
         }

@@ -3,12 +3,13 @@ import PreviewLoop
 import PreviewLoopCLI
 import Synchronization
 
-/// PreviewLoop's image API over HTTP: `/{path}/thumbnail.{jpg,png,webp}` and `/{path}/probe.json` for
-/// the videos under a root folder, with validators, a memory cache, coalescing, a bounded render queue,
-/// health and Prometheus metrics. `preview-loop serve` runs one; a Swift service can embed one.
+/// PreviewLoop's image API over HTTP: `/{path}/thumbnail.*`, `animated.*`, `strip.*`, `sheet.*` and
+/// `probe.json` for the videos under a root folder, with validators, byte ranges, a memory cache,
+/// coalescing, a bounded render queue, health and Prometheus metrics. `preview-loop serve` runs one; a Swift service can embed one.
 ///
-/// A thumbnail's bytes are those `preview-loop thumb` writes for the same options: the request's query
-/// is read by `thumb`'s own option declarations (PreviewRequests).
+/// A response's bytes are those the matching subcommand (`thumb`, `render`, `strip`, `sheet`) writes for
+/// the same options: the request's query is read by that command's own option declarations
+/// (PreviewRequests).
 public final class PreviewServer: Sendable {
     /// The TCP port the server listens on.
     public let port: Int
@@ -39,6 +40,7 @@ public final class PreviewServer: Sendable {
                                     connectionTimeout: options.connectionTimeout, handler: core)
         } catch {
             core.queue.stop()
+            core.scratch.remove()
             throw error
         }
         port = daemon.port
@@ -56,6 +58,7 @@ public final class PreviewServer: Sendable {
         let flush = ContinuousClock.now + .seconds(1)
         while core.openExchanges > 0 && ContinuousClock.now < flush { usleep(10_000) }
         daemon.stop()
+        core.scratch.remove()
     }
 
     /// The number of requests being answered now.
@@ -70,6 +73,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let metrics = ServerMetrics()
     let cache: ResponseCache
     let queue: RenderQueue
+    /// Where animations are written before they are read back.
+    let scratch: ScratchFolder
     private let accessLog: AccessLog?
     /// Checks signed URLs, with `--signing-key-file`.
     private let signer: URLSigner?
@@ -86,6 +91,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         self.accessLog = accessLog
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
         cache = ResponseCache(capacity: options.memoryCacheBytes, metrics: metrics)
+        scratch = try ScratchFolder()
         queue = try RenderQueue(workers: options.workers, queueLimit: options.queue, memoryBudget: options.memoryBudget,
                                 cache: cache, metrics: metrics)
     }
@@ -152,7 +158,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
                 query.append((name, value))
             }
             do {
-                job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline)
+                job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline,
+                                              caps: options.animationCaps)
             } catch {
                 return Problem.response(error)
             }
@@ -169,15 +176,15 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         if let cached = cache.value(for: tag) {
             metrics.cacheHit()
             exchange.cacheOutcome = "hit"
-            return HTTPResponse(status: 200, headers: [("Content-Type", cached.contentType)] + validators, body: cached.body)
+            return Self.success(cached.body, contentType: cached.contentType, validators: validators, for: exchange)
         }
         metrics.cacheMiss()
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
-        let path = source.path
+        let path = source.path, scratch = self.scratch.path
         let work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
             do {
-                return try job.render()
+                return try job.render(scratch: scratch)
             } catch {
                 throw PreviewRequests.problem(forRenderError: error, source: path)
             }
@@ -185,8 +192,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         let admission = queue.submit(key: tag, work: work, deadline: deadline) { result in
             switch result {
             case .success(let body):
-                exchange.answer(HTTPResponse(status: 200, headers: [("Content-Type", body.contentType)] + validators,
-                                             body: body.body))
+                exchange.answer(Self.success(body.body, contentType: body.contentType, validators: validators, for: exchange))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
@@ -235,6 +241,29 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         return "\"" + StableHash.hex(key) + StableHash.hex("etag\n" + key) + "\""
     }
 
+    /// A rendered body as 200, or the part a `Range` header asks for as 206 (416 when it starts past
+    /// the end). `If-Range` with another validator than `tag` gets the whole body.
+    static func success(_ body: [UInt8], contentType: String, validators: [(name: String, value: String)],
+                        for exchange: HTTPExchange) -> HTTPResponse {
+        var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes")] + validators
+        let tag = validators.first { $0.name == "ETag" }?.value
+        guard let header = exchange.range, exchange.ifRange.map({ $0 == tag }) ?? true else {
+            return HTTPResponse(status: 200, headers: headers, body: body)
+        }
+        switch ByteRange(header: header, length: body.count) {
+        case .whole:
+            return HTTPResponse(status: 200, headers: headers, body: body)
+        case .part(let bounds):
+            headers.append(("Content-Range", "bytes \(bounds.lowerBound)-\(bounds.upperBound)/\(body.count)"))
+            return HTTPResponse(status: 206, headers: headers, body: Array(body[bounds]))
+        case .unsatisfiable:
+            var response = Problem.response(PreviewRequestError(
+                status: 416, detail: "The range starts at or past the end of the \(body.count) bytes."))
+            response.headers += [("Content-Range", "bytes */\(body.count)"), ("Accept-Ranges", "bytes")]
+            return response
+        }
+    }
+
     /// Whether an `If-None-Match` value lists `tag` (or is `*`); weak comparison, as RFC 9110 asks.
     static func matches(_ header: String, _ tag: String) -> Bool {
         header.split(separator: ",").contains { item in
@@ -273,6 +302,7 @@ enum Problem {
         case 405: "Method Not Allowed"
         case 413: "Content Too Large"
         case 415: "Unsupported Media Type"
+        case 416: "Range Not Satisfiable"
         case 422: "Unprocessable Content"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"

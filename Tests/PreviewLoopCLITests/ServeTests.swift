@@ -105,6 +105,70 @@ struct ServeTests {
         }
     }
 
+    @Test("animated.*, strip.* and sheet.* are byte for byte what render, strip and sheet write; caps are 413")
+    func servedAnimationsStripsAndSheets() throws {
+        try Self.withServer { base, root in
+            let cases: [(route: String, query: String, command: [String])] = [
+                ("animated.webp", "length=1&width=160", ["render", "--length", "1", "--size", "160x-1"]),
+                ("animated.mp4", "start=1&end=2&fps=10", ["render", "--start", "1", "--loop-point", "2", "--fps", "10"]),
+                ("animated.gif", "length=1&height=90&fit_mode=pad", ["render", "--length", "1", "--size", "x90", "--fit", "fit"]),
+                ("strip.jpg", "count=4&width=96", ["strip", "--count", "4", "--size", "96x-1"]),
+                ("sheet.png", "grid=2x2&header=false", ["sheet", "--grid", "2x2", "--no-header"]),
+            ]
+            for item in cases {
+                let reply = try Self.fetch("\(base)/landscape.mp4/\(item.route)?\(item.query)")
+                #expect(reply.status == 200, "\(item.route)?\(item.query): \(reply.text)")
+                let output = TestPaths.temporaryDirectory() + "/\(item.route)"
+                defer { try? FileManager.default.removeItem(atPath: (output as NSString).deletingLastPathComponent) }
+                let made = try Child.cli([item.command[0], root + "/landscape.mp4", "-o", output] + item.command.dropFirst())
+                #expect(made.status == 0, "\(made.stderr)")
+                let written = try Data(contentsOf: URL(fileURLWithPath: output))
+                #expect(reply.body == written, "\(item.route)?\(item.query): \(reply.body.count) bytes served, \(written.count) written")
+            }
+            #expect(try Self.fetch("\(base)/landscape.mp4/animated.mp4").headers["content-type"] == "video/mp4")
+            // Mux's caps by default: 640 px, 30 fps, 10 s.
+            for query in ["width=641", "fps=31", "length=11"] {
+                let reply = try Self.fetch("\(base)/landscape.mp4/animated.webp?\(query)")
+                #expect(reply.status == 413, "\(query): \(reply.text)")
+            }
+            #expect(try Self.fetch("\(base)/landscape.mp4/animated.mp4?end=2&length=1").status == 400)
+            #expect(try Self.fetch("\(base)/landscape.mp4/sheet.jpg?header=maybe").status == 400)
+        }
+    }
+
+    @Test("Byte ranges: one range is 206 with Content-Range, past the end 416, several or malformed the whole body")
+    func byteRanges() throws {
+        try Self.withServer { base, _ in
+            let url = "\(base)/landscape.mp4/animated.mp4?length=1"
+            let whole = try Self.fetch(url)
+            #expect(whole.status == 200 && whole.headers["accept-ranges"] == "bytes")
+            let length = whole.body.count
+            let first = try Self.fetch(url, headers: ["Range: bytes=0-99"])
+            #expect(first.status == 206 && first.body == whole.body.prefix(100))
+            #expect(first.headers["content-range"] == "bytes 0-99/\(length)")
+            let suffix = try Self.fetch(url, headers: ["Range: bytes=-10"])
+            #expect(suffix.status == 206 && suffix.body == whole.body.suffix(10))
+            let open = try Self.fetch(url, headers: ["Range: bytes=\(length - 5)-"])
+            #expect(open.status == 206 && open.body == whole.body.suffix(5))
+            let clamped = try Self.fetch(url, headers: ["Range: bytes=10-99999999999999999999999"])
+            #expect(clamped.status == 206 && clamped.body == whole.body.dropFirst(10))
+            for past in ["bytes=\(length)-", "bytes=99999999999999999999999-"] {
+                let reply = try Self.fetch(url, headers: ["Range: " + past])
+                #expect(reply.status == 416 && reply.headers["content-range"] == "bytes */\(length)", "\(past)")
+            }
+            let many = (0..<1000).map { "\($0)-\($0)" }.joined(separator: ",")
+            for ignored in ["bytes=0-1,5-6", "bytes=" + many, "bytes=5-1", "items=0-1", "bytes=a-b"] {
+                let reply = try Self.fetch(url, headers: ["Range: " + ignored])
+                #expect(reply.status == 200 && reply.body == whole.body, "\(ignored.prefix(40))")
+            }
+            // If-Range with another validator: the whole body.
+            let stale = try Self.fetch(url, headers: ["Range: bytes=0-9", "If-Range: \"other\""])
+            #expect(stale.status == 200 && stale.body.count == length)
+            let fresh = try Self.fetch(url, headers: ["Range: bytes=0-9", "If-Range: " + (whole.headers["etag"] ?? "")])
+            #expect(fresh.status == 206 && fresh.body.count == 10)
+        }
+    }
+
     /// A PNG's width and height from its IHDR chunk.
     static func pngSize(_ data: Data) -> [Int] {
         guard data.count > 24 else { return [] }
