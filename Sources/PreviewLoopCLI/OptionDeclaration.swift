@@ -65,6 +65,41 @@ extension Option where Value == Int {
             Int(text).flatMap { range.contains($0) ? $0 : nil }
         }
     }
+
+    /// A size in bytes with a binary unit (`512K`, `300M`, `10G`, `1T`; `KiB`, `MiB`, … too) within `range`.
+    static func byteSize(_ name: String, help: String, default defaultValue: Int, showing: String,
+                         in range: ClosedRange<Int>) -> Option<Int> {
+        Option(name, value: "size", help: help, default: defaultValue, showing: showing,
+               expecting: "a size such as 512M, 10G or 1T (binary units) from \(ByteSize.text(range.lowerBound)) to "
+                   + ByteSize.text(range.upperBound)) { text in
+            ByteSize.parse(text).flatMap { range.contains($0) ? $0 : nil }
+        }
+    }
+}
+
+/// Sizes as options write them: a whole number and a binary unit.
+package enum ByteSize {
+    private static let units: [(letter: Character, shift: Int)] = [("K", 10), ("M", 20), ("G", 30), ("T", 40), ("P", 50)]
+
+    /// `10G` → 10 × 2^30; `nil` for anything else than digits and one unit (`K`, `M`, `G`, `T`, `P`,
+    /// optionally followed by `iB` or `B`), or a size past 2^62.
+    package static func parse(_ text: String) -> Int? {
+        var rest = Substring(text.uppercased())
+        if rest.hasSuffix("IB") { rest = rest.dropLast(2) } else if rest.hasSuffix("B") { rest = rest.dropLast() }
+        guard let letter = rest.last, let unit = units.first(where: { $0.letter == letter }) else { return nil }
+        let digits = rest.dropLast()
+        guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let number = Int(digits), number <= (1 << 62) >> unit.shift else { return nil }
+        return number << unit.shift
+    }
+
+    /// The largest unit that writes `bytes` whole: `10G`, `1536M`.
+    package static func text(_ bytes: Int) -> String {
+        for unit in units.reversed() where bytes >= 1 << unit.shift && bytes % (1 << unit.shift) == 0 {
+            return "\(bytes >> unit.shift)\(unit.letter)"
+        }
+        return "\(bytes)"
+    }
 }
 
 extension Option where Value == Int? {

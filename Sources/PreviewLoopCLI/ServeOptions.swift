@@ -14,6 +14,10 @@ package struct ServeOptions: Equatable, Sendable {
     package var queue = ServeOptions.queue.defaultValue
     /// The in-memory response cache's cap in bytes (`--memory-cache`).
     package var memoryCacheBytes = ServeOptions.memoryCache.defaultValue << 20
+    /// The folder of the disk cache (`--cache`); `nil` keeps no disk cache.
+    package var cacheDirectory: String?
+    /// The disk cache's cap in bytes (`--cache-size`).
+    package var cacheSizeBytes = ServeOptions.cacheSize.defaultValue
     /// The memory all renders in flight may use together, in bytes (`--max-memory`).
     package var memoryBudget = ServeOptions.maxMemory.defaultValue << 20
     /// Seconds a request may wait and render before it gets 504 (`--request-deadline`).
@@ -59,6 +63,15 @@ package struct ServeOptions: Equatable, Sendable {
     static let memoryCache = Option<Int>.integer(
         "memory-cache", value: "MiB", help: "The cap of the in-memory cache of rendered responses, least recently used "
             + "evicted first; 0 turns it off.", default: 256, in: 0...1_048_576)
+    /// `--cache <dir>`.
+    static let cache = Option<String?>.path(
+        "cache", value: "dir", help: "Keep rendered responses on disk in this folder (made if absent; else empty or an "
+            + "earlier cache, marked by its CACHEDIR.TAG), shared safely by several servers and kept across restarts.",
+        completing: .directory)
+    /// `--cache-size <size>`.
+    static let cacheSize = Option<Int>.byteSize(
+        "cache-size", help: "The cap of the disk cache, least recently used evicted first.",
+        default: 10 << 30, showing: "10G", in: (1 << 20)...(1 << 50))
     /// `--max-memory <MiB>`.
     static let maxMemory = Option<Int>.integer(
         "max-memory", value: "MiB", help: "The memory all renders in flight may use together; a render waits for room "
@@ -108,7 +121,7 @@ package struct ServeOptions: Equatable, Sendable {
 
     /// The declarations, in help order.
     static let declarations: [any OptionDeclaration] = [
-        root, listen, workers, queue, memoryCache, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
+        root, listen, workers, queue, memoryCache, cache, cacheSize, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
         connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS, jsonFlag,
         CommonOptions.help,
     ]
@@ -127,6 +140,8 @@ package struct ServeOptions: Equatable, Sendable {
         workers = try arguments.value(Self.workers)
         queue = try arguments.value(Self.queue)
         memoryCacheBytes = try arguments.value(Self.memoryCache) << 20
+        cacheDirectory = try arguments.value(Self.cache)
+        cacheSizeBytes = try arguments.value(Self.cacheSize)
         memoryBudget = try arguments.value(Self.maxMemory) << 20
         requestDeadline = try arguments.value(Self.requestDeadline)
         maxConnections = try arguments.value(Self.maxConnections)

@@ -9,17 +9,32 @@ import Synchronization
 // connection, now or later: a request that needs a render suspends its connection (it costs no thread
 // while it waits) and is resumed when the response is ready.
 
-/// A response: status, headers and the whole body (`Content-Length` is set by the daemon).
+/// A response: status, headers and the body, in memory or a part of an open file (`Content-Length` is
+/// set by the daemon).
 package struct HTTPResponse: Sendable {
     package var status: Int
     package var headers: [(name: String, value: String)]
     package var body: [UInt8]
+    /// A body sent from a file instead of `body`: the daemon owns the descriptor once the response is
+    /// queued, and closes it when the response is sent or dropped.
+    package var file: FileBody?
 
-    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], file: FileBody? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.file = file
     }
+
+    /// The bytes it sends.
+    package var length: Int { file?.length ?? body.count }
+}
+
+/// `length` bytes from `offset` of an open file.
+package struct FileBody: Sendable {
+    package var descriptor: Int32
+    package var offset: Int
+    package var length: Int
 }
 
 /// One request and, once known, its response. Made on the daemon's thread; answered from any thread.
@@ -108,7 +123,7 @@ package final class HTTPExchange: @unchecked Sendable {
     fileprivate func markAnswered(_ response: HTTPResponse) {
         state.withLock { $0.isAnswered = true }
         sentStatus = response.status
-        sentBytes = response.body.count
+        sentBytes = response.length
     }
 }
 
@@ -231,9 +246,16 @@ package final class HTTPDaemon: @unchecked Sendable {
 
     private func queue(_ response: HTTPResponse, for exchange: HTTPExchange) -> MHD_Result {
         exchange.markAnswered(response)
-        let made = response.body.withUnsafeBytes { body in
-            MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress),
-                                            Self.mustCopy)
+        let made: OpaquePointer?
+        if let file = response.file {
+            // libmicrohttpd reads the file as it sends (sendfile where it can) and closes it after.
+            made = MHD_create_response_from_fd_at_offset64(UInt64(file.length), file.descriptor, UInt64(file.offset))
+            if made == nil { close(file.descriptor) }
+        } else {
+            made = response.body.withUnsafeBytes { body in
+                MHD_create_response_from_buffer(body.count, UnsafeMutableRawPointer(mutating: body.baseAddress),
+                                                Self.mustCopy)
+            }
         }
         guard let made else { return .NO }
         defer { MHD_destroy_response(made) }

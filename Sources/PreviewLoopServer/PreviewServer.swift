@@ -4,8 +4,8 @@ import PreviewLoopCLI
 import Synchronization
 
 /// PreviewLoop's image API over HTTP: `/{path}/thumbnail.*`, `animated.*`, `strip.*`, `sheet.*` and
-/// `probe.json` for the videos under a root folder, with validators, byte ranges, a memory cache,
-/// coalescing, a bounded render queue, health and Prometheus metrics. `preview-loop serve` runs one; a Swift service can embed one.
+/// `probe.json` for the videos under a root folder, with validators, byte ranges, a memory cache, a disk
+/// cache, coalescing, a bounded render queue, health and Prometheus metrics. `preview-loop serve` runs one; a Swift service can embed one.
 ///
 /// A response's bytes are those the matching subcommand (`thumb`, `render`, `strip`, `sheet`) writes for
 /// the same options: the request's query is read by that command's own option declarations
@@ -72,6 +72,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let root: String
     let metrics = ServerMetrics()
     let cache: ResponseCache
+    /// The disk cache, with `--cache`.
+    let disk: DiskCache?
     let queue: RenderQueue
     /// Where animations are written before they are read back.
     let scratch: ScratchFolder
@@ -91,6 +93,11 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         self.accessLog = accessLog
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
         cache = ResponseCache(capacity: options.memoryCacheBytes, metrics: metrics)
+        if let directory = options.cacheDirectory {
+            disk = try DiskCache(directory: directory, capacity: options.cacheSizeBytes, metrics: metrics)
+        } else {
+            disk = nil
+        }
         scratch = try ScratchFolder()
         queue = try RenderQueue(workers: options.workers, queueLimit: options.queue, memoryBudget: options.memoryBudget,
                                 cache: cache, metrics: metrics)
@@ -176,23 +183,30 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         if let cached = cache.value(for: tag) {
             metrics.cacheHit()
             exchange.cacheOutcome = "hit"
-            return Self.success(cached.body, contentType: cached.contentType, validators: validators, for: exchange)
+            return Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators, for: exchange)
         }
         metrics.cacheMiss()
+        let entryName = DiskCache.entryName(tag: tag, route: job.route)
+        if let disk, let hit = disk.open(entryName) {
+            metrics.diskCacheHit()
+            exchange.cacheOutcome = "disk"
+            return Self.success(.file(hit), contentType: job.contentType, validators: validators, for: exchange)
+        }
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
         let path = source.path, scratch = self.scratch.path
-        let work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
+        var work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
             do {
                 return try job.render(scratch: scratch)
             } catch {
                 throw PreviewRequests.problem(forRenderError: error, source: path)
             }
         }
+        if let disk { work.keep = { body in disk.store(body, as: entryName) } }
         let admission = queue.submit(key: tag, work: work, deadline: deadline) { result in
             switch result {
             case .success(let body):
-                exchange.answer(Self.success(body.body, contentType: body.contentType, validators: validators, for: exchange))
+                exchange.answer(Self.success(.bytes(body.body), contentType: body.contentType, validators: validators, for: exchange))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
@@ -241,26 +255,51 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         return "\"" + StableHash.hex(key) + StableHash.hex("etag\n" + key) + "\""
     }
 
+    /// A rendered body, in memory or in the disk cache.
+    enum Content {
+        case bytes([UInt8])
+        /// An open cache entry; the response takes the descriptor (and closes it when it sends none).
+        case file(DiskCache.Hit)
+
+        var count: Int {
+            switch self {
+            case .bytes(let bytes): bytes.count
+            case .file(let hit): hit.size
+            }
+        }
+    }
+
     /// A rendered body as 200, or the part a `Range` header asks for as 206 (416 when it starts past
     /// the end). `If-Range` with another validator than `tag` gets the whole body.
-    static func success(_ body: [UInt8], contentType: String, validators: [(name: String, value: String)],
+    static func success(_ content: Content, contentType: String, validators: [(name: String, value: String)],
                         for exchange: HTTPExchange) -> HTTPResponse {
         var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes")] + validators
         let tag = validators.first { $0.name == "ETag" }?.value
-        guard let header = exchange.range, exchange.ifRange.map({ $0 == tag }) ?? true else {
-            return HTTPResponse(status: 200, headers: headers, body: body)
+        let length = content.count
+        func response(_ status: Int, _ bounds: Range<Int>) -> HTTPResponse {
+            switch content {
+            case .bytes(let bytes):
+                return HTTPResponse(status: status, headers: headers, body: bounds.count == bytes.count ? bytes : Array(bytes[bounds]))
+            case .file(let hit):
+                return HTTPResponse(status: status, headers: headers,
+                                    file: FileBody(descriptor: hit.descriptor, offset: bounds.lowerBound, length: bounds.count))
+            }
         }
-        switch ByteRange(header: header, length: body.count) {
+        guard let header = exchange.range, exchange.ifRange.map({ $0 == tag }) ?? true else {
+            return response(200, 0..<length)
+        }
+        switch ByteRange(header: header, length: length) {
         case .whole:
-            return HTTPResponse(status: 200, headers: headers, body: body)
+            return response(200, 0..<length)
         case .part(let bounds):
-            headers.append(("Content-Range", "bytes \(bounds.lowerBound)-\(bounds.upperBound)/\(body.count)"))
-            return HTTPResponse(status: 206, headers: headers, body: Array(body[bounds]))
+            headers.append(("Content-Range", "bytes \(bounds.lowerBound)-\(bounds.upperBound)/\(length)"))
+            return response(206, bounds.lowerBound..<(bounds.upperBound + 1))
         case .unsatisfiable:
-            var response = Problem.response(PreviewRequestError(
-                status: 416, detail: "The range starts at or past the end of the \(body.count) bytes."))
-            response.headers += [("Content-Range", "bytes */\(body.count)"), ("Accept-Ranges", "bytes")]
-            return response
+            if case .file(let hit) = content { close(hit.descriptor) }
+            var problem = Problem.response(PreviewRequestError(
+                status: 416, detail: "The range starts at or past the end of the \(length) bytes."))
+            problem.headers += [("Content-Range", "bytes */\(length)"), ("Accept-Ranges", "bytes")]
+            return problem
         }
     }
 

@@ -13,6 +13,8 @@ struct RenderWork: Sendable {
     var contentType: String
     /// Renders the body, or says why not as the problem to answer with.
     var run: @Sendable () throws(PreviewRequestError) -> [UInt8]
+    /// Keeps a rendered body further (the disk cache), after its waiters have been answered.
+    var keep: (@Sendable ([UInt8]) -> Void)? = nil
 }
 
 /// The render workers, the queue in front of them and the coalescing of identical requests.
@@ -161,6 +163,7 @@ final class RenderQueue: @unchecked Sendable {
             }
             publish()
             for waiter in waiters { waiter.deliver(result) }
+            if case .success(let body) = result { flight.work.keep?(body.body) }
         }
     }
 

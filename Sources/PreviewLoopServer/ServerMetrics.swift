@@ -17,6 +17,7 @@ final class ServerMetrics: @unchecked Sendable {
     private var latencySum = 0.0
     private var latencyCount = 0
     private var cacheHits = 0, cacheMisses = 0, cacheBytes = 0, cacheEvictions = 0
+    private var diskHits = 0, diskBytes = 0, diskEvictions = 0, diskWriteFailures = 0
     private var rendersInFlight = 0, queueDepth = 0
     private var coalesced = 0, refusedBusy = 0, timedOut = 0, renders = 0, renderFailures = 0
 
@@ -33,6 +34,9 @@ final class ServerMetrics: @unchecked Sendable {
     func cacheHit() { lock.withLock { cacheHits += 1 } }
     func cacheMiss() { lock.withLock { cacheMisses += 1 } }
     func cacheChanged(bytes: Int, evictions: Int) { lock.withLock { cacheBytes = bytes; cacheEvictions += evictions } }
+    func diskCacheHit() { lock.withLock { diskHits += 1 } }
+    func diskCacheChanged(bytes: Int, evictions: Int) { lock.withLock { diskBytes = bytes; diskEvictions += evictions } }
+    func diskCacheWriteFailed() { lock.withLock { diskWriteFailures += 1 } }
     func coalescedRequest() { lock.withLock { coalesced += 1 } }
     func refused() { lock.withLock { refusedBusy += 1 } }
     func deadlinePassed() { lock.withLock { timedOut += 1 } }
@@ -61,6 +65,10 @@ final class ServerMetrics: @unchecked Sendable {
                 ("previewloop_cache_hits_total", "Responses served from the memory cache.", cacheHits),
                 ("previewloop_cache_misses_total", "Responses not in the memory cache (rendered or coalesced).", cacheMisses),
                 ("previewloop_cache_evictions_total", "Entries evicted from the memory cache.", cacheEvictions),
+                ("previewloop_disk_cache_hits_total", "Responses served from the disk cache (--cache).", diskHits),
+                ("previewloop_disk_cache_evictions_total", "Entries this server evicted from the disk cache.", diskEvictions),
+                ("previewloop_disk_cache_write_failures_total", "Responses not written to the disk cache (a full disk, say).",
+                 diskWriteFailures),
                 ("previewloop_coalesced_requests_total", "Requests answered by a render another request started.", coalesced),
                 ("previewloop_refused_requests_total", "Requests refused with 503 because the queue was full.", refusedBusy),
                 ("previewloop_deadline_exceeded_total", "Requests answered 504 at the request deadline.", timedOut),
@@ -73,6 +81,7 @@ final class ServerMetrics: @unchecked Sendable {
             }
             let gauges: [(String, String, Int)] = [
                 ("previewloop_cache_bytes", "Bytes held by the memory cache.", cacheBytes),
+                ("previewloop_disk_cache_bytes", "Bytes in the disk cache as this server last read it.", diskBytes),
                 ("previewloop_renders_in_flight", "Renders running now.", rendersInFlight),
                 ("previewloop_queue_depth", "Renders waiting for a worker.", queueDepth),
             ]
