@@ -29,3 +29,10 @@ static inline struct MHD_Daemon *cmhd_start(unsigned int flags, int listen_socke
                             MHD_OPTION_UNESCAPE_CALLBACK, cmhd_keep_escapes, context,
                             MHD_OPTION_END);
 }
+
+// The connection's socket (MHD_get_connection_info is variadic): the server peeks at it while the
+// connection is suspended, to notice a client that went away.
+static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
+}

@@ -112,6 +112,23 @@ package final class HTTPExchange: @unchecked Sendable {
     /// Whether an answer has been given.
     package var isAnsweredYet: Bool { state.withLock { $0.isAnswered } }
 
+    /// Whether the client closed its connection while this exchange was suspended, unanswered. (A
+    /// suspended connection is not polled by libmicrohttpd, so its socket is peeked at here; under the
+    /// state's lock the connection stays suspended, so the socket is still the connection's own.)
+    package var isClientGone: Bool {
+        state.withLock { state in
+            guard state.isSuspended, !state.isAnswered else { return false }
+            let socket = cmhd_connection_fd(connection)
+            guard socket >= 0 else { return false }
+            var probe = pollfd(fd: socket, events: Int16(POLLIN) | Int16(0x2000 /* POLLRDHUP */), revents: 0)
+            guard poll(&probe, 1, 0) == 1 else { return false }
+            if probe.revents & (Int16(POLLHUP) | Int16(POLLERR) | Int16(0x2000)) != 0 { return true }
+            // Readable: more bytes (a pipelined request) or the end of the stream.
+            var byte: UInt8 = 0
+            return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
+        }
+    }
+
     /// The response to queue on this call of the access handler, if ready; `nil` while suspended.
     fileprivate func takeResponse() -> HTTPResponse? {
         state.withLock { state in

@@ -203,7 +203,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             }
         }
         if let disk { work.keep = { body in disk.store(body, as: entryName) } }
-        let admission = queue.submit(key: tag, work: work, deadline: deadline) { result in
+        let admission = queue.submit(key: tag, work: work, deadline: deadline, isGone: { exchange.isClientGone }) { result in
             switch result {
             case .success(let body):
                 exchange.answer(Self.success(.bytes(body.body), contentType: body.contentType, validators: validators, for: exchange))

@@ -22,22 +22,27 @@ struct RenderWork: Sendable {
 /// A request's job is keyed by its validator: while a render for a key is queued or running, a request
 /// with the same key waits for that render instead of starting another. At most `workers` renders run,
 /// each admitted by the shared memory budget; at most `queueLimit` more wait; past that a request is
-/// refused (503). A waiting request past its deadline is answered 504 by the sweeper, and a queued
-/// render nobody waits for any more is dropped before it starts.
+/// refused (503). A waiting request past its deadline is answered 504 by the sweeper, and one whose
+/// client closed its connection is let go. A queued render nobody waits for any more is dropped before
+/// it starts; a running one is cancelled (the library's cancellation interrupts its inputs) and taken
+/// out of `flights` at once, so a new request for the key starts a new render.
 ///
 /// Invariant: `flights`, `pending`, `running` and `isStopping` are touched only under `lock`; a key is
-/// in `pending` exactly when its flight has not started.
+/// in `pending` exactly when its flight has not started; a flight in `flights` is not cancelled.
 final class RenderQueue: @unchecked Sendable {
     struct Waiter {
         var id: Int
         var deadline: ContinuousClock.Instant
         var deliver: @Sendable (RenderResult) -> Void
+        /// Whether the request's client has gone away.
+        var isGone: @Sendable () -> Bool
     }
 
     private final class Flight {
         let work: RenderWork
         var waiters: [Waiter] = []
         var isStarted = false
+        let cancellation = WorkCancellation()
         init(work: RenderWork) { self.work = work }
     }
 
@@ -88,13 +93,15 @@ final class RenderQueue: @unchecked Sendable {
 
     /// Queues `job` under `key`, or joins the render already there; `deliver` is called once, on a worker
     /// or the sweeper, unless the admission is `.full` or `.tooLarge` (then never).
+    /// `isGone` says whether the request's client has closed its connection; the sweeper asks it.
     func submit(key: String, work: RenderWork, deadline: ContinuousClock.Instant,
+                isGone: @escaping @Sendable () -> Bool = { false },
                 deliver: @escaping @Sendable (RenderResult) -> Void) -> Admission {
         guard work.memoryEstimate <= memoryBudget else { return .tooLarge }
         let admission: Admission = lock.withLock {
             guard !isStopping else { return .full }
             nextWaiter += 1
-            let waiter = Waiter(id: nextWaiter, deadline: deadline, deliver: deliver)
+            let waiter = Waiter(id: nextWaiter, deadline: deadline, deliver: deliver, isGone: isGone)
             if let flight = flights[key] {
                 flight.waiters.append(waiter)
                 return .coalesced
@@ -149,52 +156,69 @@ final class RenderQueue: @unchecked Sendable {
             let reservation = gate.acquire(flight.work.memoryEstimate)
             let result: RenderResult
             do throws(PreviewRequestError) {
-                result = .success(CachedBody(body: try flight.work.run(), contentType: flight.work.contentType))
+                let body = try flight.cancellation.run { () throws(PreviewRequestError) in try flight.work.run() }
+                result = .success(CachedBody(body: body, contentType: flight.work.contentType))
             } catch {
                 result = .failure(error)
             }
             gate.release(reservation)
-            metrics.rendered(failed: (try? result.get()) == nil)
-            if case .success(let body) = result { cache.insert(body, for: key) }
+            let cancelled = flight.cancellation.isCancelled
+            metrics.rendered(failed: (try? result.get()) == nil, cancelled: cancelled)
+            if case .success(let body) = result, !cancelled { cache.insert(body, for: key) }
             let waiters: [Waiter] = lock.withLock {
                 running -= 1
-                flights[key] = nil
+                // A cancelled flight left `flights` when it was cancelled; a new one may hold the key.
+                if flights[key] === flight { flights[key] = nil }
                 return flight.waiters
             }
             publish()
             for waiter in waiters { waiter.deliver(result) }
-            if case .success(let body) = result { flight.work.keep?(body.body) }
+            if case .success(let body) = result, !cancelled { flight.work.keep?(body.body) }
         }
     }
 
-    /// Answers waiters past their deadline (504) and drops queued renders nobody waits for.
+    /// Answers waiters past their deadline (504), lets go of those whose client left, drops queued
+    /// renders nobody waits for and cancels running ones.
     private func sweep() {
         while true {
-            var expired: [Waiter] = []
+            var expired: [Waiter] = [], gone: [Waiter] = [], abandoned: [Flight] = []
             let stopping: Bool = lock.withLock {
                 if isStopping { return true }
                 let now = ContinuousClock.now
                 for (key, flight) in flights {
-                    let (late, onTime) = (flight.waiters.filter { $0.deadline <= now }, flight.waiters.filter { $0.deadline > now })
-                    guard !late.isEmpty else { continue }
-                    expired += late
-                    flight.waiters = onTime
-                    if onTime.isEmpty && !flight.isStarted {
-                        flights[key] = nil
+                    var staying: [Waiter] = []
+                    for waiter in flight.waiters {
+                        if waiter.deadline <= now {
+                            expired.append(waiter)
+                        } else if waiter.isGone() {
+                            gone.append(waiter)
+                        } else {
+                            staying.append(waiter)
+                        }
+                    }
+                    guard staying.count < flight.waiters.count else { continue }
+                    flight.waiters = staying
+                    guard staying.isEmpty else { continue }
+                    flights[key] = nil
+                    if flight.isStarted {
+                        abandoned.append(flight)
+                    } else {
                         pending.removeAll { $0 == key }
                     }
                 }
                 return false
             }
             if stopping { return }
-            if !expired.isEmpty {
-                publish()
-                let late = PreviewRequestError(status: 504, detail: "The request deadline passed before the render finished.")
-                for waiter in expired {
-                    metrics.deadlinePassed()
-                    waiter.deliver(.failure(late))
-                }
+            for flight in abandoned { flight.cancellation.cancel() }
+            if !expired.isEmpty || !gone.isEmpty { publish() }
+            let late = PreviewRequestError(status: 504, detail: "The request deadline passed before the render finished.")
+            for waiter in expired {
+                metrics.deadlinePassed()
+                waiter.deliver(.failure(late))
             }
+            // Nobody reads this answer: it resumes the connection, so libmicrohttpd closes it.
+            let left = PreviewRequestError(status: 503, detail: "The client closed the connection.")
+            for waiter in gone { waiter.deliver(.failure(left)) }
             usleep(20_000)
         }
     }

@@ -19,7 +19,7 @@ final class ServerMetrics: @unchecked Sendable {
     private var cacheHits = 0, cacheMisses = 0, cacheBytes = 0, cacheEvictions = 0
     private var diskHits = 0, diskBytes = 0, diskEvictions = 0, diskWriteFailures = 0
     private var rendersInFlight = 0, queueDepth = 0
-    private var coalesced = 0, refusedBusy = 0, timedOut = 0, renders = 0, renderFailures = 0
+    private var coalesced = 0, refusedBusy = 0, timedOut = 0, renders = 0, renderFailures = 0, rendersCancelled = 0
 
     /// A request answered: its route (`thumbnail.jpg`, `healthz`, `other`), status and seconds taken.
     func requestFinished(route: String, status: Int, seconds: Double) {
@@ -41,7 +41,12 @@ final class ServerMetrics: @unchecked Sendable {
     func refused() { lock.withLock { refusedBusy += 1 } }
     func deadlinePassed() { lock.withLock { timedOut += 1 } }
     func queue(depth: Int, inFlight: Int) { lock.withLock { queueDepth = depth; rendersInFlight = inFlight } }
-    func rendered(failed: Bool) { lock.withLock { renders += 1; if failed { renderFailures += 1 } } }
+    func rendered(failed: Bool, cancelled: Bool = false) {
+        lock.withLock {
+            renders += 1
+            if cancelled { rendersCancelled += 1 } else if failed { renderFailures += 1 }
+        }
+    }
 
     /// `/metrics`'s body.
     func exposition() -> String {
@@ -73,7 +78,9 @@ final class ServerMetrics: @unchecked Sendable {
                 ("previewloop_refused_requests_total", "Requests refused with 503 because the queue was full.", refusedBusy),
                 ("previewloop_deadline_exceeded_total", "Requests answered 504 at the request deadline.", timedOut),
                 ("previewloop_renders_total", "Renders run.", renders),
-                ("previewloop_render_failures_total", "Renders that failed.", renderFailures),
+                ("previewloop_render_failures_total", "Renders that failed (not counting those cancelled).", renderFailures),
+                ("previewloop_renders_cancelled_total", "Renders cancelled because every client waiting for them had gone.",
+                 rendersCancelled),
             ]
             for (name, help, value) in counters {
                 family(name, "counter", help)

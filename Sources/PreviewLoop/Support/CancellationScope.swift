@@ -74,3 +74,27 @@ extension Interrupter {
         return interrupter
     }
 }
+
+/// Cancels one synchronous library call run on a thread of the caller's own (a server's render worker):
+/// the inputs the call opens inside ``run(_:)`` are interrupted by ``cancel()``, I/O at once through
+/// FFmpeg's interrupt callback and decoding at the next frame, and the call throws
+/// ``PreviewLoopError/Kind/cancelled``.
+package final class WorkCancellation: Sendable {
+    private let scope = CancellationScope()
+
+    package init() {}
+
+    /// Runs `body` on this thread under this cancellation.
+    package func run<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try scope.enter(body)
+    }
+
+    /// Interrupts the call running under it, and any started under it from now on.
+    package func cancel() { scope.cancel() }
+
+    /// Whether ``cancel()`` was called.
+    package var isCancelled: Bool { scope.isCancelled }
+
+    /// Whether the call running on this thread has been cancelled (`false` outside ``run(_:)``).
+    package static var isCurrentCancelled: Bool { CancellationScope.current?.isCancelled ?? false }
+}
