@@ -69,6 +69,8 @@ package struct PreviewJob: Sendable {
     package var memoryEstimate: Int
     /// The parsed command.
     let command: ParsedCommand
+    /// A storyboard index's query for its picture (the request's parameters but `format`, encoded).
+    var pictureQuery = ""
 
     /// Renders the response body: the bytes the matching command writes. An animation is written to
     /// a file of its own in `scratch` (a folder only the server writes to), read back and removed.
@@ -86,6 +88,12 @@ package struct PreviewJob: Sendable {
             defer { unlink(options.output) }
             _ = try RenderCommand(options: options).render()
             return try BatchFiles.readFile(options.output, limit: 1 << 30)
+        case .sprites(let options):
+            let storyboard = try SpritesCommand(options: options).storyboard()
+            let picture = "storyboard.\(options.format.rawValue)" + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
+            if route.hasSuffix(".vtt") { return Array(storyboard.track.webVTT { _ in picture }.utf8) }
+            if route.hasSuffix(".json") { return Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8) }
+            return storyboard.picture
         case .probe(let options):
             let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
             return Array(ProbeCommand.json(for: info).utf8)
@@ -118,7 +126,7 @@ package struct PreviewRequestError: Error, Equatable, Sendable {
 /// The routes that render through a subcommand, and their parameters.
 package enum PreviewRequests {
     /// Every route, in the order the docs list them.
-    package static let routes: [PreviewRoute] = [thumbnail, animated, strip, sheet, probe]
+    package static let routes: [PreviewRoute] = [thumbnail, animated, strip, sheet, storyboard, storyboardIndex, probe]
 
     /// The file names a route answers to, after the source's path (`/clip.mp4/thumbnail.jpg`).
     package static let routeNames = routes.flatMap(\.fileNames)
@@ -148,6 +156,10 @@ package enum PreviewRequests {
     private static let imageQuality = QueryParameter.passing(
         "quality", "Lossy quality 0 to 100 (JPEG, WebP).", OutputOptions.imageQuality.spec,
         expecting: OutputOptions.imageQuality.expectation)
+
+    /// `pick` of a tiled route.
+    private static let pick = QueryParameter.passing("pick", "even or scenes.", TilePlanOptions.pick.spec,
+                                                     expecting: TilePlanOptions.pick.expectation)
 
     /// `thumbnail.{jpg,png,webp}`: `thumb`.
     static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, subcommand: "thumb", parameters: [
@@ -200,7 +212,7 @@ package enum PreviewRequests {
         .passing("accuracy", "exact, keyframe or auto.", StripOptions.accuracy.spec, expecting: StripOptions.accuracy.expectation),
         .passing("gap", "Pixels between tiles, 0 to 256.", StripOptions.gap.spec, expecting: StripOptions.gap.expectation),
         .toggle("timestamps", "true: each frame's time in its tile's corner.", StripOptions.timestamps, on: "true"),
-        .passing("pick", "even or scenes.", TilePlanOptions.pick.spec, expecting: TilePlanOptions.pick.expectation),
+        pick,
     ], sizePair: "each tile")
 
     /// `sheet.{jpg,png,webp}`: `sheet` (its fonts are the server's defaults).
@@ -218,9 +230,36 @@ package enum PreviewRequests {
         .toggle("header", "false leaves out the header.", SheetOptions.noHeader, on: "false"),
         .toggle("timestamps", "false leaves out the tiles' times.", SheetOptions.noTimestamps, on: "false"),
         .passing("accuracy", "exact, keyframe or auto.", SheetOptions.accuracy.spec, expecting: SheetOptions.accuracy.expectation),
-        .passing("pick", "even or scenes.", TilePlanOptions.pick.spec, expecting: TilePlanOptions.pick.expectation),
-        imageQuality,
+        pick, imageQuality,
     ])
+
+    /// The parameters of a storyboard, its picture and its index alike.
+    private static let storyboardParameters: [QueryParameter] = [
+        .passing("every", "Seconds between thumbnails, or auto.", SpritesOptions.every.spec,
+                 expecting: SpritesOptions.every.expectation),
+        .passing("count", "Thumbnails spread over the clip instead.", SpritesOptions.count.spec,
+                 expecting: SpritesOptions.count.expectation),
+        QueryParameter(name: "columns", help: "Tiles per row, 1 to 100; the rows are as many as the thumbnails need.",
+                       option: SpritesOptions.grid.spec,
+                       arguments: { text in Int(text).flatMap { (1...100).contains($0) ? ["--grid=\($0)x1"] : nil } },
+                       expectation: "a whole number from 1 to 100"),
+    ] + sizePair("each tile", option: SpritesOptions.size.spec) + [
+        fitMode, imageQuality,
+        .passing("accuracy", "auto, exact or keyframe.", SpritesOptions.accuracy.spec, expecting: SpritesOptions.accuracy.expectation),
+        pick,
+    ]
+
+    /// `storyboard.{jpg,webp}`: every thumbnail of `sprites` on one picture.
+    static let storyboard = PreviewRoute(stem: "storyboard", formats: [("jpg", "image/jpeg"), ("webp", "image/webp")],
+                                         subcommand: "sprites", parameters: storyboardParameters, sizePair: "each tile")
+
+    /// `storyboard.{vtt,json}`: where each thumbnail of the storyboard's picture is, and when.
+    static let storyboardIndex = PreviewRoute(
+        stem: "storyboard", formats: [("vtt", "text/vtt; charset=utf-8"), ("json", "application/json")], subcommand: "sprites",
+        parameters: storyboardParameters + [
+            .passing("format", "The picture the index points to: jpg or webp.", SpritesOptions.format.spec,
+                     expecting: SpritesOptions.format.expectation),
+        ], sizePair: "each tile")
 
     /// `probe.json`: `probe --json`.
     static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], subcommand: "probe", parameters: [])
@@ -253,9 +292,15 @@ package enum PreviewRequests {
         let format = route.formats[formatIndex]
         let table = Dictionary(uniqueKeysWithValues: route.parameters.map { ($0.name, $0) })
         var arguments = [route.subcommand]
-        if route.subcommand == "probe" {
+        switch route.subcommand {
+        case "probe":
             arguments.append("--json")
-        } else {
+        case "sprites":
+            // The storyboard is rendered in memory; sprites' output directory is never made.
+            arguments.append("--output=storyboard")
+            // The picture's format is its extension's; an index's is its `format` parameter.
+            if format.mediaType.hasPrefix("image/") { arguments.append("--format=\(format.fileExtension)") }
+        default:
             arguments.append("--output=\(name)")
         }
         var width: String?, height: String?
@@ -340,14 +385,41 @@ package enum PreviewRequests {
             let side = min(ImageFileFormat.maxWebPSide, max(options.sheetWidth, (options.tileWidth ?? 0) * options.columns))
             estimate = decoding + 3 * Int(WorkBudget.rgb(Size(width: side, height: side)))
             command = .sheet(options)
+        case .sprites(var options):
+            options.reporting.isQuiet = true
+            // The most a storyboard may be: a full sheet of the tiles, the sheet and the encoder's copy.
+            let tile = options.size.knownSizes.first ?? SpritesOptions.defaultBox
+            let sheet = Size(width: min(ImageFileFormat.maxWebPSide, options.columns * tile.width),
+                             height: min(ImageFileFormat.maxWebPSide, SpritesCommand.storyboardRows * tile.height))
+            estimate = decoding + 3 * Int(WorkBudget.rgb(sheet))
+            command = .sprites(options)
         case .probe:
             estimate = 16 << 20
         default:
             throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
         }
+        let sorted = canonical.sorted { $0.0 < $1.0 }
+        // An index points to its picture: the same parameters but `format`, percent-encoded.
+        let picture = sorted.filter { $0.0 != "format" }.map { "\(Self.escaped($0))=\(Self.escaped($1))" }.joined(separator: "&")
         return PreviewJob(route: name, contentType: format.mediaType,
-                          canonicalQuery: canonical.sorted { $0.0 < $1.0 }.map { "\($0)=\($1)" }.joined(separator: "&"),
-                          memoryEstimate: estimate, command: command)
+                          canonicalQuery: sorted.map { "\($0)=\($1)" }.joined(separator: "&"),
+                          memoryEstimate: estimate, command: command, pictureQuery: picture)
+    }
+
+    /// `text` percent-encoded but for RFC 3986's unreserved characters.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".utf8)
+                result += "%" + String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+            }
+        }
+        return result
     }
 
     /// A `width` or `height`: a whole number of pixels in the sizes' range.

@@ -83,4 +83,63 @@ struct SpritesCommand {
             + "\(options.columns)x\(options.rows) a sheet\n")
         return ExitStatus.success
     }
+
+    /// The most rows a storyboard has: its thumbnails are at most `columns` × this.
+    static let storyboardRows = 100
+
+    /// A storyboard: every thumbnail on one picture (as many rows as they need) and the track saying
+    /// where each is, rendered in memory for `serve`'s `storyboard.*` (the tiles `sprites` writes for the
+    /// same options, on one sheet). Refused before decoding when it would need more than
+    /// ``storyboardRows`` rows or a picture past the encoders' limits.
+    func storyboard() throws -> Storyboard {
+        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
+                                       options: options.source.sourceOptions)
+        let size = options.size.resolved(display: sampler.info.displaySize)
+        let every = options.every.seconds(duration: sampler.info.duration, frameInterval: sampler.info.frameInterval)
+        guard let duration = sampler.info.duration, duration > 0 else {
+            throw PreviewLoopError(.invalidArgument, "the clip's duration is unknown or 0: a storyboard needs it to cover the clip")
+        }
+        let wanted = ThumbnailTrack.thumbnailCount(duration: duration, every: every)
+        let most = options.columns * Self.storyboardRows
+        guard wanted <= Double(most) else {
+            throw WorkLimitError(message: "A storyboard of \(Format.fixed(wanted, 0)) thumbnails in \(options.columns) column\(options.columns == 1 ? "" : "s") "
+                + "would need more than \(Self.storyboardRows) rows; at most \(most): ask for fewer (count, every) or more columns")
+        }
+        var layout = options
+        layout.rows = (Int(wanted) + options.columns - 1) / options.columns
+        try WorkLimitError.check(layout.sizeRefusal(size))
+        var picture: [UInt8] = []
+        let track = try sampler.thumbnailTrack(
+            every: every, layout: .init(tileSize: size, columns: layout.columns, rows: layout.rows),
+            mode: options.contentMode, accuracy: options.accuracy, pick: options.pick, maxThumbnails: most,
+            onSheet: { _, sheet throws(PreviewLoopError) in
+                picture = try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality)
+            })
+        return Storyboard(track: track, picture: picture, duration: duration)
+    }
+}
+
+/// A storyboard: its picture's bytes and the track of its tiles.
+struct Storyboard {
+    var track: ThumbnailTrack
+    var picture: [UInt8]
+    /// The clip's duration in seconds.
+    var duration: Double
+
+    /// The index as JSON, in the shape Mux's storyboard JSON has (`url`, `tile_width`, `tile_height`,
+    /// `duration`, `tiles` with `start`, `x`, `y`) plus each tile's `end` and the `time` of its frame,
+    /// and the grid's `columns` and `rows`.
+    func json(url: String) -> JSONValue {
+        let tiles: [JSONValue] = track.cues.map { cue in
+            .object(["start": .number(Self.milliseconds(cue.start)), "end": .number(Self.milliseconds(cue.end)),
+                     "time": .number(Self.milliseconds(cue.frameTime)), "x": .integer(cue.rect.x), "y": .integer(cue.rect.y)])
+        }
+        return .object(["url": .string(url), "tile_width": .integer(track.layout.tileSize.width),
+                        "tile_height": .integer(track.layout.tileSize.height), "columns": .integer(track.layout.columns),
+                        "rows": .integer(track.layout.rows), "duration": .number(Self.milliseconds(duration)),
+                        "tiles": .array(tiles)])
+    }
+
+    /// Seconds rounded to the millisecond, as the WebVTT track gives them.
+    private static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 }

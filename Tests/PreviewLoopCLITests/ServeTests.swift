@@ -136,6 +136,51 @@ struct ServeTests {
         }
     }
 
+    @Test("storyboard.{jpg,webp} is sprites' one sheet; storyboard.vtt is its track pointing at the picture; .json agrees")
+    func servedStoryboards() throws {
+        try Self.withServer { base, root in
+            let output = TestPaths.temporaryDirectory() + "/sprites"
+            defer { try? FileManager.default.removeItem(atPath: (output as NSString).deletingLastPathComponent) }
+            for format in ["jpg", "webp"] {
+                let query = "count=7&columns=3&width=96&quality=70"
+                let picture = try Self.fetch("\(base)/landscape.mp4/storyboard.\(format)?\(query)")
+                #expect(picture.status == 200 && picture.headers["content-type"] == "image/\(format == "jpg" ? "jpeg" : "webp")")
+                // The same thumbnails as sprites writes on a 3x3 sheet: 7 tiles, 3 rows.
+                let made = try Child.cli(["sprites", root + "/landscape.mp4", "-o", output, "--count", "7", "--grid", "3x3",
+                                          "--size", "96x-1", "--quality", "70", "--format", format])
+                #expect(made.status == 0, "\(made.stderr)")
+                let sheet = try Data(contentsOf: URL(fileURLWithPath: output + "/sheet-1.\(format)"))
+                #expect(picture.body == sheet, "storyboard.\(format): \(picture.body.count) bytes served, \(sheet.count) written")
+                let index = try Self.fetch("\(base)/landscape.mp4/storyboard.vtt?\(query)&format=\(format)")
+                #expect(index.status == 200 && index.headers["content-type"] == "text/vtt; charset=utf-8")
+                let track = try String(contentsOfFile: output + "/thumbnails.vtt", encoding: .utf8)
+                #expect(index.text == track.replacing("sheet-1.\(format)", with: "storyboard.\(format)?\(query.split(separator: "&").sorted().joined(separator: "&"))"),
+                        "\(index.text)")
+            }
+            // The JSON index: Mux's members, one tile per cue, positions on the grid.
+            let json = try Self.fetch("\(base)/landscape.mp4/storyboard.json?count=5&columns=2&width=100&height=50&time_unused=1")
+            #expect(json.status == 400 && json.headers["content-type"] == "application/problem+json")
+            let reply = try Self.fetch("\(base)/landscape.mp4/storyboard.json?count=5&columns=2&width=100&height=50")
+            #expect(reply.status == 200 && reply.headers["content-type"] == "application/json")
+            let object = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [String: Any])
+            #expect(object["url"] as? String == "storyboard.jpg?columns=2&count=5&height=50&width=100")
+            #expect(object["tile_width"] as? Int == 100 && object["tile_height"] as? Int == 50)
+            #expect(object["columns"] as? Int == 2 && object["rows"] as? Int == 3)
+            let tiles = try #require(object["tiles"] as? [[String: Any]])
+            #expect(tiles.map { $0["x"] as? Int } == [0, 100, 0, 100, 0] && tiles.map { $0["y"] as? Int } == [0, 0, 50, 50, 100])
+            #expect(tiles.first?["start"] as? Double == 0 && tiles.last?["end"] as? Double == object["duration"] as? Double)
+            // More thumbnails than 100 rows hold is refused before any work; bad values name the parameter.
+            let tooMany = try Self.fetch("\(base)/landscape.mp4/storyboard.jpg?every=0.02&columns=1")
+            #expect(tooMany.status == 413 && tooMany.text.contains("200 thumbnails"), "\(tooMany.text)")
+            for bad in ["columns=0", "columns=101", "count=0", "every=-1", "format=png"] {
+                let route = bad.hasPrefix("format") ? "storyboard.vtt" : "storyboard.jpg"
+                let reply = try Self.fetch("\(base)/landscape.mp4/\(route)?\(bad)")
+                #expect(reply.status == 400 && reply.text.contains("\"parameter\":\"\(bad.split(separator: "=")[0])\""), "\(bad): \(reply.text)")
+            }
+            #expect(try Self.fetch("\(base)/landscape.mp4/storyboard.jpg?format=webp").status == 400)
+        }
+    }
+
     @Test("Byte ranges: one range is 206 with Content-Range, past the end 416, several or malformed the whole body")
     func byteRanges() throws {
         try Self.withServer { base, _ in
