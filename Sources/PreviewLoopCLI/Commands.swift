@@ -386,4 +386,6 @@ struct CardOptions: Equatable, Sendable {
     var note: String?
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     var json = false
+    /// Whether warnings stay off standard error (a server's renders).
+    var isQuiet = false
 }

@@ -88,6 +88,16 @@ package struct PreviewJob: Sendable {
             defer { unlink(options.output) }
             _ = try RenderCommand(options: options).render()
             return try BatchFiles.readFile(options.output, limit: 1 << 30)
+        case .card(var options):
+            if case .animation = options.destination {
+                let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
+                options.output = scratch + "/card-\(number)." + (route.split(separator: ".").last.map(String.init) ?? "webp")
+            }
+            defer { if case .animation = options.destination { unlink(options.output) } }
+            switch try CardCommand(options: options).render().rendered {
+            case .still(let bytes, _, _): return bytes
+            case .sequence: return try BatchFiles.readFile(options.output, limit: 1 << 30)
+            }
         case .sprites(let options):
             let storyboard = try SpritesCommand(options: options).storyboard()
             let picture = "storyboard.\(options.format.rawValue)" + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
@@ -126,7 +136,7 @@ package struct PreviewRequestError: Error, Equatable, Sendable {
 /// The routes that render through a subcommand, and their parameters.
 package enum PreviewRequests {
     /// Every route, in the order the docs list them.
-    package static let routes: [PreviewRoute] = [thumbnail, animated, strip, sheet, storyboard, storyboardIndex, probe]
+    package static let routes: [PreviewRoute] = [thumbnail, animated, strip, sheet, storyboard, storyboardIndex, card, probe]
 
     /// The file names a route answers to, after the source's path (`/clip.mp4/thumbnail.jpg`).
     package static let routeNames = routes.flatMap(\.fileNames)
@@ -261,6 +271,36 @@ package enum PreviewRequests {
                      expecting: SpritesOptions.format.expectation),
         ], sizePair: "each tile")
 
+    /// `card.{webp,gif,mp4}` (the card's sequence, within the server's ``AnimationCaps``) and
+    /// `card.{png,jpg}` (one instant of it): `card`.
+    static let card = PreviewRoute(
+        stem: "card", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4"), ("png", "image/png"),
+                                ("jpg", "image/jpeg")], subcommand: "card",
+        parameters: sizePair("the card (both or neither)", option: CardOptions.size.spec) + [
+            .passing("aspect", "The card's shape at 480 pixels wide instead (16:9, 4:3, 1.5).", CardOptions.aspect.spec,
+                     expecting: CardOptions.aspect.expectation),
+            .passing("corner_radius", "Pixels of the rounded corners.", CardOptions.cornerRadius.spec,
+                     expecting: CardOptions.cornerRadius.expectation),
+            .passing("reveal", "circle or fade.", CardOptions.reveal.spec, expecting: CardOptions.reveal.expectation),
+            .passing("poster_hold", "How long the poster shows first.", CardOptions.posterHold.spec,
+                     expecting: CardOptions.posterHold.expectation),
+            .passing("play_length", "How long the video plays after the reveal.", CardOptions.playLength.spec,
+                     expecting: CardOptions.playLength.expectation),
+            .toggle("close", "true: end by fading back to the poster.", CardOptions.close, on: "true"),
+            .toggle("play_button", "false: the poster without its play button.", CardOptions.noPlayButton, on: "false"),
+            .passing("background", "The colour outside the corners.", PictureOptions.background.spec,
+                     expecting: PictureOptions.background.expectation),
+            .passing("fps", "Frames per second of an animation (within the server's cap).", CardOptions.fps.spec,
+                     expecting: CardOptions.fps.expectation),
+            .passing("start", "Where the loop window starts.", WindowOptions.start.spec, expecting: WindowOptions.start.expectation),
+            .passing("length", "How long the loop window lasts.", CardOptions.length.spec, expecting: CardOptions.length.expectation),
+            .passing("poster_at", "The poster's time instead of the window's first good frame.", CardOptions.posterAt.spec,
+                     expecting: CardOptions.posterAt.expectation),
+            .passing("at", "For card.png and card.jpg: the instant of the sequence, seconds from its start.", CardOptions.at.spec,
+                     expecting: CardOptions.at.expectation),
+            .passing("quality", "0 to 100, for WebP, MP4 and JPEG.", CardOptions.quality.spec, expecting: CardOptions.quality.expectation),
+        ], sizePair: "the card")
+
     /// `probe.json`: `probe --json`.
     static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], subcommand: "probe", parameters: [])
 
@@ -303,6 +343,8 @@ package enum PreviewRequests {
         default:
             arguments.append("--output=\(name)")
         }
+        // An animation's sides are capped; a card still's are not.
+        let animates = route.subcommand == "render" || (route.subcommand == "card" && AnimationFormat(path: name) != nil)
         var width: String?, height: String?
         var canonical: [(String, String)] = []
         var preserves = false
@@ -315,7 +357,7 @@ package enum PreviewRequests {
             }
             if route.sizePair != nil && (parameterName == "width" || parameterName == "height") {
                 let side = try side(value, parameter)
-                if route.subcommand == "render", Int(side)! > caps.side {
+                if animates, Int(side)! > caps.side {
                     throw PreviewRequestError(status: 413, parameter: parameterName,
                                               detail: "At most \(caps.side) pixels a side for an animation on this server.")
                 }
@@ -332,6 +374,14 @@ package enum PreviewRequests {
         if seen.contains("end") && (seen.contains("length") || seen.contains("loop_point")) {
             throw PreviewRequestError(status: 400, parameter: "end",
                                       detail: "end sets where the animation ends: give it without length and loop_point.")
+        }
+        if route.subcommand == "card" && animates && seen.contains("at") {
+            throw PreviewRequestError(status: 400, parameter: "at",
+                                      detail: "at picks the instant of a still: ask for card.png or card.jpg.")
+        }
+        if route.subcommand == "card" && (width == nil) != (height == nil) {
+            throw PreviewRequestError(status: 400, parameter: width == nil ? "height" : "width",
+                                      detail: "A card takes width and height together, or aspect.")
         }
         switch (width, height) {
         case let (width?, height?): arguments.append("--size=\(width)x\(height)")
@@ -393,6 +443,30 @@ package enum PreviewRequests {
                              height: min(ImageFileFormat.maxWebPSide, SpritesCommand.storyboardRows * tile.height))
             estimate = decoding + 3 * Int(WorkBudget.rgb(sheet))
             command = .sprites(options)
+        case .card(var options):
+            options.isQuiet = true
+            let size = options.style.size
+            var frames = 1.0, encoder = 0.0
+            if case .animation(let animation) = options.destination {
+                guard options.framesPerSecond <= caps.framesPerSecond else {
+                    throw PreviewRequestError(status: 413, parameter: "fps",
+                                              detail: "At most \(caps.framesPerSecond) fps for an animation on this server.")
+                }
+                let duration = CardTimeline(style: options.style).duration
+                guard duration <= caps.seconds + 1e-9 else {
+                    throw PreviewRequestError(status: 413, parameter: "play_length",
+                                              detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server; "
+                                                  + "this card lasts \(Format.fixed(duration, 3)) s.")
+                }
+                guard max(size.width, size.height) <= caps.side else {
+                    throw PreviewRequestError(status: 413, parameter: "aspect",
+                                              detail: "At most \(caps.side) pixels a side for an animation on this server.")
+                }
+                if animation == .gif { frames = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: options.framesPerSecond)) }
+                encoder = OutputLimits.encoderBytes(size, format: animation)
+            }
+            estimate = decoding + Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
+            command = .card(options)
         case .probe:
             estimate = 16 << 20
         default:

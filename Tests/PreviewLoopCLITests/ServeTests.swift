@@ -105,7 +105,7 @@ struct ServeTests {
         }
     }
 
-    @Test("animated.*, strip.* and sheet.* are byte for byte what render, strip and sheet write; caps are 413")
+    @Test("animated.*, strip.*, sheet.* and card.* are byte for byte what render, strip, sheet and card write; caps are 413")
     func servedAnimationsStripsAndSheets() throws {
         try Self.withServer { base, root in
             let cases: [(route: String, query: String, command: [String])] = [
@@ -114,6 +114,12 @@ struct ServeTests {
                 ("animated.gif", "length=1&height=90&fit_mode=pad", ["render", "--length", "1", "--size", "x90", "--fit", "fit"]),
                 ("strip.jpg", "count=4&width=96", ["strip", "--count", "4", "--size", "96x-1"]),
                 ("sheet.png", "grid=2x2&header=false", ["sheet", "--grid", "2x2", "--no-header"]),
+            ("card.webp", "width=240&height=136&play_length=1&poster_hold=0.5&fps=10",
+             ["card", "--size", "240x136", "--play-length", "1", "--poster-hold", "0.5", "--fps", "10"]),
+            ("card.mp4", "aspect=4:3&play_length=1&close=true&reveal=fade&fps=10",
+             ["card", "--aspect", "4:3", "--play-length", "1", "--close", "--reveal", "fade", "--fps", "10"]),
+            ("card.png", "at=1.3&play_button=false&corner_radius=8", ["card", "--at", "1.3", "--no-play-button", "--corner-radius", "8"]),
+            ("card.jpg", "width=320&height=180&background=%23ff0000", ["card", "--size", "320x180", "--background", "#ff0000"]),
             ]
             for item in cases {
                 let reply = try Self.fetch("\(base)/landscape.mp4/\(item.route)?\(item.query)")
@@ -132,6 +138,16 @@ struct ServeTests {
                 #expect(reply.status == 413, "\(query): \(reply.text)")
             }
             #expect(try Self.fetch("\(base)/landscape.mp4/animated.mp4?end=2&length=1").status == 400)
+            // A card animation is capped like any animation; a card still is not; at is for stills.
+            for (query, parameter) in [("play_length=20", "play_length"), ("fps=31", "fps"), ("width=642&height=360", "width")] {
+                let reply = try Self.fetch("\(base)/landscape.mp4/card.webp?\(query)")
+                #expect(reply.status == 413 && reply.text.contains("\"parameter\":\"\(parameter)\""), "\(query): \(reply.text)")
+            }
+            #expect(try Self.fetch("\(base)/landscape.mp4/card.png?width=1280&height=720").status == 200)
+            for query in ["at=1", "width=320", "close=maybe", "reveal=spin"] {
+                let reply = try Self.fetch("\(base)/landscape.mp4/card.\(query == "at=1" ? "mp4" : "webp")?\(query)")
+                #expect(reply.status == 400, "\(query): \(reply.text)")
+            }
             #expect(try Self.fetch("\(base)/landscape.mp4/sheet.jpg?header=maybe").status == 400)
         }
     }
