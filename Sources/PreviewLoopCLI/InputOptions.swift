@@ -31,8 +31,13 @@ struct InputOptions: Equatable, Sendable {
         return options
     }
 
+    /// A path to read instead of `input` that names the same file: a server's `/proc/self/fd/N` for a
+    /// file it opened and checked, so no rename or link swapped in later changes what is read. Headers
+    /// and messages still name `input`.
+    var opened: String?
+
     /// The input as the library opens it.
-    var source: Source { Source(argument: input) }
+    var source: Source { Source(argument: opened ?? input) }
 }
 
 extension InputOptions {

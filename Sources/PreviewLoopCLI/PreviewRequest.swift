@@ -74,7 +74,11 @@ package struct PreviewJob: Sendable {
 
     /// Renders the response body: the bytes the matching command writes. An animation is written to
     /// a file of its own in `scratch` (a folder only the server writes to), read back and removed.
-    package func render(scratch: String) throws -> [UInt8] {
+    ///
+    /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``).
+    package func render(scratch: String, opened: String? = nil) throws -> [UInt8] {
+        var command = command
+        if let opened { command.read(from: opened) }
         switch command {
         case .thumb(let options):
             return try ThumbCommand(options: options).render().bytes
@@ -524,15 +528,18 @@ package enum PreviewRequests {
     }
 
     /// The problem for an error a render threw, its detail saying what happened without the source's
-    /// path on the server (`source` is removed from the message).
-    package static func problem(forRenderError error: any Error, source: String) -> PreviewRequestError {
+    /// path on the server (`source`, and the `opened` path it was read from, are removed from the message).
+    package static func problem(forRenderError error: any Error, source: String, opened: String? = nil) -> PreviewRequestError {
         if let limit = error as? WorkLimitError {
             return PreviewRequestError(status: 413, detail: Format.oneLine(limit.message))
         }
         guard let error = error as? PreviewLoopError else {
             return PreviewRequestError(status: 500, detail: "The render failed.")
         }
-        var detail = Format.oneLine(error.message).replacing(source + ": ", with: "").replacing(source, with: "the source")
+        var detail = Format.oneLine(error.message)
+        for path in [opened, source].compactMap({ $0 }) {
+            detail = detail.replacing(path + ": ", with: "").replacing(path, with: "the source")
+        }
         if detail.isEmpty { detail = "The render failed." }
         let status: Int
         switch error.code {
@@ -553,6 +560,22 @@ package enum PreviewRequests {
     static func printable(_ name: String) -> String? {
         name.count <= 32 && !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
             ? name : nil
+    }
+}
+
+extension ParsedCommand {
+    /// Makes the command read its input from `path` (``InputOptions/opened``).
+    mutating func read(from path: String) {
+        switch self {
+        case .probe(var options): options.source.opened = path; self = .probe(options)
+        case .thumb(var options): options.source.opened = path; self = .thumb(options)
+        case .strip(var options): options.source.opened = path; self = .strip(options)
+        case .render(var options): options.source.opened = path; self = .render(options)
+        case .sprites(var options): options.source.opened = path; self = .sprites(options)
+        case .card(var options): options.source.opened = path; self = .card(options)
+        case .sheet(var options): options.source.opened = path; self = .sheet(options)
+        default: break
+        }
     }
 }
 

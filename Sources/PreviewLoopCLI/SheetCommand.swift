@@ -212,7 +212,7 @@ struct SheetCommand {
         defer { display.abandon() }
         if options.pick == .even { sampler.progress = { display.update(completed: $0, total: $1) } }
         let made = try sampler.contactSheet(options.sheetConfiguration, drawer: drawer, name: Self.displayName(of: options.source.input),
-                                            fileSize: Self.fileSize(of: options.source.input))
+                                            fileSize: Self.fileSize(of: options.source.opened ?? options.source.input))
         display.finish(completed: made.plan.frames.count, total: made.plan.frames.count)
         return (try options.format.encode(made.image, quality: options.quality), made)
     }

@@ -194,12 +194,18 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         }
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
-        let path = source.path, scratch = self.scratch.path
+        let path = source.path, scratch = self.scratch.path, root = self.root
         var work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
+            // Opened and checked now, and read through its descriptor: a swap since the request resolved
+            // the path cannot make the render read another file.
+            guard let opened = SourcePath.open(source, under: root) else {
+                throw PreviewRequestError(status: 503, detail: "The source changed while the request waited; retry.")
+            }
+            defer { close(opened.descriptor) }
             do {
-                return try job.render(scratch: scratch)
+                return try job.render(scratch: scratch, opened: opened.path)
             } catch {
-                throw PreviewRequests.problem(forRenderError: error, source: path)
+                throw PreviewRequests.problem(forRenderError: error, source: path, opened: opened.path)
             }
         }
         if let disk { work.keep = { body in disk.store(body, as: entryName) } }

@@ -64,8 +64,34 @@ enum SourcePath {
         guard let real = realPath(joined), real.hasPrefix(root == "/" ? "/" : root + "/") else { return nil }
         var status = stat()
         guard stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let identity = "\(status.st_dev):\(status.st_ino):\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
-        return ResolvedSource(path: real, identity: identity)
+        return ResolvedSource(path: real, identity: identity(of: status))
+    }
+
+    /// The file `source` names, opened for a render: the file actually opened must still be the one the
+    /// request resolved (the same identity, so the same validator) and its path, as the kernel names the
+    /// open file, must still be inside `root`. A file renamed, replaced or a link swapped in since the
+    /// request was resolved is `nil`, and what the render then reads is this open file (through
+    /// `/proc/self/fd/N`), whatever happens to the path afterwards. The caller closes the descriptor.
+    static func open(_ source: ResolvedSource, under root: String) -> (descriptor: Int32, path: String)? {
+        // O_NONBLOCK: a FIFO swapped in opens at once (and is refused below) instead of blocking.
+        let descriptor = Glibc.open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        let link = "/proc/self/fd/\(descriptor)"
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let count = readlink(link, &buffer, 4096)
+        var status = stat()
+        guard count > 0, fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+              identity(of: status) == source.identity,
+              String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix(root == "/" ? "/" : root + "/") else {
+            close(descriptor)
+            return nil
+        }
+        return (descriptor, link)
+    }
+
+    /// Device, inode, size and modification time.
+    static func identity(of status: stat) -> String {
+        "\(status.st_dev):\(status.st_ino):\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
     }
 
     /// `realpath(3)`.

@@ -197,6 +197,46 @@ struct ServeTests {
         }
     }
 
+    @Test("A path swapped after it was resolved is never read: the open file is checked, not its name")
+    func swappedSourcesAreRefused() throws {
+        let root = try Self.makeRoot(), outside = TestPaths.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: root)
+            try? FileManager.default.removeItem(atPath: outside)
+        }
+        let real = try #require(SourcePath.realPath(root))
+        func opens(_ source: ResolvedSource) -> Bool {
+            guard let opened = SourcePath.open(source, under: real) else { return false }
+            defer { close(opened.descriptor) }
+            return opened.path.hasPrefix("/proc/self/fd/")
+        }
+        // The file replaced by a link out of the root after the request resolved it.
+        let file = try #require(SourcePath.resolve(["landscape.mp4"], under: real))
+        #expect(opens(file))
+        #expect(rename(root + "/landscape.mp4", root + "/moved.mp4") == 0)
+        #expect(symlink("/etc/passwd", root + "/landscape.mp4") == 0)
+        #expect(!opens(file))
+        // A folder on the path swapped for a link to one outside holding a hard link to the very same
+        // file (same device, inode, size and time): the kernel names the open file outside the root.
+        let inner = try #require(SourcePath.resolve(["sub dir", "clip é.mp4"], under: real))
+        #expect(opens(inner))
+        #expect(link(root + "/sub dir/clip é.mp4", outside + "/clip é.mp4") == 0)
+        #expect(rename(root + "/sub dir", root + "/old dir") == 0)
+        #expect(symlink(outside, root + "/sub dir") == 0)
+        #expect(!opens(inner))
+        // A FIFO swapped in: refused at once instead of blocking on open.
+        let notes = try #require(SourcePath.resolve(["notes.mp4"], under: real))
+        #expect(unlink(root + "/notes.mp4") == 0 && mkfifo(root + "/notes.mp4", 0o644) == 0)
+        #expect(!opens(notes))
+        // A file changed in place (new size and time) is another identity: its old validator is not served.
+        let moved = try #require(SourcePath.resolve(["moved.mp4"], under: real))
+        let handle = try #require(FileHandle(forWritingAtPath: root + "/moved.mp4"))
+        handle.seekToEndOfFile()
+        handle.write(Data([0]))
+        handle.closeFile()
+        #expect(!opens(moved))
+    }
+
     @Test("Byte ranges: one range is 206 with Content-Range, past the end 416, several or malformed the whole body")
     func byteRanges() throws {
         try Self.withServer { base, _ in
