@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# serve under overload: cold thumbnail requests (each a distinct time, so each a render) from wrk with
+# many connections, far past what the workers can render, for 60 s. Checks that every answer is 200 or
+# 503 with Retry-After, that the process lives, that its peak RSS (sampled every 0.2 s) stays within
+# --max-memory + 100 MB, and how long after the load stops warm-hit latency and the queue are back to
+# normal. Prints the figures against those targets (Docs/serve.md).
+#
+# Usage: Benchmarks/serve-overload.sh [--seconds N] [--connections N]   (defaults 60 and 64)
+# Installs wrk with apt-get when missing. Run it alone: `flock -o /work/build.lock Benchmarks/serve-overload.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+seconds=60; connections=64
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --seconds) seconds=$2; shift 2 ;;
+        --connections) connections=$2; shift 2 ;;
+        *) echo "unknown argument $1" >&2; exit 64 ;;
+    esac
+done
+if ! command -v wrk >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk >/dev/null
+fi
+swift build -c release --product preview-loop --scratch-path Benchmarks/.build >/dev/null
+bin=$PWD/Benchmarks/.build/release/preview-loop
+scratch=$(mktemp -d); serve_pid=""; sampler_pid=""
+cleanup() {
+  [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
+  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+budget_mib=512
+# A 720p clip with 2-second GOPs: an exact-time thumbnail decodes up to 60 frames.
+ffmpeg -v error -f lavfi -i testsrc2=size=1280x720:rate=30 -t 60 -c:v libx264 -preset ultrafast -g 60 "$scratch/clip.mp4"
+"$bin" serve --root "$scratch" --listen 127.0.0.1:0 --json --workers 2 --queue 16 --max-memory "$budget_mib" \
+  --access-log /dev/null > "$scratch/start" 2>"$scratch/serve.err" &
+serve_pid=$!
+for _ in $(seq 100); do [ -s "$scratch/start" ] && break; sleep 0.05; done
+port=$(sed 's/.*"port":\([0-9]*\).*/\1/' "$scratch/start")
+base="http://127.0.0.1:$port"
+warm="$base/clip.mp4/thumbnail.jpg?time=1&width=320"
+curl -sf -o /dev/null "$warm"
+
+# Capacity: cold renders one at a time per worker.
+cat > "$scratch/cold.lua" <<'LUA'
+local threads = {}
+function setup(thread)
+  thread:set("id", #threads)
+  table.insert(threads, thread)
+end
+function init(args)
+  counter = 0
+  statuses = {}
+  missing_retry = 0
+  offset = tonumber(args[1] or "0")
+end
+function request()
+  counter = counter + 1
+  -- A distinct time for every request of every thread: a cold render each.
+  local t = ((counter * 16 + id) * 0.0137 + offset) % 59
+  return wrk.format("GET", string.format("/clip.mp4/thumbnail.jpg?width=320&time=%.4f", t))
+end
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+  if status == 503 and headers["Retry-After"] == nil then missing_retry = missing_retry + 1 end
+end
+function done(summary, latency, requests)
+  local totals, missing = {}, 0
+  for _, thread in ipairs(threads) do
+    for status, count in pairs(thread:get("statuses")) do totals[status] = (totals[status] or 0) + count end
+    missing = missing + thread:get("missing_retry")
+  end
+  for status, count in pairs(totals) do io.write(string.format("status %d %d\n", status, count)) end
+  io.write(string.format("missing_retry %d\n", missing))
+end
+LUA
+wrk -t2 -c2 -d10s -s "$scratch/cold.lua" "$base" -- 0 > "$scratch/capacity.wrk"
+capacity=$(sed -n 's/^Requests\/sec:[[:space:]]*//p' "$scratch/capacity.wrk")
+wrk -t2 -c4 -d5s --latency "$warm" > "$scratch/warm-before.wrk"
+
+# The overload, with RSS sampled throughout.
+( peak=0; while kill -0 "$serve_pid" 2>/dev/null; do
+    rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$serve_pid/status" 2>/dev/null || echo 0)
+    [ "${rss:-0}" -gt "$peak" ] && peak=$rss && echo "$peak" > "$scratch/peak"
+    sleep 0.2
+  done ) &
+sampler_pid=$!
+wrk -t2 -c"$connections" -d"${seconds}s" --timeout 30s -s "$scratch/cold.lua" "$base" -- 7 > "$scratch/overload.wrk"
+stopped=$(date +%s%N)
+# Back to normal: the queue empty and renders finished.
+while curl -s "$base/metrics" | grep -qE '^previewloop_(queue_depth|renders_in_flight) [1-9]'; do sleep 0.05; done
+drained_ms=$(( ($(date +%s%N) - stopped) / 1000000 ))
+wrk -t2 -c4 -d5s --latency "$warm" > "$scratch/warm-after.wrk"
+alive=yes; kill -0 "$serve_pid" 2>/dev/null || alive=no
+kill "$sampler_pid" 2>/dev/null; sampler_pid=""
+python3 - "$scratch" "$capacity" "$budget_mib" "$drained_ms" "$alive" "$seconds" "$connections" <<'PY'
+import re, sys
+scratch, capacity, budget, drained, alive, seconds, connections = sys.argv[1:]
+def ms(text):
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()
+    return float(number) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+def p99(name):
+    return ms(re.search(r"^\s+99%\s+(\S+)", open(f"{scratch}/{name}.wrk").read(), re.M).group(1))
+text = open(f"{scratch}/overload.wrk").read()
+statuses = {int(a): int(b) for a, b in re.findall(r"^status (\d+) (\d+)$", text, re.M)}
+missing = int(re.search(r"^missing_retry (\d+)$", text, re.M).group(1))
+socket_errors = re.search(r"Socket errors: (.*)", text)
+rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+peak_mb = int(open(f"{scratch}/peak").read()) / 1024
+others = {s: n for s, n in statuses.items() if s not in (200, 503)}
+print(f"capacity (cold thumbnails, 2 connections): {float(capacity):.1f} renders/s")
+print(f"overload: wrk -c{connections} -d{seconds}s, {rate:.0f} requests/s offered and answered = {rate / float(capacity):.0f}x capacity")
+print(f"answers: {statuses.get(200, 0)} x 200, {statuses.get(503, 0)} x 503, other statuses {others or 'none'}, "
+      f"503 without Retry-After: {missing}, socket errors: {socket_errors.group(1) if socket_errors else 'none'}")
+print(f"peak RSS {peak_mb:.0f} MB (target <= {budget} MiB budget + 100 MB = {int(budget) * 1.048576 + 100:.0f} MB); process alive: {alive}")
+print(f"after the load: queue drained in {int(drained)} ms; warm-hit p99 {p99('warm-before'):.2f} ms before, "
+      f"{p99('warm-after'):.2f} ms in the 5 s after (target: back to normal within 5 s)")
+ok = not others and missing == 0 and alive == "yes" and peak_mb <= int(budget) * 1.048576 + 100 and int(drained) <= 5000
+print("overload targets met" if ok else "overload targets NOT met")
+sys.exit(0 if ok else 1)
+PY
