@@ -13,6 +13,11 @@ package enum RedirectProbe {
     /// The most header bytes read before giving up.
     package static let maxHeaderBytes = 32 * 1024
 
+    /// A NUL-terminated buffer's text (invalid UTF-8 repaired).
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The absolute URL `url` redirects to (a 301, 302, 303, 307 or 308 with a `Location`), or `nil`
     /// when it does not redirect or the question cannot be asked.
     static func location(of url: String, interrupt: AVIOInterruptCB, readTimeout: String?, tls: [String: String] = [:]) -> String? {
@@ -21,13 +26,13 @@ package enum RedirectProbe {
         var port: Int32 = -1
         av_url_split(&scheme, Int32(scheme.count), &auth, Int32(auth.count), &host, Int32(host.count), &port,
                      &path, Int32(path.count), url)
-        let protocolName = String(cString: scheme).lowercased()
-        let hostName = String(cString: host)
+        let protocolName = Self.text(scheme).lowercased()
+        let hostName = Self.text(host)
         guard protocolName == "http" || protocolName == "https", !hostName.isEmpty,
               !hostName.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else { return nil }
         let bracketed = hostName.contains(":") ? "[\(hostName)]" : hostName
         let portNumber = port >= 0 ? Int(port) : (protocolName == "https" ? 443 : 80)
-        var resource = String(cString: path)
+        var resource = Self.text(path)
         if resource.isEmpty { resource = "/" }
         guard !resource.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else { return nil }
 

@@ -4,10 +4,20 @@ internal import PreviewLoopFFmpeg
 /// FFmpeg's own encoders through libavcodec (no other dependency).
 ///
 /// ```swift
-/// let poster = try ImageEncoder.encode(frame.image, as: .jpeg, quality: 85)
-/// try AtomicFile.write(poster, to: "poster.jpg")
+/// let poster = try ImageEncoder.encode(frame.image, as: .jpeg, quality: 85)   // the bytes
+/// try ImageEncoder.write(frame.image, as: .jpeg, quality: 85, to: "poster.jpg") // or a file
 /// ```
 public enum ImageEncoder {
+    /// Encodes `image` and writes it to `path` whole or not at all: to a hidden temporary file beside
+    /// it, then renamed into place, so a reader never sees a partial file and a failure leaves what was
+    /// at `path` as it was.
+    ///
+    /// - Throws: what ``encode(_:as:quality:)`` throws; ``PreviewLoopError/Code/outputNotWritable`` when the
+    ///   file cannot be written.
+    public static func write(_ image: RGBImage, as format: ImageFileFormat, quality: Int? = nil, to path: String) throws(PreviewLoopError) {
+        try AtomicFile.write(try encode(image, as: format, quality: quality), to: path)
+    }
+
     /// The file bytes of `image` in `format`.
     ///
     /// - Parameters:

@@ -45,6 +45,14 @@ extension FrameSampler {
         try await detached { sampler throws(PreviewLoopError) in try sampler.posterFrame(in: window, size: size, mode: mode) }
     }
 
+    /// The poster frame of a window off the calling thread; see ``posterFrame(start:length:size:mode:)``.
+    public func posterFrame(start: TimePosition = .seconds(0), length: Double = 15, size: SizeRequest,
+                            mode: ContentMode = .aspectFill) async throws(PreviewLoopError) -> PosterChoice {
+        try await detached { sampler throws(PreviewLoopError) in
+            try sampler.posterFrame(start: start, length: length, size: size, mode: mode)
+        }
+    }
+
     /// The clip's best poster frame; see ``bestPosterFrame(size:mode:)``.
     public func bestPosterFrame(size: Size, mode: ContentMode = .aspectFill) async throws(PreviewLoopError) -> PosterChoice {
         try await detached { sampler throws(PreviewLoopError) in try sampler.bestPosterFrame(size: size, mode: mode) }

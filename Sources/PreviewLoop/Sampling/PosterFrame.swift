@@ -128,6 +128,28 @@ extension FrameSampler {
                         retention: decoder.isSeekable ? .likely : .undecided, decodesEveryFrame: !decoder.isSeekable)
     }
 
+    /// The poster frame of a window given as the commands take it: `start` in seconds or as a share of
+    /// the clip, `length` in seconds, and a ``SizeRequest`` resolved against the clip's upright picture,
+    /// so a portrait clip gets a portrait poster. See ``posterFrame(in:size:mode:)-4hyr5``.
+    ///
+    /// ```swift
+    /// let choice = try sampler.posterFrame(start: .percent(10), size: .width(480))
+    /// ```
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a start out of range (or a percentage of
+    ///   a clip whose duration is unknown) or a length not above 0; what ``posterFrame(in:size:mode:)-4hyr5`` throws.
+    public func posterFrame(start: TimePosition = .seconds(0), length: Double = 15, size: SizeRequest,
+                            mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
+        try start.validate("the window's start")
+        guard let from = start.seconds(duration: info.duration) else {
+            throw PreviewLoopError(.invalidArgument, "a start given as a percentage needs the clip's duration, which is unknown")
+        }
+        guard length > 0, length.isFinite else {
+            throw PreviewLoopError(.invalidArgument, "the window's length must be above 0 s, not \(length)")
+        }
+        return try posterFrame(in: from..<(from + length), size: size.resolved(display: info.displaySize), mode: mode)
+    }
+
     /// Which decoded candidates the poster search holds on to while it judges.
     enum PosterRetention {
         /// Every candidate that may still become the poster: for inputs read forward only.

@@ -91,6 +91,23 @@ public struct ClipContactSheet: Sendable {
 }
 
 extension FrameSampler {
+    /// The clip's contact sheet with the parts made for you: the drawer from `configuration`'s style and
+    /// header setting (DejaVu fonts unless the style names others), the header naming the source (its
+    /// last path component) and, for a local file, its size. See
+    /// ``contactSheet(_:drawer:name:fileSize:)-yzr5`` for the errors.
+    ///
+    /// ```swift
+    /// let sampler = try FrameSampler(source: .file("clip.mp4"))
+    /// let sheet = try sampler.contactSheet(.init())
+    /// try ImageEncoder.write(sheet.image, as: .jpeg, to: "sheet.jpg")
+    /// ```
+    public func contactSheet(_ configuration: ClipContactSheet.Configuration) throws(PreviewLoopError) -> ClipContactSheet {
+        let drawer = try ContactSheet(style: configuration.style, hasHeader: configuration.showsHeader)
+        let input = decoder.input.source.description
+        return try contactSheet(configuration, drawer: drawer, name: ContactSheetHeader.displayName(of: input),
+                                fileSize: ContactSheetHeader.fileSize(of: input))
+    }
+
     /// A contact sheet of this whole clip: the tiles' size from the configuration and the clip's display
     /// aspect, the frames chosen (``tilePlan(pick:count:start:length:evenTimes:size:mode:accuracy:interval:settings:)``
     /// over the whole duration), then drawn with `drawer` under a header naming `name` (and `fileSize`).
