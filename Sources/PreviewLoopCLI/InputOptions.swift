@@ -21,6 +21,10 @@ struct InputOptions: Equatable, Sendable {
     var deinterlacing = Deinterlacing.auto
     /// `--insecure`, `--ca-file`: how https servers are authenticated.
     var tls = TLSOptions()
+    /// The URLs a URL input may read (a server's `--allow-source`); `nil` for the origin rules alone.
+    var allowedURLs: URLAllowList?
+    /// Header fields sent with the input's http(s) requests (a server's preconditions).
+    var requestHeaders: [String: String] = [:]
 
     /// The library's limits: `--timeout` bounds opening and each read (a stall: nothing read for that
     /// long), `--deadline` (when given) the whole job's reading.
@@ -28,6 +32,8 @@ struct InputOptions: Equatable, Sendable {
         var options = SourceOptions(openTimeout: timeout, readTimeout: timeout, jobTimeout: deadline,
                                     allowsCrossOriginRedirects: allowsRedirects, toneMapping: toneMapping, deinterlacing: deinterlacing)
         tls.apply(to: &options)
+        options.allowedURLs = allowedURLs
+        options.requestHeaders = requestHeaders
         return options
     }
 
@@ -120,13 +126,13 @@ extension ScannedArguments {
 
 /// How https inputs are authenticated (`--insecure`, `--ca-file`): by default the server's
 /// certificate must chain to an authority in the system's store and name the URL's host.
-struct TLSOptions: Equatable, Sendable {
+package struct TLSOptions: Equatable, Sendable {
     /// `--insecure`: accept any certificate.
-    var verifies = true
+    package var verifies = true
     /// `--ca-file FILE`: the authorities to trust instead of the system's.
-    var caFile: String?
+    package var caFile: String?
 
-    init() {}
+    package init() {}
 
     init(_ arguments: ScannedArguments) throws(UsageError) {
         verifies = !arguments.isSet(Self.insecure)

@@ -69,16 +69,33 @@ package struct PreviewJob: Sendable {
     package var memoryEstimate: Int
     /// The parsed command.
     let command: ParsedCommand
-    /// A storyboard index's query for its picture (the request's parameters but `format`, encoded).
-    var pictureQuery = ""
+    /// A storyboard index's query for its picture (the request's parameters but `format`, encoded;
+    /// a server adds what it needs to find the source and check the signature).
+    package var pictureQuery = ""
+
+    /// For a storyboard index (`storyboard.vtt`, `.json`), the route of the picture it points at
+    /// (`storyboard.jpg`); `nil` for every other route.
+    package var pictureRoute: String? {
+        guard case .sprites(let options) = command, route.hasSuffix(".vtt") || route.hasSuffix(".json") else { return nil }
+        return "storyboard.\(options.format.rawValue)"
+    }
 
     /// Renders the response body: the bytes the matching command writes. An animation is written to
     /// a file of its own in `scratch` (a folder only the server writes to), read back and removed.
     ///
-    /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``).
-    package func render(scratch: String, opened: String? = nil) throws -> [UInt8] {
+    /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``); with
+    /// `remote`, a URL source is read as a server's remote sources are (its allow list, TLS settings and
+    /// preconditions).
+    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil) throws -> [UInt8] {
         var command = command
-        if let opened { command.read(from: opened) }
+        if let opened { command.changeSource { $0.opened = opened } }
+        if let remote {
+            command.changeSource { source in
+                source.allowedURLs = remote.allowedURLs
+                source.requestHeaders = remote.requestHeaders
+                source.tls = remote.tls
+            }
+        }
         switch command {
         case .thumb(let options):
             return try ThumbCommand(options: options).render().bytes
@@ -104,7 +121,7 @@ package struct PreviewJob: Sendable {
             }
         case .sprites(let options):
             let storyboard = try SpritesCommand(options: options).storyboard()
-            let picture = "storyboard.\(options.format.rawValue)" + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
+            let picture = (pictureRoute ?? "storyboard.\(options.format.rawValue)") + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
             if route.hasSuffix(".vtt") { return Array(storyboard.track.webVTT { _ in picture }.utf8) }
             if route.hasSuffix(".json") { return Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8) }
             return storyboard.picture
@@ -485,7 +502,7 @@ package enum PreviewRequests {
     }
 
     /// `text` percent-encoded but for RFC 3986's unreserved characters.
-    static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
             switch byte {
@@ -563,17 +580,43 @@ package enum PreviewRequests {
     }
 }
 
+/// How a server reads a remote source: the URLs it may reach, how https is authenticated and the
+/// preconditions that pin the version it validated.
+package struct RemoteReading: Sendable {
+    /// `--allow-source`'s prefixes.
+    package var allowedURLs: URLAllowList
+    /// `--insecure`, `--ca-file`.
+    package var tls: TLSOptions
+    /// `If-Match` or `If-Unmodified-Since` (``RemoteValidators/preconditions``).
+    package var requestHeaders: [String: String]
+
+    package init(allowedURLs: URLAllowList, tls: TLSOptions, requestHeaders: [String: String]) {
+        self.allowedURLs = allowedURLs
+        self.tls = tls
+        self.requestHeaders = requestHeaders
+    }
+
+    /// The library's options for asking the source's validators.
+    package var sourceOptions: SourceOptions {
+        var options = SourceOptions()
+        tls.apply(to: &options)
+        options.allowedURLs = allowedURLs
+        options.requestHeaders = requestHeaders
+        return options
+    }
+}
+
 extension ParsedCommand {
-    /// Makes the command read its input from `path` (``InputOptions/opened``).
-    mutating func read(from path: String) {
+    /// Changes how the command reads its input (``InputOptions``).
+    mutating func changeSource(_ change: (inout InputOptions) -> Void) {
         switch self {
-        case .probe(var options): options.source.opened = path; self = .probe(options)
-        case .thumb(var options): options.source.opened = path; self = .thumb(options)
-        case .strip(var options): options.source.opened = path; self = .strip(options)
-        case .render(var options): options.source.opened = path; self = .render(options)
-        case .sprites(var options): options.source.opened = path; self = .sprites(options)
-        case .card(var options): options.source.opened = path; self = .card(options)
-        case .sheet(var options): options.source.opened = path; self = .sheet(options)
+        case .probe(var options): change(&options.source); self = .probe(options)
+        case .thumb(var options): change(&options.source); self = .thumb(options)
+        case .strip(var options): change(&options.source); self = .strip(options)
+        case .render(var options): change(&options.source); self = .render(options)
+        case .sprites(var options): change(&options.source); self = .sprites(options)
+        case .card(var options): change(&options.source); self = .card(options)
+        case .sheet(var options): change(&options.source); self = .sheet(options)
         default: break
         }
     }

@@ -36,6 +36,14 @@ package struct ServeOptions: Equatable, Sendable {
     package var json = false
     /// The key file of signed URLs (`--signing-key-file`); `nil` serves unsigned requests.
     package var signingKeyFile: String?
+    /// The URL prefixes remote sources may be read from (`--allow-source`); `nil` serves files under the
+    /// root only.
+    package var allowedSources: URLAllowList?
+    /// How https sources are authenticated (`--insecure`, `--ca-file`).
+    package var tls = TLSOptions()
+    /// Seconds a remote source's validators are trusted before its server is asked again
+    /// (`--source-check-interval`).
+    package var sourceCheckInterval = ServeOptions.sourceCheckInterval.defaultValue
     /// What one animated request may render (`--animated-max-length`, `--animated-max-side`,
     /// `--animated-max-fps`).
     package var animationCaps = AnimationCaps()
@@ -116,14 +124,29 @@ package struct ServeOptions: Equatable, Sendable {
     static let animatedMaxFPS = Option<Int>.integer(
         "animated-max-fps", help: "The most frames per second an animated.* request asks for, 1 to 120; more is 413.",
         default: AnimationCaps().framesPerSecond, in: 1...120)
+    /// `--allow-source <url-prefix>`, repeatable.
+    static let allowSource = Option<URLAllowList?>(
+        "allow-source", value: "url-prefix",
+        help: "Also serve http(s) videos under this URL prefix, by /thumbnail.jpg?url=URL (any route, the URL "
+            + "percent-encoded); may be given more than once. A URL, redirect or playlist segment outside every "
+            + "prefix is 403 and never fetched.",
+        default: nil, showing: nil,
+        expecting: "an http(s) URL prefix with no user, query or fragment (https://media.example.com/videos/)") { text in
+        (try? URLAllowList([text])).map { .some($0) }
+    }
+    /// `--source-check-interval <time>`.
+    static let sourceCheckInterval = Option<Double>.seconds(
+        "source-check-interval", help: "How long a remote source's ETag and Last-Modified are trusted before its "
+            + "server is asked again with HEAD (0 asks on every request).",
+        default: 10, showing: "10", allowsZero: true)
     /// `--json`.
     static let jsonFlag = Flag("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
     /// The declarations, in help order.
     static let declarations: [any OptionDeclaration] = [
         root, listen, workers, queue, memoryCache, cache, cacheSize, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
-        connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS, jsonFlag,
-        CommonOptions.help,
+        connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS,
+        allowSource, sourceCheckInterval, TLSOptions.insecure, TLSOptions.caFile, jsonFlag, CommonOptions.help,
     ]
 
     /// Types and validates `serve`'s scanned arguments.
@@ -153,6 +176,10 @@ package struct ServeOptions: Equatable, Sendable {
         animationCaps = AnimationCaps(seconds: try arguments.value(Self.animatedMaxLength),
                                       side: try arguments.value(Self.animatedMaxSide),
                                       framesPerSecond: try arguments.value(Self.animatedMaxFPS))
+        let prefixes = try arguments.all(Self.allowSource).flatMap(\.prefixes)
+        allowedSources = prefixes.isEmpty ? nil : try? URLAllowList(prefixes)
+        sourceCheckInterval = try arguments.value(Self.sourceCheckInterval)
+        tls = try TLSOptions(arguments)
         json = arguments.flags.contains(Self.jsonFlag.spec.name)
     }
 

@@ -101,7 +101,7 @@ package final class Interrupter: Sendable {
     package var shouldInterrupt: Bool { isCancelled || isPastDeadline }
 
     /// The callback structure to store in `AVFormatContext.interrupt_callback`; `self` must outlive it.
-    var callback: AVIOInterruptCB {
+    package var callback: AVIOInterruptCB {
         AVIOInterruptCB(callback: { opaque in
             guard let opaque else { return 0 }
             return Unmanaged<Interrupter>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt ? 1 : 0

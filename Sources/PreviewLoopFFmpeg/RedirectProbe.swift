@@ -1,7 +1,8 @@
 import CFFmpeg
 import FoundationEssentials
 
-/// Learns where an http(s) redirect leads without following it.
+/// Asks an http(s) server for a response's status and header fields only: where a redirect leads
+/// (without following it), or a resource's validators.
 ///
 /// FFmpeg 5.1's `http` protocol follows redirects inside `avio_open2`, past the `io_open` hook, so
 /// ``OpenGate`` opens every http(s) URL with `max_redirects=0`: a redirect then fails with `EIO` before
@@ -21,6 +22,18 @@ package enum RedirectProbe {
     /// The absolute URL `url` redirects to (a 301, 302, 303, 307 or 308 with a `Location`), or `nil`
     /// when it does not redirect or the question cannot be asked.
     static func location(of url: String, interrupt: AVIOInterruptCB, readTimeout: String?, tls: [String: String] = [:]) -> String? {
+        // The request FFmpeg's http protocol sends, so that the server answers as it did.
+        guard let head = responseHead(of: url, method: "GET", headers: [("Range", "bytes=0-"), ("Icy-MetaData", "1")],
+                                      interrupt: interrupt, readTimeout: readTimeout, tls: tls) else { return nil }
+        return redirectTarget(inHeader: head, relativeTo: url)
+    }
+
+    /// The status line and header fields `url`'s server answers a `method` request with (the body, if
+    /// any, is not read), or `nil` when the URL is not http(s), the connection fails, the interrupt
+    /// fires or no header arrives within ``maxHeaderBytes``. `headers` are sent after `User-Agent` and
+    /// `Accept`; their names and values must hold no line break (a request holding one is not sent).
+    package static func responseHead(of url: String, method: String, headers: [(String, String)] = [], interrupt: AVIOInterruptCB,
+                                     readTimeout: String?, tls: [String: String] = [:]) -> String? {
         var scheme = [CChar](repeating: 0, count: 16), auth = [CChar](repeating: 0, count: 1024)
         var host = [CChar](repeating: 0, count: 1024), path = [CChar](repeating: 0, count: 8192)
         var port: Int32 = -1
@@ -28,13 +41,14 @@ package enum RedirectProbe {
                      &path, Int32(path.count), url)
         let protocolName = Self.text(scheme).lowercased()
         let hostName = Self.text(host)
-        guard protocolName == "http" || protocolName == "https", !hostName.isEmpty,
-              !hostName.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else { return nil }
+        func isClean(_ text: String) -> Bool { !text.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) }
+        guard protocolName == "http" || protocolName == "https", !hostName.isEmpty, isClean(hostName) else { return nil }
         let bracketed = hostName.contains(":") ? "[\(hostName)]" : hostName
         let portNumber = port >= 0 ? Int(port) : (protocolName == "https" ? 443 : 80)
         var resource = Self.text(path)
         if resource.isEmpty { resource = "/" }
-        guard !resource.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else { return nil }
+        guard isClean(resource), isClean(method),
+              headers.allSatisfy({ !($0.0 + $0.1).contains(where: { $0 == "\r" || $0 == "\n" }) }) else { return nil }
 
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
@@ -47,12 +61,12 @@ package enum RedirectProbe {
         guard avio_open2(&io, lower, AVIO_FLAG_READ_WRITE, &callback, &options) >= 0, let context = io else { return nil }
         defer { avio_closep(&io) }
 
-        // The request FFmpeg's http protocol sends, so that the server answers as it did.
         let version = avformat_version()
         let agent = "Lavf/\(version >> 16).\((version >> 8) & 0xff).\(version & 0xff)"
         let hostHeader = port >= 0 ? "\(bracketed):\(portNumber)" : bracketed
-        let request = "GET \(resource) HTTP/1.1\r\nUser-Agent: \(agent)\r\nAccept: */*\r\nRange: bytes=0-\r\n"
-            + "Connection: close\r\nHost: \(hostHeader)\r\nIcy-MetaData: 1\r\n\r\n"
+        var request = "\(method) \(resource) HTTP/1.1\r\nUser-Agent: \(agent)\r\nAccept: */*\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "Connection: close\r\nHost: \(hostHeader)\r\n\r\n"
         let bytes = Array(request.utf8)
         avio_write(context, bytes, Int32(bytes.count))
         avio_flush(context)
@@ -70,9 +84,12 @@ package enum RedirectProbe {
             let count = chunk.withUnsafeMutableBufferPointer { avio_read_partial(context, $0.baseAddress, Int32($0.count)) }
             if count <= 0 { break }
             header += chunk[0..<Int(count)]
-            if header.count >= 4, header.indices.dropLast(3).contains(where: { header[$0..<$0 + 4].elementsEqual(terminator) }) { break }
+            if let end = header.indices.dropLast(3).first(where: { header[$0..<$0 + 4].elementsEqual(terminator) }) {
+                return String(decoding: header[..<(end + 4)], as: UTF8.self)
+            }
         }
-        return Self.redirectTarget(inHeader: String(decoding: header, as: UTF8.self), relativeTo: url)
+        // A connection closed (or a header cut) before the blank line: what arrived, if anything.
+        return header.isEmpty ? nil : String(decoding: header, as: UTF8.self)
     }
 
     /// The `Location` of a redirect response's header, made absolute against `base`; `nil` when the

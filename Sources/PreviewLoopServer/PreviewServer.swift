@@ -80,6 +80,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     private let accessLog: AccessLog?
     /// Checks signed URLs, with `--signing-key-file`.
     private let signer: URLSigner?
+    /// The remote sources it may read, with `--allow-source`.
+    let remoteSources: RemoteSources?
     /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once).
     private let jobs = Mutex<[String: PreviewJob]>([:])
     static let rememberedJobs = 4096
@@ -92,6 +94,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         self.root = root
         self.accessLog = accessLog
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
+        remoteSources = options.allowedSources.map {
+            RemoteSources(allowedURLs: $0, tls: options.tls, checkInterval: options.sourceCheckInterval)
+        }
         cache = ResponseCache(capacity: options.memoryCacheBytes, metrics: metrics)
         if let directory = options.cacheDirectory {
             disk = try DiskCache(directory: directory, capacity: options.cacheSizeBytes, metrics: metrics)
@@ -132,7 +137,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             break
         }
         var rawQuery = exchange.rawQuery
+        var expires: String?
         if let signer {
+            expires = rawQuery.first { $0.name == URLSigner.expiresName }?.value
             // Checked before the path is looked at: an unsigned request learns nothing about the files.
             switch signer.verify(path: exchange.rawPath, query: rawQuery, now: time(nil)) {
             case .success(let rest): rawQuery = rest
@@ -140,19 +147,38 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             }
         }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
-        guard let (components, route) = SourcePath.split(exchange.rawPath), !components.isEmpty else {
-            return Problem.response(noSource)
-        }
+        guard let (components, route) = SourcePath.split(exchange.rawPath) else { return Problem.response(noSource) }
         guard PreviewRequests.routeNames.contains(route) else {
             return Problem.response(PreviewRequestError(
                 status: 404, detail: "No such route; routes: \(PreviewRequests.routeNames.joined(separator: ", ")).")
             )
         }
-        guard let source = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
+        let source: ResolvedSource
+        var remoteURL: String?
+        if components.isEmpty {
+            // /thumbnail.jpg?url=…: a remote source, when the server has --allow-source.
+            guard let index = rawQuery.firstIndex(where: { $0.name == "url" }) else { return Problem.response(noSource) }
+            guard let remoteSources else {
+                return Problem.response(PreviewRequestError(status: 403, parameter: "url",
+                                                            detail: "This server reads no remote sources (--allow-source)."))
+            }
+            guard let url = SourcePath.decode(rawQuery[index].value ?? "", plusIsSpace: true) else {
+                return Problem.response(PreviewRequestError(status: 400, parameter: "url", detail: "The URL is not valid percent-encoded UTF-8."))
+            }
+            rawQuery.remove(at: index)
+            remoteURL = url
+            switch remoteSources.resolve(url) {
+            case .success(let resolved): source = resolved
+            case .failure(let problem): return Problem.response(problem)
+            }
+        } else {
+            guard let resolved = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
+            source = resolved
+        }
         // The same raw request for the same file reads to the same job: parsed once, remembered.
         let jobKey = source.path + "\n" + route + "\n"
             + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
-        let job: PreviewJob
+        var job: PreviewJob
         if let known = jobs.withLock({ $0[jobKey] }) {
             job = known
         } else {
@@ -175,27 +201,37 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
                 jobs[jobKey] = job
             }
         }
+        if let pictureRoute = job.pictureRoute {
+            job = pointing(job, at: pictureRoute, rawPath: exchange.rawPath, remoteURL: remoteURL, expires: expires)
+        }
         let tag = Self.entityTag(source: source, job: job)
-        let validators: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", Self.immutable)]
-        if let match = exchange.ifNoneMatch, Self.matches(match, tag) {
+        // A remote source whose server names no version is rendered afresh for each request (identical
+        // requests in flight still share one render) and never cached.
+        let cacheable = source.isCacheable
+        let validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", Self.immutable)]
+            : [("Cache-Control", "no-cache")]
+        if cacheable, let match = exchange.ifNoneMatch, Self.matches(match, tag) {
             return HTTPResponse(status: 304, headers: validators)
         }
-        if let cached = cache.value(for: tag) {
+        if cacheable, let cached = cache.value(for: tag) {
             metrics.cacheHit()
             exchange.cacheOutcome = "hit"
             return Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators, for: exchange)
         }
         metrics.cacheMiss()
         let entryName = DiskCache.entryName(tag: tag, route: job.route)
-        if let disk, let hit = disk.open(entryName) {
+        if cacheable, let disk, let hit = disk.open(entryName) {
             metrics.diskCacheHit()
             exchange.cacheOutcome = "disk"
             return Self.success(.file(hit), contentType: job.contentType, validators: validators, for: exchange)
         }
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
-        let path = source.path, scratch = self.scratch.path, root = self.root
+        let path = source.path, scratch = self.scratch.path, root = self.root, finalJob = job
         var work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
+            if let validated = source.remote, let remoteSources = self.remoteSources {
+                return try Self.renderRemote(finalJob, validated: validated, from: remoteSources, scratch: scratch)
+            }
             // Opened and checked now, and read through its descriptor: a swap since the request resolved
             // the path cannot make the render read another file.
             guard let opened = SourcePath.open(source, under: root) else {
@@ -203,12 +239,13 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             }
             defer { close(opened.descriptor) }
             do {
-                return try job.render(scratch: scratch, opened: opened.path)
+                return try finalJob.render(scratch: scratch, opened: opened.path)
             } catch {
                 throw PreviewRequests.problem(forRenderError: error, source: path, opened: opened.path)
             }
         }
-        if let disk { work.keep = { body in disk.store(body, as: entryName) } }
+        work.isCacheable = cacheable
+        if cacheable, let disk { work.keep = { body in disk.store(body, as: entryName) } }
         let admission = queue.submit(key: tag, work: work, deadline: deadline, isGone: { exchange.isClientGone }) { result in
             switch result {
             case .success(let body):
@@ -233,6 +270,47 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
                 status: 413, detail: "The render needs more memory than the server's whole budget (--max-memory).")))
         }
         return nil
+    }
+
+    /// A storyboard index whose picture URL finds the same source and passes the signature check: the
+    /// remote source's `url`, and with signed URLs the request's `expires` and the picture's own
+    /// signature (the index's validator then covers `expires` too, so no cache hands out an index
+    /// whose picture URL has expired sooner than the request's).
+    func pointing(_ job: PreviewJob, at pictureRoute: String, rawPath: String, remoteURL: String?, expires: String?) -> PreviewJob {
+        var job = job
+        var items: [(name: String, value: String?)] = job.pictureQuery.split(separator: "&").map { item in
+            let parts = item.split(separator: "=", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : nil)
+        }
+        if let remoteURL { items.insert(("url", PreviewRequests.escaped(remoteURL)), at: 0) }
+        if let signer, let expires {
+            items.append((URLSigner.expiresName, expires))
+            let directory = rawPath[..<(rawPath.lastIndex(of: "/") ?? rawPath.startIndex)]
+            items.append((URLSigner.signatureName, signer.signature(path: directory + "/" + pictureRoute, query: items)))
+            job.canonicalQuery += "\nexpires=\(expires)"
+        }
+        job.pictureQuery = items.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
+        return job
+    }
+
+    /// Renders `job` from a remote source, reading the version `validated` names (the preconditions
+    /// make the server refuse another). A failed render whose source has changed since is 503, so the
+    /// client asks again and gets the new version under new validators.
+    static func renderRemote(_ job: PreviewJob, validated: RemoteValidators, from remoteSources: RemoteSources,
+                             scratch: String) throws(PreviewRequestError) -> [UInt8] {
+        do {
+            return try job.render(scratch: scratch, remote: remoteSources.reading(validated.url, preconditions: validated.preconditions))
+        } catch {
+            if case .success(let now) = remoteSources.validators(of: validated.url),
+               (now.entityTag, now.lastModified, now.contentLength) != (validated.entityTag, validated.lastModified, validated.contentLength) {
+                remoteSources.forget(validatedAt: validated.url)
+                throw PreviewRequestError(status: 503, detail: "The source changed while the request waited; retry.")
+            }
+            if let failure = error as? PreviewLoopError, failure.code == .inputNotReadable || failure.code == .refusedByPolicy {
+                throw RemoteSources.problem(failure)
+            }
+            throw PreviewRequests.problem(forRenderError: error, source: validated.url)
+        }
     }
 
     func finished(_ exchange: HTTPExchange, completed: Bool) {

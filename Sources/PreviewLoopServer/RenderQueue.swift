@@ -15,6 +15,8 @@ struct RenderWork: Sendable {
     var run: @Sendable () throws(PreviewRequestError) -> [UInt8]
     /// Keeps a rendered body further (the disk cache), after its waiters have been answered.
     var keep: (@Sendable ([UInt8]) -> Void)? = nil
+    /// Whether the body may go into the memory cache under its key.
+    var isCacheable = true
 }
 
 /// The render workers, the queue in front of them and the coalescing of identical requests.
@@ -164,7 +166,7 @@ final class RenderQueue: @unchecked Sendable {
             gate.release(reservation)
             let cancelled = flight.cancellation.isCancelled
             metrics.rendered(failed: (try? result.get()) == nil, cancelled: cancelled)
-            if case .success(let body) = result, !cancelled { cache.insert(body, for: key) }
+            if case .success(let body) = result, !cancelled, flight.work.isCacheable { cache.insert(body, for: key) }
             let waiters: [Waiter] = lock.withLock {
                 running -= 1
                 // A cancelled flight left `flights` when it was cancelled; a new one may hold the key.

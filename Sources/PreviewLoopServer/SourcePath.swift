@@ -7,7 +7,14 @@ struct ResolvedSource: Sendable {
     /// The real path (no symbolic link, no `..`), inside the root.
     var path: String
     /// Device, inode, size and modification time: a different file or a changed one has another identity.
+    /// For a remote source, its URL and validators.
     var identity: String
+    /// A remote source's validators; `nil` for a file under the root.
+    var remote: RemoteValidators? = nil
+
+    /// Whether a response made from it may be cached and validated: a file always; a remote source
+    /// when its server names the version (an ETag or a Last-Modified).
+    var isCacheable: Bool { remote?.identifiesVersion ?? true }
 }
 
 /// Reads request paths: percent escapes decoded once, and a path confined to the root.
@@ -15,27 +22,8 @@ enum SourcePath {
     /// Percent-decodes `text`; `nil` for a malformed escape, a NUL, a control character or bytes that are
     /// not UTF-8. With `plusIsSpace` (query items) `+` is a space.
     static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        func hex(_ byte: UInt8?) -> UInt8? {
-            switch byte {
-            case let byte? where (0x30...0x39).contains(byte): byte - 0x30
-            case let byte? where (0x41...0x46).contains(byte): byte - 0x41 + 10
-            case let byte? where (0x61...0x66).contains(byte): byte - 0x61 + 10
-            default: nil
-            }
-        }
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "%"):
-                guard let high = hex(iterator.next()), let low = hex(iterator.next()) else { return nil }
-                bytes.append(high << 4 | low)
-            case UInt8(ascii: "+") where plusIsSpace: bytes.append(UInt8(ascii: " "))
-            default: bytes.append(byte)
-            }
-        }
-        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return nil }
+        guard let bytes = PercentEncoding.decode(text, plusIsSpace: plusIsSpace),
+              !bytes.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return nil }
         return String(validating: bytes, as: UTF8.self)
     }
 

@@ -526,6 +526,28 @@ struct ServeTests {
                 #expect(reply.status == 403 && reply.headers["content-type"] == "application/problem+json", "\(url): \(reply.text)")
             }
             #expect(try Self.fetch("\(base)/healthz").status == 200)
+
+            // A storyboard index points at its picture by a signed URL with the request's expiry.
+            let indexQuery = "count=4&expires=\(expires)"
+            let indexPath = "/landscape.mp4/storyboard.vtt"
+            let script = """
+            import hashlib, hmac, sys
+            key = open(sys.argv[1], "rb").read().removesuffix(b"\\n")
+            print(hmac.new(key, f"{sys.argv[2]}?{sys.argv[3]}".encode(), hashlib.sha256).hexdigest())
+            """
+            let indexSignature = try Child.tool("python3", ["-c", script, keyFile, indexPath, indexQuery]).stdoutText
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let index = try Self.fetch("\(base)\(indexPath)?\(indexQuery)&signature=\(indexSignature)")
+            #expect(index.status == 200, "\(index.text)")
+            let cue = try #require(index.text.split(separator: "\n").first { $0.hasPrefix("storyboard.jpg?") })
+            #expect(cue.contains("expires=\(expires)") && cue.contains("signature="), "\(cue)")
+            let picture = try Self.fetch("\(base)/landscape.mp4/" + cue.prefix { $0 != "#" })
+            #expect(picture.status == 200 && picture.headers["content-type"] == "image/jpeg", "\(picture.text)")
+            let later = "count=4&expires=\(expires + 60)"
+            let laterSignature = try Child.tool("python3", ["-c", script, keyFile, indexPath, later]).stdoutText
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let laterIndex = try Self.fetch("\(base)\(indexPath)?\(later)&signature=\(laterSignature)")
+            #expect(laterIndex.status == 200 && laterIndex.headers["etag"] != index.headers["etag"] && laterIndex.body != index.body)
         }
         // A key file that is missing or too short stops the server before it listens.
         try Data("short\n".utf8).write(to: URL(fileURLWithPath: keyFile))

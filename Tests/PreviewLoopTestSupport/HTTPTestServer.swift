@@ -97,7 +97,8 @@ package final class HTTPTestServer {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// A minimal static file server with single byte-range support (`bytes=A-B`, `bytes=A-`).
+    /// A minimal static file server with single byte-range support (`bytes=A-B`, `bytes=A-`), a strong
+    /// `ETag` (size and modification time) with `Last-Modified`, and `If-Match` (412 for another tag).
     private static let rangeServerScript = #"""
 import http.server, os, re, sys
 root = sys.argv[1]
@@ -116,6 +117,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not os.path.isfile(path):
             self.send_response(404); self.send_header('Content-Length', '0'); self.end_headers(); return
         with open(path, 'rb') as f: data = f.read()
+        status = os.stat(path)
+        etag = '"%x-%x"' % (len(data), status.st_mtime_ns)
+        if self.headers.get('If-Match') not in (None, etag):
+            self.send_response(412); self.send_header('Content-Length', '0'); self.end_headers(); return
         start, end = 0, len(data) - 1
         match = re.fullmatch(r'bytes=(\d+)-(\d*)', self.headers.get('Range', ''))
         if match:
@@ -128,6 +133,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.send_response(200)
         self.send_header('Accept-Ranges', 'bytes')
+        self.send_header('ETag', etag)
+        self.send_header('Last-Modified', self.date_time_string(int(status.st_mtime)))
         self.send_header('Content-Type', 'application/octet-stream')
         self.send_header('Content-Length', str(end - start + 1))
         self.end_headers()

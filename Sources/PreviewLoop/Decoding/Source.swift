@@ -48,25 +48,9 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let host = rest[..<slash].lowercased()
         guard host.isEmpty || host == "localhost", slash < rest.endIndex else { return nil }
-        let encoded = rest[slash...]
-        var bytes: [UInt8] = []
-        var utf8 = encoded.utf8.makeIterator()
-        while let byte = utf8.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        guard !bytes.contains(0), let path = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard let bytes = PercentEncoding.decode(rest[slash...]), !bytes.contains(0),
+              let path = String(validating: bytes, as: UTF8.self) else { return nil }
         return path
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// How errors name this input: the path or URL as given.
@@ -124,6 +108,14 @@ public struct SourceOptions: Sendable, Hashable {
     /// A PEM file of the authorities to trust instead of the system's store (a private CA); `nil` for
     /// the system's (`/etc/ssl/certs/ca-certificates.crt` on Debian, from `ca-certificates`).
     public var certificateAuthorities: String?
+
+    /// The http(s) URLs a URL input may read, when set: the input itself, each redirect hop and each
+    /// resource a playlist names must be under one of its prefixes, or the open is refused
+    /// (`.refusedByPolicy`) before anything is sent. `nil` (the default) leaves only the origin rules.
+    public var allowedURLs: URLAllowList?
+    /// Header fields sent with every http(s) request of a URL input (conditional requests such as
+    /// `If-Match`, authorisation); names and values may hold no line break. Empty by default.
+    public var requestHeaders: [String: String] = [:]
 
     /// The TLS options every https open gets.
     var tlsOptions: [String: String] {
@@ -183,9 +175,16 @@ public struct SourceOptions: Sendable, Hashable {
             options["rw_timeout"] = String(Int(readTimeout * 1_000_000))
             options.merge(tlsOptions) { $1 }
             options["reconnect"] = "0"
+            if !requestHeaders.isEmpty {
+                guard requestHeaders.allSatisfy({ !($0.key + $0.value).contains(where: \.isNewline) && !$0.key.contains(":") }) else {
+                    throw PreviewLoopError(.invalidArgument, "a request header holds a line break or a colon in its name")
+                }
+                options["headers"] = requestHeaders.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+            }
             let port = url.port ?? (scheme == "https" ? 443 : 80)
             return (url.absoluteString, options, SourcePolicy(kind: .sameOrigin(host: host.lowercased(), port: port),
-                                                              allowsCrossOriginRedirects: allowsCrossOriginRedirects))
+                                                              allowsCrossOriginRedirects: allowsCrossOriginRedirects,
+                                                              allowedURLs: allowedURLs))
         case .data:
             options["protocol_whitelist"] = ""
             return ("", options, SourcePolicy(kind: .nothing))

@@ -27,14 +27,23 @@ final class SourcePolicy: Sendable, OpenPolicy {
     let kind: Kind
     /// Whether the input itself may be redirected to other http(s) origins.
     let allowsCrossOriginRedirects: Bool
+    /// The URLs a remote input, its redirects and its nested resources must be under, when set.
+    let allowedURLs: URLAllowList?
     private let refused = Mutex<String?>(nil)
     private let opens = Mutex(0)
     /// Origins (`host:port`) a remote input was redirected to with permission: its nested opens may use them too.
     private let redirectOrigins = Mutex<[String]>([])
 
-    init(kind: Kind, allowsCrossOriginRedirects: Bool = false) {
+    init(kind: Kind, allowsCrossOriginRedirects: Bool = false, allowedURLs: URLAllowList? = nil) {
         self.kind = kind
         self.allowsCrossOriginRedirects = allowsCrossOriginRedirects
+        self.allowedURLs = allowedURLs
+    }
+
+    /// Why `url` is not under ``allowedURLs``, or `nil` when it is (or there is no list).
+    private func allowListRefusal(_ url: String) -> String? {
+        guard let allowedURLs, !allowedURLs.admits(url) else { return nil }
+        return "\(url.filter { !$0.isNewline }) is not under an allowed source prefix"
     }
 
     /// How many opens ``refusal(for:)`` has been asked about (the first is the input itself).
@@ -51,6 +60,7 @@ final class SourcePolicy: Sendable, OpenPolicy {
         guard let origin = Self.origin(of: url) else {
             return "a redirect may only lead to an http(s) URL, not \(url)"
         }
+        if let refusal = allowListRefusal(url) { return "a redirect leads out of the allowed sources: \(refusal)" }
         let reached = redirectOrigins.withLock { $0 }
         if origin == "\(host):\(port)" || reached.contains(origin) { return nil }
         if ofInput && allowsCrossOriginRedirects {
@@ -85,6 +95,7 @@ final class SourcePolicy: Sendable, OpenPolicy {
             guard scheme == "http" || scheme == "https", let parsed = URL(string: url), let otherHost = parsed.host?.lowercased() else {
                 return "a remote input may only open http(s) URLs of its own origin, not \(scheme.isEmpty ? "local paths" : scheme + ":")"
             }
+            if let refusal = allowListRefusal(url) { return refusal }
             let otherPort = parsed.port ?? (scheme == "https" ? 443 : 80)
             if otherHost == host && otherPort == port { return nil }
             if redirectOrigins.withLock({ $0.contains("\(otherHost):\(otherPort)") }) { return nil }
