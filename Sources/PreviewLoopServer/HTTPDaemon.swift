@@ -86,8 +86,10 @@ package final class HTTPExchange: @unchecked Sendable {
     }
 
     /// Parks the connection until ``answer(_:)``: call it before handing the exchange to another thread.
+    /// Idempotent: an exchange already suspended (by an earlier step of its handling) stays so.
     package func suspend() {
         state.withLock { state in
+            guard !state.isSuspended, !state.isAnswered else { return }
             MHD_suspend_connection(connection)
             state.isSuspended = true
         }

@@ -95,7 +95,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         self.accessLog = accessLog
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
         remoteSources = options.allowedSources.map {
-            RemoteSources(allowedURLs: $0, tls: options.tls, checkInterval: options.sourceCheckInterval)
+            RemoteSources(allowedURLs: $0, tls: options.tls, checkInterval: options.sourceCheckInterval,
+                          timeout: min(SourceOptions.defaultTimeout, options.requestDeadline))
         }
         cache = ResponseCache(capacity: options.memoryCacheBytes, metrics: metrics)
         if let directory = options.cacheDirectory {
@@ -137,9 +138,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             break
         }
         var rawQuery = exchange.rawQuery
-        var expires: String?
+        let expires = signer == nil ? nil : rawQuery.first { $0.name == URLSigner.expiresName }?.value
         if let signer {
-            expires = rawQuery.first { $0.name == URLSigner.expiresName }?.value
             // Checked before the path is looked at: an unsigned request learns nothing about the files.
             switch signer.verify(path: exchange.rawPath, query: rawQuery, now: time(nil)) {
             case .success(let rest): rawQuery = rest
@@ -153,28 +153,47 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
                 status: 404, detail: "No such route; routes: \(PreviewRequests.routeNames.joined(separator: ", ")).")
             )
         }
-        let source: ResolvedSource
-        var remoteURL: String?
-        if components.isEmpty {
-            // /thumbnail.jpg?url=…: a remote source, when the server has --allow-source.
-            guard let index = rawQuery.firstIndex(where: { $0.name == "url" }) else { return Problem.response(noSource) }
-            guard let remoteSources else {
-                return Problem.response(PreviewRequestError(status: 403, parameter: "url",
-                                                            detail: "This server reads no remote sources (--allow-source)."))
-            }
-            guard let url = SourcePath.decode(rawQuery[index].value ?? "", plusIsSpace: true) else {
-                return Problem.response(PreviewRequestError(status: 400, parameter: "url", detail: "The URL is not valid percent-encoded UTF-8."))
-            }
-            rawQuery.remove(at: index)
-            remoteURL = url
-            switch remoteSources.resolve(url) {
-            case .success(let resolved): source = resolved
-            case .failure(let problem): return Problem.response(problem)
-            }
-        } else {
-            guard let resolved = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
-            source = resolved
+        guard components.isEmpty else {
+            guard let source = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
+            return respond(to: exchange, route: route, query: rawQuery, source: source, remoteURL: nil, expires: expires)
         }
+        // /thumbnail.jpg?url=…: a remote source, when the server has --allow-source.
+        guard let index = rawQuery.firstIndex(where: { $0.name == "url" }) else { return Problem.response(noSource) }
+        guard let remoteSources else {
+            return Problem.response(PreviewRequestError(status: 403, parameter: "url",
+                                                        detail: "This server reads no remote sources (--allow-source)."))
+        }
+        guard let url = SourcePath.decode(rawQuery[index].value ?? "", plusIsSpace: true) else {
+            return Problem.response(PreviewRequestError(status: 400, parameter: "url", detail: "The URL is not valid percent-encoded UTF-8."))
+        }
+        rawQuery.remove(at: index)
+        let query = rawQuery
+        // The video's server is asked on a thread of its own, never on the daemon's.
+        let lookup = remoteSources.lookup(url) { result in
+            switch result {
+            case .success(let source):
+                if let response = self.respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires) {
+                    exchange.answer(response)
+                }
+            case .failure(let problem):
+                exchange.answer(Problem.response(problem))
+            }
+        }
+        switch lookup {
+        case .known(let source):
+            return respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires)
+        case .refused(let problem):
+            return Problem.response(problem)
+        case .started:
+            exchange.suspend()
+            return nil
+        }
+    }
+
+    /// Answers a request for `route` of `source` (the query without `url`, `expires` and `signature`):
+    /// a response now, or `nil` when a render will answer it.
+    private func respond(to exchange: HTTPExchange, route: String, query rawQuery: [(name: String, value: String?)],
+                         source: ResolvedSource, remoteURL: String?, expires: String?) -> HTTPResponse? {
         // The same raw request for the same file reads to the same job: parsed once, remembered.
         let jobKey = source.path + "\n" + route + "\n"
             + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
@@ -262,9 +281,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             metrics.coalescedRequest()
         case .full:
             metrics.refused()
-            var response = Problem.response(PreviewRequestError(status: 503, detail: "Too many renders are waiting; retry later."))
-            response.headers.append(("Retry-After", "1"))
-            exchange.answer(response)
+            exchange.answer(Problem.response(PreviewRequestError(status: 503, detail: "Too many renders are waiting; retry later.")))
         case .tooLarge:
             exchange.answer(Problem.response(PreviewRequestError(
                 status: 413, detail: "The render needs more memory than the server's whole budget (--max-memory).")))
@@ -412,8 +429,10 @@ enum Problem {
             "detail": .string(error.detail),
         ]
         if let parameter = error.parameter { members["parameter"] = .string(parameter) }
-        return HTTPResponse(status: error.status,
-                            headers: [("Content-Type", "application/problem+json"), ("Cache-Control", "no-store")],
+        var headers = [("Content-Type", "application/problem+json"), ("Cache-Control", "no-store")]
+        // Every 503 is a moment's refusal (a full queue, a changed source, too many lookups): ask again.
+        if error.status == 503 { headers.append(("Retry-After", "1")) }
+        return HTTPResponse(status: error.status, headers: headers,
                             body: Array((JSONValue.object(members).text(.compact) + "\n").utf8))
     }
 
@@ -427,6 +446,7 @@ enum Problem {
         case 415: "Unsupported Media Type"
         case 416: "Range Not Satisfiable"
         case 422: "Unprocessable Content"
+        case 502: "Bad Gateway"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
         default: "Internal Server Error"

@@ -14,33 +14,69 @@ final class RemoteSources: Sendable {
     private let known = Mutex<[String: (validators: RemoteValidators, at: ContinuousClock.Instant)]>([:])
     static let remembered = 4096
 
-    init(allowedURLs: URLAllowList, tls: TLSOptions, checkInterval: Double) {
+    /// Seconds the video's server has to answer a `HEAD`.
+    let timeout: Double
+
+    init(allowedURLs: URLAllowList, tls: TLSOptions, checkInterval: Double, timeout: Double = SourceOptions.defaultTimeout) {
         self.allowedURLs = allowedURLs
         self.tls = tls
         self.checkInterval = checkInterval
+        self.timeout = timeout
     }
 
-    /// The source a `url` parameter names (already percent-decoded): its validators, asked of its
-    /// server or remembered, or the problem to answer with.
-    func resolve(_ url: String) -> Result<ResolvedSource, PreviewRequestError> {
+    /// What ``lookup(_:then:)`` found at once.
+    enum Lookup {
+        /// Validators asked less than `checkInterval` ago.
+        case known(ResolvedSource)
+        /// Not under a prefix, or too many lookups at once.
+        case refused(PreviewRequestError)
+        /// The video's server is being asked; `then` will be called once, from another thread.
+        case started
+    }
+
+    /// Lookups of different URLs at once, at most; more are 503.
+    static let maximumLookups = 64
+    /// The requests waiting for each URL's lookup (a URL asked by many at once is asked once).
+    private let waiting = Mutex<[String: [@Sendable (Result<ResolvedSource, PreviewRequestError>) -> Void]]>([:])
+
+    /// The source a `url` parameter names (already percent-decoded): remembered validators at once, or
+    /// its server asked on a thread of its own (never the caller's: a slow server must not hold up the
+    /// daemon), `then` receiving the source or the problem to answer with.
+    func lookup(_ url: String, then deliver: @escaping @Sendable (Result<ResolvedSource, PreviewRequestError>) -> Void) -> Lookup {
         guard allowedURLs.admits(url), let normal = URLAllowList.normalized(url) else {
-            return .failure(PreviewRequestError(status: 403, parameter: "url",
+            return .refused(PreviewRequestError(status: 403, parameter: "url",
                                                 detail: "The URL is not under a source prefix this server may read (--allow-source)."))
         }
-        let now = ContinuousClock.now
-        if let entry = known.withLock({ $0[normal] }), now - entry.at < .milliseconds(Int64(checkInterval * 1000)) {
-            return .success(Self.source(entry.validators))
+        if let entry = known.withLock({ $0[normal] }), ContinuousClock.now - entry.at < .milliseconds(Int64(checkInterval * 1000)) {
+            return .known(Self.source(entry.validators))
         }
-        switch validators(of: normal) {
-        case .success(let validators):
-            known.withLock { known in
-                if known.count >= Self.remembered { known.removeAll(keepingCapacity: true) }
-                known[normal] = (validators, now)
+        let starts: Bool? = waiting.withLock { waiting in
+            if waiting[normal] != nil {
+                waiting[normal]!.append(deliver)
+                return false
             }
-            return .success(Self.source(validators))
-        case .failure(let problem):
-            return .failure(problem)
+            guard waiting.count < Self.maximumLookups else { return nil }
+            waiting[normal] = [deliver]
+            return true
         }
+        let busy = PreviewRequestError(status: 503, detail: "Too many remote sources are being checked; retry later.")
+        guard let starts else { return .refused(busy) }
+        guard starts else { return .started }
+        do {
+            try NamedThread.detach(name: "serve-head") { [self] in
+                let result = self.validators(of: normal).map { validators in
+                    known.withLock { known in
+                        if known.count >= Self.remembered { known.removeAll(keepingCapacity: true) }
+                        known[normal] = (validators, ContinuousClock.now)
+                    }
+                    return Self.source(validators)
+                }
+                for waiter in waiting.withLock({ $0.removeValue(forKey: normal) ?? [] }) { waiter(result) }
+            }
+        } catch {
+            for waiter in waiting.withLock({ $0.removeValue(forKey: normal) ?? [] }) { waiter(.failure(busy)) }
+        }
+        return .started
     }
 
     /// Forgets what is remembered of the source whose validators came from `url`, so the next request
@@ -52,7 +88,10 @@ final class RemoteSources: Sendable {
     /// Asks the source's server again, bypassing what is remembered.
     func validators(of url: String) -> Result<RemoteValidators, PreviewRequestError> {
         do {
-            return .success(try RemoteValidators.fetch(url, options: reading(url, preconditions: [:]).sourceOptions))
+            var options = reading(url, preconditions: [:]).sourceOptions
+            options.openTimeout = timeout
+            options.readTimeout = timeout
+            return .success(try RemoteValidators.fetch(url, options: options))
         } catch {
             return .failure(Self.problem(error))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import PreviewLoop
 @testable import PreviewLoopCLI
@@ -152,6 +153,56 @@ struct ServeRemoteTests {
             let reply = try ServeTests.fetch(server + request)
             #expect(reply.status == 200 && reply.headers["content-type"] == "image/jpeg", "\(reply.text)")
         }
+    }
+
+    @Test("A video's server that never answers holds up no other request; its requests get 504, asked of it once")
+    func stalledOriginHoldsNothingUp() throws {
+        // Accepts connections and never answers.
+        let script = """
+        import socket
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+        print(s.getsockname()[1], flush=True)
+        held = []
+        while True:
+            c, _ = s.accept(); held.append(c); print("accepted", flush=True)
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-u", "-c", script]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(Int(line.prefix { $0.isNumber }))
+        let base = "http://127.0.0.1:\(port)/"
+        try ServeTests.withServer({ options in
+            options.allowedSources = try? URLAllowList([base])
+            options.requestDeadline = 8
+        }) { server, _ in
+            // More stalled requests than the daemon has polling threads (one per core).
+            let stalled = 6
+            let statuses = Mutex<[Int]>([])
+            let group = DispatchGroup()
+            for number in 0..<stalled {
+                // Three URLs, each asked twice: one HEAD per URL.
+                let url = server + "/thumbnail.jpg?width=\(64 + number)&url=" + Self.encoded(base + "v\(number % 3).mp4")
+                DispatchQueue.global().async(group: group) {
+                    let status = (try? ServeTests.fetch(url).status) ?? -1
+                    statuses.withLock { $0.append(status) }
+                }
+            }
+            usleep(500_000)
+            let health = try ServeTests.fetch(server + "/healthz")
+            let answeredMeanwhile = statuses.withLock { $0.count }
+            #expect(health.status == 200 && answeredMeanwhile == 0, "healthz \(health.status) after \(answeredMeanwhile) stalled answers")
+            let local = try ServeTests.fetch(server + "/landscape.mp4/thumbnail.jpg?width=64")
+            #expect(local.status == 200)
+            group.wait()
+            #expect(statuses.withLock { $0 } == Array(repeating: 504, count: stalled), "\(statuses.withLock { $0 })")
+        }
+        let accepted = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(accepted.components(separatedBy: "accepted").count - 1 == 3, "\(accepted)")
     }
 
     @Test("serve --allow-source reads its prefixes; a malformed one is a usage error naming it")

@@ -7,7 +7,7 @@ internal import PreviewLoopFFmpeg
 /// ``detach(name:_:)`` starts a thread nobody waits for, which cleans up after itself; ``init(name:_:)``
 /// starts a joinable one, which ``join()`` waits for — and `deinit` too when the owner did not, so a
 /// joinable thread is never leaked. An instance is used only by the thread that made it.
-final class NamedThread {
+package final class NamedThread {
     private let thread: pthread_t
     private var isJoined = false
 
@@ -33,7 +33,7 @@ final class NamedThread {
     /// Starts `body` on a new detached thread, which nobody joins.
     ///
     /// - Throws: ``PreviewLoopError/Code/decodingFailed`` when the system refuses another thread.
-    static func detach(name: String, _ body: @escaping @Sendable () -> Void) throws(PreviewLoopError) {
+    package static func detach(name: String, _ body: @escaping @Sendable () -> Void) throws(PreviewLoopError) {
         _ = try create(name: name, isDetached: true, body)
     }
 
