@@ -44,15 +44,15 @@ extension BatchCommandOptions {
 
     static let out = Option<String?>.path(
         "out", short: "o", value: "dir",
-        help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, sheet.jpg, sheet-N.jpg + "
-            + "thumbnails.vtt, hover.mp4), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
+        help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, contact-sheet.jpg, "
+            + "sheet-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
         required: true, completing: .directory)
     static let recipe = Option<String?>.path(
         "recipe", value: "file",
         help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sheet\": {…}, \"sprites\": {…}, \"hover\": {…}}, each "
             + "with the single-clip command's options (poster \"at\" as thumb --at; strip \"pick\", \"gap\", \"timestamps\"; "
             + "sheet \"grid\", \"width\"/\"tile_width\", \"gap\", \"margin\", \"header\", \"timestamps\", \"pick\"; hover "
-            + "\"loop_point\" and \"seam\" as render). Unknown keys and values out of range are usage errors. See Docs/batch.md.",
+            + "\"loop_point\", \"seam\" and \"format\" (mp4, webp, gif) as render). Unknown keys and values out of range are usage errors. See Docs/batch.md.",
         showing: "poster+sprites")
     static let jobs = Option<Int>.integer("jobs", short: "j", help: "Clips at a time, 1 to 256.",
                                           default: BatchOptions.processorCount, in: 1...256, showing: "cores")

@@ -46,6 +46,13 @@ struct BatchManifestTests {
         #expect(throws: PreviewLoopError.self) { try BatchManifest.parse("{\"id\":\"a\"}") }
         let parsed = try BatchManifest.parse("# comment\n\nclips/a.mp4\r\nhttps://example.com/b.mp4\n", baseDirectory: "/lib")
         #expect(parsed.map(\.input) == ["/lib/clips/a.mp4", "https://example.com/b.mp4"])
+        // A derived id is the plain name unless another clip would share it (or an explicit id is that name).
+        #expect(parsed.map(\.id) == ["a", "b"])
+        let shared = try BatchManifest.parse("x/clip.mp4\ny/clip.mp4\nz/other.mov\n")
+        #expect(shared.map(\.id) == [BatchManifest.derivedID(for: "x/clip.mp4"), BatchManifest.derivedID(for: "y/clip.mp4"), "other"])
+        let reserved = try BatchManifest.parse("{\"id\":\"other\",\"input\":\"q.mp4\"}\n{\"input\":\"z/other.mov\"}")
+        #expect(reserved.map(\.id) == ["other", BatchManifest.derivedID(for: "z/other.mov")])
+        #expect(try BatchManifest.parse("/m/\(String(repeating: "v", count: 80)).mp4").first?.id.count == 64 + 9)
     }
 
     @Test("Shards come from Slurm, Kubernetes and AWS Batch environments")

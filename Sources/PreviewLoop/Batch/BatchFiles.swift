@@ -64,6 +64,33 @@ package enum BatchFiles {
     }
 
     /// Creates a directory (and parents).
+    /// Whether the regular files `first` and `second` hold the same bytes: the same file (device and
+    /// inode), or the same size and contents compared a block at a time. `false` when either cannot be read.
+    static func sameContents(_ first: String, _ second: String) -> Bool {
+        let a = open(first, O_RDONLY | O_CLOEXEC), b = open(second, O_RDONLY | O_CLOEXEC)
+        defer { if a >= 0 { close(a) }; if b >= 0 { close(b) } }
+        var statusA = stat(), statusB = stat()
+        guard a >= 0, b >= 0, fstat(a, &statusA) == 0, fstat(b, &statusB) == 0,
+              (statusA.st_mode & S_IFMT) == S_IFREG, (statusB.st_mode & S_IFMT) == S_IFREG, statusA.st_size == statusB.st_size else {
+            return false
+        }
+        if statusA.st_dev == statusB.st_dev && statusA.st_ino == statusB.st_ino { return true }
+        var bufferA = [UInt8](repeating: 0, count: 1 << 20), bufferB = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let countA = bufferA.withUnsafeMutableBytes { read(a, $0.baseAddress, $0.count) }
+            guard countA >= 0 else { return false }
+            // Fill the same count from the other file (a read may return less than asked).
+            var filled = 0
+            while filled < countA {
+                let count = bufferB.withUnsafeMutableBytes { read(b, $0.baseAddress! + filled, countA - filled) }
+                guard count > 0 else { return false }
+                filled += count
+            }
+            if countA == 0 { return true }
+            guard bufferA[..<countA] == bufferB[..<countA] else { return false }
+        }
+    }
+
     static func makeDirectory(_ path: String) throws(PreviewLoopError) {
         _ = try AtomicFile.createDirectory(path)
     }

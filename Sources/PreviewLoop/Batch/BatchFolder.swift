@@ -117,13 +117,6 @@ public enum BatchFolder {
             while safe.hasSuffix(".jsonl") { safe.removeLast(6) }
             return safe
         }
-        var counts: [String: Int] = [:]
-        for id in plain { counts[id, default: 0] += 1 }
-        return zip(relativePaths, plain).map { path, id in
-            guard id.isEmpty || id.count > 110 || counts[id, default: 0] > 1 else { return id }
-            let hash = String(StableHash.fnv1a64(path), radix: 16)
-            let padded = String(repeating: "0", count: max(0, 16 - hash.count)) + hash
-            return (id.isEmpty ? "clip" : String(id.prefix(110))) + "-" + padded.prefix(8)
-        }
+        return BatchManifest.uniqueIDs(names: plain, keys: relativePaths, maxLength: 110)
     }
 }

@@ -37,7 +37,8 @@ public struct BatchOverrides: Sendable, Hashable, Codable {
 
 /// Reads batch manifests: JSON Lines (one object per clip: `id`, `input`, optional `start`, `length`,
 /// `every`) or a plain list of paths/URLs, one a line (blank lines and `#` comments skipped). A clip
-/// without an id gets a derived one: its sanitised base name and a short hash of its input.
+/// without an id gets a derived one: its sanitised base name, and a short hash of its input only when
+/// another clip of the manifest would get the same name (``uniqueIDs(names:keys:reserved:maxLength:)``).
 public enum BatchManifest {
     /// The largest manifest read (it is read whole, before any clip starts).
     public static let maxBytes = 256 << 20
@@ -55,45 +56,60 @@ public enum BatchManifest {
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line for a line that is not a
     ///   valid object, a missing input, an unknown key, an invalid or duplicate id, or an input `-`.
     public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws(PreviewLoopError) -> [BatchClip] {
-        var clips: [BatchClip] = []
-        var seen: [String: Int] = [:]
+        // Lines first (each checked alone), then the derived ids (which depend on the other lines).
+        var entries: [(number: Int, clip: BatchClip, isDerived: Bool)] = []
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         let isJSON = lines.first { !String($0).trimmedSpaces.isEmpty }.map { String($0).trimmedSpaces.hasPrefix("{") } ?? false
+        func fail(_ number: Int, _ why: String) -> PreviewLoopError {
+            PreviewLoopError(.invalidArgument, "\(name): line \(number): \(why)")
+        }
         for (offset, rawLine) in lines.enumerated() {
             let number = offset + 1
             var line = String(rawLine)
             if line.hasSuffix("\r") { line.removeLast() }
             let trimmed = line.trimmedSpaces
             if trimmed.isEmpty || (!isJSON && trimmed.hasPrefix("#")) { continue }
-            func fail(_ why: String) -> PreviewLoopError {
-                PreviewLoopError(.invalidArgument, "\(name): line \(number): \(why)")
-            }
             var clip: BatchClip
+            var isDerived = false
             if isJSON {
                 let entry: ManifestEntry
                 do {
                     entry = try JSONDecoder().decode(ManifestEntry.self, from: Data(trimmed.utf8))
                 } catch let error as ManifestEntry.KeyError {
-                    throw fail(error.message)
+                    throw fail(number, error.message)
                 } catch {
-                    throw fail("not a JSON object with a string \"input\" (\(Self.reason(error)))")
+                    throw fail(number, "not a JSON object with a string \"input\" (\(Self.reason(error)))")
                 }
-                clip = BatchClip(id: entry.id ?? derivedID(for: entry.input), input: entry.input,
+                isDerived = entry.id == nil
+                clip = BatchClip(id: entry.id ?? "", input: entry.input,
                                  overrides: BatchOverrides(start: entry.start, length: entry.length, every: entry.every))
             } else {
                 // A plain list: the whole line is the input (spaces inside a file name are kept).
-                clip = BatchClip(id: derivedID(for: line), input: line)
+                isDerived = true
+                clip = BatchClip(id: "", input: line)
             }
-            guard !clip.input.isEmpty else { throw fail("the input is empty") }
+            guard !clip.input.isEmpty else { throw fail(number, "the input is empty") }
             guard clip.input.utf8.count <= maxInputBytes else {
-                throw fail("the input is \(clip.input.utf8.count) bytes long; at most \(maxInputBytes) (a path or URL)")
+                throw fail(number, "the input is \(clip.input.utf8.count) bytes long; at most \(maxInputBytes) (a path or URL)")
             }
-            guard clip.input != "-" else { throw fail("'-' (standard input) cannot be a batch input") }
-            if let start = clip.overrides.start, !(start >= 0 && start.isFinite) { throw fail("\"start\" must be 0 or more") }
-            if let length = clip.overrides.length, !(length > 0 && length.isFinite) { throw fail("\"length\" must be above 0") }
-            if let every = clip.overrides.every, !(every > 0 && every.isFinite) { throw fail("\"every\" must be above 0") }
-            do { try validate(id: clip.id) } catch { throw fail(error.message) }
-            if let first = seen[clip.id] { throw fail("the id '\(clip.id)' is already used on line \(first)") }
+            guard clip.input != "-" else { throw fail(number, "'-' (standard input) cannot be a batch input") }
+            if let start = clip.overrides.start, !(start >= 0 && start.isFinite) { throw fail(number, "\"start\" must be 0 or more") }
+            if let length = clip.overrides.length, !(length > 0 && length.isFinite) { throw fail(number, "\"length\" must be above 0") }
+            if let every = clip.overrides.every, !(every > 0 && every.isFinite) { throw fail(number, "\"every\" must be above 0") }
+            if !isDerived {
+                do { try validate(id: clip.id) } catch { throw fail(number, error.message) }
+            }
+            entries.append((number, clip, isDerived))
+        }
+        let derived = entries.filter(\.isDerived)
+        let derivedIDs = uniqueIDs(names: derived.map { plainID(for: $0.clip.input) }, keys: derived.map(\.clip.input),
+                                   reserved: Set(entries.filter { !$0.isDerived }.map(\.clip.id)), maxLength: 64)
+        var nextDerived = derivedIDs.makeIterator()
+        var clips: [BatchClip] = []
+        var seen: [String: Int] = [:]
+        for (number, var clip, isDerived) in entries {
+            if isDerived { clip.id = nextDerived.next()! }
+            if let first = seen[clip.id] { throw fail(number, "the id '\(clip.id)' is already used on line \(first)") }
             seen[clip.id] = number
             if let baseDirectory, Source(argument: clip.input).isFile, !clip.input.hasPrefix("/") {
                 clip.input = baseDirectory == "." ? clip.input : baseDirectory + "/" + clip.input
@@ -118,9 +134,9 @@ public enum BatchManifest {
         return try parse(text, name: path, baseDirectory: directory.map { path.contains("/") ? $0 : "." })
     }
 
-    /// A stable id for an input: its base name without extension, reduced to safe characters, and
-    /// the first 8 hex digits of a hash of the whole input (`beach_day-3fa2c1d0`).
-    public static func derivedID(for input: String) -> String {
+    /// An input's id when nothing else shares it: its base name without extension (a URL's without its
+    /// query), reduced to `A-Z a-z 0-9 _ -` (`Beach Day (1).mp4` → `Beach_Day__1_`); empty when nothing is left.
+    public static func plainID(for input: String) -> String {
         var base = input
         if let query = base.firstIndex(where: { $0 == "?" || $0 == "#" }), Source(argument: input).isURL { base = String(base[..<query]) }
         while base.hasSuffix("/") { base.removeLast() }
@@ -131,10 +147,33 @@ public enum BatchManifest {
                 ? Character(scalar) : "_"
         })
         while safe.hasPrefix("_") || safe.hasPrefix("-") { safe.removeFirst() }
-        if safe.count > 64 { safe = String(safe.prefix(64)) }
-        let hash = String(StableHash.fnv1a64(input), radix: 16)
+        return safe
+    }
+
+    /// An input's id when its plain id is shared, empty or too long: the plain id (at most 64
+    /// characters, `clip` when empty) and the first 8 hex digits of a hash of the whole input
+    /// (`beach_day-3fa2c1d0`), stable across runs and machines.
+    public static func derivedID(for input: String) -> String {
+        hashedID(plainID(for: input), key: input, maxLength: 64)
+    }
+
+    /// Ids for clips named `names`: each name as it is, unless it is empty, longer than `maxLength`, or
+    /// shared with another name or one of `reserved`; then the name (cut to `maxLength`, `clip` when
+    /// empty) and 8 hex digits of a hash of its `key` (the input, or the relative path).
+    static func uniqueIDs(names: [String], keys: [String], reserved: Set<String> = [], maxLength: Int) -> [String] {
+        var counts: [String: Int] = [:]
+        for name in names { counts[name, default: 0] += 1 }
+        return zip(names, keys).map { name, key in
+            guard name.isEmpty || name.count > maxLength || counts[name, default: 0] > 1 || reserved.contains(name) else { return name }
+            return hashedID(name, key: key, maxLength: maxLength)
+        }
+    }
+
+    /// `name` (cut to `maxLength`, `clip` when empty), `-` and 8 hex digits of a hash of `key`.
+    private static func hashedID(_ name: String, key: String, maxLength: Int) -> String {
+        let hash = String(StableHash.fnv1a64(key), radix: 16)
         let padded = String(repeating: "0", count: max(0, 16 - hash.count)) + hash
-        return (safe.isEmpty ? "clip" : safe) + "-" + padded.prefix(8)
+        return (name.isEmpty ? "clip" : String(name.prefix(maxLength))) + "-" + padded.prefix(8)
     }
 
     /// Checks that an id is a safe folder name.

@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// What a batch makes for each clip. Every output is optional; ``standard`` (poster JPEG and sprites
 /// with WebVTT) is used when no recipe is given. Files, inside `OUT/<id>/`: `poster.jpg`, `strip.jpg`,
-/// `sheet.jpg`, `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4`.
+/// `contact-sheet.jpg`, `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4` (or `.webp`, `.gif`).
 ///
 /// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15,
 /// "at": "auto"}, "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85, "pick": "even",
@@ -97,7 +97,12 @@ public struct BatchRecipe: Sendable, Hashable {
         public var loopPoint: LoopEnd?
         /// How the last frame joins the first (as `render --seam`).
         public var seam = LoopSeam.cut
+        /// The file's format (as `render -o hover.EXT`): MP4 (H.264) by default, animated WebP or GIF.
+        public var format = AnimationFormat.mp4
         public init() {}
+
+        /// The file's name in the clip's folder: `hover.mp4`, `hover.webp` or `hover.gif`.
+        public var fileName: String { "hover.\(format.rawValue)" }
 
         /// Whether the loop engine's render makes it (a loop point or a seam asked for).
         public var isSeamed: Bool { loopPoint != nil || seam != .cut }
@@ -147,7 +152,8 @@ public struct BatchRecipe: Sendable, Hashable {
         }
         if let s = sheet {
             let c = s.configuration
-            parts.append("sheet(\(c.columns)x\(c.rows),\(c.tileWidth.map { "tile\($0)" } ?? "width\(c.sheetWidth)"),gap\(c.gap),"
+            // Named after its file, contact-sheet.jpg (clips made when it was sheet.jpg are redone).
+            parts.append("contact-sheet(\(c.columns)x\(c.rows),\(c.tileWidth.map { "tile\($0)" } ?? "width\(c.sheetWidth)"),gap\(c.gap),"
                          + "margin\(c.margin),\(c.showsHeader ? "header" : "no-header"),\(c.style.showsTimestamps ? "times" : "no-times"),"
                          + "\(c.pick.rawValue),q\(s.quality))")
         }
@@ -155,6 +161,7 @@ public struct BatchRecipe: Sendable, Hashable {
         if let h = hover {
             // Named only when asked for, so hovers made before these existed stay complete.
             let seamed = (h.loopPoint.map { ",loop=\($0)" } ?? "") + (h.seam == .cut ? "" : ",seam=\(h.seam)")
+                + (h.format == .mp4 ? "" : ",\(h.format.rawValue)")
             parts.append("hover(\(h.start)+\(h.length),\(Self.canonical(h.sizeRequest)),\(h.framesPerSecond)fps,q\(h.quality)\(seamed))")
         }
         return parts.joined(separator: ";")
@@ -177,7 +184,7 @@ public struct BatchRecipe: Sendable, Hashable {
         if var p = recipe.poster { p.size = p.sizeRequest.resolved(display: display); recipe.poster = p }
         if var s = recipe.strip { s.size = s.sizeRequest.resolved(display: display); recipe.strip = s }
         if var s = recipe.sprites { s.size = s.sizeRequest.resolved(display: display); recipe.sprites = s }
-        if var h = recipe.hover { h.size = h.sizeRequest.resolved(display: display, even: true); recipe.hover = h }
+        if var h = recipe.hover { h.size = h.sizeRequest.resolved(display: display, even: h.format == .mp4); recipe.hover = h }
         if let refusal = recipe.sizeRefusal() {
             throw PreviewLoopError(.tooLarge, "\(refusal.key) for this \(display) clip: \(refusal.reason)")
         }
@@ -214,11 +221,13 @@ public struct BatchRecipe: Sendable, Hashable {
             }
         }
         if let h = hover {
-            if let refusal = OutputLimits.encoderRefusal(h.size, webp: false) {
+            if let refusal = OutputLimits.encoderRefusal(h.size, webp: h.format == .webp) {
                 return ("\"hover\".\"size\"", "\(h.size) cannot be encoded: \(refusal)")
             }
-            // As render's --max-memory default: the pictures in flight and x264's own frames.
-            let bytes = OutputLimits.renderBytes(frames: 1, size: h.size, format: .mp4)
+            // As render's --max-memory default: the pictures in flight and the encoder's own frames (a
+            // GIF holds every frame until its palette is made).
+            let frames = (h.loopPoint.map { _ in 1.25 } ?? 1) * h.length * Double(h.framesPerSecond)
+            let bytes = OutputLimits.renderBytes(frames: frames.rounded(.up), size: h.size, format: h.format)
             guard bytes <= limit else {
                 return ("\"hover\".\"size\"", "a \(h.size) hover would hold about \(megabytes(bytes)) MB of pictures and encoder frames, "
                         + "more than \(OutputLimits.defaultMemoryBytes >> 20) MB (as render's --max-memory default)")
@@ -356,13 +365,22 @@ struct DecodedRecipe: Decodable {
             s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sprites")
             recipe.sprites = s
         }
-        if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam"]) {
+        if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam", "format"]) {
             var h = BatchRecipe.Hover()
             h.start = try Self.time(c, "start", "hover", otherwise: "\"poster\"", HoverStart.at, parsing: HoverStart.init(parsing:)) ?? h.start
             h.length = try Self.seconds(c, "length", h.length, allowZero: false, "hover")
             h.sizeRequest = try Self.sizeRequest(c, "size", h.sizeRequest, "hover")
+            if c.contains(AnyKey("format")) {
+                guard let text = try? c.decode(String.self, forKey: AnyKey("format")), let format = AnimationFormat(rawValue: text) else {
+                    throw RecipeError(message: "\"hover\".\"format\": expected \"mp4\", \"webp\" or \"gif\"")
+                }
+                h.format = format
+                if format == .gif && c.contains(AnyKey("quality")) {
+                    throw RecipeError(message: "\"hover\".\"quality\" has no effect on a GIF (a palette, no quality setting); drop it or use mp4 or webp")
+                }
+            }
             h.size = h.sizeRequest.exactSize ?? h.size
-            guard h.size.width % 2 == 0, h.size.height % 2 == 0 else {
+            guard h.format != .mp4 || (h.size.width % 2 == 0 && h.size.height % 2 == 0) else {
                 throw RecipeError(message: "\"hover\".\"size\": H.264 needs an even width and height, not \(h.size)")
             }
             h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, 1...120, "hover")

@@ -38,6 +38,9 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     /// A hash of the input, its overrides and the recipe; a completed clip is redone when it changes.
     /// `nil` outside a batch.
     public var fingerprint: String?
+    /// The id of an earlier clip of the run whose input has the same bytes: this clip's files are hard
+    /// links to that clip's (made once), and its `clip` and choices are that clip's.
+    public var duplicateOf: String?
 
     public enum Status: String, Sendable, Hashable, Codable { case ok, failed }
     public enum Permanence: String, Sendable, Hashable, Codable { case permanent, transient }
@@ -126,7 +129,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case type, id, command, input, status, skipped, reason, permanence, message, attempts, outputs, clip, timings, shard
-        case finishedAt = "finished_at", fingerprint
+        case finishedAt = "finished_at", fingerprint, duplicateOf = "duplicate_of"
     }
 
     /// Creates a record.

@@ -91,6 +91,10 @@ public final class BatchRunner: Sendable {
     private let stagingDirectory: String
     /// The run's local inputs, resolved and sorted, found the first time a clip's folder already exists.
     private let resolvedInputs = Mutex<[String]?>(nil)
+    /// Clips whose input has the same bytes as an earlier clip's, by id: the earlier clip's id.
+    public let duplicates: [String: String]
+    /// The clips of this run that have their record (for the duplicates waiting on them).
+    private let finished = Mutex<Set<String>>([])
 
     /// Prepares a run: selects the shard's clips, creates the output directory, locks the shard
     /// (a second run of the same shard on the same directory is refused) and clears its staging folder.
@@ -103,6 +107,7 @@ public final class BatchRunner: Sendable {
         guard (0...100).contains(options.retries) else { throw PreviewLoopError(.invalidArgument, "retries must be 0 to 100") }
         self.options = options
         clips = options.shard.select(manifest)
+        duplicates = Self.duplicates(among: clips)
         gate = MemoryGate(budget: options.memoryBudget)
         let out = options.outputDirectory
         try BatchFiles.makeDirectory(out)
@@ -145,6 +150,8 @@ public final class BatchRunner: Sendable {
         continuation.onTermination = { [self] termination in
             if case .cancelled = termination { stop() }
         }
+        // Duplicates last, each once the clip it repeats has its record.
+        let order = clips.filter { duplicates[$0.id] == nil } + clips.filter { duplicates[$0.id] != nil }
         let next = Mutex(0)
         let remaining = Mutex(min(options.jobs, clips.count))
         if clips.isEmpty { continuation.finish() }
@@ -153,8 +160,13 @@ public final class BatchRunner: Sendable {
                 try NamedThread.detach(name: "batch-\(worker)") { [self] in
                     while !isStopped {
                         let index = next.withLock { value -> Int in defer { value += 1 }; return value }
-                        guard index < clips.count else { break }
-                        if let record = process(clips[index]) { continuation.yield(record) }
+                        guard index < order.count else { break }
+                        let clip = order[index]
+                        if let original = duplicates[clip.id] {
+                            while !isStopped && !finished.withLock({ $0.contains(original) }) { usleep(20_000) }
+                        }
+                        if let record = process(clip) { continuation.yield(record) }
+                        finished.withLock { _ = $0.insert(clip.id) }
                     }
                     if remaining.withLock({ value -> Int in value -= 1; return value }) == 0 { continuation.finish() }
                 }
@@ -163,6 +175,26 @@ public final class BatchRunner: Sendable {
             }
         }
         return stream
+    }
+
+    /// Clips whose local input holds the same bytes as an earlier clip's (a copy under another name) and
+    /// which have the same overrides, by id, with the earlier clip's id. Only files of equal size are
+    /// compared, byte for byte.
+    static func duplicates(among clips: [BatchClip]) -> [String: String] {
+        var candidates: [Int: [BatchClip]] = [:]
+        var found: [String: String] = [:]
+        for clip in clips {
+            guard case .file(let path) = Source(argument: clip.input), let size = BatchFiles.fileSize(path), size > 0 else { continue }
+            if let original = candidates[size, default: []].first(where: { earlier in
+                guard earlier.overrides == clip.overrides, case .file(let earlierPath) = Source(argument: earlier.input) else { return false }
+                return BatchFiles.sameContents(earlierPath, path)
+            }) {
+                found[clip.id] = original.id
+            } else {
+                candidates[size, default: []].append(clip)
+            }
+        }
+        return found
     }
 
     /// The fingerprint of a clip's work: its input, overrides, the recipe and the deinterlacing (named
@@ -248,6 +280,10 @@ public final class BatchRunner: Sendable {
             record.reason = BatchFailure.outputConflict
             record.permanence = .permanent
             record.message = conflict
+            return record
+        }
+        if let originalID = duplicates[clip.id], let original = clips.first(where: { $0.id == originalID }),
+           let made = completedRecord(of: original), let record = try? linkDuplicate(clip, of: made, fingerprint: fingerprint) {
             return record
         }
         let failurePath = out + "/.failures/" + clip.id + ".json"
@@ -365,7 +401,7 @@ public final class BatchRunner: Sendable {
         // A hover with a loop point or a seam is made by render's own call (below); the others from this decoder.
         var hoverPreview: HoverPreview?
         if let hover = recipe.hover, !hover.isSeamed, let start = hoverStartTime {
-            hoverPreview = try HoverPreview(hover, start: start, clip: clip, duration: duration, path: staging + "/hover.mp4")
+            hoverPreview = try HoverPreview(hover, start: start, clip: clip, duration: duration, path: staging + "/" + hover.fileName)
         }
         var posterTime: Double?
         if let poster = recipe.poster {
@@ -416,11 +452,12 @@ public final class BatchRunner: Sendable {
                 start = try autoPoster(poster, hover: nil, clip: clip, duration: duration, sampler: sampler, hoverPreview: nil).time
             }
             if hover.isSeamed {
-                outputs.append(try renderHover(hover, start: start, clip: clip, threads: min(threads, 16), path: staging + "/hover.mp4",
-                                               entry: output("hover", "hover.mp4")))
+                outputs.append(try renderHover(hover, start: start, clip: clip, threads: min(threads, 16), path: staging + "/" + hover.fileName,
+                                               entry: output("hover", hover.fileName)))
             } else {
-                let preview = try hoverPreview ?? HoverPreview(hover, start: start, clip: clip, duration: duration, path: staging + "/hover.mp4")
-                outputs.append(try finishHover(preview, hover, clip: clip, sampler: sampler, entry: output("hover", "hover.mp4")))
+                let preview = try hoverPreview
+                    ?? HoverPreview(hover, start: start, clip: clip, duration: duration, path: staging + "/" + hover.fileName)
+                outputs.append(try finishHover(preview, hover, clip: clip, sampler: sampler, entry: output("hover", hover.fileName)))
             }
             context.timings["hover_ms"] = milliseconds(since: began)
         }
@@ -440,8 +477,8 @@ public final class BatchRunner: Sendable {
             let drawer = try ContactSheet(style: sheet.configuration.style, hasHeader: sheet.configuration.showsHeader)
             let made = try sampler.contactSheet(sheet.configuration, drawer: drawer, name: ContactSheetHeader.displayName(of: clip.input),
                                                 fileSize: ContactSheetHeader.fileSize(of: clip.input))
-            try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: sheet.quality), to: staging + "/sheet.jpg")
-            outputs.append(tiled(output("sheet", "sheet.jpg"), image: made.image, plan: made.plan))
+            try AtomicFile.write(try ImageEncoder.encode(made.image, as: .jpeg, quality: sheet.quality), to: staging + "/contact-sheet.jpg")
+            outputs.append(tiled(output("sheet", "contact-sheet.jpg"), image: made.image, plan: made.plan))
             context.timings["sheet_ms"] = milliseconds(since: began)
         }
         if let sprites = recipe.sprites {
@@ -482,8 +519,15 @@ public final class BatchRunner: Sendable {
         let record = BatchRecord(id: clip.id, input: clip.input, status: .ok, outputs: outputs, clip: BatchRecord.ClipInfo(info),
                                  timings: context.timings, shard: options.shard.description, fingerprint: fingerprint)
         try AtomicFile.write(Array(record.jsonLine().utf8), to: staging + "/.complete.json")
-        // Publish: the old folder (incomplete, or redone with --force) goes aside, the new one takes its place.
-        let destination = out + "/" + clip.id
+        try publish(staging, as: clip)
+        isPublished = true
+        return record
+    }
+
+    /// Puts a clip's finished staging folder in place of `OUT/<id>`: the old folder (incomplete, or
+    /// redone with --force) goes aside, the new one takes its place, the old one is removed.
+    private func publish(_ staging: String, as clip: BatchClip) throws(PreviewLoopError) {
+        let destination = options.outputDirectory + "/" + clip.id
         let old = staging + ".old"
         // Checked again: something may have appeared there while the clip was made.
         if let conflict = ownershipConflict(for: clip) { throw PreviewLoopError(.refusedByPolicy, conflict) }
@@ -492,8 +536,37 @@ public final class BatchRunner: Sendable {
             try BatchFiles.rename(destination, old)
         }
         try BatchFiles.rename(staging, destination)
-        isPublished = true
         BatchFiles.remove(old)
+    }
+
+    /// A duplicate's folder: hard links to the files `original` (a completed record) lists, and a record
+    /// saying whose they are. Throws when a link cannot be made (another file system): the clip is then
+    /// made as any other.
+    private func linkDuplicate(_ clip: BatchClip, of original: BatchRecord, fingerprint: String) throws(PreviewLoopError) -> BatchRecord {
+        let started = ContinuousClock.now
+        let out = options.outputDirectory
+        let staging = stagingDirectory + "/" + clip.id
+        BatchFiles.remove(staging)
+        try BatchFiles.makeDirectory(staging)
+        var isPublished = false
+        defer { if !isPublished { BatchFiles.remove(staging) } }
+        var outputs: [BatchRecord.Output] = []
+        for var output in original.outputs {
+            let name = String(output.path.dropFirst(original.id.count + 1))
+            guard link(out + "/" + output.path, staging + "/" + name) == 0 else {
+                throw PreviewLoopError(.outputNotWritable, "\(clip.input): cannot link \(name) (\(FileSystem.errorText(errno)))")
+            }
+            output.path = clip.id + "/" + name
+            outputs.append(output)
+        }
+        var record = BatchRecord(id: clip.id, input: clip.input, status: .ok, attempts: 1, outputs: outputs, clip: original.clip,
+                                 shard: options.shard.description, fingerprint: fingerprint)
+        record.duplicateOf = original.id
+        let elapsed = (ContinuousClock.now - started).components
+        record.timings = ["total_ms": (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15).rounded(toPlaces: 3)]
+        try AtomicFile.write(Array(record.jsonLine().utf8), to: staging + "/.complete.json")
+        try publish(staging, as: clip)
+        isPublished = true
         return record
     }
 
@@ -588,7 +661,7 @@ public final class BatchRunner: Sendable {
         let player = try LoopPlayer(source: Source(argument: clip.input), configuration: .init(
             size: hover.size, windowStart: .seconds(start), windowLength: .seconds(hover.length),
             windowEnd: hover.loopPoint?.windowEnd, threads: threads, sourceOptions: options.sourceOptions))
-        let summary = try player.render(to: path, format: .mp4, framesPerSecond: hover.framesPerSecond, quality: hover.quality,
+        let summary = try player.render(to: path, format: hover.format, framesPerSecond: hover.framesPerSecond, quality: hover.quality,
                                         maxFrames: max(1, DecodedRecipe.seamedHoverBytes / max(1, hover.size.area * 3)),
                                         loopPoint: hover.loopPoint?.loopPoint ?? .length, seam: hover.seam)
         if isStopped { throw PreviewLoopError(.cancelled, "\(clip.input): the batch was stopped") }
@@ -620,6 +693,8 @@ public final class BatchRunner: Sendable {
         }
         if let hover = recipe.hover {
             total += hover.size.area * 3 * 40 + (32 << 20)
+            // A GIF holds every frame until its palette is made.
+            if hover.format == .gif { total += Int((hover.length * Double(hover.framesPerSecond)).rounded(.up)) * hover.size.area * 3 }
             // A seamed hover holds its window's frames (bounded by the recipe) and a second decoder.
             if hover.isSeamed {
                 var seconds = hover.length * (hover.loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1)
@@ -691,7 +766,7 @@ private final class HoverPreview {
         let wanted = max(1, Int((length * fps - 1e-6).rounded(.up)))
         times = (0..<wanted).map { start + Double($0) / fps }
         lastDuration = length - Double(wanted - 1) / fps
-        writer = try AnimationWriter(path: path, format: .mp4, size: hover.size,
+        writer = try AnimationWriter(path: path, format: hover.format, size: hover.size,
                                      framesPerSecond: hover.framesPerSecond, quality: hover.quality)
     }
 
