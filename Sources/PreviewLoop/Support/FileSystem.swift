@@ -1,14 +1,15 @@
 import FoundationEssentials
 import Glibc
 
-/// The few file operations the engine does below `FileManager`: whole writes to a descriptor, a file's
-/// first bytes, path joining, and the system's words for a failure.
+/// The file operations the engine does: whole writes to a descriptor, a file's first bytes, path
+/// joining, the system's words for a failure, and (in `FileSystem+Paths.swift`) every system call that
+/// takes or returns a path, through ``FilePathBytes``.
 package enum FileSystem {
     /// The absolute path with every symbolic link, `.` and `..` resolved; `nil` when it does not exist.
     package static func resolvedPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = FilePathBytes.withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return FilePathBytes.decode(cString: resolved)
     }
 
     /// Opens a regular file for reading, refusing anything else before reading a byte (a named pipe
@@ -20,7 +21,7 @@ package enum FileSystem {
             let code = errno
             throw PreviewLoopError(code == ENOENT ? .inputNotFound : .inputNotReadable, "\(name): \(errorText(code))")
         }
-        var status = stat()
+        var status = Glibc.stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
             throw PreviewLoopError(.invalidArgument, "\(name): not a regular file (a folder, pipe or device)")
