@@ -135,7 +135,7 @@ struct TLSOptions: Equatable, Sendable {
             throw UsageError(.conflictingOptions("insecure", "ca-file"), subcommand: arguments.subcommand,
                              "'--insecure' skips the certificate check that '--ca-file' sets up; give one of them.")
         }
-        if let caFile, access(caFile, R_OK) != 0 {
+        if let caFile, FileSystem.access(caFile, R_OK) != 0 {
             throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: arguments.subcommand,
                              "'--ca-file \(caFile)': no readable file there (a PEM file of certificate authorities).")
         }
