@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import Testing
+import PreviewLoopCLI
+@testable import PreviewLoopServer
 import PreviewLoopTestSupport
 
 /// File names that are not UTF-8 (Linux names are bytes): read, written and walked with their exact
@@ -141,5 +143,22 @@ struct NonUTF8PathTests {
         let result = try Child.run(TestPaths.cliBinary, ["batch", directory + "/m.jsonl", "-o", directory + "/out", "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory + "/out/clip/poster.jpg"))
+    }
+
+    @Test("serve: %FF in a request path reaches the file whose name has the byte 0xFF; query values stay UTF-8 only")
+    func servePercentEscapedByte() throws {
+        let root = try Self.folderWithBadName()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var options = ServeOptions(root: root)
+        options.workers = 1
+        let server = try PreviewServer(options: options, accessLog: nil)
+        defer { server.stop(grace: 5) }
+        let base = "http://127.0.0.1:\(server.port)"
+        let found = try ServeTests.fetch(base + "/bad%FF.mp4/thumbnail.jpg?width=64")
+        #expect(found.status == 200 && found.headers["content-type"] == "image/jpeg", "\(found.text)")
+        #expect(try ServeTests.fetch(base + "/bad%ff.mp4/probe.json").status == 200)
+        #expect(try ServeTests.fetch(base + "/bad%FE.mp4/thumbnail.jpg").status == 404)
+        #expect(SourcePath.split("/bad%FF.mp4/thumbnail.jpg")?.source == ["bad\u{F7FF}.mp4"])
+        #expect(SourcePath.decode("%FF", plusIsSpace: true) == nil, "a query value is text: bytes that are not UTF-8 are refused")
     }
 }
