@@ -145,7 +145,9 @@ extension FileSystem {
         if fileExists(path).isDirectory { return 0 }
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        if let slash = trimmed.lastIndex(of: "/"), slash != trimmed.startIndex {
+        // A missing parent is made first; one that exists as a file makes this mkdir fail (ENOTDIR).
+        var status = Glibc.stat()
+        if let slash = trimmed.lastIndex(of: "/"), slash != trimmed.startIndex, lstat(String(trimmed[..<slash]), &status) != 0 {
             let parent = makeDirectories(String(trimmed[..<slash]), mode: mode)
             if parent != 0 { return parent }
         }
