@@ -145,6 +145,16 @@ struct NonUTF8PathTests {
         #expect(FileManager.default.fileExists(atPath: directory + "/out/clip/poster.jpg"))
     }
 
+    @Test("--ca-file with a name that is not UTF-8 is a usage error (FFmpeg takes it as text), shown with \\xff")
+    func caFileRefused() throws {
+        let directory = try Self.folderWithBadName()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try Self.run(in: directory, [Array("probe".utf8), Self.name("bad", 0xFF, ".mp4"), Array("--ca-file".utf8),
+                                                  Self.name("bad", 0xFF, ".mp4")])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(#"--ca-file bad\xff.mp4"#) && result.stderr.contains("not UTF-8"), "\(result.stderr)")
+    }
+
     @Test("serve: %FF in a request path reaches the file whose name has the byte 0xFF; query values stay UTF-8 only")
     func servePercentEscapedByte() throws {
         let root = try Self.folderWithBadName()

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// The file operations the engine does: whole writes to a descriptor, a file's first bytes, path
@@ -106,12 +105,4 @@ package enum FileSystem {
         String(cString: strerror(code))
     }
 
-    /// Why a `FileManager` call failed, in the system's words when it names an `errno`, on one line.
-    static func reason(for error: any Error) -> String {
-        if let posix = (error as? CocoaError)?.underlying as? POSIXError {
-            return errorText(posix.code.rawValue)
-        }
-        if let posix = error as? POSIXError { return errorText(posix.code.rawValue) }
-        return String(describing: error).replacingNewlines()
-    }
 }
