@@ -4,7 +4,8 @@ import Glibc
 /// Where a clip comes from.
 public enum Source: Sendable, Hashable, CustomStringConvertible {
     /// A local file path. Opened through FFmpeg's `file` protocol only, so a path can never name
-    /// another protocol (a path such as `concat:a|b` is a file name, not a concatenation).
+    /// another protocol (a path such as `concat:a|b` is a file name, not a concatenation). A name that
+    /// is not UTF-8 is given with ``FilePathBytes``' escape (``FilePathBytes/decode(_:)``).
     case file(String)
     /// An `http` or `https` URL. Nested resources (playlist segments) must come from the same origin.
     case url(URL)
