@@ -124,6 +124,11 @@ struct FilePathBytesTests {
         }
         #expect(rawNames.contains(Array("sub".utf8) + [0xFE]))
         #expect(FileSystem.resolvedPath(file)?.hasSuffix("/sub\u{F7FE}/deeper/f\u{F7FF}.bin") == true)
+        // The engine's own readers reach the file by its bytes too.
+        #expect(FileSystem.prefix(ofFileAt: file, count: 4) == [])
+        #expect(try FileSystem.readRegularFile(file, limit: 16, what: "test file") == [])
+        #expect(FileSystem.contents(of: file) == [])
+        #expect(FileSystem.contents(of: folder + "/f\u{FFFD}.bin") == nil, "the repaired name is another name")
         FileSystem.removeTree(directory + "/sub\u{F7FE}")
         #expect(FileSystem.names(inDirectory: directory) == [])
     }

@@ -15,7 +15,7 @@ package enum FileSystem {
     /// would block until a writer came, a device might never end); returns the descriptor (blocking
     /// reads) and the file's size. `name` is how errors name the file.
     package static func openRegularFile(_ path: String, name: String) throws(PreviewLoopError) -> (descriptor: Int32, size: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = Self.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
             throw PreviewLoopError(code == ENOENT ? .inputNotFound : .inputNotReadable, "\(name): \(errorText(code))")
@@ -71,7 +71,7 @@ package enum FileSystem {
     /// Up to `count` bytes from the start of the file at `path` (fewer when the file is shorter);
     /// `nil` when it cannot be opened or read.
     static func prefix(ofFileAt path: String, count: Int) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Self.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: count)
