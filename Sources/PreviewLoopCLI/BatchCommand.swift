@@ -138,7 +138,7 @@ struct BatchCommand {
         }
         let manifest: [BatchClip]
         var status = stat()
-        if manifestPath != "-", stat(manifestPath, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+        if manifestPath != "-", FileSystem.stat(manifestPath, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             // A folder: its video files, found now and whole, like a manifest read before any clip starts.
             let scan = try BatchFolder.scan(manifestPath, include: options.include, exclude: options.exclude)
             guard !scan.clips.isEmpty else {
@@ -154,7 +154,7 @@ struct BatchCommand {
             }
             manifest = try BatchManifest.read(path: manifestPath)
         }
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let null = FileSystem.open("/dev/null", O_RDONLY | O_CLOEXEC)
         if null >= 0 { dup2(null, STDIN_FILENO); close(null) }
 
         var shard = BatchShard.all

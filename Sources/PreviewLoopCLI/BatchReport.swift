@@ -12,7 +12,7 @@ struct BatchReport {
         var files: [String] = []
         for path in paths {
             if BatchReport.isDirectory(path) {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+                let names = FileSystem.names(inDirectory: path) ?? []
                 let found = names.filter { $0.hasPrefix("results") && $0.hasSuffix(".jsonl") }.sorted().map { path + "/" + $0 }
                 guard !found.isEmpty else { throw PreviewLoopError(.inputNotFound, "\(path): no results*.jsonl file in it") }
                 files += found
@@ -82,8 +82,7 @@ struct BatchReport {
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var isDirectory = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory
+        FileSystem.fileExists(path).isDirectory
     }
 }
 

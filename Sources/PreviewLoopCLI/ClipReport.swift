@@ -208,15 +208,8 @@ final class ClipReport: Sendable {
     /// A file's size, or for a directory of frames (`frames` kinds) the sum of its regular files.
     private static func size(of path: String, kind: String) -> Int? {
         if let size = BatchFiles.fileSize(path) { return size }
-        guard kind.hasSuffix("frames"), let directory = opendir(path) else { return nil }
-        defer { closedir(directory) }
-        var total = 0
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard !name.hasPrefix(".") else { continue }
-            total += BatchFiles.fileSize(path + "/" + name) ?? 0
-        }
-        return total
+        guard kind.hasSuffix("frames"), let names = FileSystem.names(inDirectory: path) else { return nil }
+        return names.filter { !$0.hasPrefix(".") }.reduce(0) { $0 + (BatchFiles.fileSize(path + "/" + $1) ?? 0) }
     }
 
     private func milliseconds(since instant: ContinuousClock.Instant) -> Double {

@@ -41,19 +41,13 @@ public enum CommandLineTool {
         return ExitStatus.failure
     }
 
-    /// The process's first argument that is not valid UTF-8, shown with its bad bytes escaped
-    /// (`bad\xff.mp4`), or `nil`. Swift reads arguments as UTF-8 and would replace such bytes with
-    /// U+FFFD, so a file named that way could not be found and an output would get another name:
-    /// such an argument is refused by name instead (exit 64).
-    public static func nonUTF8Argument() -> String? {
-        for index in 1..<Int(CommandLine.argc) {
-            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                                  count: strlen(pointer)))
-            guard String(validating: bytes, as: UTF8.self) == nil else { continue }
-            return bytes.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+    /// The process's arguments after the program name, read from its raw bytes with ``FilePathBytes``'
+    /// escape: a byte that is not UTF-8 (a file named `bad\xff.mp4`) is kept, not replaced with U+FFFD
+    /// as `CommandLine.arguments` does, so the path reaches its file and an output gets its exact name.
+    public static func processArguments() -> [String] {
+        (1..<Int(CommandLine.argc)).compactMap { index in
+            CommandLine.unsafeArgv[index].map { FilePathBytes.decode(cString: $0) }
         }
-        return nil
     }
 
     /// Parses and runs one command.

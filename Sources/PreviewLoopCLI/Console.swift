@@ -60,11 +60,13 @@ enum Console {
         return written
     }
 
-    /// Writes all of the text's UTF-8 bytes to a file descriptor, retrying after interruptions.
-    /// Returns `false` if the descriptor refused them (a closed pipe, a full disk).
+    /// Writes all of the text's UTF-8 bytes to a file descriptor, retrying after interruptions, with
+    /// every byte of a file name that is not UTF-8 shown as `\xff` (``FilePathBytes/displayed(_:)``):
+    /// messages and summaries name such files readably. JSON carries them as `\uf7ff` escapes, which
+    /// pass through unchanged. Returns `false` if the descriptor refused them (a closed pipe, a full disk).
     @discardableResult
     static func write(_ text: String, to descriptor: Int32) -> Bool {
-        Array(text.utf8).withUnsafeBytes { write($0, to: descriptor) }
+        Array(FilePathBytes.displayed(text).utf8).withUnsafeBytes { write($0, to: descriptor) }
     }
 
     /// Writes all of the bytes to a file descriptor, retrying after interruptions and short writes.

@@ -141,7 +141,13 @@ package struct TLSOptions: Equatable, Sendable {
             throw UsageError(.conflictingOptions("insecure", "ca-file"), subcommand: arguments.subcommand,
                              "'--insecure' skips the certificate check that '--ca-file' sets up; give one of them.")
         }
-        if let caFile, access(caFile, R_OK) != 0 {
+        // FFmpeg takes the authorities' path as a text option (`ca_file`), which cannot carry a byte
+        // that is not UTF-8: such a path is refused here rather than reported missing by GnuTLS later.
+        if let caFile, FilePathBytes.encode(caFile) != Array(caFile.utf8) {
+            throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: arguments.subcommand,
+                             "'--ca-file \(caFile)': the path is not UTF-8, which FFmpeg's TLS option needs; give a link with a UTF-8 name.")
+        }
+        if let caFile, FileSystem.access(caFile, R_OK) != 0 {
             throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: arguments.subcommand,
                              "'--ca-file \(caFile)': no readable file there (a PEM file of certificate authorities).")
         }

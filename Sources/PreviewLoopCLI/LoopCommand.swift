@@ -40,7 +40,7 @@ struct LoopCommand {
             guard !isFirst || isOpening.load(ordering: .acquiring) else { return }
             SignalCleanup.exit(interruptedBy: signal, input: input, report: report,
                                errorLine: isFirst ? nil : "Error: \(input): interrupted again, stopping at once") {
-                if let path = temporaryLogPath.withLock({ $0 }) { unlink(path) }
+                if let path = temporaryLogPath.withLock({ $0 }) { FileSystem.unlink(path) }
             }
         }
         let loop = try LoopPlayer(source: source, configuration: configuration, sizeRequest: options.size)
@@ -60,7 +60,7 @@ struct LoopCommand {
         do {
             log = try options.log.map { try TimingLog(destination: $0) }
         } catch {
-            if let createdDirectory { rmdir(createdDirectory) }
+            if let createdDirectory { FileSystem.rmdir(createdDirectory) }
             throw error
         }
         temporaryLogPath.withLock { $0 = log?.temporaryPath }
@@ -103,7 +103,7 @@ struct LoopCommand {
         let counts = recorder.counts
         func abandon() {
             recorder.discardLog()
-            if let createdDirectory, counts.frames == 0 { rmdir(createdDirectory) }
+            if let createdDirectory, counts.frames == 0 { FileSystem.rmdir(createdDirectory) }
         }
         if let failure = recorder.failure {
             abandon()
@@ -135,7 +135,7 @@ struct LoopCommand {
                 + (options.isRealtime ? "" : " (without --realtime frames are decoded as fast as possible)")
             if signal == nil {
                 abandon()
-                if let createdCaptureDirectory { rmdir(createdCaptureDirectory) }
+                if let createdCaptureDirectory { FileSystem.rmdir(createdCaptureDirectory) }
                 throw PreviewLoopError(.invalidArgument, reason)
             }
             if !Console.isQuiet { Console.writeError("loop: \(reason)\n") }

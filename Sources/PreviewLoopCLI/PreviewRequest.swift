@@ -106,7 +106,7 @@ package struct PreviewJob: Sendable {
         case .render(var options):
             let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
             options.output = scratch + "/render-\(number).\(options.format.rawValue)"
-            defer { unlink(options.output) }
+            defer { FileSystem.unlink(options.output) }
             _ = try RenderCommand(options: options).render()
             return try BatchFiles.readFile(options.output, limit: 1 << 30)
         case .card(var options):
@@ -114,7 +114,7 @@ package struct PreviewJob: Sendable {
                 let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
                 options.output = scratch + "/card-\(number)." + (route.split(separator: ".").last.map(String.init) ?? "webp")
             }
-            defer { if case .animation = options.destination { unlink(options.output) } }
+            defer { if case .animation = options.destination { FileSystem.unlink(options.output) } }
             switch try CardCommand(options: options).render().rendered {
             case .still(let bytes, _, _): return bytes
             case .sequence: return try BatchFiles.readFile(options.output, limit: 1 << 30)

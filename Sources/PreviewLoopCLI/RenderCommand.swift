@@ -34,7 +34,7 @@ struct RenderCommand {
             return ExitStatus.success
         }
         var status = stat()
-        let bytes = stat(options.output, &status) == 0 ? Int(status.st_size) : 0
+        let bytes = FileSystem.stat(options.output, &status) == 0 ? Int(status.st_size) : 0
         Console.writeSummary("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
             + "from \(Format.fixed(start, 3)) s\(options.startsAtPoster ? " (the poster)" : ""), \(Format.byteCount(bytes)); "

@@ -18,10 +18,10 @@ struct TimingCommand {
     /// Reads the log and prints the summary on standard output.
     func run() throws -> Int32 {
         let text: String
-        if let data = FileManager.default.contents(atPath: options.input) {
+        if let data = FileSystem.contents(of: options.input) {
             text = String(decoding: data, as: UTF8.self)
         } else {
-            let exists = FileManager.default.fileExists(atPath: options.input)
+            let exists = FileSystem.fileExists(options.input).exists
             throw PreviewLoopError(exists ? .inputNotReadable : .inputNotFound,
                                    "\(options.input): \(exists ? "cannot be read" : "no such file")")
         }

@@ -301,7 +301,7 @@ struct WallCommand {
             try entry.recorder.commitLog()
             loopsLogged += 1
             let offset = entry.clockOffset.withLock { $0 } ?? 0
-            if let data = FileManager.default.contents(atPath: entry.logPath) {
+            if let data = FileSystem.contents(of: entry.logPath) {
                 combined += Self.shifted(String(decoding: data, as: UTF8.self), by: offset)
             }
         }
@@ -312,7 +312,7 @@ struct WallCommand {
             }
         }
         if loopsLogged == 0 {
-            if createdDirectory { rmdir(directory) }
+            if createdDirectory { FileSystem.rmdir(directory) }
             if let signal { return ExitStatus.interrupted(by: signal) }
             throw PreviewLoopError(.invalidArgument, "no loop presented a frame (\(failures) of \(options.inputs.count) failed)")
         }

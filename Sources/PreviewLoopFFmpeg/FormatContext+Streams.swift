@@ -181,14 +181,16 @@ extension FormatContext {
 /// Which demuxer FFmpeg would pick for a file's first bytes, without demuxing anything.
 package enum FormatProbe {
     /// The short name of the demuxer whose probe scores `bytes` above `AVPROBE_SCORE_RETRY` (as FFmpeg's
-    /// own first probe), or `nil`. `filename` helps formats known by their extension.
-    package static func formatName(of bytes: [UInt8], filename: String) -> String? {
+    /// own first probe), or `nil`. `filename` (NUL-terminated bytes, or empty for none) helps formats
+    /// known by their extension.
+    package static func formatName(of bytes: [UInt8], filename: [CChar]) -> String? {
         guard !bytes.isEmpty else { return nil }
         var padded = bytes
         padded.append(contentsOf: [UInt8](repeating: 0, count: Int(AVPROBE_PADDING_SIZE)))
         var score: Int32 = AVPROBE_SCORE_RETRY
         let format = padded.withUnsafeMutableBufferPointer { buffer -> UnsafePointer<AVInputFormat>? in
-            filename.withCString { name in
+            (filename.last == 0 ? filename : filename + [0]).withUnsafeBufferPointer { characters in
+                let name = characters.baseAddress
                 var probe = AVProbeData(filename: name, buf: buffer.baseAddress, buf_size: Int32(buffer.count) - AVPROBE_PADDING_SIZE,
                                         mime_type: nil)
                 return av_probe_input_format2(&probe, 1, &score)

@@ -14,7 +14,8 @@ package final class FormatContext {
     /// Opens an input with `avformat_open_input` and reads stream information.
     ///
     /// - Parameters:
-    ///   - url: what FFmpeg opens (`file:/path`, `https://…`, `pipe:0`; ignored for `memory`).
+    ///   - url: what FFmpeg opens (`file:/path`, `https://…`, `pipe:0`; ignored for `memory`), as the
+    ///     NUL-terminated bytes FFmpeg gets: a file name is bytes, which a `String` cannot always hold.
     ///   - displayName: how errors name the input.
     ///   - options: demuxer and protocol options (`protocol_whitelist`, `format_whitelist`, …).
     ///   - policy: what the input may make FFmpeg open besides itself.
@@ -22,7 +23,7 @@ package final class FormatContext {
     ///   - maxPixels: the largest picture the probing decoders may allocate.
     ///   - formatName: the demuxer to use instead of probing (`jpeg_pipe` for a JPEG file, which FFmpeg's
     ///     probe would give to `image2` by its extension), or `nil`.
-    package init(url: String, displayName: String, options: [String: String], policy: any OpenPolicy, memory: MemoryReader? = nil,
+    package init(url: [CChar], displayName: String, options: [String: String], policy: any OpenPolicy, memory: MemoryReader? = nil,
          maxPixels: Int, interrupter: Interrupter, formatName: String? = nil) throws(FFmpegFailure) {
         self.interrupter = interrupter
         self.memory = memory
@@ -43,7 +44,8 @@ package final class FormatContext {
         defer { av_dict_free(&dictionary) }
         var opened: UnsafeMutablePointer<AVFormatContext>? = context
         let forced = formatName.flatMap { av_find_input_format($0) }
-        let result = avformat_open_input(&opened, memory == nil ? url : nil, forced, &dictionary)
+        precondition(url.last == 0, "the URL is a NUL-terminated C string")
+        let result = url.withUnsafeBufferPointer { avformat_open_input(&opened, memory == nil ? $0.baseAddress : nil, forced, &dictionary) }
         // On failure avformat_open_input frees the context and sets `opened` to nil.
         guard result >= 0, let opened else {
             throw Self.openError(result, displayName: displayName, interrupter: interrupter, policy: policy)

@@ -11,14 +11,16 @@ package final class OutputContext {
     package let displayName: String
     private var stream: UnsafeMutablePointer<AVStream>?
 
-    /// Opens `muxer` (an FFmpeg short name: `mp4`, `webp`, `gif`) writing to `path`.
+    /// Opens `muxer` (an FFmpeg short name: `mp4`, `webp`, `gif`) writing to `path`, the NUL-terminated
+    /// bytes of the file's name (a file name is bytes, which a `String` cannot always hold).
     ///
     /// - Throws: `outputNotWritable` when `path` cannot be opened for writing; `encodingFailed` when this
     ///   FFmpeg build has no such muxer.
-    package init(path: String, displayName: String, muxer: String) throws(FFmpegFailure) {
+    package init(path: [CChar], displayName: String, muxer: String) throws(FFmpegFailure) {
         FFmpegLogging.applyDefault
         self.displayName = displayName
         var context: UnsafeMutablePointer<AVFormatContext>?
+        precondition(path.last == 0, "the path is a NUL-terminated C string")
         let allocated = avformat_alloc_output_context2(&context, nil, muxer, path)
         guard allocated >= 0, let context else {
             throw FFmpegFailure(.encodingFailed, "\(displayName): no \(muxer) muxer in this FFmpeg build",

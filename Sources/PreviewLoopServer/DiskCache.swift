@@ -56,14 +56,14 @@ final class DiskCache: @unchecked Sendable {
         self.capacity = capacity
         self.metrics = metrics
         let shown = Format.oneLine(directory)
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+        if FileSystem.mkdir(directory, 0o755) != 0 && errno != EEXIST {
             throw ServerStartError(message: "--cache \(shown): \(Self.errorText())")
         }
         var status = stat()
-        guard stat(directory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+        guard FileSystem.stat(directory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
             throw ServerStartError(message: "--cache \(shown): not a folder")
         }
-        guard access(directory, W_OK | X_OK) == 0 else {
+        guard FileSystem.access(directory, W_OK | X_OK) == 0 else {
             throw ServerStartError(message: "--cache \(shown): \(Self.errorText())")
         }
         try claimFolder()
@@ -90,7 +90,7 @@ final class DiskCache: @unchecked Sendable {
 
     /// The entry named `name`, opened, or `nil` when there is none (or it is not a whole regular file).
     func open(_ name: String) -> Hit? {
-        let descriptor = Glibc.open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let descriptor = FileSystem.open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return nil }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 else {
@@ -123,7 +123,7 @@ final class DiskCache: @unchecked Sendable {
             return nextTemporary
         }
         let temporary = directory + "/.tmp-\(getpid())-\(serial)-" + name
-        let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = FileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             metrics.diskCacheWriteFailed()
             return
@@ -138,8 +138,8 @@ final class DiskCache: @unchecked Sendable {
             }
             return true
         }
-        guard close(descriptor) == 0, complete, rename(temporary, directory + "/" + name) == 0 else {
-            unlink(temporary)
+        guard close(descriptor) == 0, complete, FileSystem.rename(temporary, directory + "/" + name) == 0 else {
+            FileSystem.unlink(temporary)
             metrics.diskCacheWriteFailed()
             return
         }
@@ -169,7 +169,7 @@ final class DiskCache: @unchecked Sendable {
             let order = scanned.sorted { ($0.value.used, $0.key) < ($1.value.used, $1.key) }
             for (name, entry) in order where total > target {
                 // Another server may have removed it first: it is gone either way.
-                if unlink(directory + "/" + name) == 0 || errno == ENOENT {
+                if FileSystem.unlink(directory + "/" + name) == 0 || errno == ENOENT {
                     total -= entry.size
                     scanned[name] = nil
                     removed += 1
@@ -188,19 +188,17 @@ final class DiskCache: @unchecked Sendable {
     /// The entries in the folder now; removes leftover temporary files on the way.
     private func scan() -> [String: Entry] {
         var found: [String: Entry] = [:]
-        guard let folder = opendir(directory) else { return found }
-        defer { closedir(folder) }
+        guard let names = FileSystem.names(inDirectory: directory) else { return found }
         let now = time(nil)
-        while let item = readdir(folder) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        for name in names {
             let isEntry = Self.isEntryName(name)
             let temporaryOwner = isEntry ? nil : Self.temporaryOwner(name)
             guard isEntry || temporaryOwner != nil else { continue }
             var status = stat()
-            guard lstat(directory + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard FileSystem.lstat(directory + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
             if let owner = temporaryOwner {
                 let ownerGone = owner != getpid() && kill(owner, 0) != 0 && errno == ESRCH
-                if ownerGone || now - status.st_mtim.tv_sec > Self.staleSeconds { unlink(directory + "/" + name) }
+                if ownerGone || now - status.st_mtim.tv_sec > Self.staleSeconds { FileSystem.unlink(directory + "/" + name) }
                 continue
             }
             found[name] = Entry(size: Int(status.st_size), used: status.st_mtim.tv_sec)
@@ -239,25 +237,20 @@ final class DiskCache: @unchecked Sendable {
                 }
                 return
             }
-            guard let folder = opendir(directory) else { throw ServerStartError(message: "--cache \(shown): \(Self.errorText())") }
-            var others = 0
-            while let item = readdir(folder) {
-                let name = withUnsafeBytes(of: item.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                if name != "." && name != ".." && name != Self.tagName { others += 1 }
-            }
-            closedir(folder)
+            guard let names = FileSystem.names(inDirectory: directory) else { throw ServerStartError(message: "--cache \(shown): \(Self.errorText())") }
+            let others = names.filter { $0 != Self.tagName }.count
             guard others == 0 else {
                 throw ServerStartError(message: "--cache \(shown): the folder holds files and no preview-loop CACHEDIR.TAG; "
                     + "give a new or empty folder")
             }
             // O_EXCL: of several servers starting at once, one writes the tag and the others read it.
-            let descriptor = Glibc.open(tagPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            let descriptor = FileSystem.open(tagPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             if descriptor >= 0 {
                 let bytes = Array(Self.tagText.utf8)
                 let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
                 close(descriptor)
                 guard count == bytes.count else {
-                    unlink(tagPath)
+                    FileSystem.unlink(tagPath)
                     throw ServerStartError(message: "--cache \(shown): cannot write its CACHEDIR.TAG: \(Self.errorText())")
                 }
                 return
@@ -271,7 +264,7 @@ final class DiskCache: @unchecked Sendable {
 
     /// A file's text when it is a regular file under 4 KiB, else `nil`.
     private static func readSmallFile(_ path: String) -> String? {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let descriptor = FileSystem.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()

@@ -30,7 +30,7 @@ public final class PreviewServer: Sendable {
             throw ServerStartError(message: "--root \(Format.oneLine(options.root)): no such folder")
         }
         var status = stat()
-        guard stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+        guard FileSystem.stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
             throw ServerStartError(message: "--root \(Format.oneLine(options.root)): not a folder")
         }
         core = try ServerCore(options: options, root: root, accessLog: accessLog)
@@ -466,7 +466,7 @@ package final class AccessLog: Sendable {
             owns = false
             return
         }
-        let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        let opened = FileSystem.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
             throw ServerStartError(message: "--access-log \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
         }

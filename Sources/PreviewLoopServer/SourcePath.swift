@@ -19,12 +19,14 @@ struct ResolvedSource: Sendable {
 
 /// Reads request paths: percent escapes decoded once, and a path confined to the root.
 enum SourcePath {
-    /// Percent-decodes `text`; `nil` for a malformed escape, a NUL, a control character or bytes that are
-    /// not UTF-8. With `plusIsSpace` (query items) `+` is a space.
-    static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
+    /// Percent-decodes `text`; `nil` for a malformed escape, a NUL or a control character. With
+    /// `plusIsSpace` (query items) `+` is a space. With `asFileName` (a path component) bytes that are not
+    /// UTF-8 are kept with ``FilePathBytes``' escape, so `%FF` reaches the file whose name has that byte;
+    /// otherwise (query items) they make it `nil`.
+    static func decode(_ text: String, plusIsSpace: Bool = false, asFileName: Bool = false) -> String? {
         guard let bytes = PercentEncoding.decode(text, plusIsSpace: plusIsSpace),
               !bytes.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return nil }
-        return String(validating: bytes, as: UTF8.self)
+        return asFileName ? FilePathBytes.decode(bytes) : String(validating: bytes, as: UTF8.self)
     }
 
     /// Splits a raw request path into its source's relative path and the route (its last component).
@@ -34,7 +36,7 @@ enum SourcePath {
         guard rawPath.hasPrefix("/"), rawPath.utf8.count <= 4096 else { return nil }
         var components: [String] = []
         for raw in rawPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            guard let component = decode(String(decoding: raw, as: UTF8.self)), !component.isEmpty,
+            guard let component = decode(String(decoding: raw, as: UTF8.self), asFileName: true), !component.isEmpty,
                   component != ".", component != "..", !component.contains("/"), !component.contains("\\") else {
                 return nil
             }
@@ -51,7 +53,7 @@ enum SourcePath {
         let joined = root + "/" + components.joined(separator: "/")
         guard let real = realPath(joined), real.hasPrefix(root == "/" ? "/" : root + "/") else { return nil }
         var status = stat()
-        guard stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard FileSystem.stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return ResolvedSource(path: real, identity: identity(of: status))
     }
 
@@ -62,7 +64,7 @@ enum SourcePath {
     /// `/proc/self/fd/N`), whatever happens to the path afterwards. The caller closes the descriptor.
     static func open(_ source: ResolvedSource, under root: String) -> (descriptor: Int32, path: String)? {
         // O_NONBLOCK: a FIFO swapped in opens at once (and is refused below) instead of blocking.
-        let descriptor = Glibc.open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let descriptor = FileSystem.open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { return nil }
         let link = "/proc/self/fd/\(descriptor)"
         var buffer = [CChar](repeating: 0, count: 4097)
@@ -70,7 +72,7 @@ enum SourcePath {
         var status = stat()
         guard count > 0, fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
               identity(of: status) == source.identity,
-              String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix(root == "/" ? "/" : root + "/") else {
+              FilePathBytes.decode(buffer[..<count].map { UInt8(bitPattern: $0) }).hasPrefix(root == "/" ? "/" : root + "/") else {
             close(descriptor)
             return nil
         }
@@ -84,8 +86,6 @@ enum SourcePath {
 
     /// `realpath(3)`.
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        FileSystem.resolvedPath(path)
     }
 }

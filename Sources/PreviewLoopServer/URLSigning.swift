@@ -79,7 +79,7 @@ struct URLSigner: Sendable {
 
     /// Reads the key from `path`: its bytes with one trailing newline removed; at least 16 bytes.
     init(keyFile path: String) throws(ServerStartError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = FileSystem.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ServerStartError(message: "--signing-key-file \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
         }

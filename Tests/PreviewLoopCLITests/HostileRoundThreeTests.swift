@@ -286,17 +286,18 @@ struct HostileRoundThreeTests {
         }
     }
 
-    @Test("A path that is not valid UTF-8 is refused by name (exit 64); no output under another name appears")
-    func nonUTF8PathsRefused() throws {
+    @Test("A path that is not valid UTF-8 reaches its file, and the output gets exactly its name")
+    func nonUTF8PathsKept() throws {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Through the shell: Foundation's arguments are Strings and cannot carry the byte 0xFF.
         let script = #"cd "$1" && cp "$2" "$(printf 'bad\377.mp4')" && exec "$0" thumb "$(printf 'bad\377.mp4')" -o "$(printf 'out\377.jpg')""#
         let result = try Child.run("/bin/sh", ["-c", script, TestPaths.cliBinary, directory, Self.fixture])
-        #expect(result.status == 64, "\(result.stderr)")
-        #expect(Self.errorLines(result).count == 1 && result.stderr.contains("bad\\xff.mp4") && result.stderr.contains("UTF-8"), "\(result.stderr)")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        #expect(names.count == 1, "only the copied input: \(names)")
+        #expect(result.status == 0, "\(result.stderr)")
+        // Listed by the shell, byte for byte: the output's name holds 0xFF, not U+FFFD's three bytes.
+        let listing = try Child.run("/bin/sh", ["-c", #"cd "$0" && for name in *; do printf '%s' "$name" | od -An -tx1; done"#, directory])
+        let hex = String(decoding: listing.stdout, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(hex.contains("62 61 64 ff 2e 6d 70 34") && hex.contains("6f 75 74 ff 2e 6a 70 67") && !hex.contains("ef bf bd"), "\(hex)")
     }
 
     @Test("ftp:// and gopher:// inputs are refused by policy, not reported missing")

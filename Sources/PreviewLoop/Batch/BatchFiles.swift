@@ -6,7 +6,7 @@ import Glibc
 package enum BatchFiles {
     /// Reads a regular file whole, refusing one over `limit` bytes.
     package static func readFile(_ path: String, limit: Int) throws(PreviewLoopError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = FileSystem.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             throw PreviewLoopError(code == ENOENT ? .inputNotFound : .inputNotReadable, "\(path): \(FileSystem.errorText(code))")
@@ -38,28 +38,28 @@ package enum BatchFiles {
     /// The size of a regular file, or `nil` when it is missing or not a regular file.
     package static func fileSize(_ path: String) -> Int? {
         var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard FileSystem.stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int(status.st_size)
     }
 
     /// Whether anything (a file, folder or link, even a dangling one) is at `path`.
     static func exists(_ path: String) -> Bool {
         var status = stat()
-        return lstat(path, &status) == 0
+        return FileSystem.lstat(path, &status) == 0
     }
 
     /// Whether `path` is a directory.
     static func isDirectory(_ path: String) -> Bool {
         var status = stat()
-        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+        return FileSystem.stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Removes a file or a directory tree, if present.
     static func remove(_ path: String) {
         if isDirectory(path) {
-            try? FileManager.default.removeItem(atPath: path)
+            FileSystem.removeTree(path)
         } else {
-            unlink(path)
+            FileSystem.unlink(path)
         }
     }
 
@@ -67,7 +67,7 @@ package enum BatchFiles {
     /// Whether the regular files `first` and `second` hold the same bytes: the same file (device and
     /// inode), or the same size and contents compared a block at a time. `false` when either cannot be read.
     static func sameContents(_ first: String, _ second: String) -> Bool {
-        let a = open(first, O_RDONLY | O_CLOEXEC), b = open(second, O_RDONLY | O_CLOEXEC)
+        let a = FileSystem.open(first, O_RDONLY | O_CLOEXEC), b = FileSystem.open(second, O_RDONLY | O_CLOEXEC)
         defer { if a >= 0 { close(a) }; if b >= 0 { close(b) } }
         var statusA = stat(), statusB = stat()
         guard a >= 0, b >= 0, fstat(a, &statusA) == 0, fstat(b, &statusB) == 0,
@@ -97,7 +97,7 @@ package enum BatchFiles {
 
     /// Renames, reporting the system's reason.
     static func rename(_ from: String, _ to: String) throws(PreviewLoopError) {
-        guard Glibc.rename(from, to) == 0 else {
+        guard FileSystem.rename(from, to) == 0 else {
             throw PreviewLoopError(.outputNotWritable, "cannot move \(from) to \(to): \(FileSystem.errorText(errno))")
         }
     }
@@ -118,7 +118,7 @@ package final class BatchLineWriter: @unchecked Sendable {
     /// its shard's lock when it opens the shard's results file.
     package init(path: String) throws(PreviewLoopError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        descriptor = FileSystem.open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
         guard descriptor >= 0 else {
             let code = errno
             if code == ELOOP {

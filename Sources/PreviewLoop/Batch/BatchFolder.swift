@@ -46,23 +46,21 @@ public enum BatchFolder {
         var skipped: [String: Int] = [:]
         var seen = 0
         func matches(_ patterns: [String], _ relative: String, _ name: String) -> Bool {
-            patterns.contains { fnmatch($0, relative, 0) == 0 || fnmatch($0, name, 0) == 0 }
+            patterns.contains { pattern in
+                FilePathBytes.withCString(pattern) { pattern in
+                    FilePathBytes.withCString(relative) { fnmatch(pattern, $0, 0) == 0 } || FilePathBytes.withCString(name) { fnmatch(pattern, $0, 0) == 0 }
+                }
+            }
         }
         func walk(_ relative: String, depth: Int) throws(PreviewLoopError) {
             let path = relative.isEmpty ? trimmedRoot : trimmedRoot + "/" + relative
-            guard let directory = opendir(path) else {
+            // Names are decoded with FilePathBytes' escape, so a name that is not UTF-8 reaches its file.
+            guard let names = FileSystem.names(inDirectory: path) else {
                 if relative.isEmpty {
                     throw PreviewLoopError(errno == ENOENT ? .inputNotFound : .inputNotReadable, "\(root): cannot read the folder")
                 }
                 skipped["unreadable", default: 0] += 1
                 return
-            }
-            defer { closedir(directory) }
-            var names: [String] = []
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name == "." || name == ".." { continue }
-                names.append(name)
             }
             for name in names.sorted() {
                 seen += 1
@@ -74,11 +72,11 @@ public enum BatchFolder {
                 if matches(exclude, child, name) { skipped["excluded", default: 0] += 1; continue }
                 var status = stat()
                 let full = trimmedRoot + "/" + child
-                guard lstat(full, &status) == 0 else { skipped["unreadable", default: 0] += 1; continue }
+                guard FileSystem.lstat(full, &status) == 0 else { skipped["unreadable", default: 0] += 1; continue }
                 var kind = status.st_mode & S_IFMT
                 if kind == S_IFLNK {
                     // A link to a file is that file; a link to a folder is not followed.
-                    guard stat(full, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                    guard FileSystem.stat(full, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
                         skipped["link", default: 0] += 1
                         continue
                     }

@@ -130,7 +130,7 @@ public enum BatchManifest {
         guard let text = String(validating: data, as: UTF8.self) else {
             throw PreviewLoopError(.invalidArgument, "\(path): the manifest is not UTF-8 text")
         }
-        let directory = path == "-" ? nil : URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let directory = path == "-" ? nil : FileSystem.split(FileSystem.absolute(path)).directory
         return try parse(text, name: path, baseDirectory: directory.map { path.contains("/") ? $0 : "." })
     }
 

@@ -113,7 +113,7 @@ public final class BatchRunner: Sendable {
         try BatchFiles.makeDirectory(out)
         let shardName = options.shard.count == 1 ? "all" : "shard-\(options.shard.index)-of-\(options.shard.count)"
         let lockPath = out + "/.lock." + shardName
-        lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        lockDescriptor = FileSystem.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard lockDescriptor >= 0 else {
             throw PreviewLoopError(.outputNotWritable, "\(lockPath): cannot create (\(FileSystem.errorText(errno)))")
         }
@@ -225,7 +225,7 @@ public final class BatchRunner: Sendable {
     public func ownershipConflict(for clip: BatchClip) -> String? {
         let destination = options.outputDirectory + "/" + clip.id
         var status = stat()
-        guard lstat(destination, &status) == 0 else { return nil }
+        guard FileSystem.lstat(destination, &status) == 0 else { return nil }
         let type = status.st_mode & S_IFMT
         guard type == S_IFDIR, BatchFiles.fileSize(destination + "/.complete.json") != nil else {
             let what = type == S_IFDIR ? "a folder batch did not make (no .complete.json)"
@@ -317,7 +317,7 @@ public final class BatchRunner: Sendable {
             do {
                 var record = try scope.enter { try make(clip, fingerprint: fingerprint, context: &context) }
                 record.attempts = attempt
-                unlink(failurePath)
+                FileSystem.unlink(failurePath)
                 return record
             } catch {
                 let failure = error as? PreviewLoopError ?? PreviewLoopError(.decodingFailed, "\(clip.input): \(error)")
@@ -553,7 +553,7 @@ public final class BatchRunner: Sendable {
         var outputs: [BatchRecord.Output] = []
         for var output in original.outputs {
             let name = String(output.path.dropFirst(original.id.count + 1))
-            guard link(out + "/" + output.path, staging + "/" + name) == 0 else {
+            guard FileSystem.link(out + "/" + output.path, staging + "/" + name) == 0 else {
                 throw PreviewLoopError(.outputNotWritable, "\(clip.input): cannot link \(name) (\(FileSystem.errorText(errno)))")
             }
             output.path = clip.id + "/" + name

@@ -36,7 +36,7 @@ final class MediaInput {
         let standardInputMode = source == .standardInput ? NonBlockingStandardInput() : nil
         self.standardInputMode = standardInputMode
         do {
-            format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
+            format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy,
                                        memory: memory, maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
         } catch where Self.certificateRefusal(source) != nil {
             // GnuTLS refused the server's certificate (tls_verify): said as such, and never retried.
@@ -51,7 +51,7 @@ final class MediaInput {
             guard case .url(let url) = source else { throw error }
             let prefix = FormatProbe.prefix(ofURL: url.absoluteString, count: 64 * 1024, readTimeout: options.readTimeout,
                                             tls: options.tlsOptions)
-            let probed = prefix.flatMap { $0.isEmpty ? nil : FormatProbe.formatName(of: $0, filename: "") }
+            let probed = prefix.flatMap { $0.isEmpty ? nil : FormatProbe.formatName(of: $0, filename: []) }
             if let probed, let allowed = options.allowedFormats, !allowed.contains(probed) {
                 throw PreviewLoopError(.refusedByPolicy, "\(source): the \(probed) format is not allowed (allowed formats are settable)")
             }
@@ -103,7 +103,7 @@ final class MediaInput {
             if packetsRead > 0 {
                 interrupter.setDeadline(after: options.openTimeout)
                 if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
-                format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy,
+                format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy,
                                            memory: memory, maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
                 interrupter.setDeadline(after: nil)
                 guard let again = format.describeStream(best) else {
@@ -189,7 +189,7 @@ final class MediaInput {
             return nil
         }
         // As FFmpeg's own first probe: only a detection scoring above AVPROBE_SCORE_RETRY counts.
-        let filename: String = if case .file(let path) = source { path } else { "" }
+        let filename: [CChar] = if case .file(let path) = source { FilePathBytes.cString(path) } else { [] }
         return FormatProbe.formatName(of: bytes, filename: filename)
     }
 

@@ -4,7 +4,8 @@ import Glibc
 /// Where a clip comes from.
 public enum Source: Sendable, Hashable, CustomStringConvertible {
     /// A local file path. Opened through FFmpeg's `file` protocol only, so a path can never name
-    /// another protocol (a path such as `concat:a|b` is a file name, not a concatenation).
+    /// another protocol (a path such as `concat:a|b` is a file name, not a concatenation). A name that
+    /// is not UTF-8 is given with ``FilePathBytes``' escape (``FilePathBytes/decode(_:)``).
     case file(String)
     /// An `http` or `https` URL. Nested resources (playlist segments) must come from the same origin.
     case url(URL)
@@ -149,20 +150,19 @@ public struct SourceOptions: Sendable, Hashable {
         case .file(let path):
             guard !path.isEmpty else { throw PreviewLoopError(.inputNotFound, "empty input path") }
             // The explicit `file:` prefix stops FFmpeg from reading a protocol out of the path.
-            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            let absolute = FileSystem.absolute(path)
             var linkStatus = stat()
-            if lstat(absolute, &linkStatus) != 0, let scheme = Source.urlScheme(of: path) {
+            if FileSystem.lstat(absolute, &linkStatus) != 0, let scheme = Source.urlScheme(of: path) {
                 // `ftp://…`, `gopher://…`: a URL of a protocol that is never read, not a missing file.
                 throw PreviewLoopError(.refusedByPolicy, "\(path): \(scheme) URLs are not read; only local files and http(s) URLs")
             }
-            var isDirectory = false
-            if FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory {
+            if FileSystem.fileExists(absolute).isDirectory {
                 throw PreviewLoopError(.notMediaFile, "\(path): is a directory, not a media file")
             }
             // Opening a named pipe blocks until a writer comes, beyond any timeout's reach, and a device
             // may never end: only regular files are read by path (`-` reads a pipe on standard input).
             var status = stat()
-            if stat(absolute, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
+            if FileSystem.stat(absolute, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
                 throw PreviewLoopError(.refusedByPolicy, "\(path): not a regular file (a pipe or device); use - for standard input")
             }
             options["protocol_whitelist"] = "file"

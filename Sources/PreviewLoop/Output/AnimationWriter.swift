@@ -302,7 +302,7 @@ private final class EncodedStream {
         let file = try PendingFile(path: writer.path)
         self.file = file
         output = try ffmpeg { () throws(FFmpegFailure) in
-            try OutputContext(path: file.temporaryPath, displayName: writer.path, muxer: muxer)
+            try OutputContext(path: FilePathBytes.cString(file.temporaryPath), displayName: writer.path, muxer: muxer)
         }
         var (settings, _, options) = writer.settings(needsGlobalHeader: output.needsGlobalHeader)
         encoder = try ffmpeg { () throws(FFmpegFailure) in try EncoderContext(settings) }

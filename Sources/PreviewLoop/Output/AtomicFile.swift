@@ -9,16 +9,14 @@ package enum AtomicFile {
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory is missing or `path`
     ///   is a directory.
     static func temporaryPath(for path: String) throws(PreviewLoopError) -> String {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
+        let (directory, name) = FileSystem.split(path)
+        guard FileSystem.fileExists(directory).isDirectory else {
             throw PreviewLoopError(.outputNotWritable, "\(path): the directory \(directory) does not exist")
         }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
+        if FileSystem.fileExists(path).isDirectory {
             throw PreviewLoopError(.outputNotWritable, "\(path): is a directory")
         }
-        return directory + "/." + url.lastPathComponent + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        return FileSystem.appending(".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp", to: directory)
     }
 
     /// Writes `bytes` to `path` atomically.
@@ -37,8 +35,8 @@ package enum AtomicFile {
     /// - Returns: 0, or the `errno` of a failed `chmod`.
     package static func keepMode(of path: String, on temporary: String) -> Int32 {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return 0 }
-        return chmod(temporary, status.st_mode & 0o7777) == 0 ? 0 : errno
+        guard FileSystem.stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return 0 }
+        return FileSystem.chmod(temporary, status.st_mode & 0o7777) == 0 ? 0 : errno
     }
 
     /// Creates the directory `path` and any missing parents.
@@ -48,17 +46,16 @@ package enum AtomicFile {
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when it cannot be created or is a file.
     @discardableResult
     package static func createDirectory(_ path: String) throws(PreviewLoopError) -> Bool {
-        var isDirectory = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory else {
+        let existing = FileSystem.fileExists(path)
+        if existing.exists {
+            guard existing.isDirectory else {
                 throw PreviewLoopError(.outputNotWritable, "\(path): is a file, not a directory")
             }
             return false
         }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw PreviewLoopError(.outputNotWritable, "cannot create the directory \(path): \(FileSystem.reason(for: error))")
+        let failure = FileSystem.makeDirectories(path)
+        guard failure == 0 else {
+            throw PreviewLoopError(.outputNotWritable, "cannot create the directory \(path): \(FileSystem.errorText(failure))")
         }
         return true
     }

@@ -14,9 +14,7 @@ public final class ImageDirectorySink: FrameSink {
     ///
     /// - Throws: ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be made.
     public init(directory: String) throws(PreviewLoopError) {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
+        guard FileSystem.makeDirectories(directory) == 0 else {
             throw PreviewLoopError(.outputNotWritable, "\(directory): cannot create the directory")
         }
         self.directory = directory

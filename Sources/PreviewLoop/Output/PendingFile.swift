@@ -26,7 +26,7 @@ package final class PendingFile {
         temporaryPath = try AtomicFile.temporaryPath(for: path)
         let temporary = temporaryPath
         let opened = TemporaryFiles.register(temporary, creatingWith: { () -> (descriptor: Int32, error: Int32) in
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let descriptor = FileSystem.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             return (descriptor, descriptor >= 0 ? 0 : errno)
         }, created: { $0.descriptor >= 0 })
         descriptor = opened.descriptor
@@ -50,9 +50,9 @@ package final class PendingFile {
         var failure = AtomicFile.keepMode(of: path, on: temporaryPath)
         if close(descriptor) != 0 && failure == 0 { failure = errno }
         descriptor = -1
-        if failure == 0 && rename(temporaryPath, path) != 0 { failure = errno }
+        if failure == 0 && FileSystem.rename(temporaryPath, path) != 0 { failure = errno }
         if failure != 0 {
-            unlink(temporaryPath)
+            FileSystem.unlink(temporaryPath)
             throw Self.failure(path, purpose, failure)
         }
     }
@@ -62,7 +62,7 @@ package final class PendingFile {
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1
-        unlink(temporaryPath)
+        FileSystem.unlink(temporaryPath)
         TemporaryFiles.unregister(temporaryPath)
     }
 

@@ -31,23 +31,20 @@ package final class StagedDirectory {
         self.ownsName = ownsName
         var status = stat()
         var mode: mode_t?
-        if lstat(trimmed, &status) == 0 {
+        if FileSystem.lstat(trimmed, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFLNK {
                 throw PreviewLoopError(.outputNotWritable, "\(trimmed): is a symbolic link; name the directory itself")
             }
             guard status.st_mode & S_IFMT == S_IFDIR else {
                 throw PreviewLoopError(.outputNotWritable, "\(trimmed): is a file, not a directory")
             }
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: trimmed)
-            } catch {
-                throw PreviewLoopError(.outputNotWritable, "\(trimmed): cannot be read (\(FileSystem.reason(for: error)))")
+            guard let names = FileSystem.names(inDirectory: trimmed) else {
+                throw PreviewLoopError(.outputNotWritable, "\(trimmed): cannot be read (\(FileSystem.errorText(errno)))")
             }
             // Only regular files with the output's own names (a directory named card-00001.png is not ours).
             let isOwnFile = { (name: String) -> Bool in
                 var entry = stat()
-                return ownsName(name) && lstat(trimmed + "/" + name, &entry) == 0 && entry.st_mode & S_IFMT == S_IFREG
+                return ownsName(name) && FileSystem.lstat(trimmed + "/" + name, &entry) == 0 && entry.st_mode & S_IFMT == S_IFREG
             }
             if let foreign = names.sorted().first(where: { !isOwnFile($0) }) {
                 throw PreviewLoopError(.outputNotWritable, "\(trimmed): holds files this command did not write ('\(foreign)'); "
@@ -55,16 +52,15 @@ package final class StagedDirectory {
             }
             mode = status.st_mode & 0o7777
         }
-        let url = URL(fileURLWithPath: trimmed)
-        let parent = url.deletingLastPathComponent().path
+        let (parent, name) = FileSystem.split(trimmed)
         try AtomicFile.createDirectory(parent)
-        stagingPath = FileSystem.appending(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp", to: parent)
+        stagingPath = FileSystem.appending(".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp", to: parent)
         let path = stagingPath
-        let made = TemporaryFiles.register(path, creatingWith: { mkdir(path, 0o777) == 0 ? 0 : errno }, created: { $0 == 0 })
+        let made = TemporaryFiles.register(path, creatingWith: { FileSystem.mkdir(path, 0o777) == 0 ? 0 : errno }, created: { $0 == 0 })
         guard made == 0 else {
             throw PreviewLoopError(.outputNotWritable, "cannot create a directory beside \(trimmed): \(FileSystem.errorText(made))")
         }
-        if let mode { chmod(stagingPath, mode) }
+        if let mode { FileSystem.chmod(stagingPath, mode) }
     }
 
     deinit {
@@ -94,21 +90,21 @@ package final class StagedDirectory {
     package func commit() throws(PreviewLoopError) {
         precondition(!isDone, "committed or discarded already")
         var status = stat()
-        let replaces = lstat(path, &status) == 0
+        let replaces = FileSystem.lstat(path, &status) == 0
         var failure: Int32 = 0
         var old: String?
         TemporaryFiles.whileHolding {
             if !replaces {
-                if rename(stagingPath, path) != 0 { failure = errno }
+                if FileSystem.rename(stagingPath, path) != 0 { failure = errno }
             } else if Self.exchange(stagingPath, path) {
                 old = stagingPath               // the staging path now holds the old contents
             } else {
                 let aside = stagingPath + ".old"
-                if rename(path, aside) != 0 {
+                if FileSystem.rename(path, aside) != 0 {
                     failure = errno
-                } else if rename(stagingPath, path) != 0 {
+                } else if FileSystem.rename(stagingPath, path) != 0 {
                     failure = errno
-                    rename(aside, path)
+                    FileSystem.rename(aside, path)
                 } else {
                     old = aside
                 }
@@ -122,10 +118,10 @@ package final class StagedDirectory {
         TemporaryFiles.unregister(stagingPath)
         if let old {
             // Only this output's own names go; a file that appeared meanwhile keeps the old directory.
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: old)) ?? [] where ownsName(name) {
-                unlink(old + "/" + name)
+            for name in FileSystem.names(inDirectory: old) ?? [] where ownsName(name) {
+                FileSystem.unlink(old + "/" + name)
             }
-            rmdir(old)
+            FileSystem.rmdir(old)
         }
     }
 
@@ -133,7 +129,7 @@ package final class StagedDirectory {
     package func discard() {
         guard !isDone else { return }
         isDone = true
-        try? FileManager.default.removeItem(atPath: stagingPath)
+        FileSystem.removeTree(stagingPath)
         TemporaryFiles.unregister(stagingPath)
     }
 
@@ -141,7 +137,9 @@ package final class StagedDirectory {
     /// the file system cannot (the caller then renames in steps).
     private static func exchange(_ from: String, _ to: String) -> Bool {
         guard let renameat2 = renameat2 else { return false }
-        return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1 << 1) == 0      // RENAME_EXCHANGE
+        return FilePathBytes.withCString(from) { old in
+            FilePathBytes.withCString(to) { renameat2(AT_FDCWD, old, AT_FDCWD, $0, 1 << 1) == 0 }      // RENAME_EXCHANGE
+        }
     }
 
     private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32

@@ -42,11 +42,11 @@ package enum TemporaryFiles {
         paths.withLock { paths in
             for path in paths {
                 var status = stat()
-                guard lstat(path, &status) == 0 else { continue }
+                guard FileSystem.lstat(path, &status) == 0 else { continue }
                 if status.st_mode & S_IFMT == S_IFDIR {
-                    try? FileManager.default.removeItem(atPath: path)
+                    FileSystem.removeTree(path)
                 } else {
-                    unlink(path)
+                    FileSystem.unlink(path)
                 }
             }
             defer { paths.removeAll() }

@@ -174,7 +174,7 @@ extension ContactSheetHeader {
     public static func fileSize(of input: String) -> Int? {
         guard case .file(let path) = Source(argument: input) else { return nil }
         var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard FileSystem.stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int(status.st_size)
     }
 }

@@ -1,26 +1,26 @@
-import FoundationEssentials
 import Glibc
 
-/// The few file operations the engine does below `FileManager`: whole writes to a descriptor, a file's
-/// first bytes, path joining, and the system's words for a failure.
+/// The file operations the engine does: whole writes to a descriptor, a file's first bytes, path
+/// joining, the system's words for a failure, and (in `FileSystem+Paths.swift`) every system call that
+/// takes or returns a path, through ``FilePathBytes``.
 package enum FileSystem {
     /// The absolute path with every symbolic link, `.` and `..` resolved; `nil` when it does not exist.
     package static func resolvedPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = FilePathBytes.withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return FilePathBytes.decode(cString: resolved)
     }
 
     /// Opens a regular file for reading, refusing anything else before reading a byte (a named pipe
     /// would block until a writer came, a device might never end); returns the descriptor (blocking
     /// reads) and the file's size. `name` is how errors name the file.
     package static func openRegularFile(_ path: String, name: String) throws(PreviewLoopError) -> (descriptor: Int32, size: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = Self.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
             throw PreviewLoopError(code == ENOENT ? .inputNotFound : .inputNotReadable, "\(name): \(errorText(code))")
         }
-        var status = stat()
+        var status = Glibc.stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
             throw PreviewLoopError(.invalidArgument, "\(name): not a regular file (a folder, pipe or device)")
@@ -71,7 +71,7 @@ package enum FileSystem {
     /// Up to `count` bytes from the start of the file at `path` (fewer when the file is shorter);
     /// `nil` when it cannot be opened or read.
     static func prefix(ofFileAt path: String, count: Int) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = Self.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: count)
@@ -105,12 +105,4 @@ package enum FileSystem {
         String(cString: strerror(code))
     }
 
-    /// Why a `FileManager` call failed, in the system's words when it names an `errno`, on one line.
-    static func reason(for error: any Error) -> String {
-        if let posix = (error as? CocoaError)?.underlying as? POSIXError {
-            return errorText(posix.code.rawValue)
-        }
-        if let posix = error as? POSIXError { return errorText(posix.code.rawValue) }
-        return String(describing: error).replacingNewlines()
-    }
 }

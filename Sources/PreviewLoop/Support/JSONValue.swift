@@ -112,7 +112,9 @@ package enum JSONValue: Hashable, Sendable {
     }
 
     /// `value` quoted, with quotes, backslashes and control characters escaped (`\n`, `\r`, `\t`, `\b`,
-    /// `\f`, else `\u00XX`); `/` and everything from U+007F on are written as they are.
+    /// `\f`, else `\u00XX`); a file name's byte that is not UTF-8 (``FilePathBytes``' U+F780…U+F7FF)
+    /// as `\uf7XX`, so it is visible and reads back as the same path; `/` and everything else from
+    /// U+007F on are written as they are.
     private static func writeString(_ value: String, to output: inout String) {
         output += "\""
         for scalar in value.unicodeScalars {
@@ -124,7 +126,7 @@ package enum JSONValue: Hashable, Sendable {
             case "\t": output += "\\t"
             case "\u{8}": output += "\\b"
             case "\u{c}": output += "\\f"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || FilePathBytes.escapeRange.contains(scalar.value):
                 let hex = String(scalar.value, radix: 16)
                 output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: output.unicodeScalars.append(scalar)

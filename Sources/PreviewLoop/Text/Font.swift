@@ -63,7 +63,7 @@ public final class Font {
         }
         self.path = path
         self.pixelSize = pixelSize
-        guard access(path, R_OK) == 0 else {
+        guard FileSystem.access(path, R_OK) == 0 else {
             let hint = path.hasPrefix("/usr/share/fonts/truetype/dejavu/")
                 ? " (install Debian's fonts-dejavu-core, or pass --font FILE)" : ""
             throw PreviewLoopError(.inputNotFound, "font file '\(path)' not found or not readable\(hint)")
