@@ -9,8 +9,9 @@
 #   3. PreviewLoop imports the FFmpeg layer only as `internal import PreviewLoopFFmpeg` (a plain or
 #      public import would hand its `package` types to clients); the CLI does not import it at all.
 #   4. Folder layers inside Sources/PreviewLoop: a file may name types declared in its own folder or in
-#      lower ones, never in a higher one. Ranks: Geometry, Imaging, Support, Text = 0; Decoding = 1;
-#      Loop, Sampling = 2; Output = 3 (it renders loops and samples); Card, Batch, Sheet, Wall = 4.
+#      lower ones, never in a higher one nor in another folder of its own layer. Ranks: Geometry,
+#      Support = 0; Imaging = 1; Text, Frames = 2; Decoding = 3; Loop, Sampling = 4; Output = 5 (it
+#      renders loops and samples); Card, Sheet, Wall = 6; Batch = 7 (it makes sheets).
 #   5. FFmpeg fields and functions deprecated after 5.1 (`pkt_duration`, `key_frame`,
 #      `av_stream_get_side_data`, `interlaced_frame`, `top_field_first`, `channel_layout`, `channels`,
 #      `ticks_per_frame`, …) appear in code only in Sources/PreviewLoopFFmpeg/FFmpegCompat.swift, so a
@@ -84,8 +85,8 @@ for path in upper:
 for path in sorted(transitional - exempt_used):
     failures.append(f"{path}: listed as transitional but no longer calls FFmpeg: remove it from TRANSITIONAL")
 
-rank = {"Geometry": 0, "Imaging": 0, "Support": 0, "Text": 0, "Decoding": 1,
-        "Loop": 2, "Sampling": 2, "Output": 3, "Card": 4, "Batch": 4, "Sheet": 4, "Wall": 4}
+rank = {"Geometry": 0, "Support": 0, "Imaging": 1, "Text": 2, "Frames": 2, "Decoding": 3,
+        "Loop": 4, "Sampling": 4, "Output": 5, "Card": 6, "Sheet": 6, "Wall": 6, "Batch": 7}
 declaration = re.compile(r"^(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*"
                          r"(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
 declared = {}            # type name -> folder
@@ -103,14 +104,15 @@ for path in files:
         continue
     code = code_of(path)
     for name, folder in declared.items():
-        if folder not in rank or rank[folder] <= rank[parts[2]] or folder == parts[2]:
+        if folder not in rank or rank[folder] < rank[parts[2]] or folder == parts[2]:
             continue
         if re.search(r"\b" + re.escape(name) + r"\b", code):
             key = f"{path}:{name}"
             if key in known:
                 known_used.add(key)
             else:
-                failures.append(f"{path}: {parts[2]}/ (layer {rank[parts[2]]}) uses {name} from {folder}/ (layer {rank[folder]})")
+                how = "a folder of the same layer" if rank[folder] == rank[parts[2]] else "a higher layer"
+                failures.append(f"{path}: {parts[2]}/ (layer {rank[parts[2]]}) uses {name} from {folder}/ (layer {rank[folder]}, {how})")
 compat = "Sources/PreviewLoopFFmpeg/FFmpegCompat.swift"
 deprecated = re.compile(r"\b(pkt_duration|key_frame|av_stream_get_side_data|interlaced_frame|top_field_first|"
                         r"channel_layout|ticks_per_frame|pkt_pos|pkt_size|coded_picture_number|display_picture_number|"

@@ -10,7 +10,7 @@ import Synchronization
 final class LoopStopper: Sendable {
     private struct State {
         /// The running loop, once started.
-        var handle: PreviewLoopHandle?
+        var handle: LoopPlayer.Handle?
         /// Whether anything asked for a stop.
         var isStopRequested = false
         /// The first signal received, if any.
@@ -24,7 +24,7 @@ final class LoopStopper: Sendable {
     init() {}
 
     /// Gives the stopper the running loop's handle; stops it at once if a stop came first.
-    func attach(_ handle: PreviewLoopHandle) {
+    func attach(_ handle: LoopPlayer.Handle) {
         let isStopRequested = state.withLock { state in
             state.handle = handle
             return state.isStopRequested

@@ -119,6 +119,21 @@ struct OutputSafetyTests {
         return .success(path)
     }()
 
+    /// A 60 s 1280x720 clip, for a strip whose exact frames take seconds to decode however fast the
+    /// machine (the 320x180 clip's 1,500 frames decode in about 0.3 s, as long as the signal takes to come).
+    private static let longLargeClip: Result<String, OracleError> = {
+        let path = NSTemporaryDirectory() + "previewloop-long-720p-" + UUID().uuidString + ".mp4"
+        do {
+            let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25",
+                                               "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", path])
+            guard made.status == 0 else { return .failure(OracleError(message: made.stderr)) }
+        } catch {
+            return .failure(OracleError(message: "\(error)"))
+        }
+        atexit { if case .success(let path) = OutputSafetyTests.longLargeClip { unlink(path) } }
+        return .success(path)
+    }()
+
     /// Starts the CLI, waits until `isMidWrite` sees its temporary (up to 20 s), sends `signal`, and
     /// returns the exit status and standard error.
     private func interrupt(_ arguments: [String], with signal: Int32, isMidWrite: () -> Bool) throws -> (status: Int32, stderr: String, wasMidWrite: Bool) {
@@ -179,7 +194,7 @@ struct OutputSafetyTests {
 
     @Test("A signal to strip while it decodes: exit 130/143, one Error: line, no file, no temporary", arguments: [SIGINT, SIGTERM])
     func signalDuringStrip(signal: Int32) throws {
-        let input = try Self.longClip.get()
+        let input = try Self.longLargeClip.get()
         let root = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         // 1,000 exact frames across 60 s: seconds of decoding before anything is written.

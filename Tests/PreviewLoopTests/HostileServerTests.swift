@@ -7,7 +7,7 @@ import Synchronization
 /// URL sources against hostile servers on 127.0.0.1, started by each test: one that accepts and never
 /// answers, one that trickles a byte a second, one that stops sending in the middle of the body. Each
 /// must end in ``PreviewLoopError/Code/timedOut`` within its deadline + 1 s (library and CLI), and a
-/// loop blocked in a read must stop within 1 s of ``PreviewLoopHandle/stop()`` (the interrupt callback
+/// loop blocked in a read must stop within 1 s of ``LoopPlayer.Handle/stop()`` (the interrupt callback
 /// aborts blocking I/O). HLS playlists must not reach local files or other ports, only their own origin.
 @Suite("Hostile servers: no hang, no escape", .timeLimit(.minutes(5)), .tags(.network, .slow))
 struct HostileServerTests {

@@ -101,7 +101,7 @@ struct LoopTests {
     func callbackStops() throws {
         let loop = try LoopPlayer(source: .file(TestPaths.fixture("landscape.mp4")))
         let count = Mutex(0)
-        let handleBox = Mutex<PreviewLoopHandle?>(nil)
+        let handleBox = Mutex<LoopPlayer.Handle?>(nil)
         let handle = loop.start(loops: nil, onFrame: { _ in
             let n = count.withLock { $0 += 1; return $0 }
             if n == 5 { handleBox.withLock { $0?.stop() } }

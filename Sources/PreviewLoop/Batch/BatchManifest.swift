@@ -38,7 +38,7 @@ public struct BatchOverrides: Sendable, Hashable, Codable {
 /// Reads batch manifests: JSON Lines (one object per clip: `id`, `input`, optional `start`, `length`,
 /// `every`) or a plain list of paths/URLs, one a line (blank lines and `#` comments skipped). A clip
 /// without an id gets a derived one: its sanitised base name, and a short hash of its input only when
-/// another clip of the manifest would get the same name (``uniqueIDs(names:keys:reserved:maxLength:)``).
+/// another clip of the manifest would get the same name (see ``plainID(for:)`` and ``derivedID(for:)``).
 public enum BatchManifest {
     /// The largest manifest read (it is read whole, before any clip starts).
     public static let maxBytes = 256 << 20

@@ -92,63 +92,69 @@ final class FrameChannel: @unchecked Sendable {
     }
 }
 
-/// The frames of a running loop as an `AsyncSequence`.
-///
-/// Decoding starts when iteration starts, on a thread of its own, and stops promptly when the
-/// consuming task is cancelled or the iteration ends early (`break`).
-public struct PreviewLoopFrames: AsyncSequence, Sendable {
-    /// The frame type.
-    public typealias Element = VideoFrame
-    /// The one error type: a failure of the loop, or ``PreviewLoopError/Code/cancelled`` when the
-    /// iterating task is cancelled.
-    public typealias Failure = PreviewLoopError
+extension LoopPlayer {
+    /// The frames of a running loop as an `AsyncSequence`.
+    ///
+    /// Decoding starts when iteration starts, on a thread of its own, and stops promptly when the
+    /// consuming task is cancelled or the iteration ends early (`break`).
+    public struct Frames: AsyncSequence, Sendable {
+        /// The frame type.
+        public typealias Element = VideoFrame
+        /// The one error type: a failure of the loop, or ``PreviewLoopError/Code/cancelled`` when the
+        /// iterating task is cancelled.
+        public typealias Failure = PreviewLoopError
 
-    let loop: LoopPlayer
-    let loops: Int?
+        let loop: LoopPlayer
+        let loops: Int?
 
-    /// Starts decoding and returns the iterator.
-    public func makeAsyncIterator() -> Iterator {
-        let channel = FrameChannel(capacity: 4)
-        let subscription = Subscription(channel: channel)
-        subscription.handle = loop.start(loops: loops, onFrame: { frame, control in
-            if !channel.send(frame) { control.stop() }
-        }, onCompletion: { error in
-            channel.finish(throwing: error)
-        })
-        return Iterator(subscription: subscription)
-    }
+        /// Starts decoding and returns the iterator.
+        public func makeAsyncIterator() -> Iterator {
+            let channel = FrameChannel(capacity: 4)
+            let subscription = Subscription(channel: channel)
+            subscription.handle = loop.start(loops: loops, onFrame: { frame, control in
+                if !channel.send(frame) { control.stop() }
+            }, onCompletion: { error in
+                channel.finish(throwing: error)
+            })
+            return Iterator(subscription: subscription)
+        }
 
-    /// Iterates the frames; cancelling the task stops decoding.
-    public struct Iterator: AsyncIteratorProtocol {
-        let subscription: Subscription
+        /// Iterates the frames; cancelling the task stops decoding.
+        public struct Iterator: AsyncIteratorProtocol {
+            let subscription: Subscription
 
-        /// The next frame, or `nil` after the last pass (or after cancellation).
-        public mutating func next() async throws(PreviewLoopError) -> VideoFrame? {
-            let subscription = self.subscription
-            let result: Result<VideoFrame?, PreviewLoopError> = await withTaskCancellationHandler {
-                do throws(PreviewLoopError) { return .success(try await subscription.channel.next()) } catch { return .failure(error) }
-            } onCancel: {
-                subscription.cancel()
+            /// The next frame, or `nil` after the last pass (or after cancellation).
+            public mutating func next() async throws(PreviewLoopError) -> VideoFrame? {
+                let subscription = self.subscription
+                let result: Result<VideoFrame?, PreviewLoopError> = await withTaskCancellationHandler {
+                    do throws(PreviewLoopError) { return .success(try await subscription.channel.next()) } catch { return .failure(error) }
+                } onCancel: {
+                    subscription.cancel()
+                }
+                return try result.get()
             }
-            return try result.get()
-        }
-    }
-
-    /// Ties decoding to the iterator's lifetime: dropping the iterator stops the loop.
-    final class Subscription: @unchecked Sendable {
-        // `handle` is set once, before the iterator is returned, and only read afterwards.
-        let channel: FrameChannel
-        var handle: PreviewLoopHandle?
-
-        init(channel: FrameChannel) {
-            self.channel = channel
         }
 
-        func cancel() {
-            channel.cancel()
-            handle?.stop()
-        }
+        /// Ties decoding to the iterator's lifetime: dropping the iterator stops the loop.
+        final class Subscription: @unchecked Sendable {
+            // `handle` is set once, before the iterator is returned, and only read afterwards.
+            let channel: FrameChannel
+            var handle: LoopPlayer.Handle?
 
-        deinit { cancel() }
+            init(channel: FrameChannel) {
+                self.channel = channel
+            }
+
+            func cancel() {
+                channel.cancel()
+                handle?.stop()
+            }
+
+            deinit { cancel() }
+        }
     }
 }
+
+/// The name ``LoopPlayer/Frames`` had before it was nested in ``LoopPlayer``.
+@available(*, deprecated, renamed: "LoopPlayer.Frames")
+public typealias PreviewLoopFrames = LoopPlayer.Frames

@@ -54,61 +54,67 @@ final class LoopControl: @unchecked Sendable {
     }
 }
 
-/// A handle on a loop started with ``LoopPlayer/start(loops:onFrame:onCompletion:)``.
-public final class PreviewLoopHandle: Sendable {
-    let control: LoopControl
-    private let done = DispatchSemaphore(value: 0)
-    private let outcome = OutcomeBox()
+extension LoopPlayer {
+    /// A handle on a loop started with ``LoopPlayer/start(loops:onFrame:onCompletion:)``.
+    public final class Handle: Sendable {
+        let control: LoopControl
+        private let done = DispatchSemaphore(value: 0)
+        private let outcome = OutcomeBox()
 
-    init(control: LoopControl) {
-        self.control = control
-    }
-
-    /// Stops decoding promptly: blocking reads are interrupted and no further frame is delivered.
-    /// The completion handler still runs, with no error; a recording is finished.
-    public func stop() { control.stop() }
-
-    /// The next frame the loop presents, as a still of the live preview.
-    ///
-    /// - Throws: ``PreviewLoopError/Code/cancelled`` when the loop ends before presenting another frame.
-    public func capture() async throws(PreviewLoopError) -> VideoFrame { try await control.frameTap.capture() }
-
-    /// Sends every frame presented from now on to `sink` (finishing an earlier recording first).
-    public func startRecording(to sink: any FrameSink) throws(PreviewLoopError) { try control.frameTap.startRecording(to: sink) }
-
-    /// Stops sending frames and finishes the sink; rethrows a write error the recording met.
-    public func stopRecording() throws(PreviewLoopError) { try control.frameTap.stopRecording() }
-
-    /// Blocks the calling thread until the loop has finished; rethrows its error, if any.
-    ///
-    /// From async code use ``finished()``, which suspends instead of blocking a thread.
-    public func wait() throws(PreviewLoopError) {
-        done.wait()
-        done.signal()          // let other waiters through too
-        if let error = outcome.error { throw error }
-    }
-
-    /// Suspends until the loop has finished; rethrows its error, if any (none after ``stop()``).
-    ///
-    /// Cancelling the waiting task stops the loop (as ``stop()`` does) and throws
-    /// ``PreviewLoopError/Code/cancelled`` once it has ended.
-    public func finished() async throws(PreviewLoopError) {
-        let result: PreviewLoopError? = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                outcome.whenFinished { continuation.resume(returning: $0) }
-            }
-        } onCancel: {
-            control.stop()
+        init(control: LoopControl) {
+            self.control = control
         }
-        if Task.isCancelled { throw PreviewLoopError(.cancelled, "the loop was cancelled") }
-        if let result { throw result }
-    }
 
-    func finish(_ error: PreviewLoopError?) {
-        outcome.finish(error)
-        done.signal()
+        /// Stops decoding promptly: blocking reads are interrupted and no further frame is delivered.
+        /// The completion handler still runs, with no error; a recording is finished.
+        public func stop() { control.stop() }
+
+        /// The next frame the loop presents, as a still of the live preview.
+        ///
+        /// - Throws: ``PreviewLoopError/Code/cancelled`` when the loop ends before presenting another frame.
+        public func capture() async throws(PreviewLoopError) -> VideoFrame { try await control.frameTap.capture() }
+
+        /// Sends every frame presented from now on to `sink` (finishing an earlier recording first).
+        public func startRecording(to sink: any FrameSink) throws(PreviewLoopError) { try control.frameTap.startRecording(to: sink) }
+
+        /// Stops sending frames and finishes the sink; rethrows a write error the recording met.
+        public func stopRecording() throws(PreviewLoopError) { try control.frameTap.stopRecording() }
+
+        /// Blocks the calling thread until the loop has finished; rethrows its error, if any.
+        ///
+        /// From async code use ``finished()``, which suspends instead of blocking a thread.
+        public func wait() throws(PreviewLoopError) {
+            done.wait()
+            done.signal()          // let other waiters through too
+            if let error = outcome.error { throw error }
+        }
+
+        /// Suspends until the loop has finished; rethrows its error, if any (none after ``stop()``).
+        ///
+        /// Cancelling the waiting task stops the loop (as ``stop()`` does) and throws
+        /// ``PreviewLoopError/Code/cancelled`` once it has ended.
+        public func finished() async throws(PreviewLoopError) {
+            let result: PreviewLoopError? = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    outcome.whenFinished { continuation.resume(returning: $0) }
+                }
+            } onCancel: {
+                control.stop()
+            }
+            if Task.isCancelled { throw PreviewLoopError(.cancelled, "the loop was cancelled") }
+            if let result { throw result }
+        }
+
+        func finish(_ error: PreviewLoopError?) {
+            outcome.finish(error)
+            done.signal()
+        }
     }
 }
+
+/// The name ``LoopPlayer/Handle`` had before it was nested in ``LoopPlayer``.
+@available(*, deprecated, renamed: "LoopPlayer.Handle")
+public typealias PreviewLoopHandle = LoopPlayer.Handle
 
 /// Holds a loop's final error and the async waiters. Thread-safe: all state is behind one mutex;
 /// waiters are resumed outside it.

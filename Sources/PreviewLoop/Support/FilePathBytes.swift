@@ -4,7 +4,7 @@
 /// Swift `String` cannot hold it (decoding repairs the byte to U+FFFD, so the name no longer reaches
 /// the file). The engine therefore reads every name the system hands it (arguments, directory entries,
 /// `realpath`, `getcwd`, `readlink`) with ``decode(_:)`` and turns every path back into bytes with
-/// ``encode(_:)`` (or ``withCString(_:_:)``) before a system or FFmpeg call.
+/// ``encode(_:)`` (or `withCString(_:_:)`) before a system or FFmpeg call.
 ///
 /// The escape: a byte 0x80…0xFF that is not part of valid UTF-8 becomes one code point of the Private
 /// Use Area, U+F780…U+F7FF (U+F700 + the byte); valid UTF-8 stays as it is. To keep the mapping

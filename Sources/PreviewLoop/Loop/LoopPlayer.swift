@@ -150,12 +150,12 @@ public final class LoopPlayer: Sendable {
     }
 
     /// The loop's frames as an `AsyncSequence`; `loops` passes, or until cancelled when `nil`.
-    public func frames(loops: Int? = 1) -> PreviewLoopFrames {
-        PreviewLoopFrames(loop: self, loops: loops)
+    public func frames(loops: Int? = 1) -> LoopPlayer.Frames {
+        LoopPlayer.Frames(loop: self, loops: loops)
     }
 
     /// Runs the loop on a thread of its own, calling `onFrame` on that thread for each frame and then
-    /// `onCompletion` once (with `nil` after the last pass or after ``PreviewLoopHandle/stop()``).
+    /// `onCompletion` once (with `nil` after the last pass or after ``LoopPlayer/Handle/stop()``).
     ///
     /// - Parameters:
     ///   - loops: the number of passes, or `nil` to run until stopped.
@@ -165,14 +165,14 @@ public final class LoopPlayer: Sendable {
     ///     or a stop, the error otherwise.
     @discardableResult
     public func start(loops: Int? = 1, onFrame: @escaping @Sendable (VideoFrame) -> Void,
-                      onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void = { _ in }) -> PreviewLoopHandle {
+                      onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void = { _ in }) -> LoopPlayer.Handle {
         start(loops: loops, onFrame: { frame, _ in onFrame(frame) }, onCompletion: onCompletion)
     }
 
     func start(loops: Int?, onFrame: @escaping @Sendable (VideoFrame, LoopControl) -> Void,
-               onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void) -> PreviewLoopHandle {
+               onCompletion: @escaping @Sendable (PreviewLoopError?) -> Void) -> LoopPlayer.Handle {
         let control = LoopControl()
-        let handle = PreviewLoopHandle(control: control)
+        let handle = LoopPlayer.Handle(control: control)
         let body: @Sendable () -> Void = { [self] in
             var failure: PreviewLoopError?
             do throws(PreviewLoopError) {
@@ -365,12 +365,4 @@ extension LoopPlayer.Configuration {
         }
         return (start, length)
     }
-}
-
-/// Hands a value that is not `Sendable` to another thread that becomes its only user.
-///
-/// `@unchecked Sendable`: the sender gives up every reference when it wraps the value.
-struct UncheckedTransfer<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

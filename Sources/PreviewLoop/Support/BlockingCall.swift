@@ -58,3 +58,11 @@ enum BlockingCall {
         }
     }
 }
+
+/// Hands a value that is not `Sendable` to another thread that becomes its only user.
+///
+/// `@unchecked Sendable`: the sender gives up every reference when it wraps the value.
+struct UncheckedTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
