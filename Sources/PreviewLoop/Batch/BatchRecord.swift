@@ -54,6 +54,9 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var height: Int?
         /// Poster: the frame's time; strip: the first tile's time.
         public var time: Double?
+        /// Poster or frame at a time (`--at`, a recipe's `at`): the time asked for, in seconds (a
+        /// percentage resolved); ``time`` is the frame given, earlier past a truncated file's data.
+        public var timeAsked: Double?
         /// Poster: why that frame (`first good frame`, `best available`…).
         public var choice: String?
         /// Poster: candidates skipped before it.
@@ -78,7 +81,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam
-            case skippedFrames = "skipped_frames", loopPoint = "loop_point"
+            case skippedFrames = "skipped_frames", loopPoint = "loop_point", timeAsked = "time_asked"
         }
     }
 
@@ -100,9 +103,14 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var dolbyVision: String?
         /// Why the pictures cannot be shown right (Dolby Vision profile 5), as the commands warn.
         public var warning: String?
+        /// Whether the file is cut short (its data ends before the duration it declares); absent when
+        /// not checked (inputs other than files) and in records of older runs.
+        public var truncated: Bool?
+        /// Where the video's data ends, in seconds (``VideoInfo/decodableDuration``); absent when not checked.
+        public var decodableDuration: Double?
 
         public init(_ info: VideoInfo) {
-            duration = info.duration
+            duration = info.declaredDuration ?? info.duration
             width = info.width
             height = info.height
             displayWidth = info.displaySize.width
@@ -115,12 +123,16 @@ public struct BatchRecord: Sendable, Hashable, Codable {
             hdr = info.hdrFormat.rawValue
             dolbyVision = info.dolbyVision?.profileName
             warning = info.colorWarning
+            if let decodable = info.decodableDuration {
+                truncated = info.isTruncated
+                decodableDuration = (decodable * 1e6).rounded() / 1e6
+            }
         }
 
         enum CodingKeys: String, CodingKey {
             case duration, width, height, codec, rotation, fps, format, hdr, warning
             case displayWidth = "display_width", displayHeight = "display_height", pixelFormat = "pixel_format"
-            case dolbyVision = "dolby_vision"
+            case dolbyVision = "dolby_vision", truncated, decodableDuration = "decodable_duration"
         }
     }
 
