@@ -254,11 +254,22 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
     public var dropped: [Tile]
     /// The cut search, for `scenes`.
     public var scan: Scan?
+    /// A `scenes` sheet with fewer distinct shots than places: the grid asked for and the grid drawn
+    /// (`4x4`, `4x1`); absent otherwise.
+    public var gridAsked: String?
+    public var grid: String?
+
+    enum CodingKeys: String, CodingKey {
+        case pick, tiles, dropped, scan, grid
+        case gridAsked = "grid_asked"
+    }
 
     /// The report of a plan.
     public init(_ plan: TilePlan) {
         func rounded(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
         pick = plan.pick.rawValue
+        gridAsked = plan.gridAsked?.description
+        grid = plan.grid?.description
         tiles = zip(plan.tiles, plan.frames).map { tile, frame in
             Tile(time: rounded(tile.time), frameTime: rounded(frame.sourceTime), reason: tile.reason.rawValue,
                  score: tile.score.map(rounded))
