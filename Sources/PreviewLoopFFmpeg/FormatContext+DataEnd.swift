@@ -27,11 +27,6 @@ extension FormatContext {
     /// stated duration can promise more than the data holds.
     package var statesDuration: Bool { pointer.pointee.duration_estimation_method == AVFMT_DURATION_FROM_STREAM }
 
-    /// Whether the demuxer takes byte-position seeks (`AVFMT_NO_BYTE_SEEK` unset) on a seekable input.
-    package var allowsByteSeek: Bool {
-        isSeekable && pointer.pointee.iformat.pointee.flags & AVFMT_NO_BYTE_SEEK == 0
-    }
-
     /// Compares the positions and sizes of stream `index`'s index entries (`avformat_index_get_entry`)
     /// with `byteSize`: an MP4 whose index (moov) comes first lists every sample, including those a cut
     /// took away. Reads nothing.
@@ -52,13 +47,6 @@ extension FormatContext {
             if entry.flags & AVINDEX_KEYFRAME != 0 { lastKeyframe = entry.timestamp }
         }
         return .complete
-    }
-
-    /// Moves the demuxer to the byte `position` (`AVSEEK_FLAG_BYTE`); the demuxer resynchronises on its
-    /// next packet boundary.
-    package func seek(toByte position: Int64) throws(FFmpegFailure) {
-        try check(av_seek_frame(pointer, -1, position, AVSEEK_FLAG_BYTE), "av_seek_frame", code: .decodingFailed,
-                  "seek to byte \(position) failed")
     }
 
     /// Reads packets from where the demuxer is to the end of the input (or `limit` packets) and notes

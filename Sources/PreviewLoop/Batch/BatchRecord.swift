@@ -104,7 +104,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         /// Why the pictures cannot be shown right (Dolby Vision profile 5), as the commands warn.
         public var warning: String?
         /// Whether the file is cut short (its data ends before the duration it declares); absent when
-        /// not checked (inputs other than files) and in records of older runs.
+        /// not checked (``VideoInfo/decodableDuration``) and in records of older runs.
         public var truncated: Bool?
         /// Where the video's data ends, in seconds (``VideoInfo/decodableDuration``); absent when not checked.
         public var decodableDuration: Double?

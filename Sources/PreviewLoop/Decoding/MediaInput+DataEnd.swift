@@ -6,19 +6,25 @@ internal import PreviewLoopFFmpeg
 ///
 /// - An index with byte positions (MP4): the first sample past the file's end is found in memory;
 ///   only a cut file is read, from the last whole keyframe to the cut, for the packets' presentation times.
-/// - No such index (Matroska, WebM, FLV): the last megabyte (then 4, 16) is read packet by packet from a
-///   byte position; the file is whole when its packets reach the stated end.
+/// - No such index (Matroska, WebM): a whole file's own index (Matroska's cues, at its end) seeks to
+///   its last seconds, and the file is whole when the packets from there reach the stated end; else
+///   (a cut file lost its cues with its end) the packets are read from the start, for files up to
+///   ``fullReadLimit``. (A byte-position seek is no shortcut: Matroska's demuxer, lost mid-cluster,
+///   resynchronises from the first cluster.)
 /// - A duration FFmpeg measured itself from the last timestamps (MPEG-TS) or guessed from the bit
-///   rate promises nothing: it is not checked, nor is anything but a file or bytes in memory (a network
-///   input would cost a request, a pipe cannot seek).
+///   rate promises nothing: it is not checked. Standard input is not checked (a pipe cannot be read
+///   twice), and a URL only through an MP4 index (a whole file costs no request; Matroska over the
+///   network would cost a read of the whole file).
 struct DataEndCheck {
     /// How far short of the stated end the packets may stop and the file still count as whole: two
     /// frames (packets without a duration end at their start; a muxer may count the last one's).
     static func tolerance(frameInterval: Double) -> Double { max(2 * frameInterval, 0.1) }
     /// Packets read in one pass at most.
     static let packetLimit = 50_000
-    /// The tail windows tried, in bytes, until one holds a video packet.
-    static let tailWindows: [Int64] = [1 << 20, 4 << 20, 16 << 20]
+    /// How far before the stated end a whole file's index is asked to seek, in seconds.
+    static let tailSeconds = 5.0
+    /// The largest file read from its start when no index reaches its end (about 0.1 s a 100 MB).
+    static let fullReadLimit: Int64 = 256 << 20
 
     /// The decodable duration (seconds from the stream's start; the declared duration when the file
     /// is whole), or `nil` when it was not or could not be measured.
@@ -26,9 +32,10 @@ struct DataEndCheck {
     /// - Parameters:
     ///   - format: the open input (its index and sizes are read, it is not moved).
     ///   - declared: the video's declared duration.
+    ///   - readsWhole: whether an input without such an index may be read (not over the network).
     ///   - reopen: opens the same input again, for reading packets without moving `format`.
     static func decodableDuration(format: FormatContext, streamIndex: Int32, declared: Double, frameInterval: Double,
-                                  seconds: (Int64) -> Double, reopen: () throws(PreviewLoopError) -> FormatContext) -> Double? {
+                                  readsWhole: Bool, seconds: (Int64) -> Double, timestamp: (Double) -> Int64, reopen: () throws(PreviewLoopError) -> FormatContext) -> Double? {
         let size = format.byteSize
         guard size > 0, format.statesDuration, declared > 0 else { return nil }
         switch format.indexedDataEnd(stream: streamIndex, byteSize: size) {
@@ -43,18 +50,24 @@ struct DataEndCheck {
                   let end = ends.streamEnd else { return nil }
             return min(declared, max(0, seconds(end)))
         case .unavailable:
-            guard let statedEnd = format.duration.map({ $0 + (format.startTime ?? 0) }),
-                  let reader = try? reopen(), reader.allowsByteSeek else { return nil }
+            guard readsWhole, let statedEnd = format.duration.map({ $0 + (format.startTime ?? 0) }) else { return nil }
             let slack = Int64(tolerance(frameInterval: frameInterval) * FormatContext.containerTicksPerSecond)
-            for window in tailWindows {
-                // A window holding the whole file is read from the start, where the reader is.
-                guard window >= size || (try? reader.seek(toByte: size - window)) != nil,
-                      let ends = try? reader.packetEnds(stream: streamIndex, limit: packetLimit) else { return nil }
+            func verdict(_ ends: PacketEnds) -> Double? {
                 if let inputEnd = ends.inputEnd, inputEnd >= statedEnd - slack { return declared }
-                if let end = ends.streamEnd { return min(declared, max(0, seconds(end))) }
-                if window >= size { break }
+                return ends.streamEnd.map { min(declared, max(0, seconds($0))) }
             }
-            return nil
+            // A whole file's index (Matroska's cues, read at the first seek) finds the last seconds at once.
+            if let reader = try? reopen(),
+               (try? reader.seek(streamIndex: streamIndex, to: timestamp(max(0, declared - tailSeconds)))) != nil,
+               let ends = try? reader.packetEnds(stream: streamIndex, limit: packetLimit), ends.packetsRead > 0,
+               ends.inputEnd.map({ $0 >= statedEnd - slack }) == true {
+                return declared
+            }
+            // No index (a cut file lost it with its end), or the seek fell short: the packets from the
+            // start, as far as the deadline allows.
+            guard size <= fullReadLimit, let reader = try? reopen(), let ends = try? reader.packetEnds(stream: streamIndex, limit: Int.max),
+                  ends.packetsRead > 0 else { return nil }
+            return verdict(ends)
         }
     }
 }
@@ -67,4 +80,7 @@ extension Source {
         case .url, .standardInput: false
         }
     }
+
+    /// Anything but standard input, which cannot be opened twice.
+    var canBeReopened: Bool { self != .standardInput }
 }

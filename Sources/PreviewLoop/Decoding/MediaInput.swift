@@ -118,14 +118,15 @@ final class MediaInput {
         startTimestamp = start
         var described = try Self.describe(format: format, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp,
                                           counts: counts, byteSize: format.byteSize, name: name)
-        if source.isLocal, let declared = described.duration, !described.isStillPicture {
+        if source.canBeReopened, let declared = described.duration, !described.isStillPicture {
             // A file cut short: the frames end before the stated duration (DataEndCheck).
             interrupter.setDeadline(after: options.openTimeout)
             defer { interrupter.setDeadline(after: nil) }
             let startTicks = start ?? 0, ticks = timeBase
             let decodable = DataEndCheck.decodableDuration(
-                format: format, streamIndex: best, declared: declared, frameInterval: described.frameInterval,
+                format: format, streamIndex: best, declared: declared, frameInterval: described.frameInterval, readsWhole: source.isLocal,
                 seconds: { (Double($0) - Double(startTicks)) * ticks },
+                timestamp: { Int64(Double(startTicks) + ($0 / ticks).rounded(.down)) },
                 reopen: { () throws(PreviewLoopError) -> FormatContext in
                     if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
                     return try ffmpeg { () throws(FFmpegFailure) in

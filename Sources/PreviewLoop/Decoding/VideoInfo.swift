@@ -10,8 +10,8 @@ public struct VideoInfo: Sendable, Hashable {
     public var declaredDuration: Double?
     /// Where the video's data ends, in seconds from its start, measured without decoding: the end of
     /// the last whole video packet (equal to ``declaredDuration`` for a whole file). `nil` when not
-    /// measured: inputs other than files and bytes in memory, and containers that state no duration
-    /// (MPEG-TS, whose duration FFmpeg measures from the data itself).
+    /// measured: standard input, URLs of containers without an MP4 index, and containers that state
+    /// no duration (MPEG-TS, whose duration FFmpeg measures from the data itself).
     public var decodableDuration: Double?
     /// Whether the file is cut short: its data ends before the duration it declares (a download or
     /// copy that stopped early). `false` when not measured.
