@@ -22,10 +22,11 @@ public struct StillTime: Sendable, Hashable {
     public var isPastDataEnd: Bool { dataEnd != nil }
 
     /// `the time asked (exact)`, or for a time past a truncated file's data `the last frame: the data ends
-    /// at 5.005 s, before the time asked (9.000 s)`.
+    /// at 5.005 s, before the time asked (9.000 s; the file is truncated)` (`the last keyframe` with
+    /// keyframe accuracy).
     public func choice(accuracy: SeekAccuracy) -> String {
         guard let dataEnd else { return "the time asked (\(accuracy.rawValue))" }
-        return "the last frame: the data ends at \(DecimalText.fixed(dataEnd, 3)) s, before the time asked "
-            + "(\(DecimalText.fixed(asked, 3)) s; the file is truncated)"
+        return "the last \(accuracy == .keyframe ? "keyframe" : "frame"): the data ends at \(DecimalText.fixed(dataEnd, 3)) s, "
+            + "before the time asked (\(DecimalText.fixed(asked, 3)) s; the file is truncated)"
     }
 }
