@@ -79,6 +79,16 @@ unknown[entry:entry + 4] = b'zzzz'
 open('unknown-fourcc.mp4', 'wb').write(unknown)
 EOF
 
+# Matroska and WebM cut at half their size: the Duration in their header still promises 2.0 s (the
+# cues, written at the end, are gone with the second half).
+"${FF[@]}" $(src 320x240 2) "${X264[@]}" whole.mkv
+"${FF[@]}" $(src 320x240 2) -c:v libvpx-vp9 -threads 1 -deadline realtime -cpu-used 8 -b:v 300k -g 25 whole.webm
+python3 - <<'EOF'
+for name in ('whole.mkv', 'whole.webm'):
+    data = open(name, 'rb').read()
+    open(name.replace('whole', 'cut50'), 'wb').write(data[:len(data) // 2])
+EOF
+
 # MJPEG in Matroska with every JPEG image (SOI to EOI) zeroed: FFmpeg's MJPEG decoder logs "No JPEG
 # data found in image" at AV_LOG_FATAL for each, which must not reach the CLI's standard error.
 "${FF[@]}" -f lavfi -i testsrc2=size=64x48:rate=10:duration=0.3 -c:v mjpeg mjpeg.mkv

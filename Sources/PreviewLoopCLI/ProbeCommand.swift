@@ -23,7 +23,9 @@ struct ProbeCommand {
     /// The JSON keys and values, unsorted.
     static func jsonFields(for info: VideoInfo) -> [(key: String, value: JSONValue)] {
         [
-            ("duration", info.duration.map { .numberText(decimal($0)) } ?? .null),
+            ("duration", (info.declaredDuration ?? info.duration).map { .numberText(decimal($0)) } ?? .null),
+            ("decodable_duration", info.decodableDuration.map { .numberText(decimal($0)) } ?? .null),
+            ("truncated", info.decodableDuration == nil ? .null : .bool(info.isTruncated)),
             ("container_duration", info.containerDuration.map { .numberText(decimal($0)) } ?? .null),
             ("start_time", .numberText(decimal(info.startTime))),
             ("codec", .string(info.codecName)),
@@ -102,10 +104,13 @@ struct ProbeCommand {
         }
         var rows: [(String, String)] = [
             ("format", info.formatName),
-            ("duration", info.duration.map { "\(Format.fixed($0, 3)) s" } ?? unknown),
+            ("duration", (info.declaredDuration ?? info.duration).map { "\(Format.fixed($0, 3)) s" } ?? unknown),
         ]
-        // Both when they differ by more than a frame: the picture ends before the container does.
-        if let container = info.containerDuration, let video = info.duration, abs(container - video) > info.frameInterval {
+        if info.isTruncated, let decodable = info.decodableDuration {
+            rows[rows.count - 1].1 += " (declared; the data ends at \(Format.fixed(decodable, 3)) s — truncated)"
+        } else if let container = info.containerDuration, let video = info.declaredDuration ?? info.duration,
+                  abs(container - video) > info.frameInterval {
+            // Both when they differ by more than a frame: the picture ends before the container does.
             rows[rows.count - 1].1 += " (video; the container lasts \(Format.fixed(container, 3)) s)"
         }
         rows += [

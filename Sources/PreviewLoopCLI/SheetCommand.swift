@@ -190,8 +190,13 @@ struct SheetCommand {
             try report.print()
             return ExitStatus.success
         }
+        // A scene sheet with fewer distinct shots than places says which grid it drew instead.
+        let grid = plan.grid.map { grid in
+            "\(grid) tiles (\(plan.tiles.filter { $0.reason != .spread }.count) distinct shots for the \(plan.gridAsked ?? grid) asked"
+                + (plan.tiles.contains { $0.reason == .spread } ? "; the last row completed with repeats" : "") + ")"
+        } ?? "\(options.columns)x\(options.rows) tiles"
         Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(sheet.width)x\(sheet.height), \(frames.count) frames in "
-            + "\(options.columns)x\(options.rows) tiles of \(tileSize), "
+            + "\(grid) of \(tileSize), "
             + "\(ContactSheet.timestampText(tiles.first!.time, clipDuration: duration))–"
             + "\(ContactSheet.timestampText(tiles.last!.time, clipDuration: duration)))\n", toError: options.output == ImageDestination.standardOutput)
         return ExitStatus.success

@@ -19,13 +19,21 @@ struct ThumbCommand {
             var output = ClipReport.output(picture.chosen == nil ? "frame" : "poster", options.output,
                                            width: frame.image.width, height: frame.image.height)
             output.time = frame.sourceTime
-            output.choice = picture.chosen.map(Self.explanation) ?? "the time asked (\(options.accuracy.rawValue))"
+            output.timeAsked = picture.still?.asked
+            output.choice = picture.chosen.map(Self.explanation) ?? picture.still?.choice(accuracy: options.accuracy)
+                ?? "the time asked (\(options.accuracy.rawValue))"
             output.skippedFrames = picture.chosen?.rejected.count
             report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
             try report.print()
             return ExitStatus.success
         }
-        let explanation = picture.chosen.map { ": " + Self.explanation(of: $0) } ?? ""
+        var explanation = picture.chosen.map { ": " + Self.explanation(of: $0) } ?? ""
+        if let still = picture.still, still.isPastDataEnd { explanation = ": " + still.choice(accuracy: options.accuracy) }
+        let info = picture.info
+        if info.isTruncated, !(picture.still?.isPastDataEnd ?? false) {
+            explanation += "; the file is truncated: its data ends at \(Format.fixed(info.decodableDuration ?? 0, 3)) s of the "
+                + "\(Format.fixed(info.declaredDuration ?? 0, 3)) s declared"
+        }
         Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
             + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n", toError: options.output == ImageDestination.standardOutput)
         return ExitStatus.success
@@ -36,6 +44,10 @@ struct ThumbCommand {
         var bytes: [UInt8]
         var frame: VideoFrame
         var chosen: PosterChoice?
+        /// For `--at` a time or percentage: the time asked and where the frame was taken.
+        var still: StillTime?
+        /// The clip as probed.
+        var info: VideoInfo
     }
 
     /// Opens the input, samples the frame and encodes it; writes nothing. `serve` answers a thumbnail
@@ -58,6 +70,7 @@ struct ThumbCommand {
         try WorkLimitError.check(options.sizeRefusal(size))
         let frame: VideoFrame
         var chosen: PosterChoice?
+        var still: StillTime?
         switch options.time {
         case .auto:
             let span = try SampleSpan.window(start: options.start, length: options.length, duration: duration)
@@ -70,9 +83,10 @@ struct ThumbCommand {
             frame = poster.frame
             chosen = poster
         case .at(let position):
-            var time = try position.resolved(duration: duration, "--at")
-            if let duration { time = min(max(0, time), duration) }
-            frame = try sampler.frame(at: time, size: size, mode: options.contentMode, accuracy: options.accuracy)
+            // A percentage is of the video's duration: for a truncated file, of the part its data holds.
+            let time = StillTime(asked: try position.resolved(duration: duration, "--at"), info: sampler.info)
+            frame = try sampler.frame(at: time.taken, size: size, mode: options.contentMode, accuracy: options.accuracy)
+            still = time
         }
         let bytes: [UInt8]
         if options.hasOverlays || options.background != nil {
@@ -86,7 +100,7 @@ struct ThumbCommand {
         } else {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
-        return Picture(bytes: bytes, frame: frame, chosen: chosen)
+        return Picture(bytes: bytes, frame: frame, chosen: chosen, still: still, info: sampler.info)
     }
 
     /// `first good frame; skipped 5: black ×3, fading ×2`, or `best available (itself flat); …`: why

@@ -57,6 +57,9 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var height: Int?
         /// Poster: the frame's time; strip: the first tile's time.
         public var time: Double?
+        /// Poster or frame at a time (`--at`, a recipe's `at`): the time asked for, in seconds (a
+        /// percentage resolved); ``time`` is the frame given, earlier past a truncated file's data.
+        public var timeAsked: Double?
         /// Poster: why that frame (`first good frame`, `best available`…).
         public var choice: String?
         /// Poster: candidates skipped before it.
@@ -81,7 +84,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam
-            case skippedFrames = "skipped_frames", loopPoint = "loop_point"
+            case skippedFrames = "skipped_frames", loopPoint = "loop_point", timeAsked = "time_asked"
         }
     }
 
@@ -103,9 +106,14 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var dolbyVision: String?
         /// Why the pictures cannot be shown right (Dolby Vision profile 5), as the commands warn.
         public var warning: String?
+        /// Whether the file is cut short (its data ends before the duration it declares); absent when
+        /// not checked (``VideoInfo/decodableDuration``) and in records of older runs.
+        public var truncated: Bool?
+        /// Where the video's data ends, in seconds (``VideoInfo/decodableDuration``); absent when not checked.
+        public var decodableDuration: Double?
 
         public init(_ info: VideoInfo) {
-            duration = info.duration
+            duration = info.declaredDuration ?? info.duration
             width = info.width
             height = info.height
             displayWidth = info.displaySize.width
@@ -118,12 +126,16 @@ public struct BatchRecord: Sendable, Hashable, Codable {
             hdr = info.hdrFormat.rawValue
             dolbyVision = info.dolbyVision?.profileName
             warning = info.colorWarning
+            if let decodable = info.decodableDuration {
+                truncated = info.isTruncated
+                decodableDuration = (decodable * 1e6).rounded() / 1e6
+            }
         }
 
         enum CodingKeys: String, CodingKey {
             case duration, width, height, codec, rotation, fps, format, hdr, warning
             case displayWidth = "display_width", displayHeight = "display_height", pixelFormat = "pixel_format"
-            case dolbyVision = "dolby_vision"
+            case dolbyVision = "dolby_vision", truncated, decodableDuration = "decodable_duration"
         }
     }
 
@@ -245,11 +257,22 @@ public struct TilePlanReport: Sendable, Hashable, Codable {
     public var dropped: [Tile]
     /// The cut search, for `scenes`.
     public var scan: Scan?
+    /// A `scenes` sheet with fewer distinct shots than places: the grid asked for and the grid drawn
+    /// (`4x4`, `4x1`); absent otherwise.
+    public var gridAsked: String?
+    public var grid: String?
+
+    enum CodingKeys: String, CodingKey {
+        case pick, tiles, dropped, scan, grid
+        case gridAsked = "grid_asked"
+    }
 
     /// The report of a plan.
     public init(_ plan: TilePlan) {
         func rounded(_ value: Double) -> Double { (value * 1e6).rounded() / 1e6 }
         pick = plan.pick.rawValue
+        gridAsked = plan.gridAsked?.description
+        grid = plan.grid?.description
         tiles = zip(plan.tiles, plan.frames).map { tile, frame in
             Tile(time: rounded(tile.time), frameTime: rounded(frame.sourceTime), reason: tile.reason.rawValue,
                  score: tile.score.map(rounded))

@@ -414,12 +414,12 @@ public final class BatchRunner: Sendable {
             switch poster.at {
             case .at(let position):
                 // As `thumb --at <time>`: the frame shown then, exactly, the time kept within the clip.
-                var time = try position.resolved(duration: duration, "\(clip.input): the poster's \"at\"")
-                if let duration { time = min(max(0, time), duration) }
-                let frame = try sampler.frame(at: time, size: poster.size, accuracy: .exact)
+                let time = StillTime(asked: try position.resolved(duration: duration, "\(clip.input): the poster's \"at\""), info: info)
+                let frame = try sampler.frame(at: time.taken, size: poster.size, accuracy: .exact)
                 picture = frame.image
                 entry.time = frame.sourceTime
-                entry.choice = "the time asked (exact)"
+                entry.timeAsked = time.asked
+                entry.choice = time.choice(accuracy: .exact)
             case .best, .auto:
                 let choice: PosterChoice
                 if poster.at == .best {

@@ -116,8 +116,27 @@ final class MediaInput {
         timeBase = stream.timeBaseDenominator > 0 && stream.timeBaseNumerator > 0
             ? Double(stream.timeBaseNumerator) / Double(stream.timeBaseDenominator) : 1.0 / 90_000
         startTimestamp = start
-        info = try Self.describe(format: format, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp,
-                                 counts: counts, byteSize: format.byteSize, name: name)
+        var described = try Self.describe(format: format, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp,
+                                          counts: counts, byteSize: format.byteSize, name: name)
+        if source.canBeReopened, let declared = described.duration, !described.isStillPicture {
+            // A file cut short: the frames end before the stated duration (DataEndCheck).
+            interrupter.setDeadline(after: options.openTimeout)
+            defer { interrupter.setDeadline(after: nil) }
+            let startTicks = start ?? 0, ticks = timeBase
+            let decodable = DataEndCheck.decodableDuration(
+                format: format, streamIndex: best, declared: declared, frameInterval: described.frameInterval, readsWhole: source.isLocal,
+                seconds: { (Double($0) - Double(startTicks)) * ticks },
+                timestamp: { Int64(Double(startTicks) + ($0 / ticks).rounded(.down)) },
+                reopen: { () throws(PreviewLoopError) -> FormatContext in
+                    if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
+                    return try ffmpeg { () throws(FFmpegFailure) in
+                        try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy, memory: memory,
+                                          maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat)
+                    }
+                })
+            described.noteDecodableDuration(decodable)
+        }
+        info = described
         if stream.width <= 0 || stream.height <= 0 {
             // The probing decoder refused the picture size (max_pixels), or found none.
             if let reason = FFmpegLog.lastError, reason.contains("max pixel") {
@@ -324,6 +343,7 @@ final class MediaInput {
         info.describeColor(of: stream)
         // The field order the stream declares, for --deinterlace auto on frames the decoder does not flag.
         info.declaredTopFieldFirst = stream.declaredTopFieldFirst
+        info.declaredDuration = duration
         return info
     }
 }

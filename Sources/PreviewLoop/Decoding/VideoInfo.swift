@@ -3,7 +3,19 @@ public struct VideoInfo: Sendable, Hashable {
     /// The video's own extent in seconds, from its start to its last frame's end (the video stream's
     /// duration; the container's when the stream does not say); `nil` if unknown. Spans, percentages
     /// and sprites use it, so an audio or subtitle stream that outlasts the picture adds no frozen tail.
+    /// For a truncated file it is the ``decodableDuration``: the frames the file still holds.
     public var duration: Double?
+    /// The video's duration as the file states it (its header, index or stream), whether or not the
+    /// data holds it all; `nil` if unknown. Equal to ``duration`` unless the file is truncated.
+    public var declaredDuration: Double?
+    /// Where the video's data ends, in seconds from its start, measured without decoding: the end of
+    /// the last whole video packet (equal to ``declaredDuration`` for a whole file). `nil` when not
+    /// measured: standard input, URLs of containers without an MP4 index, and containers that state
+    /// no duration (MPEG-TS, whose duration FFmpeg measures from the data itself).
+    public var decodableDuration: Double?
+    /// Whether the file is cut short: its data ends before the duration it declares (a download or
+    /// copy that stopped early). `false` when not measured.
+    public var isTruncated = false
     /// The container's duration in seconds, from the video stream's start (may be longer than
     /// ``duration`` when audio or subtitles outlast the picture); `nil` if unknown.
     public var containerDuration: Double?
@@ -77,5 +89,15 @@ public struct VideoInfo: Sendable, Hashable {
         let sar = sampleAspectRatio.doubleValue ?? 1
         let upright = Size(width: max(1, Int((Double(width) * sar).rounded())), height: height)
         return orientation.swapsAxes ? upright.transposed : upright
+    }
+
+    /// Notes the measured end of the data: a truncated file's ``duration`` becomes the decodable one.
+    mutating func noteDecodableDuration(_ decodable: Double?) {
+        declaredDuration = duration
+        guard let decodable, let declared = duration else { return }
+        decodableDuration = decodable
+        isTruncated = decodable < declared - DataEndCheck.tolerance(frameInterval: frameInterval) / 2
+        // Nothing whole to show: the stated extent stays, so a window or a span still resolves.
+        if isTruncated && decodable > 0 { duration = decodable }
     }
 }

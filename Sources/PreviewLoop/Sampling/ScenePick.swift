@@ -106,6 +106,9 @@ public struct ScenePickSettings: Hashable, Sendable {
     /// A tile whose ``LumaThumbnail/normalisedDifference(from:)`` from a kept tile is below this is a
     /// near-duplicate and dropped.
     public var duplicateThreshold = 6.0
+    /// The longest gradual transition (dissolve, cross-fade) found as one cut, in seconds; cuts this
+    /// close whose pictures between are mixtures of the shots on either side make one transition.
+    public var maximumTransition = 2.0
 
     public init() {}
 }
@@ -120,12 +123,21 @@ public struct SceneCut: Hashable, Sendable {
         /// pictures whose packets show no cut: the score is the keyframe's difference from the last
         /// frame decoded before it (the group's keyframe, or the last frame searched).
         case keyframe
+        /// A gradual transition (a dissolve, a cross-fade): frames that each change a little and are
+        /// mixtures of the shot before and the shot after (``ScenePickSettings/maximumTransition``), or
+        /// several cuts found inside one; the time is its first frame wholly of the new shot and the
+        /// score the difference between the shots on either side.
+        case dissolve
     }
     /// The time of the first frame of the new shot.
     public var time: Double
     /// Its cut score (``LumaThumbnail/difference(from:)`` from the frame before, or see ``Evidence/keyframe``).
     public var score: Double
     public var evidence: Evidence = .frames
+    /// The thumbnails of the frame before the cut and of the cut's frame, when known (to tell one
+    /// transition's cuts from separate shots).
+    var before: LumaThumbnail? = nil
+    var after: LumaThumbnail? = nil
 }
 
 /// What the cut search decoded and found.
@@ -157,6 +169,9 @@ public struct TileChoice: Hashable, Sendable {
         case cut
         /// Filled in: the middle of the longest stretch without a tile.
         case fill
+        /// A sheet with fewer distinct tiles than places: a frame repeating a shot shown, the spare
+        /// spread farthest in time from the other tiles, completing the last row.
+        case spread
     }
     /// The time asked for.
     public var time: Double
@@ -193,6 +208,13 @@ public struct TilePlan: Sendable {
     public var dropped: [DroppedTile]
     /// The cut search, for `.scenes`.
     public var scan: SceneScan?
+    /// The frames of the tiles dropped as near-duplicates (not those inside a transition): what a sheet
+    /// completes its last row with (``fillRows(columns:rows:)``).
+    var spares: [(choice: TileChoice, frame: VideoFrame)] = []
+    /// For a sheet whose distinct tiles fill fewer places than asked (``fillRows(columns:rows:)``): the
+    /// grid asked for and the grid drawn, columns by rows; `nil` otherwise.
+    public var gridAsked: Size?
+    public var grid: Size?
 }
 
 extension TileChoice {
@@ -317,9 +339,9 @@ extension FrameSampler {
         if keyframes.isEmpty { keyframes = [(start, LumaThumbnail(RGBImage(uncheckedWidth: 1, height: 1)))] }
         var cuts: [SceneCut] = []
         var groupsDecoded = 0, framesDecoded = 0
-        func keyframeCut(at keyframe: (time: Double, thumbnail: LumaThumbnail), score: Double) {
+        func keyframeCut(at keyframe: (time: Double, thumbnail: LumaThumbnail), score: Double, after previous: LumaThumbnail) {
             guard score >= settings.cutThreshold, keyframe.time > start + 1e-6, keyframe.time < end else { return }
-            cuts.append(SceneCut(time: keyframe.time, score: score, evidence: .keyframe))
+            cuts.append(SceneCut(time: keyframe.time, score: score, evidence: .keyframe, before: previous, after: keyframe.thumbnail))
         }
         for (index, keyframe) in keyframes.enumerated() {
             let next = index + 1 < keyframes.count ? keyframes[index + 1] : nil
@@ -341,7 +363,7 @@ extension FrameSampler {
                 // changed at the next keyframe when it came early, else somewhere the frames must show.
                 guard let next, let keyDifference, keyDifference >= settings.groupThreshold else { continue }
                 if nextEarly {
-                    keyframeCut(at: next, score: keyDifference)
+                    keyframeCut(at: next, score: keyDifference, after: keyframe.thumbnail)
                     continue
                 }
             } else if lastCandidate == nil, let keyDifference, keyDifference < settings.groupThreshold {
@@ -378,7 +400,7 @@ extension FrameSampler {
                     let toNext = current.difference(from: next.thumbnail)
                     if toNext < settings.groupThreshold { stopped = true; break }
                     if nextEarly {
-                        keyframeCut(at: next, score: toNext)
+                        keyframeCut(at: next, score: toNext, after: current)
                         stopped = true
                         break
                     }
@@ -391,19 +413,24 @@ extension FrameSampler {
                 let neighbours = max(differences[frame - 1], frame + 1 < run.count ? differences[frame + 1] : 0)
                 if score >= settings.cutThreshold, score >= settings.peakRatio * neighbours,
                    run[frame].time > start + 1e-6, run[frame].time < end {
-                    cuts.append(SceneCut(time: run[frame].time, score: score))
+                    cuts.append(SceneCut(time: run[frame].time, score: score, before: run[frame - 1].thumbnail,
+                                         after: run[frame].thumbnail))
                 }
             }
+            cuts += SceneTransitions.gradualCuts(run, differences: differences, settings: settings,
+                                                 frameInterval: info.frameInterval, start: start, end: end)
         }
-        return SceneScan(cuts: cuts.sorted { $0.time < $1.time }, keyframesDecoded: indexed.isEmpty ? 0 : keyframes.count,
+        cuts = SceneTransitions.merged(cuts.sorted { $0.time < $1.time }, settings: settings)
+        return SceneScan(cuts: cuts, keyframesDecoded: indexed.isEmpty ? 0 : keyframes.count,
                          groupsDecoded: groupsDecoded, groups: keyframes.count, framesDecoded: framesDecoded,
                          packetCandidates: candidates?.count)
     }
 
     /// The tiles of a sheet or strip over `start..<start+length`: with `.even`, the frames at
     /// `evenTimes` (taken with `accuracy`); with `.scenes`, ``TileChoice/sceneChoices(cuts:count:start:length:)``
-    /// taken exactly, then near-duplicates (``ScenePickSettings/duplicateThreshold``) dropped and
-    /// replaced by fills while fewer than `count` remain, trying at most `count` more times.
+    /// taken exactly, then near-duplicates (``ScenePickSettings/duplicateThreshold``) and tiles inside a
+    /// dissolve (a mixture of the kept tiles on either side) dropped and replaced by fills while fewer
+    /// than `count` remain, trying at most `count` more times.
     ///
     /// The start and the cuts are their exact frames. A fill (the middle of the longest stretch without
     /// a tile) may move up to half the way to its nearest neighbouring tile time: to the nearest frame
@@ -437,6 +464,7 @@ extension FrameSampler {
         var pending = TileChoice.sceneChoices(cuts: scan.cuts, count: count, start: start, length: length)
         var kept: [(choice: TileChoice, frame: VideoFrame, thumbnail: LumaThumbnail)] = []
         var dropped: [DroppedTile] = []
+        var spares: [(choice: TileChoice, frame: VideoFrame)] = []
         var tried = pending.map(\.time)
         var retries = 0
         var refilling = false
@@ -456,6 +484,7 @@ extension FrameSampler {
                     if let nearest, nearest.1 < settings.duplicateThreshold {
                         dropped.append(DroppedTile(choice: choice, frameTime: frame.sourceTime,
                                                    duplicateOf: nearest.0.frame.sourceTime, distance: nearest.1))
+                        spares.append((choice, frame))
                     } else {
                         kept.append((choice, frame, thumbnail))
                     }
@@ -473,6 +502,9 @@ extension FrameSampler {
                                          accuracy: .exact, interval: 0)
                 if let frame = decoded.first { keep(frame) }
             }
+            // A tile inside a dissolve (a mixture of the tiles on either side) shows no shot of its own.
+            kept.sort { $0.frame.sourceTime < $1.frame.sourceTime }
+            TilePlan.droppingBlends(&kept, dropped: &dropped, settings: settings)
             let missing = min(count - kept.count, count - retries)
             guard missing > 0 else { break }
             retries += missing
@@ -482,6 +514,7 @@ extension FrameSampler {
             refilling = true
         }
         kept.sort { $0.frame.sourceTime < $1.frame.sourceTime }
-        return TilePlan(pick: .scenes, tiles: kept.map(\.choice), frames: kept.map(\.frame), dropped: dropped, scan: scan)
+        return TilePlan(pick: .scenes, tiles: kept.map(\.choice), frames: kept.map(\.frame), dropped: dropped, scan: scan,
+                        spares: spares)
     }
 }

@@ -103,7 +103,7 @@ final class SceneTileStore {
             }
             guard let nearest, abs(nearest.sourceTime - choice.time) <= max(reach, gridStep / 2 + frameInterval) else { return nil }
             return nearest
-        case .even:
+        case .even, .spread:
             return nil
         }
     }

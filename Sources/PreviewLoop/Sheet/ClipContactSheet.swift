@@ -132,7 +132,7 @@ extension FrameSampler {
         let tileWidth = configuration.effectiveTileWidth!
         let tileSize = Size(width: tileWidth,
                             height: ContactSheetLayout.tileHeight(tileWidth: tileWidth, displaySize: info.displaySize))
-        let layout = try ContactSheetLayout(columns: configuration.columns, rows: configuration.rows, tileSize: tileSize,
+        var layout = try ContactSheetLayout(columns: configuration.columns, rows: configuration.rows, tileSize: tileSize,
                                             gap: configuration.gap, margin: configuration.margin,
                                             headerHeight: configuration.showsHeader ? drawer.headerHeight : 0)
         guard layout.size.height <= ImageFileFormat.maxWebPSide else {
@@ -150,9 +150,16 @@ extension FrameSampler {
         }
         let span = SampleSpan(start: 0, length: duration)
         let count = configuration.columns * configuration.rows
-        let plan = try tilePlan(pick: configuration.pick, count: count, start: span.start, length: span.length,
+        var plan = try tilePlan(pick: configuration.pick, count: count, start: span.start, length: span.length,
                                 evenTimes: span.sampleTimes(count: count), size: tileSize, mode: .aspectFill,
                                 accuracy: configuration.accuracy, interval: span.interval(count: count))
+        // Fewer distinct shots than places: the rows they fill, the last completed with spare frames.
+        let grid = plan.fillRows(columns: configuration.columns, rows: configuration.rows)
+        if grid != (configuration.columns, configuration.rows) {
+            layout = try ContactSheetLayout(columns: grid.columns, rows: grid.rows, tileSize: tileSize, gap: configuration.gap,
+                                            margin: configuration.margin,
+                                            headerHeight: configuration.showsHeader ? drawer.headerHeight : 0)
+        }
         let tiles = plan.frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
         let header = ContactSheetHeader(name: name, info: info, fileSize: fileSize)
         let image = try drawer.render(tiles, layout: layout, header: configuration.showsHeader ? header : nil,
