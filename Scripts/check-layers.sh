@@ -9,7 +9,7 @@
 #   3. PreviewLoop imports the FFmpeg layer only as `internal import PreviewLoopFFmpeg` (a plain or
 #      public import would hand its `package` types to clients); the CLI does not import it at all.
 #   4. Folder layers inside Sources/PreviewLoop: a file may name types declared in its own folder or in
-#      lower ones, never in a higher one. Ranks: Geometry, Imaging, Support, Text = 0; Decoding = 1;
+#      lower ones, never in a higher one. Ranks: Geometry, Imaging, Support, Text = 0; Decoding, Safety = 1;
 #      Loop, Sampling = 2; Output = 3 (it renders loops and samples); Card, Batch, Sheet, Wall = 4.
 #   5. FFmpeg fields and functions deprecated after 5.1 (`pkt_duration`, `key_frame`,
 #      `av_stream_get_side_data`, `interlaced_frame`, `top_field_first`, `channel_layout`, `channels`,
@@ -84,7 +84,7 @@ for path in upper:
 for path in sorted(transitional - exempt_used):
     failures.append(f"{path}: listed as transitional but no longer calls FFmpeg: remove it from TRANSITIONAL")
 
-rank = {"Geometry": 0, "Imaging": 0, "Support": 0, "Text": 0, "Decoding": 1,
+rank = {"Geometry": 0, "Imaging": 0, "Support": 0, "Text": 0, "Decoding": 1, "Safety": 1,
         "Loop": 2, "Sampling": 2, "Output": 3, "Card": 4, "Batch": 4, "Sheet": 4, "Wall": 4}
 declaration = re.compile(r"^(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*"
                          r"(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)
