@@ -63,6 +63,9 @@ public struct FlashAnalyzer: Sendable {
     /// How many frames were added.
     public var frameCount: Int { frameTimes.count }
 
+    /// The time of the last frame added (0 before any).
+    var lastTime: Double { frameTimes.last ?? 0 }
+
     /// Adds the next frame shown, at `time` seconds (from any origin, increasing).
     public mutating func add(_ image: RGBImage, at time: Double) {
         add(FlashSample(image), at: time)
