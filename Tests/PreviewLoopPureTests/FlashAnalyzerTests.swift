@@ -117,6 +117,13 @@ struct FlashAnalyzerTests {
         one.add(white, at: 3.5)
         #expect(one.report().seconds == [FlashSecond(second: 0, luminanceFlashes: 0, redFlashes: 0, area: 0, verdict: .pass)])
         #expect(FlashAnalyzer().report().verdict == .pass)
+        // A duration far beyond the frames (a broken container) or not a number stays near the frames.
+        #expect(one.report(duration: 1e15).seconds.count == 1)
+        #expect(one.report(duration: .nan).seconds.count == 1)
+        var odd = FlashAnalyzer()
+        odd.add(white, at: .infinity)
+        odd.add(white, at: -.nan)
+        #expect(odd.frameCount == 0 && odd.report().seconds.count == 1)
         let short = squareWave(hertz: 10, seconds: 0.4, on: white, off: black)
         #expect(short.seconds.count == 1)
         // Seven transitions in 0.35 s: three complete flashes and a fourth begun, a failure.

@@ -9,9 +9,11 @@
 /// - **luminance transition**: the cell's relative luminance rises or falls by at least 0.1 (10 % of
 ///   the maximum) from the lowest (or highest) value since its last transition, the darker of the two
 ///   states below 0.8. A rise and a fall alternate; a slow change counts once it has gone 0.1.
-/// - **red transition**: the cell's colour moves to or from a saturated red (see ``FlashSample``'s
-///   ``RedState/isRedTransition(to:)``) from its state at its last red transition; towards the redder
-///   state is a rise, away a fall.
+/// - **red transition**: the cell's colour moves to or from a saturated red from its state at its last
+///   red transition: one of the two has `R / (R + G + B) ≥ 0.8`, they lie more than 0.2 apart in the CIE
+///   1976 UCS chromaticity diagram (WCAG 2.2), and their red excess `(R − G − B) × 320` differs by more
+///   than 20 (WCAG 2.0's measure, which keeps near-black noise out); towards the redder state is a rise,
+///   away a fall.
 ///
 /// Then per frame: when the cells that make a transition in the same direction at that frame cover at
 /// least 25 % of the picture (``areaThreshold``), the picture makes a transition at that frame's time;
@@ -77,8 +79,10 @@ public struct FlashAnalyzer: Sendable {
     }
 
     /// Adds the next frame shown, already reduced, at `time` seconds. A frame of another size than the
-    /// previous one starts the cells afresh (as after a cut).
+    /// previous one starts the cells afresh (as after a cut); one at a time that is not finite, or beyond
+    /// ±10¹² s, is ignored.
     public mutating func add(_ sample: FlashSample, at time: Double) {
+        guard time.isFinite, abs(time) < 1e12 else { return }
         let count = sample.width * sample.height
         frameTimes.append(time)
         guard sample.width == width, sample.height == height else {

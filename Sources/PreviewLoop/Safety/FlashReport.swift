@@ -97,6 +97,9 @@ public struct FlashReport: Sendable, Hashable, Codable {
     /// The verdicts of a sequence: frame times and transition times in seconds from its first frame.
     init(frameTimes: [Double], frameAreas: [Double], luminanceTransitions: [Double], redTransitions: [Double],
          duration: Double) {
+        // A container may claim far more than its frames show: at most a second past the last frame.
+        let last = frameTimes.last ?? 0
+        let duration = min(duration.isFinite ? max(0, duration) : 0, last + 1)
         let secondCount = max(1, Int((duration - 1e-6).rounded(.up)), Int((frameTimes.last ?? 0).rounded(.down)) + 1)
         let luminance = Self.worstWindows(luminanceTransitions, seconds: secondCount)
         let red = Self.worstWindows(redTransitions, seconds: secondCount)
