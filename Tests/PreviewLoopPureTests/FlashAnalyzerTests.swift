@@ -146,10 +146,12 @@ struct FlashAnalyzerTests {
         #expect(report.seconds[1].luminanceFlashes == 4)
     }
 
-    @Test("Pictures wider than 96 px are reduced by a whole factor; luminance is linear sRGB")
+    @Test("Pictures over 96 px a side are reduced by a whole factor; luminance is linear sRGB")
     func sampling() {
         let sample = FlashSample(picture((255, 255, 255), share: 0.5, width: 480, height: 270))
         #expect(sample.width == 96 && sample.height == 54)
+        let portrait = FlashSample(picture((255, 255, 255), width: 270, height: 480))
+        #expect(portrait.width == 54 && portrait.height == 96)
         #expect(abs(sample.luminance(0) - 1) < 1e-5 && sample.luminance(95) == 0)
         let grey = FlashSample(picture((128, 128, 128), width: 8, height: 8))
         #expect(grey.width == 8 && abs(grey.luminance(0) - 0.21586) < 1e-4)

@@ -106,6 +106,16 @@ struct FlashClipTests {
         #expect(slides.report.verdict == .pass && slides.report.seconds.allSatisfy { $0.luminanceFlashes == 0 })
     }
 
+    @Test("A portrait clip is decoded 96 wide and judged whole: 4 Hz over 40 % of it fails")
+    func portrait() throws {
+        let path = try FlashClips.make("portrait.mp4", "color=black:s=90x160:r=60:d=2[b];color=white:s=90x64:r=60:d=2[w];"
+                                           + "[b][w]overlay=enable='lt(mod(n\\,15)\\,7.5)'")
+        let analysis = try FlashClips.analyse(path)
+        #expect(analysis.size == Size(width: 96, height: 171))
+        #expect(analysis.report.verdict == .failure)
+        #expect(analysis.report.seconds.allSatisfy { abs($0.area - 0.4) < 0.03 })
+    }
+
     @Test("HDR10 input is tone mapped, then analysed: a 4 Hz PQ flash fails")
     func hdr() throws {
         let path = FlashClips.directory + "/flash-pq.mp4"

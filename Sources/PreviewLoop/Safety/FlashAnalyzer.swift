@@ -3,7 +3,7 @@
 ///
 /// Feed it the frames in the order they are shown, each with the time it appears, then read
 /// ``report(duration:)``. It is pure Swift: the engine hands it frames it has already decoded and
-/// scaled (``FlashSample`` reduces each to at most 96 cells across).
+/// scaled (``FlashSample`` reduces each to at most 96 cells a side).
 ///
 /// The rules, per cell of the analysis picture:
 /// - **luminance transition**: the cell's relative luminance rises or falls by at least 0.1 (10 % of

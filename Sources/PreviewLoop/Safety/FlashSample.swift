@@ -1,18 +1,19 @@
 import Glibc
 
 /// One picture as the flash analysis sees it: box-averaged in linear light down to at most
-/// ``maximumWidth`` cells across, each cell's relative luminance and red state.
+/// ``maximumSide`` cells on its longer side, each cell's relative luminance and red state.
 ///
 /// Pixels are taken as sRGB (what the engine's frames hold, HDR input included: it is tone mapped to
 /// BT.709 SDR before it gets here). Each byte is linearised with the sRGB transfer function (WCAG 2.2:
 /// `c / 12.92` up to 0.04045, else `((c + 0.055) / 1.055) ^ 2.4`), then `f × f` blocks are averaged, `f`
-/// the smallest whole factor that brings the width to ``maximumWidth`` or less (the right and bottom
+/// the smallest whole factor that brings the longer side to ``maximumSide`` or less (the right and bottom
 /// pixels that do not fill a block are left out). Averaging linear values gives each cell the light it
 /// sends, so a pattern finer than a cell counts by its mean: a fine checkerboard that inverts does not
 /// flash here.
 public struct FlashSample: Sendable, Hashable {
-    /// The widest analysis picture, in cells: frames are reduced to at most this many cells across.
-    public static let maximumWidth = 96
+    /// The longest side of the analysis picture, in cells: frames are reduced to at most this many cells
+    /// across and down (480x270 → 96x54; 270x480 → 54x96).
+    public static let maximumSide = 96
 
     /// Cells across.
     public let width: Int
@@ -23,7 +24,7 @@ public struct FlashSample: Sendable, Hashable {
 
     /// Reduces `image` to its analysis cells.
     public init(_ image: RGBImage) {
-        let factor = max(1, (image.width + Self.maximumWidth - 1) / Self.maximumWidth)
+        let factor = max(1, (max(image.width, image.height) + Self.maximumSide - 1) / Self.maximumSide)
         let width = max(1, image.width / factor), height = max(1, image.height / factor)
         let blockX = min(factor, image.width), blockY = min(factor, image.height)
         var linear = [Float](repeating: 0, count: width * height * 3)

@@ -4,14 +4,15 @@ public struct FlashAnalysis: Sendable, Hashable {
     public var info: VideoInfo
     /// The verdicts.
     public var report: FlashReport
-    /// The analysis picture's size: the whole picture scaled to ``FlashSample/maximumWidth`` pixels wide.
+    /// The size frames are decoded at: the whole picture scaled to ``FlashSample/maximumSide`` pixels wide
+    /// (a portrait picture is then halved or more to at most 96 cells down).
     public var size: Size
     /// Frames analysed.
     public var frameCount: Int
 }
 
 extension MediaProbe {
-    /// Decodes every frame of `source` at ``FlashSample/maximumWidth`` pixels wide (the whole picture,
+    /// Decodes every frame of `source` at ``FlashSample/maximumSide`` pixels wide (the whole picture,
     /// its shape kept, through the engine's scaler: upright, square pixels, HDR tone mapped as
     /// `options.toneMapping` says, interlaced frames deinterlaced) and runs ``FlashAnalyzer`` over them
     /// at their presentation times.
@@ -21,7 +22,7 @@ extension MediaProbe {
                                threads: Int = DecodingDefaults.threads) throws(PreviewLoopError) -> FlashAnalysis {
         let loop = try LoopPlayer(source: source, configuration: .init(
             contentMode: .aspectFill, windowStart: .zero, windowLength: .seconds(1e9), threads: threads,
-            sourceOptions: options, frameCacheLimit: 0), sizeRequest: .width(FlashSample.maximumWidth))
+            sourceOptions: options, frameCacheLimit: 0), sizeRequest: .width(FlashSample.maximumSide))
         var analyzer = FlashAnalyzer()
         try loop.run(loops: 1) { frame in
             analyzer.add(frame.image, at: frame.presentationTime)
