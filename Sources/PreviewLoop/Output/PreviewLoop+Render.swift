@@ -1,4 +1,4 @@
-/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:)`` wrote.
+/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)`` wrote.
 public struct RenderSummary: Sendable, Hashable {
     /// The file written.
     public var path: String
