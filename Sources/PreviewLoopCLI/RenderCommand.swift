@@ -103,9 +103,13 @@ struct RenderCommand {
     /// its spans in the time of the loop played on repeat; `nil` for a pass or a warning.
     static func flashWarning(_ report: FlashReport, output: String) -> String? {
         guard report.verdict >= .extendedFailure else { return nil }
-        let spans = report.spans.filter { $0.verdict >= .extendedFailure }.prefix(3).map {
-            "\(Format.fixed($0.start, 1))–\(Format.fixed($0.end, 1)) s"
+        // Touching spans (an extended failure running into a failure) read as one stretch.
+        var stretches: [(start: Double, end: Double)] = []
+        for span in report.spans where span.verdict >= .extendedFailure {
+            if let last = stretches.last, last.end >= span.start { stretches[stretches.count - 1].end = span.end }
+            else { stretches.append((span.start, span.end)) }
         }
+        let spans = stretches.prefix(3).map { "\(Format.fixed($0.start, 1))–\(Format.fixed($0.end, 1)) s" }
         return "\(Format.oneLine(output)) flashes: \(report.verdict.rawValue) (WCAG 2.3.1) at \(spans.joined(separator: ", ")) "
             + "of the loop played on repeat (its seam included); written anyway"
     }
