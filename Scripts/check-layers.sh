@@ -10,7 +10,7 @@
 #      public import would hand its `package` types to clients); the CLI does not import it at all.
 #   4. Folder layers inside Sources/PreviewLoop: a file may name types declared in its own folder or in
 #      lower ones, never in a higher one nor in another folder of its own layer. Ranks: Geometry,
-#      Support = 0; Imaging = 1; Text, Frames = 2; Decoding = 3; Loop, Sampling = 4; Output = 5 (it
+#      Support = 0; Imaging = 1; Text, Frames, Safety = 2; Decoding = 3; Loop, Sampling = 4; Output = 5 (it
 #      renders loops and samples); Card, Sheet, Wall = 6; Batch = 7 (it makes sheets).
 #   5. FFmpeg fields and functions deprecated after 5.1 (`pkt_duration`, `key_frame`,
 #      `av_stream_get_side_data`, `interlaced_frame`, `top_field_first`, `channel_layout`, `channels`,
@@ -85,7 +85,7 @@ for path in upper:
 for path in sorted(transitional - exempt_used):
     failures.append(f"{path}: listed as transitional but no longer calls FFmpeg: remove it from TRANSITIONAL")
 
-rank = {"Geometry": 0, "Support": 0, "Imaging": 1, "Text": 2, "Frames": 2, "Decoding": 3,
+rank = {"Geometry": 0, "Support": 0, "Imaging": 1, "Text": 2, "Frames": 2, "Safety": 2, "Decoding": 3,
         "Loop": 4, "Sampling": 4, "Output": 5, "Card": 6, "Sheet": 6, "Wall": 6, "Batch": 7}
 declaration = re.compile(r"^(?:(?:public|package|internal|fileprivate|private|final|indirect)\s+)*"
                          r"(?:class|struct|enum|protocol|actor|typealias)\s+([A-Z]\w*)", re.M)

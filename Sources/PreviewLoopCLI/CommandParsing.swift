@@ -7,10 +7,23 @@ extension ProbeOptions {
     /// `--json`.
     static let json = Flag("json", help: "Print one JSON object with sorted keys instead of aligned text.")
 
+    /// `--flashes`.
+    static let flashes = Flag(
+        "flashes",
+        help: "Also decode every frame (at 96 pixels wide, HDR tone mapped) and look for photosensitive flashes "
+            + "as WCAG 2.3.1 defines them: per second the luminance and red flashes in its worst one-second window, "
+            + "the largest area changing together, and a verdict (pass, warning, extended_failure, failure), then "
+            + "the risky spans. See Docs/flashes.md.")
+
     /// Types `probe`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {
         self.init(source: try InputOptions(arguments))
         isJSON = arguments.isSet(Self.json)
+        analysesFlashes = arguments.isSet(Self.flashes)
+        for option in [InputOptions.tonemap, InputOptions.threads] as [any OptionDeclaration] where arguments.isGiven(option) && !analysesFlashes {
+            throw UsageError(.conflictingOptions(option.spec.name, "flashes"), subcommand: .probe,
+                             "'\(option.spec.longSpelling)' applies to the frames '--flashes' decodes; give '--flashes' too.")
+        }
     }
 }
 

@@ -92,6 +92,8 @@ struct ProbeOptions: Equatable, Sendable {
     var source: InputOptions
     /// Whether to print one JSON object (`--json`) rather than aligned text lines.
     var isJSON = false
+    /// Whether every frame is decoded and analysed for photosensitive flashes (`--flashes`).
+    var analysesFlashes = false
 }
 
 /// The options of `preview-loop thumb`.
@@ -271,6 +273,8 @@ struct RenderOptions: Equatable, Sendable {
     var loopPoint = RenderOptions.loopPoint.defaultValue
     /// How the last frame joins the first (`--seam`).
     var seam = RenderOptions.seam.defaultValue
+    /// Whether the frames written are checked for photosensitive flashes (`--flash-safety`).
+    var flashSafety = RenderOptions.flashSafety.defaultValue
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).

@@ -75,7 +75,7 @@ extension Subcommand {
         case .timing:
             [TimingOptions.json, CommonOptions.help]
         case .probe:
-            [ProbeOptions.json, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, CommonOptions.help]
+            [ProbeOptions.json, ProbeOptions.flashes, InputOptions.tonemap, InputOptions.threads, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, CommonOptions.help]
         case .thumb:
             [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at, ThumbOptions.start, ThumbOptions.length, ThumbOptions.size,
              OutputOptions.imageQuality, PictureOptions.fit, ThumbOptions.accuracy, ThumbOptions.playButton,
@@ -103,7 +103,7 @@ extension Subcommand {
              InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .render:
             [RenderOptions.output, RenderOptions.start, RenderOptions.length, RenderOptions.size, RenderOptions.fps,
-             RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
+             RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, RenderOptions.flashSafety, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
              InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
              InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
         case .sprites:

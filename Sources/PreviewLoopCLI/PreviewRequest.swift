@@ -106,6 +106,8 @@ package struct PreviewJob: Sendable {
         case .render(var options):
             let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
             options.output = scratch + "/render-\(number).\(options.format.rawValue)"
+            // The image API has no place to report a verdict yet: no analysis.
+            options.flashSafety = .off
             defer { FileSystem.unlink(options.output) }
             _ = try RenderCommand(options: options).render()
             return try BatchFiles.readFile(options.output, limit: 1 << 30)

@@ -7,16 +7,26 @@ struct ProbeCommand {
 
     /// Probes the input and prints the result on standard output.
     func run() throws -> Int32 {
-        let info = try MediaProbe.probe(options.source.source,
-                                        options: options.source.sourceOptions)
-        Console.writeOutput(options.isJSON ? Self.json(for: info) : Self.text(for: info))
+        let source = options.source.source
+        var flashes: FlashAnalysis?
+        if options.analysesFlashes {
+            flashes = try MediaProbe.flashes(source, options: options.source.sourceOptions, threads: options.source.threads)
+        }
+        // Standard input is read once: then the analysis's own description of the stream stands.
+        let info = if let flashes, source == .standardInput { flashes.info }
+                   else { try MediaProbe.probe(source, options: options.source.sourceOptions) }
+        Console.writeOutput(options.isJSON ? Self.json(for: info, flashes: flashes?.report)
+                                           : Self.text(for: info) + (flashes.map(Self.text(for:)) ?? ""))
         if let warning = info.colorWarning { Console.writeError("Warning: \(warning)\n") }
         return ExitStatus.success
     }
 
-    /// One JSON object, keys sorted, one per line; numbers in seconds, ratios as strings.
-    static func json(for info: VideoInfo) -> String {
-        JSONValue.object(Dictionary(uniqueKeysWithValues: jsonFields(for: info).map { ($0.key, $0.value) }))
+    /// One JSON object, keys sorted, one per line; numbers in seconds, ratios as strings; with a flash
+    /// report, its `"flashes"` object.
+    static func json(for info: VideoInfo, flashes: FlashReport? = nil) -> String {
+        var fields = jsonFields(for: info)
+        if let flashes { fields.append(("flashes", json(for: flashes))) }
+        return JSONValue.object(Dictionary(uniqueKeysWithValues: fields.map { ($0.key, $0.value) }))
             .text(.memberPerLine) + "\n"
     }
 
@@ -139,6 +149,42 @@ struct ProbeCommand {
             let head = label + ":"
             return head + String(repeating: " ", count: labelWidth - head.count) + value
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// The flash report as `probe --flashes --json` prints it: `verdict`, `seconds` (one object a second)
+    /// and `spans`.
+    static func json(for report: FlashReport) -> JSONValue {
+        .object([
+            "verdict": .string(report.verdict.rawValue),
+            "seconds": .array(report.seconds.map { second in
+                .object(["second": .integer(second.second), "luminance_flashes": .integer(second.luminanceFlashes),
+                         "red_flashes": .integer(second.redFlashes), "area": .numberText(decimal(second.area)),
+                         "verdict": .string(second.verdict.rawValue)])
+            }),
+            "spans": .array(report.spans.map { span in
+                .object(["start": .numberText(decimal(span.start)), "end": .numberText(decimal(span.end)),
+                         "verdict": .string(span.verdict.rawValue)])
+            }),
+        ])
+    }
+
+    /// The flash report as text: the verdict, the risky spans, then a table of the seconds.
+    static func text(for analysis: FlashAnalysis) -> String {
+        let report = analysis.report
+        var lines = ["", "flashes:      \(report.verdict.rawValue) (WCAG 2.3.1; \(analysis.frameCount) frames analysed at "
+                         + "\(analysis.size))"]
+        lines += report.spans.isEmpty ? ["risky spans:  none"] : report.spans.enumerated().map { index, span in
+            (index == 0 ? "risky spans:  " : "              ")
+                + "\(Format.fixed(span.start, 3))–\(Format.fixed(span.end, 3)) s \(span.verdict.rawValue)"
+        }
+        lines.append("")
+        lines.append("second  luminance  red  area   verdict")
+        for second in report.seconds {
+            func padded(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+            lines.append(padded("\(second.second)", 6) + padded("\(second.luminanceFlashes)", 11) + padded("\(second.redFlashes)", 5)
+                         + "  " + Format.fixed(second.area, 3) + "  " + second.verdict.rawValue)
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `N/D`, as `ffprobe` prints frame rates.

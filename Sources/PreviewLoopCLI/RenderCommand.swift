@@ -19,6 +19,9 @@ struct RenderCommand {
     func run() throws -> Int32 {
         let rendered = try render()
         let summary = rendered.summary, start = rendered.start
+        if let flashes = summary.flashes, let warning = Self.flashWarning(flashes, output: options.output) {
+            Console.writeWarning(warning)
+        }
         if let report {
             var output = ClipReport.output("hover", options.output, width: summary.size.width, height: summary.size.height)
             output.time = start
@@ -29,6 +32,7 @@ struct RenderCommand {
                 output.loopPoint = ((start + summary.duration.seconds) * 1e6).rounded() / 1e6
                 output.seam = SeamReport(summary)
             }
+            output.flashes = summary.flashes
             report.add(output, timing: "hover")
             try report.print()
             return ExitStatus.success
@@ -88,11 +92,26 @@ struct RenderCommand {
         let summary = try loop.render(to: options.output, format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
                                       maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint?.loopPoint ?? .length,
-                                      seam: options.seam) { completed, total in
+                                      seam: options.seam, flashSafety: options.flashSafety) { completed, total in
             display.update(completed: completed, total: total)
         }
         display.finish(completed: summary.frameCount, total: summary.frameCount)
         return Rendered(summary: summary, start: start)
+    }
+
+    /// The one line `--flash-safety check` prints for an extended failure or a failure: the verdict and
+    /// its spans in the time of the loop played on repeat; `nil` for a pass or a warning.
+    static func flashWarning(_ report: FlashReport, output: String) -> String? {
+        guard report.verdict >= .extendedFailure else { return nil }
+        // Touching spans (an extended failure running into a failure) read as one stretch.
+        var stretches: [(start: Double, end: Double)] = []
+        for span in report.spans where span.verdict >= .extendedFailure {
+            if let last = stretches.last, last.end >= span.start { stretches[stretches.count - 1].end = span.end }
+            else { stretches.append((span.start, span.end)) }
+        }
+        let spans = stretches.prefix(3).map { "\(Format.fixed($0.start, 1))–\(Format.fixed($0.end, 1)) s" }
+        return "\(Format.oneLine(output)) flashes: \(report.verdict.rawValue) (WCAG 2.3.1) at \(spans.joined(separator: ", ")) "
+            + "of the loop played on repeat (its seam included); written anyway"
     }
 
     /// The window `thumb --at auto` searches with its defaults, `--start 0 --length 15`, cut at the clip's end.

@@ -30,11 +30,21 @@ extension RenderOptions {
         LoopSeam(parsing: text)
     }
 
+    /// `--flash-safety <check|off>`.
+    static let flashSafety = Option<FlashSafety>.choice(
+        "flash-safety", value: "mode",
+        help: "check: analyse the frames written, played on repeat through the loop's seam, for photosensitive "
+            + "flashes (WCAG 2.3.1, as probe --flashes does) and report a warning line on standard error for an "
+            + "extended_failure or failure (and the verdicts in --json); the file is written and the exit status is 0 "
+            + "either way. off: no analysis.",
+        default: .check)
+
     /// Reads `--loop-point` and `--seam`: a loop point at or before `--start`, or a crossfade not shorter
     /// than the loop (when both are known in seconds), is a usage error.
     mutating func readSeam(_ arguments: ScannedArguments) throws(UsageError) {
         loopPoint = try arguments.value(Self.loopPoint)
         seam = try arguments.value(Self.seam)
+        flashSafety = try arguments.value(Self.flashSafety)
         let length = try renderLength(arguments)
         if case .crossfade(let duration) = seam, case .seconds(let seconds) = length, duration.seconds >= seconds {
             let text = arguments.text(Self.seam) ?? ""

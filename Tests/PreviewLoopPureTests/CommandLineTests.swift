@@ -14,6 +14,10 @@ struct CommandLineParsingTests {
     @Test func probeDefaultsAndJSON() throws {
         #expect(try parse(["probe", "clip.mp4"]) == .probe(ProbeOptions(source: .init(input: "clip.mp4"))))
         #expect(try parse(["probe", "--json", "clip.mp4"]) == .probe(ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true)))
+        var flashes = ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true, analysesFlashes: true)
+        flashes.source.threads = 3
+        flashes.source.toneMapping = .clip
+        #expect(try parse(["probe", "--flashes", "--json", "--threads", "3", "--tonemap", "clip", "clip.mp4"]) == .probe(flashes))
     }
 
     @Test("--allow-redirects is a flag of every command that reads a clip, off by default",
@@ -224,7 +228,8 @@ struct CommandLineUsageErrorTests {
         (["--version", "x"], .unexpectedArgument("x"), nil),
         (["thumb", "clip.mp4", "-o", "a.ppm", "--sze", "1x1"], .unknownOption("--sze"), .thumb),
         (["thumb", "clip.mp4", "-o", "a.ppm", "-x"], .unknownOption("-x"), .thumb),
-        (["probe", "clip.mp4", "--threads", "2"], .unknownOption("--threads"), .probe),
+        (["probe", "clip.mp4", "--deinterlace", "on"], .unknownOption("--deinterlace"), .probe),
+        (["probe", "clip.mp4", "--threads", "2"], .conflictingOptions("threads", "flashes"), .probe),
         (["thumb", "clip.mp4", "--version"], .unknownOption("--version"), .thumb),
         (["thumb", "clip.mp4", "-o"], .missingValue(option: "output"), .thumb),
         (["strip", "clip.mp4", "-o", "a.ppm", "--count"], .missingValue(option: "count"), .strip),
@@ -268,6 +273,16 @@ struct CommandLineUsageErrorTests {
             Issue.record("not a render command"); return
         }
         #expect(render.size == expected)
+    }
+
+    @Test func renderFlashSafety() throws {
+        guard case .render(let checked) = try parse(["render", "clip.mp4", "-o", "a.mp4"]),
+              case .render(let off) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "off"]) else {
+            Issue.record("not a render command"); return
+        }
+        #expect(checked.flashSafety == .check && off.flashSafety == .off)
+        #expect(usageError(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "avoid"])?.kind
+                    == .invalidValue(option: "flash-safety", value: "avoid"))
     }
 
     @Test func oddSidesForMP4() {

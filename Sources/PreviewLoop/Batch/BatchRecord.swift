@@ -75,6 +75,8 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var loopPoint: Double?
         /// Hover made with a loop point or a seam (and `render`): how the wrap was joined and how visible it is.
         public var seam: SeamReport?
+        /// Hover made by `render --flash-safety check`: the photosensitive-flash verdicts of the loop on repeat.
+        public var flashes: FlashReport?
 
         public init(kind: String, path: String, bytes: Int) {
             self.kind = kind
@@ -83,7 +85,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam
+            case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam, flashes
             case skippedFrames = "skipped_frames", loopPoint = "loop_point", timeAsked = "time_asked"
         }
     }

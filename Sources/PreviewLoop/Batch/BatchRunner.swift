@@ -653,7 +653,7 @@ public final class BatchRunner: Sendable {
     }
 
     /// A hover with a loop point or a seam: made by the call `render --loop-point … --seam …` makes
-    /// (``LoopPlayer`` on the clip, opened again, and its ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``
+    /// (``LoopPlayer`` on the clip, opened again, and its ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``
     /// with render's defaults), so the file is the one `render` writes with the same options. The frames
     /// held to find the seam are bounded by ``DecodedRecipe/seamedHoverBytes``.
     private func renderHover(_ hover: BatchRecipe.Hover, start: Double, clip: BatchClip, threads: Int, path: String,

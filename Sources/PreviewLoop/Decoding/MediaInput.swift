@@ -130,7 +130,7 @@ final class MediaInput {
                 reopen: { () throws(PreviewLoopError) -> FormatContext in
                     if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
                     return try ffmpeg { () throws(FFmpegFailure) in
-                        try FormatContext(url: input.url, displayName: name, options: input.options, policy: input.policy, memory: memory,
+                        try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy, memory: memory,
                                           maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat)
                     }
                 })

@@ -1,4 +1,4 @@
-/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:)`` wrote.
+/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)`` wrote.
 public struct RenderSummary: Sendable, Hashable {
     /// The file written.
     public var path: String
@@ -18,6 +18,9 @@ public struct RenderSummary: Sendable, Hashable {
     public var seam: SeamMeasure
     /// How long the crossfade at the seam lasts (zero for a cut).
     public var crossfade: Duration
+    /// With ``FlashSafety/check``: the photosensitive-flash verdicts of the frames written, played on
+    /// repeat through the seam (times from the start of the first play); `nil` with ``FlashSafety/off``.
+    public var flashes: FlashReport?
 
     /// Creates a summary.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, frameCount: Int,
@@ -59,6 +62,10 @@ extension LoopPlayer {
     ///   - seam: a plain cut, or a ``LoopSeam/crossfade(_:)`` over the loop's start (decoded past the out
     ///     point). With either, the pass's frames are held in memory until the out point is known, and
     ///     they count against `maxFrames`.
+    ///   - flashSafety: ``FlashSafety/check`` analyses the frames written for photosensitive flashes
+    ///     (WCAG 2.3.1), as a player repeats them: the pass, then the loop again through its seam, for
+    ///     ``RenderSummary/flashes``; the file is written whatever the verdict. ``FlashSafety/off`` (the
+    ///     default) skips it.
     ///   - progress: called on the calling thread after each source frame with the file's frames made
     ///     so far and the number expected (the window, cut at the clip's end, at `framesPerSecond`); last
     ///     with both equal to the frames written, once the file is complete.
@@ -67,6 +74,7 @@ extension LoopPlayer {
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
                        encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopPoint = .length, seam: LoopSeam = .cut,
+                       flashSafety: FlashSafety = .off,
                        progress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws(PreviewLoopError) -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
@@ -90,13 +98,18 @@ extension LoopPlayer {
         var current: RGBImage?
         var times: [Double] = []
         var meter = SeamMeter()
+        var flashCheck = flashSafety == .check ? LoopFlashCheck(framesPerSecond: framesPerSecond) : nil
         var held: [RGBImage] = []
         var made = 0
+        func write(_ image: RGBImage) throws(PreviewLoopError) {
+            try writer.append(image)
+            meter.add(image)
+            flashCheck?.add(image)
+        }
         func emit(_ image: RGBImage) throws(PreviewLoopError) {
             made += 1
             guard isSeamed else {
-                try writer.append(image)
-                meter.add(image)
+                try write(image)
                 return
             }
             guard held.count < maxFrames else {
@@ -132,9 +145,7 @@ extension LoopPlayer {
             let plan = LoopSeamPlan.plan(thumbnails: held.map(SeamThumbnail.init), target: target, loopPoint: loopPoint,
                                          crossfade: fade > 0 ? max(1, Int((fade * Double(framesPerSecond)).rounded())) : 0)
             for index in 0..<plan.frameCount {
-                let image = plan.frame(index, of: held)
-                try writer.append(image)
-                meter.add(image)
+                try write(plan.frame(index, of: held))
             }
             held = []
             // Whole frames: a seamed loop's last frame lasts one interval, unless the clip was that short.
@@ -144,9 +155,11 @@ extension LoopPlayer {
         try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
         progress(writer.frameCount, writer.frameCount)
         let playTime = Double(writer.frameCount - 1) / Double(framesPerSecond) + lastDuration
-        return RenderSummary(path: path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
-                             frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count,
-                             seam: meter.measure, crossfade: crossfade)
+        var summary = RenderSummary(path: path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
+                                    frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count,
+                                    seam: meter.measure, crossfade: crossfade)
+        summary.flashes = flashCheck?.report(playTime: playTime)
+        return summary
     }
 }
 

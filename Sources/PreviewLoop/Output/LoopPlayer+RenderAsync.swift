@@ -1,13 +1,14 @@
 extension LoopPlayer {
     /// Renders one pass of the window as a looping file, off the calling thread; a cancelled render
-    /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``.
+    /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
                        encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopPoint = .length,
-                       seam: LoopSeam = .cut) async throws(PreviewLoopError) -> RenderSummary {
+                       seam: LoopSeam = .cut, flashSafety: FlashSafety = .off) async throws(PreviewLoopError) -> RenderSummary {
         try await BlockingCall.run("PreviewLoop render") { () throws(PreviewLoopError) in
             try self.render(to: path, format: format, framesPerSecond: framesPerSecond, quality: quality,
-                            encoderThreads: encoderThreads, maxFrames: maxFrames, loopPoint: loopPoint, seam: seam)
+                            encoderThreads: encoderThreads, maxFrames: maxFrames, loopPoint: loopPoint, seam: seam,
+                            flashSafety: flashSafety)
         }
     }
 }

@@ -167,7 +167,7 @@ public enum LoopEnd: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The loop point ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:progress:)``
+    /// The loop point ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``
     /// takes: ``LoopPoint/auto`` or ``LoopPoint/length`` (a time has become the window's end).
     public var loopPoint: LoopPoint { self == .auto ? .auto : .length }
 
