@@ -29,7 +29,7 @@ extension ProbeOptions {
 
 extension ThumbOptions {
     /// `-t, --at <time>`.
-    static let at = Option<ThumbTime>(
+    static let at = Option<PosterTime>(
         "at", short: "t", value: "time",
         help: "When to take the frame: auto (the poster frame: the first frame of the window "
             + "that is not black, white, flat, a title card, fading, dark or blurred, judged against "

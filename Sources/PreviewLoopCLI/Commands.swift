@@ -104,7 +104,7 @@ struct ThumbOptions: Equatable, Sendable {
     /// The image to write (`-o`, `--output`).
     var output: String
     /// The image format, chosen by the output's extension.
-    var format: ImageFormat
+    var format: ImageFileFormat
     /// When to take the frame (`-t`, `--at`): the poster frame of the window (`auto`) or a time.
     var time = ThumbOptions.at.defaultValue
     /// Where the window `--at auto` searches starts (`--start`).
@@ -142,9 +142,6 @@ struct ThumbOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-/// When `thumb` takes its frame, as `--at` gives it (the library's ``PosterTime``, which a batch
-/// poster's `"at"` parses the same way).
-typealias ThumbTime = PosterTime
 
 /// Which part of the clip a strip samples.
 enum StripSpan: String, CaseIterable, Sendable {
@@ -162,7 +159,7 @@ struct StripOptions: Equatable, Sendable {
     /// The image to write (`-o`, `--output`).
     var output: String
     /// The image format, chosen by the output's extension.
-    var format: ImageFormat
+    var format: ImageFileFormat
     /// How many frames (`-n`, `--count`), 1 to 1000.
     var count = StripOptions.count.defaultValue
     /// Frames per row (`-c`, `--columns`); never more than `count`.
@@ -235,7 +232,7 @@ struct LoopOptions: Equatable, Sendable {
     /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
     var captureDirectory: String?
     /// The format of frames, captures and recordings (`--format`): PPM, PNG or JPEG.
-    var imageFormat = ImageFormat.ppm
+    var imageFormat = ImageFileFormat.ppm
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).

@@ -41,7 +41,7 @@ final class LoopRecorder: Sendable {
     }
 
     /// The format of frame files, stills and recordings (`--format`): PPM by default.
-    private let format: ImageFormat
+    private let format: ImageFileFormat
 
     /// Everything mutable, under one lock.
     private let state: Mutex<State>
@@ -51,7 +51,7 @@ final class LoopRecorder: Sendable {
     private let shutter: Shutter
 
     /// Creates a recorder writing to an open log and a frames directory that exists, either optional.
-    init(log: sending TimingLog?, framesDirectory: String?, shutter: Shutter = Shutter(), format: ImageFormat = .ppm) {
+    init(log: sending TimingLog?, framesDirectory: String?, shutter: Shutter = Shutter(), format: ImageFileFormat = .ppm) {
         state = Mutex(State(log: log, pendingCaptures: shutter.captureTimes))
         self.format = format
         self.framesDirectory = framesDirectory
@@ -100,7 +100,7 @@ final class LoopRecorder: Sendable {
 
     /// `PPP-FFFFF.ppm`: the pass and the frame within it, from 1, zero-padded to 3 and 5 digits, with
     /// the format's usual extension.
-    static func frameFileName(pass: Int, index: Int, format: ImageFormat = .ppm) -> String {
+    static func frameFileName(pass: Int, index: Int, format: ImageFileFormat = .ppm) -> String {
         DecimalText.zeroPadded(pass, 3) + "-" + DecimalText.zeroPadded(index, 5) + "." + format.fileExtensions[0]
     }
 

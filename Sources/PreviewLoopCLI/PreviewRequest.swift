@@ -169,7 +169,7 @@ package enum PreviewRequests {
         routes.flatMap { route in route.fileNames.enumerated().map { ($1, (route, $0)) } })
 
     /// Still images, as `thumb`, `strip` and `sheet` write them.
-    private static let stills = ImageFormat.served.map { ($0.fileExtensions[0], $0.mediaType) }
+    private static let stills = ImageFileFormat.served.map { ($0.fileExtensions[0], $0.mediaType) }
 
     /// `width` and `height`.
     private static func sizePair(_ what: String, option: OptionSpec) -> [QueryParameter] {
@@ -624,9 +624,9 @@ extension ParsedCommand {
     }
 }
 
-extension ImageFormat {
+extension ImageFileFormat {
     /// The formats the image API serves thumbnails in.
-    static let served: [ImageFormat] = [.jpeg, .png, .webp]
+    static let served: [ImageFileFormat] = [.jpeg, .png, .webp]
 
     /// The format's media type (`image/jpeg`).
     package var mediaType: String {

@@ -2,13 +2,9 @@ import PreviewLoop
 
 // `render --loop-point` and `--seam`: their declarations and typing. Everything here is pure.
 
-/// `--loop-point`: where the rendered loop ends (the library's ``LoopEnd``, which a batch hover's
-/// `"loop_point"` parses the same way).
-typealias RenderLoopPoint = LoopEnd
-
 extension RenderOptions {
     /// `--loop-point <auto|time>`; absent, the loop ends at the end of `--length`.
-    static let loopPoint = Option<RenderLoopPoint?>(
+    static let loopPoint = Option<LoopEnd?>(
         "loop-point", value: "auto|time",
         help: "Where the loop ends: auto (within ±25 % of --length, the frame whose picture best matches the "
             + "first one, by mean luma difference on small pictures, becomes the one after the last) or a time in "

@@ -7,17 +7,17 @@ enum OutputOptions {
     /// `-o, --output <file>`: the image to write.
     static let image = Option<String?>.path(
         "output", short: "o", value: "file",
-        help: "The image to write; its extension chooses the format (supported: \(ImageFormat.extensionList)). "
+        help: "The image to write; its extension chooses the format (supported: \(ImageFileFormat.extensionList)). "
             + "Written whole or not at all. - writes it to standard output (PNG unless --format says "
             + "otherwise; refused when standard output is a terminal; the summary line then goes to standard error).",
         required: true)
 
     /// `--format <format>`: the image format when the output's name does not say it.
-    static let imageFormat = format(among: ImageFormat.allCases, help: "The image format for -o - or an output without "
+    static let imageFormat = format(among: ImageFileFormat.allCases, help: "The image format for -o - or an output without "
                                         + "an extension; with an extension it must agree.", showing: "the extension; png for -o -")
 
     /// `--format <format>` among `formats`, spelled by their extensions (`jpg` or `jpeg` for JPEG).
-    static func format(among formats: [ImageFormat], help: String, showing: String) -> Option<ImageFormat?> {
+    static func format(among formats: [ImageFileFormat], help: String, showing: String) -> Option<ImageFileFormat?> {
         let names = formats.map { $0.fileExtensions[0] }
         return Option("format", value: "format", help: help + " One of " + names.joined(separator: ", ") + ".",
                       default: nil, showing: showing,
@@ -30,7 +30,7 @@ enum OutputOptions {
     /// `-q, --quality <0-100>` for image outputs; absent, the format's default.
     static let imageQuality = Option<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100",
-        help: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFormat.lossyExtensionList) outputs "
+        help: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFileFormat.lossyExtensionList) outputs "
             + "(WebP at 100 is lossless); a usage error with .png and .ppm, which are lossless.",
         in: 0...100, showing: "85")
 }
@@ -123,14 +123,14 @@ extension ScannedArguments {
 
     /// The required `-o` path and its image format: `--format`'s, else the one its extension names;
     /// PNG for `-o -` (standard output) without `--format`.
-    func imageOutput() throws(UsageError) -> (path: String, format: ImageFormat) {
+    func imageOutput() throws(UsageError) -> (path: String, format: ImageFileFormat) {
         guard let path = text(OutputOptions.image) else {
             throw UsageError(.missingOption("output"), subcommand: subcommand,
                              "Missing expected option '-o <file>' (the image to write, for example out.ppm).")
         }
         let given = try value(OutputOptions.imageFormat)
         if path == ImageDestination.standardOutput { return (path, given ?? .png) }
-        let named = ImageFormat(path: path)
+        let named = ImageFileFormat(path: path)
         if let given, let named, given != named {
             throw UsageError(.conflictingOptions("format", "output"), subcommand: subcommand,
                              "'--format \(text(OutputOptions.imageFormat) ?? "")' disagrees with the extension of '\(path)'; "
@@ -138,7 +138,7 @@ extension ScannedArguments {
         }
         guard let format = named ?? given else {
             throw UsageError(.unsupportedOutputFormat(path), subcommand: subcommand,
-                             "Cannot tell an image format from '\(path)'; use an extension among: \(ImageFormat.extensionList), "
+                             "Cannot tell an image format from '\(path)'; use an extension among: \(ImageFileFormat.extensionList), "
                                  + "or --format.")
         }
         return (path, format)
@@ -169,7 +169,7 @@ extension ScannedArguments {
     ///   - output: the output path, for the message.
     ///   - alternatives: the extensions that do take a quality, for the message.
     func quality(_ option: Option<Int?>, lossy: Bool, output: String,
-                 alternatives: String = ImageFormat.lossyExtensionList) throws(UsageError) -> Int? {
+                 alternatives: String = ImageFileFormat.lossyExtensionList) throws(UsageError) -> Int? {
         guard let quality = try value(option) else { return nil }
         guard lossy else {
             throw UsageError(.conflictingOptions(option.spec.name, "output"), subcommand: subcommand,

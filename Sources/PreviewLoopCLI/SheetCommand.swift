@@ -9,7 +9,7 @@ struct SheetOptions: Equatable, Sendable {
     /// The image to write (`-o`, `--output`).
     var output: String
     /// The image format, chosen by the output's extension.
-    var format: ImageFormat
+    var format: ImageFileFormat
     /// Tiles per row (`--grid` C).
     var columns = SheetOptions.grid.defaultValue.width
     /// Rows of tiles (`--grid` R).

@@ -12,9 +12,9 @@ private func cli(_ arguments: [String]) throws -> ChildResult {
 @Suite("CLI: image formats and --quality")
 struct ImageFormatCLITests {
     @Test("Extensions pick the format; --quality reaches the options", arguments: [
-        ("a.jpg", ImageFormat.jpeg), ("a.JPEG", .jpeg), ("a.webp", .webp), ("a.png", .png), ("a.ppm", .ppm),
+        ("a.jpg", ImageFileFormat.jpeg), ("a.JPEG", .jpeg), ("a.webp", .webp), ("a.png", .png), ("a.ppm", .ppm),
     ])
-    func formats(output: String, format: ImageFormat) throws {
+    func formats(output: String, format: ImageFileFormat) throws {
         guard case .thumb(let thumb) = try CommandLineParser.parse(["thumb", "clip.mp4", "-o", output]) else {
             Issue.record("not a thumb command")
             return

@@ -360,10 +360,10 @@ struct CommandLineUsageErrorTests {
 
 @Suite("CommandLine: pure helpers")
 struct CommandLineHelperTests {
-    @Test(arguments: [("a.ppm", ImageFormat?.some(.ppm)), ("dir.x/A.PPM", .ppm), ("a.Ppm", .ppm), ("a.png", .png), ("a.gif", nil),
+    @Test(arguments: [("a.ppm", ImageFileFormat?.some(.ppm)), ("dir.x/A.PPM", .ppm), ("a.Ppm", .ppm), ("a.png", .png), ("a.gif", nil),
                       ("ppm", nil), (".ppm", nil), ("dir/.ppm", nil), ("a.ppm/", nil)])
-    func imageFormatByExtension(path: String, format: ImageFormat?) {
-        #expect(ImageFormat(path: path) == format)
+    func imageFormatByExtension(path: String, format: ImageFileFormat?) {
+        #expect(ImageFileFormat(path: path) == format)
     }
 
     @Test func windowSampleTimes() throws {

@@ -1,12 +1,10 @@
 import PreviewLoop
 
-/// An image file format the CLI writes, chosen by the output path's extension: the library's
-/// ``ImageFileFormat`` (PPM, PNG, JPEG, WebP).
+/// The CLI's use of the library's ``ImageFileFormat`` (PPM, PNG, JPEG, WebP), chosen by an output
+/// path's extension.
 ///
-/// To add one: add a case to `ImageFileFormat` with its extensions and its encoder in `ImageEncoder`;
-/// parsing, `--quality` checks and help pick it up from `allCases`.
-typealias ImageFormat = ImageFileFormat
-
+/// To add a format: add a case to `ImageFileFormat` with its extensions and its encoder in
+/// `ImageEncoder`; parsing, `--quality` checks and help pick it up from `allCases`.
 extension ImageFileFormat {
     /// Encodes an image as this format's file bytes; `quality` (0–100) applies to lossy formats only.
     func encode(_ image: RGBImage, quality: Int? = nil) throws -> [UInt8] {
