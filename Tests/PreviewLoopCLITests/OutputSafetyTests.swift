@@ -105,33 +105,32 @@ struct OutputSafetyTests {
 
     // MARK: - Signals
 
-    /// A clip long enough for a job to be mid-write when the signal comes (60 s, 320x180, made here).
-    private static let longClip: Result<String, OracleError> = {
-        let path = NSTemporaryDirectory() + "previewloop-long-" + UUID().uuidString + ".mp4"
+    /// A 60 s `testsrc2` clip of `size` at 25 fps, made here and removed when the tests end.
+    private static func makeLongClip(_ size: String) -> Result<String, OracleError> {
+        let path = NSTemporaryDirectory() + "previewloop-long-\(size)-" + UUID().uuidString + ".mp4"
         do {
-            let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25",
+            let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25",
                                                "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", path])
             guard made.status == 0 else { return .failure(OracleError(message: made.stderr)) }
         } catch {
             return .failure(OracleError(message: "\(error)"))
         }
-        atexit { if case .success(let path) = OutputSafetyTests.longClip { unlink(path) } }
         return .success(path)
+    }
+
+    /// A clip long enough for a job to be mid-write when the signal comes (60 s, 320x180).
+    private static let longClip: Result<String, OracleError> = {
+        let made = makeLongClip("320x180")
+        atexit { if case .success(let path) = OutputSafetyTests.longClip { unlink(path) } }
+        return made
     }()
 
     /// A 60 s 1280x720 clip, for a strip whose exact frames take seconds to decode however fast the
     /// machine (the 320x180 clip's 1,500 frames decode in about 0.3 s, as long as the signal takes to come).
     private static let longLargeClip: Result<String, OracleError> = {
-        let path = NSTemporaryDirectory() + "previewloop-long-720p-" + UUID().uuidString + ".mp4"
-        do {
-            let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=25",
-                                               "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", path])
-            guard made.status == 0 else { return .failure(OracleError(message: made.stderr)) }
-        } catch {
-            return .failure(OracleError(message: "\(error)"))
-        }
+        let made = makeLongClip("1280x720")
         atexit { if case .success(let path) = OutputSafetyTests.longLargeClip { unlink(path) } }
-        return .success(path)
+        return made
     }()
 
     /// Starts the CLI, waits until `isMidWrite` sees its temporary (up to 20 s), sends `signal`, and

@@ -347,17 +347,25 @@ public final class BatchRunner: Sendable {
         var timings: [String: Double] = [:]
     }
 
-    private func make(_ clip: BatchClip, fingerprint: String, context: inout ClipContext) throws -> BatchRecord {
-        let clock = ContinuousClock()
-        let started = clock.now
-        func milliseconds(since instant: ContinuousClock.Instant) -> Double {
-            let elapsed = (clock.now - instant).components
-            return (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15 * 1).rounded(toPlaces: 3)
-        }
-        let out = options.outputDirectory
+    /// Milliseconds since `instant`, to the microsecond, for a record's timings.
+    private static func milliseconds(since instant: ContinuousClock.Instant) -> Double {
+        let elapsed = (ContinuousClock.now - instant).components
+        return (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15).rounded(toPlaces: 3)
+    }
+
+    /// The clip's staging folder, made empty.
+    private func emptyStaging(for clip: BatchClip) throws(PreviewLoopError) -> String {
         let staging = stagingDirectory + "/" + clip.id
         BatchFiles.remove(staging)
         try BatchFiles.makeDirectory(staging)
+        return staging
+    }
+
+    private func make(_ clip: BatchClip, fingerprint: String, context: inout ClipContext) throws -> BatchRecord {
+        let clock = ContinuousClock()
+        let started = clock.now
+        func milliseconds(since instant: ContinuousClock.Instant) -> Double { Self.milliseconds(since: instant) }
+        let staging = try emptyStaging(for: clip)
         var isPublished = false
         defer { if !isPublished { BatchFiles.remove(staging) } }
 
@@ -545,9 +553,7 @@ public final class BatchRunner: Sendable {
     private func linkDuplicate(_ clip: BatchClip, of original: BatchRecord, fingerprint: String) throws(PreviewLoopError) -> BatchRecord {
         let started = ContinuousClock.now
         let out = options.outputDirectory
-        let staging = stagingDirectory + "/" + clip.id
-        BatchFiles.remove(staging)
-        try BatchFiles.makeDirectory(staging)
+        let staging = try emptyStaging(for: clip)
         var isPublished = false
         defer { if !isPublished { BatchFiles.remove(staging) } }
         var outputs: [BatchRecord.Output] = []
@@ -562,8 +568,7 @@ public final class BatchRunner: Sendable {
         var record = BatchRecord(id: clip.id, input: clip.input, status: .ok, attempts: 1, outputs: outputs, clip: original.clip,
                                  shard: options.shard.description, fingerprint: fingerprint)
         record.duplicateOf = original.id
-        let elapsed = (ContinuousClock.now - started).components
-        record.timings = ["total_ms": (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15).rounded(toPlaces: 3)]
+        record.timings = ["total_ms": Self.milliseconds(since: started)]
         try AtomicFile.write(Array(record.jsonLine().utf8), to: staging + "/.complete.json")
         try publish(staging, as: clip)
         isPublished = true
