@@ -21,6 +21,7 @@ struct ThumbCommand {
             output.time = frame.sourceTime
             output.choice = picture.chosen.map(Self.explanation) ?? "the time asked (\(options.accuracy.rawValue))"
             output.skippedFrames = picture.chosen?.rejected.count
+            output.placeholder = ImagePlaceholder(frame.image)
             report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
             try report.print()
             return ExitStatus.success

@@ -14,6 +14,13 @@ public struct ImagePlaceholder: Hashable, Sendable {
     /// its `description` is `#rrggbb`.
     public var dominantColor: RGBAColor
 
+    /// Placeholders already computed (read back from a record).
+    public init(thumbHash: String, blurHash: String, dominantColor: RGBAColor) {
+        self.thumbHash = thumbHash
+        self.blurHash = blurHash
+        self.dominantColor = dominantColor
+    }
+
     /// The placeholders of a picture of any size.
     public init(_ image: RGBImage) {
         let small = Self.hashedPicture(of: image)
