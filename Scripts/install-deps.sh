@@ -2,7 +2,9 @@
 # Installs what building and testing PreviewLoop needs on Debian 12, only when it is missing:
 # FFmpeg 5.1's -dev packages (found through pkg-config), the ffmpeg/ffprobe CLIs (test oracles),
 # python3 (the tests' HTTP server), a C compiler (the allocation-counting shim) and libwebp's tools
-# (the tests' decoder for animated WebP), FreeType and the DejaVu fonts (contact sheets' text).
+# (the tests' decoder for animated WebP), FreeType and the DejaVu fonts (contact sheets' text), and
+# the placeholder tests' Python oracles (thumbhash, blurhash-python, ImageHash from PyPI) in
+# .build/python-oracles, where only the tests look for them.
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
@@ -18,6 +20,9 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# The tests run /usr/bin/python3; pip installs the placeholder oracles for it (below).
+[ -x /usr/bin/python3 ] || need+=(python3)
+/usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 # libwebp's own tools (webpmux, dwebp): the tests decode animated WebP with them (FFmpeg 5.1 cannot).
 command -v webpmux >/dev/null 2>&1 || need+=(webp)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
@@ -33,4 +38,12 @@ if ((${#need[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+# The placeholder tests' oracles: the reference ThumbHash, BlurHash and pHash encoders, in a folder of
+# the build (--target keeps them out of the system's Python), installed once.
+oracles="$(cd "$(dirname "$0")/.." && pwd)/.build/python-oracles"
+if ! PYTHONPATH="$oracles" /usr/bin/python3 -c 'import thumbhash, blurhash, imagehash' >/dev/null 2>&1; then
+  echo "Installing the placeholder oracles into $oracles"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --target "$oracles" \
+    thumbhash==0.1.2 blurhash-python==1.2.2 ImageHash==4.3.2
 fi

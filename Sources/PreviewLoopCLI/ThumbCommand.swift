@@ -23,6 +23,7 @@ struct ThumbCommand {
             output.choice = picture.chosen.map(Self.explanation) ?? picture.still?.choice(accuracy: options.accuracy)
                 ?? "the time asked (\(options.accuracy.rawValue))"
             output.skippedFrames = picture.chosen?.rejected.count
+            output.placeholder = ImagePlaceholder(frame.image)
             report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
             try report.print()
             return ExitStatus.success

@@ -80,6 +80,12 @@ struct BatchRunTests {
                 #expect(size > 0 && size == output["bytes"] as? Int)
             }
             #expect((record["clip"] as? [String: Any])?["codec"] as? String == "h264")
+            // The poster's placeholders: ThumbHash bytes in base64, a 4x3 BlurHash, `#rrggbb`.
+            let poster = try #require(outputs.first { $0["kind"] as? String == "poster" })
+            #expect((Data(base64Encoded: poster["thumbhash"] as? String ?? "")?.count ?? 0) > 5)
+            #expect((poster["blurhash"] as? String)?.count == 28)
+            let color = poster["dominant_color"] as? String ?? ""
+            #expect(color.count == 7 && color.hasPrefix("#") && color.dropFirst().allSatisfy(\.isHexDigit))
         }
         #expect((records["rot"]?["clip"] as? [String: Any])?["rotation"] as? Int == 90)
         let expected = ["corrupt": "corrupt_data", "missing": "input_not_found", "text": "not_media_file"]

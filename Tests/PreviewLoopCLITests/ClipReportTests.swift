@@ -51,6 +51,23 @@ struct ClipReportTests {
         return outputs
     }
 
+    @Test("thumb --json: the image entry carries the placeholders of the pixels written")
+    func thumbPlaceholders() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (arguments, kind) in [([String](), "poster"), (["--at", "1.5"], "frame")] {
+            let path = directory + "/\(kind).ppm"
+            let (result, record) = try Self.record(["thumb", TestPaths.fixture("landscape.mp4"), "-o", path, "--json"] + arguments)
+            let outputs = try Self.checkOK(record, result, command: "thumb")
+            #expect(outputs.first?["kind"] as? String == kind)
+            let written = try PPM.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+            let expected = ImagePlaceholder(written)
+            #expect(outputs.first?["thumbhash"] as? String == expected.thumbHash)
+            #expect(outputs.first?["blurhash"] as? String == expected.blurHash)
+            #expect(outputs.first?["dominant_color"] as? String == expected.dominantColor.description)
+        }
+    }
+
     @Test("thumb, strip, sheet, sprites, render, card and loop: --json parses, status ok, outputs with their sizes and choices")
     func everyCommand() throws {
         let directory = TestPaths.temporaryDirectory()

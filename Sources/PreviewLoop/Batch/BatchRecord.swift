@@ -77,6 +77,12 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var seam: SeamReport?
         /// Hover made by `render --flash-safety check`: the photosensitive-flash verdicts of the loop on repeat.
         public var flashes: FlashReport?
+        /// Poster and frame: the picture's ThumbHash, standard base64 (``ImagePlaceholder/thumbHash``).
+        public var thumbhash: String?
+        /// Poster and frame: the picture's BlurHash, 4x3 components (``ImagePlaceholder/blurHash``).
+        public var blurhash: String?
+        /// Poster and frame: the picture's dominant colour, `#rrggbb` (``ImagePlaceholder/dominantColor``).
+        public var dominantColor: String?
 
         public init(kind: String, path: String, bytes: Int) {
             self.kind = kind
@@ -84,9 +90,22 @@ public struct BatchRecord: Sendable, Hashable, Codable {
             self.bytes = bytes
         }
 
+        /// Sets ``thumbhash``, ``blurhash`` and ``dominantColor`` (`nil` leaves them all unset).
+        public var placeholder: ImagePlaceholder? {
+            get {
+                guard let thumbhash, let blurhash, let dominantColor, let color = RGBAColor(parsing: dominantColor) else { return nil }
+                return ImagePlaceholder(thumbHash: thumbhash, blurHash: blurhash, dominantColor: color)
+            }
+            set {
+                thumbhash = newValue?.thumbHash
+                blurhash = newValue?.blurHash
+                dominantColor = newValue.map { "\($0.dominantColor)" }
+            }
+        }
+
         enum CodingKeys: String, CodingKey {
-            case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam, flashes
-            case skippedFrames = "skipped_frames", loopPoint = "loop_point", timeAsked = "time_asked"
+            case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam, flashes, thumbhash, blurhash
+            case skippedFrames = "skipped_frames", loopPoint = "loop_point", timeAsked = "time_asked", dominantColor = "dominant_color"
         }
     }
 

@@ -443,6 +443,7 @@ public final class BatchRunner: Sendable {
                 entry.skippedFrames = choice.rejected.count
             }
             try AtomicFile.write(try ImageEncoder.encode(picture, as: .jpeg, quality: poster.quality), to: staging + "/poster.jpg")
+            entry.placeholder = ImagePlaceholder(picture)
             posterTime = entry.time
             outputs.append(entry)
             context.timings["poster_ms"] = milliseconds(since: began)
