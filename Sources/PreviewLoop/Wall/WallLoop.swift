@@ -193,6 +193,7 @@ final class WallLoop: @unchecked Sendable {
             let began = clock.now
             let timed: TimedFrame
             if let target = positionAt {
+                let preRollBefore = decoder.preRollPacketCount
                 guard let first = try decoder.frameDisplayed(at: target) else {
                     throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
                                            "\(source): no frame could be decoded in the loop window")
@@ -202,6 +203,8 @@ final class WallLoop: @unchecked Sendable {
                         + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
                         + "at \(DecimalText.fixed(first.time, 3)) s")
                 }
+                let preRoll = decoder.preRollPacketCount - preRollBefore
+                counters.withLock { $0.statistics.preRollPictures += preRoll }
                 positionAt = nil
                 timed = first
             } else {
@@ -216,8 +219,10 @@ final class WallLoop: @unchecked Sendable {
             let frameIndex = index
             index += 1
             let decodeTime = clock.now - began
+            let isAgain = pass > 0
             counters.withLock {
                 $0.statistics.framesDecoded += 1
+                if isAgain { $0.statistics.framesDecodedAgain += 1 }
                 $0.statistics.decodeTime += decodeTime
             }
             if frameIndex % frameRateDivisor != 0 {
