@@ -40,6 +40,10 @@ final class VideoDecoder {
     private(set) var packetsOfOtherStreams = 0
     /// Frames the decoder has produced since opening (a frame handed back and taken again counts once).
     private(set) var decodedFrameCount = 0
+    /// Coded pictures shown before the time being positioned on, sent to the decoder while
+    /// positioning since opening: the pre-roll from the keyframe before it (in a clip cut without
+    /// re-encoding, the GOP's earlier frames FFmpeg marks discard and never shows).
+    private(set) var preRollPacketCount = 0
     /// The nominal time between frames, in seconds.
     let frameInterval: Double
     private let clock = ContinuousClock()
@@ -155,7 +159,13 @@ final class VideoDecoder {
                     .map { !wantedTimes(input.seconds(fromTimestamp: $0)) } ?? false
             }
             do {
-                if try ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) { return }
+                if try ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) {
+                    if let target = decodingToward, let stamp = packet.presentationTimestamp,
+                       input.seconds(fromTimestamp: stamp) < target - frameInterval / 2 {
+                        preRollPacketCount += 1
+                    }
+                    return
+                }
             } catch where error.ffmpegCode != nil && !interrupter.isCancelled {
                 continue                      // a damaged packet: skip it, keep the stream
             }

@@ -29,6 +29,8 @@ final class DecodePool: @unchecked Sendable {
         var lastDue: Duration?
         /// When a worker last claimed it, in claims (offline loops are served least recently first).
         var lastClaim = 0
+        /// When it was added (a realtime loop not started is due ``DecodePool/startWithin`` after it).
+        let added = ContinuousClock.now
 
         init(loop: WallLoop, order: Int, handle: WallLoopHandle, onFrame: @escaping @Sendable (VideoFrame) -> Void,
              onCompletion: @escaping @Sendable ((any Error)?) -> Void) {
@@ -42,6 +44,9 @@ final class DecodePool: @unchecked Sendable {
 
     /// Frames a loop may have ready ahead of presentation.
     static let readAhead = 8
+    /// How long a realtime loop not started yet waits for the started ones to be ahead before its
+    /// first step competes with their frames by deadline (so an overloaded wall still starts it).
+    static let startWithin = Duration.seconds(5)
 
     private let condition = ConditionLock()
     private var slots: [Slot] = []
@@ -127,19 +132,32 @@ final class DecodePool: @unchecked Sendable {
     /// that fell behind (their deadlines are the earliest) and starve the replays that were on time.
     /// Decoding loops share what is left by deadline, so their lateness is spread rather than one loop
     /// being sacrificed.
+    ///
+    /// A realtime loop not started yet comes after every started one: its first step positions the
+    /// decoder on its window, which decodes everything from the keyframe before the window start in
+    /// one piece (half a second for a clip cut mid-GOP at 1080p) and holds its worker meanwhile. So it
+    /// starts when every started realtime loop has its read-ahead queued — or, on a wall too busy for
+    /// that, by deadline once it has waited ``startWithin`` — and never on the last free worker: one
+    /// worker is always left to keep the started loops on time.
     private func nextSlot(now: ContinuousClock.Instant) -> Slot? {
+        let starting = slots.count(where: { $0.isClaimed && $0.loop.isRealtime && $0.clockStart == nil })
+        let mayStart = workerCount == 1 || starting < workerCount - 1
         var best: Slot?
         var bestKey: (Int, ContinuousClock.Instant, Int)?
         for slot in slots where !slot.isClaimed && slot.isProducing && slot.queue.count < Self.readAhead
             && !slot.loop.control.isStopped {
             let key: (Int, ContinuousClock.Instant, Int)
-            if slot.loop.isRealtime {
-                // Not started yet: as soon as possible, in the order added.
-                let deadline = slot.clockStart.map { $0 + (slot.lastDue ?? .zero) + slot.loop.frameInterval } ?? now
+            if slot.loop.isRealtime, let clockStart = slot.clockStart {
+                let deadline = clockStart + (slot.lastDue ?? .zero) + slot.loop.frameInterval
                 key = (slot.loop.isReplaying ? 0 : 1, deadline, slot.order)
+            } else if slot.loop.isRealtime {
+                // Not started yet: in the order added, after the started loops until it is due.
+                guard mayStart else { continue }
+                let due = slot.added + Self.startWithin
+                key = due <= now ? (1, due, slot.order) : (2, now, slot.order)
             } else {
                 // Round-robin: a loop added first must not keep the workers from the others.
-                key = (2, now, slot.lastClaim)
+                key = (3, now, slot.lastClaim)
             }
             if let bestKey, !(key < bestKey) { continue }
             best = slot

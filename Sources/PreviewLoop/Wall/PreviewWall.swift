@@ -378,6 +378,8 @@ extension WallLoopStatistics {
         framesDropped += other.framesDropped
         framesSkippedByRate += other.framesSkippedByRate
         framesDecoded += other.framesDecoded
+        framesDecodedAgain += other.framesDecodedAgain
+        preRollPictures += other.preRollPictures
         framesReplayed += other.framesReplayed
         passesCompleted += other.passesCompleted
         decodeTime += other.decodeTime

@@ -79,16 +79,23 @@ final class WallLoop: @unchecked Sendable {
     private let windowStart: Double
     private let windowEnd: Double
     private let windowLengthDuration: Duration
+    /// The pass being presented, and where it starts on the loop's clock.
     private var pass = 0
-    private var index = 0
     private var passOffset = Duration.zero
+    /// The decoder's frame index in its window, and where its last frame ends (from the window start).
+    private var index = 0
     private var passLength = Duration.zero
     /// The next decoded frame is a pass's first (or the first after an eviction): position first.
     private var positionAt: Double?
+    /// The window's frames in order (complete once `firstPassLength` is set).
     private var entries: [Entry] = []
+    /// The window's length, set when a decode first reached its end.
     private var firstPassLength: Duration?
     private var isCaching = false
     private var replayPosition: Int?
+    /// The first pass's presentation has moved on to replaying the cache while the decoder still
+    /// decodes the rest of the window into it (the first pass fell behind).
+    private var isFillingWindow = false
     private var pendingDrops = 0
     private var isFinished = false
 
@@ -129,7 +136,7 @@ final class WallLoop: @unchecked Sendable {
 
     /// Whether the next step replays the cache (cheap). Read by the scheduler only while no worker
     /// holds the loop (the last holder let go under the scheduler's lock).
-    var isReplaying: Bool { replayPosition != nil }
+    var isReplaying: Bool { replayPosition != nil && !isFillingWindow }
 
     /// The bytes one cached frame takes.
     private var frameBytes: Int { configuration.size.area * 3 }
@@ -163,15 +170,33 @@ final class WallLoop: @unchecked Sendable {
 
     /// Produces the next frame to present, or `.finished` after the last pass.
     ///
-    /// - Parameter clockStart: when the loop's clock started (its first frame was ready), if it has:
-    ///   a realtime frame already more than a frame interval late is dropped here, unconverted.
+    /// A realtime frame already more than a frame interval late is not presented: dropped unconverted,
+    /// or — while the loop caches its window — converted and kept all the same, so that later passes
+    /// replay the whole window from memory instead of decoding it (and any pre-roll before its first
+    /// frame) again. When the first pass is still decoding late as its time runs out, its presentation
+    /// moves on to replaying the cache on time while the decoder fills in the rest of the window behind
+    /// it (``isFillingWindow``).
+    ///
+    /// - Parameter clockStart: when the loop's clock started (its first frame was ready), if it has.
     func step(clockStart: ContinuousClock.Instant?) throws(PreviewLoopError) -> WallStep {
-        let clock = ContinuousClock()
+        var hasFilled = false
         while true {
             if isFinished { return .finished }
             if control.isStopped { throw PreviewLoopError(.cancelled, "\(source): stopped") }
             if let position = replayPosition {
+                // Filling the window behind a replay: one frame a step, and as many as the replay needs.
+                if isFillingWindow && (!hasFilled || position >= store.count) {
+                    hasFilled = true
+                    try fillWindow()
+                    continue
+                }
                 guard position < entries.count else {
+                    if firstPassLength == nil {
+                        // The fill gave its cache up at this frame: decode on from where it stopped.
+                        replayPosition = nil
+                        counters.withLock { $0.isDecoding = true }
+                        continue
+                    }
                     endPass(length: firstPassLength ?? passLength)
                     continue
                 }
@@ -183,77 +208,167 @@ final class WallLoop: @unchecked Sendable {
                                        decode: .zero, conversion: .zero))
                 }
                 // Evicted: decode the rest of this pass from this frame on.
+                isFillingWindow = false
                 replayPosition = nil
                 positionAt = entry.sourceTime
                 index = entry.index
                 counters.withLock { $0.isDecoding = true }
                 continue
             }
-            guard let decoder, let scaler else { throw PreviewLoopError(.cancelled, "\(source): closed") }
-            let began = clock.now
-            let timed: TimedFrame
-            if let target = positionAt {
-                guard let first = try decoder.frameDisplayed(at: target) else {
-                    throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
-                                           "\(source): no frame could be decoded in the loop window")
-                }
-                if first.time >= windowEnd - 1e-9 {
-                    throw PreviewLoopError(.invalidArgument, "\(source): no frame in the loop window "
-                        + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
-                        + "at \(DecimalText.fixed(first.time, 3)) s")
-                }
-                positionAt = nil
-                timed = first
-            } else {
-                guard let next = try decoder.nextFrame(), next.time < windowEnd - 1e-9 else {
-                    endPass(length: min(passLength, windowLengthDuration))
-                    continue
-                }
-                timed = next
-            }
-            let presentation = Duration.fromSeconds(max(0, timed.time - windowStart))
-            passLength = presentation + Duration.fromSeconds(timed.duration)
-            let frameIndex = index
-            index += 1
-            let decodeTime = clock.now - began
-            counters.withLock {
-                $0.statistics.framesDecoded += 1
-                $0.statistics.decodeTime += decodeTime
-            }
-            if frameIndex % frameRateDivisor != 0 {
-                counters.withLock { $0.statistics.framesSkippedByRate += 1 }
+            guard decoder != nil, scaler != nil else { throw PreviewLoopError(.cancelled, "\(source): closed") }
+            if let clockStart, shouldReplayWhileFilling(clockStart: clockStart) {
+                beginReplayWhileFilling()
                 continue
             }
-            if pass == 0 {
+            guard let decoded = try decodeNext() else { continue }
+            let (timed, presentation, frameIndex, decodeTime) = decoded
+            if firstPassLength == nil && frameIndex > (entries.last?.index ?? -1) {
                 entries.append(Entry(index: frameIndex, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))
             }
             if isRealtime, let clockStart {
-                let late = (clockStart + passOffset + presentation).duration(to: clock.now)
-                // Fallen well behind while caching: converting every frame for the cache would keep it
-                // behind into the next pass. Give the cache up for this pass (a later pass caches again
-                // when the window fits in free budget) and catch up by not converting late frames.
-                if isCaching && late > frameInterval * 3 {
-                    isCaching = false
-                    budget.release(store)
-                }
-                // A frame already too late is not worth converting.
-                if !isCaching && late > frameInterval {
+                let late = (clockStart + passOffset + presentation).duration(to: ContinuousClock.now)
+                // A frame already too late is not presented. Not converted either, unless the loop
+                // caches: then it is kept for the later passes, which replay it instead of decoding the
+                // window again (a window starting mid-GOP would pay its whole pre-roll every pass).
+                if late > frameInterval {
                     pendingDrops += 1
+                    if isCaching { keep(try convert(timed, decodeTime: decodeTime).image) }
                     continue
                 }
             }
-            let converted = clock.now
-            let image = try scaler.image(from: timed.frame, sampleAspectRatio: info.sampleAspectRatio)
-            let conversion = clock.now - converted
-            counters.withLock {
-                $0.statistics.conversionTime += conversion
-                $0.costedFrames += 1
-                $0.cost += decodeTime + conversion
-            }
+            let (image, conversion) = try convert(timed, decodeTime: decodeTime)
             if isCaching { keep(image) }
             return .frame(item(image, presentation, timed.time, frameIndex, timed.isKeyframe,
                                decode: decodeTime, conversion: conversion))
         }
+    }
+
+    /// Decodes the window's next frame (positioning on the window first when a pass starts), or ends
+    /// the pass at the window's end (`nil`); frames left out by a reduced frame rate are counted and
+    /// also give `nil`.
+    private func decodeNext() throws(PreviewLoopError) -> (TimedFrame, Duration, Int, Duration)? {
+        guard let decoder else { throw PreviewLoopError(.cancelled, "\(source): closed") }
+        let clock = ContinuousClock()
+        let began = clock.now
+        let timed: TimedFrame
+        if let target = positionAt {
+            let preRollBefore = decoder.preRollPacketCount
+            guard let first = try decoder.frameDisplayed(at: target) else {
+                throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
+                                       "\(source): no frame could be decoded in the loop window")
+            }
+            if first.time >= windowEnd - 1e-9 {
+                throw PreviewLoopError(.invalidArgument, "\(source): no frame in the loop window "
+                    + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
+                    + "at \(DecimalText.fixed(first.time, 3)) s")
+            }
+            let preRoll = decoder.preRollPacketCount - preRollBefore
+            counters.withLock { $0.statistics.preRollPictures += preRoll }
+            positionAt = nil
+            timed = first
+        } else {
+            guard let next = try decoder.nextFrame(), next.time < windowEnd - 1e-9 else {
+                let length = min(passLength, windowLengthDuration)
+                if firstPassLength == nil { firstPassLength = length }
+                endPass(length: length)
+                return nil
+            }
+            timed = next
+        }
+        let presentation = Duration.fromSeconds(max(0, timed.time - windowStart))
+        passLength = presentation + Duration.fromSeconds(timed.duration)
+        let frameIndex = index
+        index += 1
+        let decodeTime = clock.now - began
+        let isAgain = pass > 0 && !isFillingWindow
+        counters.withLock {
+            $0.statistics.framesDecoded += 1
+            if isAgain { $0.statistics.framesDecodedAgain += 1 }
+            $0.statistics.decodeTime += decodeTime
+        }
+        if frameIndex % frameRateDivisor != 0 {
+            counters.withLock { $0.statistics.framesSkippedByRate += 1 }
+            return nil
+        }
+        return (timed, presentation, frameIndex, decodeTime)
+    }
+
+    /// Converts a decoded frame and counts its cost.
+    private func convert(_ timed: TimedFrame, decodeTime: Duration) throws(PreviewLoopError) -> (image: RGBImage, conversion: Duration) {
+        guard let scaler else { throw PreviewLoopError(.cancelled, "\(source): closed") }
+        let clock = ContinuousClock()
+        let began = clock.now
+        let image = try scaler.image(from: timed.frame, sampleAspectRatio: info.sampleAspectRatio)
+        let conversion = clock.now - began
+        counters.withLock {
+            $0.statistics.conversionTime += conversion
+            $0.costedFrames += 1
+            $0.cost += decodeTime + conversion
+        }
+        return (image, conversion)
+    }
+
+    /// Whether the first pass, still decoding and late, should hand its presentation over to a replay
+    /// of the cache now: its next frame would be dropped, and the second pass is due within half the
+    /// read-ahead. Every frame kept so far must still be cached.
+    private func shouldReplayWhileFilling(clockStart: ContinuousClock.Instant) -> Bool {
+        guard isRealtime, pass == 0, isCaching, firstPassLength == nil, positionAt == nil, !entries.isEmpty else { return false }
+        let now = ContinuousClock.now
+        let nextDue = clockStart + passOffset + passLength
+        guard nextDue.duration(to: now) > frameInterval,
+              now >= clockStart + passOffset + windowLengthDuration - frameInterval * (DecodePool.readAhead / 2) else { return false }
+        return store.isComplete(count: entries.count)
+    }
+
+    /// Moves the presentation on to the second pass, replayed from the cache, while the decoder goes
+    /// on filling the rest of the window. The first pass is taken to last the whole window (its true
+    /// length is known only when the decoder reaches the window's end).
+    private func beginReplayWhileFilling() {
+        isFillingWindow = true
+        passOffset += windowLengthDuration
+        pass += 1
+        replayPosition = 0
+        counters.withLock { $0.statistics.passesCompleted += 1 }
+    }
+
+    /// Decodes and caches one more frame of the window behind a replay; each such frame was never
+    /// shown in the first pass, so it counts as dropped. Ends the fill at the window's end, or when the
+    /// cache gives up (evicted): then the replay decodes on from this frame.
+    private func fillWindow() throws(PreviewLoopError) {
+        guard let decoder else { throw PreviewLoopError(.cancelled, "\(source): closed") }
+        let clock = ContinuousClock()
+        let began = clock.now
+        guard let timed = try decoder.nextFrame(), timed.time < windowEnd - 1e-9 else {
+            firstPassLength = min(passLength, windowLengthDuration)
+            isFillingWindow = false
+            counters.withLock { $0.isDecoding = false }
+            return
+        }
+        let presentation = Duration.fromSeconds(max(0, timed.time - windowStart))
+        let frameIndex = index
+        let decodeTime = clock.now - began
+        counters.withLock {
+            $0.statistics.framesDecoded += 1
+            $0.statistics.decodeTime += decodeTime
+        }
+        if frameIndex % frameRateDivisor != 0 {
+            passLength = presentation + Duration.fromSeconds(timed.duration)
+            index += 1
+            counters.withLock { $0.statistics.framesSkippedByRate += 1 }
+            return
+        }
+        let image = try convert(timed, decodeTime: decodeTime).image
+        if isCaching { keep(image) }
+        guard isCaching else {
+            // The cache was evicted: hand the frame back; the replay decodes on from it.
+            decoder.pushBack(timed)
+            isFillingWindow = false
+            return
+        }
+        passLength = presentation + Duration.fromSeconds(timed.duration)
+        index += 1
+        pendingDrops += 1
+        entries.append(Entry(index: frameIndex, presentation: presentation, sourceTime: timed.time, isKeyframe: timed.isKeyframe))
     }
 
     /// Adds a converted frame to the cache, or gives caching up for this pass when it does not fit.
@@ -278,7 +393,6 @@ final class WallLoop: @unchecked Sendable {
     /// Moves on to the next pass: replayed from the cache when it holds the whole first pass, else
     /// decoded again (cached again when the window fits in free budget without evicting anyone).
     private func endPass(length: Duration) {
-        if pass == 0 { firstPassLength = length }
         passOffset += length
         pass += 1
         index = 0
@@ -289,7 +403,7 @@ final class WallLoop: @unchecked Sendable {
             isCaching = false
             return
         }
-        if isCaching && store.isComplete(count: entries.count) {
+        if isCaching && firstPassLength != nil && store.isComplete(count: entries.count) {
             replayPosition = 0
             counters.withLock { $0.isDecoding = false }
             return

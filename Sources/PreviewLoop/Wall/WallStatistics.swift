@@ -8,6 +8,13 @@ public struct WallLoopStatistics: Sendable, Hashable {
     public var framesSkippedByRate = 0
     /// Frames decoded (first pass, and every pass decoded again after an eviction).
     public var framesDecoded = 0
+    /// Frames decoded again for a pass after the first, because the loop's cache was evicted or its
+    /// window did not fit; 0 when every later pass replays the cache.
+    public var framesDecodedAgain = 0
+    /// Coded pictures decoded only to reach a window's first frame: from the keyframe before the
+    /// window start, the frames before it (a clip cut without re-encoding carries its GOP's earlier
+    /// frames, marked discard, as such a pre-roll). Paid by every pass that decodes, not by replays.
+    public var preRollPictures = 0
     /// Frames replayed from the frame cache.
     public var framesReplayed = 0
     /// Passes completed.
