@@ -25,6 +25,11 @@ public enum LoopClock: String, Sendable, CaseIterable {
 /// ```
 public final class LoopPlayer: Sendable {
     /// How a loop plays.
+    ///
+    /// The defaults are the playing loop's, as `preview-loop loop` and `wall` have them: 320x180 and a
+    /// 15 s window that starts again every 15 s (the card's preview length). A hover preview *file*, as
+    /// `render` writes it, is shorter and larger: give `size: Size(width: 480, height: 270)` and
+    /// `windowLength: .seconds(3)` for render's defaults.
     public struct Configuration: Sendable, Hashable {
         /// The output frame size (default 320x180).
         public var size: Size
