@@ -12,6 +12,7 @@ public enum BlurHash {
     /// The BlurHash text of a picture.
     ///
     /// - Parameters:
+    ///   - image: the picture to encode (encoded as it is: hand it a small downscale).
     ///   - xComponents: cosine components across, 1 to 9.
     ///   - yComponents: cosine components down, 1 to 9.
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a component count outside 1 to 9.

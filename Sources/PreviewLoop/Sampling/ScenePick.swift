@@ -209,9 +209,9 @@ public struct TilePlan: Sendable {
     /// The cut search, for `.scenes`.
     public var scan: SceneScan?
     /// The frames of the tiles dropped as near-duplicates (not those inside a transition): what a sheet
-    /// completes its last row with (``fillRows(columns:rows:)``).
+    /// completes its last row with (`fillRows(columns:rows:)`).
     var spares: [(choice: TileChoice, frame: VideoFrame)] = []
-    /// For a sheet whose distinct tiles fill fewer places than asked (``fillRows(columns:rows:)``): the
+    /// For a sheet whose distinct tiles fill fewer places than asked (`fillRows(columns:rows:)`): the
     /// grid asked for and the grid drawn, columns by rows; `nil` otherwise.
     public var gridAsked: Size?
     public var grid: Size?
