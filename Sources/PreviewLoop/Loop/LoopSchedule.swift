@@ -38,16 +38,7 @@ final class LoopSchedule {
         do throws(PreviewLoopError) {
             var pass = 0
             while loops.map({ pass < $0 }) ?? true {
-                guard var timed = try decoder.frameDisplayed(at: windowStart) else {
-                    throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
-                                           "\(decoder.source): no frame could be decoded in the loop window")
-                }
-                if timed.time >= windowEnd - 1e-9 {
-                    // The stream starts after the window: a frame outside [start, start + length) is never delivered.
-                    throw PreviewLoopError(.invalidArgument, "\(decoder.source): no frame in the loop window "
-                        + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
-                        + "at \(DecimalText.fixed(timed.time, 3)) s")
-                }
+                var timed = try decoder.firstFrame(at: windowStart, windowStart: windowStart, windowEnd: windowEnd, isFirstPass: pass == 0)
                 var index = 0
                 var length = Duration.zero
                 while true {

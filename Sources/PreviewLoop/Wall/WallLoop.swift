@@ -253,15 +253,7 @@ final class WallLoop: @unchecked Sendable {
         let timed: TimedFrame
         if let target = positionAt {
             let preRollBefore = decoder.preRollPacketCount
-            guard let first = try decoder.frameDisplayed(at: target) else {
-                throw PreviewLoopError(pass == 0 ? .corruptData : .decodingFailed,
-                                       "\(source): no frame could be decoded in the loop window")
-            }
-            if first.time >= windowEnd - 1e-9 {
-                throw PreviewLoopError(.invalidArgument, "\(source): no frame in the loop window "
-                    + "(\(DecimalText.fixed(windowStart, 3))–\(DecimalText.fixed(windowEnd, 3)) s); the first frame after it is "
-                    + "at \(DecimalText.fixed(first.time, 3)) s")
-            }
+            let first = try decoder.firstFrame(at: target, windowStart: windowStart, windowEnd: windowEnd, isFirstPass: pass == 0)
             let preRoll = decoder.preRollPacketCount - preRollBefore
             counters.withLock { $0.statistics.preRollPictures += preRoll }
             positionAt = nil
