@@ -142,7 +142,7 @@ struct SheetTests {
         }
         #expect(strip.gap == 3 && strip.showsTimestamps)
         #expect(usageError(["strip", "c.mp4", "-o", "s.ppm", "--gap", "300"]) != nil)
-        let help = HelpText.help(for: .sheet)
+        let help = HelpText.help(for: Subcommand(SheetOptions.self))
         for option in ["--grid", "--width", "--tile-width", "--gap", "--margin", "--background", "--text-color", "--font",
                        "--no-header", "--no-timestamps", "--accuracy"] {
             #expect(help.contains(option), "help lacks \(option)")

@@ -24,7 +24,7 @@ struct DeinterlaceOptionTests {
             return
         }
         #expect(plain.deinterlacing == .auto && plain.loopConfiguration.sourceOptions.deinterlacing == .auto)
-        #expect(HelpText.help(for: .wall).contains("--deinterlace <mode>"))
+        #expect(HelpText.help(for: Subcommand(WallOptions.self)).contains("--deinterlace <mode>"))
         let bad = try Child.run(TestPaths.cliBinary, ["wall", TestPaths.fixture("short.mp4"), "--log",
                                                         TestPaths.temporaryDirectory() + "/logs", "--deinterlace", "yes"])
         #expect(bad.status == 64 && bad.stderr.hasPrefix("Error:"), "\(bad.stderr)")

@@ -80,7 +80,7 @@ struct SpritesPickTests {
             return
         }
         #expect(options.pick == .scenes && plain.pick == .even)
-        #expect(HelpText.help(for: .sprites).contains("--pick <pick>"))
+        #expect(HelpText.help(for: Subcommand(SpritesOptions.self)).contains("--pick <pick>"))
         let bad = try Child.run(TestPaths.cliBinary, ["sprites", clip, "-o", directory + "/bad", "--pick", "shots"])
         #expect(bad.status == 64 && bad.stderr.hasPrefix("Error:"))
     }
