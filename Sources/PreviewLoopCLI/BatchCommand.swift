@@ -10,6 +10,8 @@ struct BatchCommandOptions: Equatable, Sendable {
     enum Mode: Equatable, Sendable {
         case run(manifest: String)
         case report(paths: [String])
+        /// `batch export-page <OUT>`: the static feed page over an output folder.
+        case exportPage(directory: String)
     }
     var mode: Mode
     /// `-o`, `--out`: the output directory.
@@ -61,6 +63,18 @@ extension BatchCommandOptions {
             }
             self.init(mode: .report(paths: Array(positionals.dropFirst())))
             isJSON = arguments.isSet(Self.json)
+            return
+        }
+        if positionals.first == "export-page" {
+            guard positionals.count == 2 else {
+                throw UsageError(positionals.count < 2 ? .missingInput : .unexpectedArgument(positionals[2]), subcommand: .batch,
+                                 "'batch export-page' takes one batch output folder.")
+            }
+            if let given = (Self.runOnly + [Self.json]).first(where: arguments.isGiven) {
+                throw UsageError(.conflictingOptions(given.spec.name, "export-page"), subcommand: .batch,
+                                 "'\(given.spec.longSpelling)' does not apply to 'batch export-page'.")
+            }
+            self.init(mode: .exportPage(directory: positionals[1]))
             return
         }
         guard let manifest = positionals.first else {
@@ -117,6 +131,8 @@ struct BatchCommand {
         switch options.mode {
         case .report(let paths):
             return try BatchReport(paths: paths, isJSON: options.isJSON).run()
+        case .exportPage(let directory):
+            return try FeedExport(directory: directory).run()
         case .run(let manifestPath):
             return try runBatch(manifestPath: manifestPath)
         }

@@ -8,7 +8,8 @@ extension OptionSpec {
         + "the manifest's folder; - reads the manifest from standard input. Read whole before any clip starts. "
         + "A folder instead: every video file under it, recursively (by extension; hidden entries skipped), ids from "
         + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude. "
-        + "'batch report <OUT or results files…>' merges results instead."
+        + "'batch report <OUT or results files…>' merges results instead; 'batch export-page <OUT>' writes the feed page "
+        + "(index.html, feed.css, feed.js) over OUT's completed clips, for any static host."
 }
 
 extension BatchCommandOptions {

@@ -42,7 +42,7 @@ enum Subcommand: String, CaseIterable, Sendable {
         case .card: "Write a preview card: the poster with a play button, the circular reveal (or a fade), the playing "
             + "video in rounded corners, as an animation, PNG frames or one still."
         case .batch: "Make posters, strips, sprites and hover previews for a whole manifest of clips, resumable "
-            + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files."
+            + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files, 'batch export-page' writes a static feed page."
         case .wall: "Play many loops at once in one process (one shared frame-cache budget, a bounded pool of "
             + "decode workers), writing one timing log per loop and a summary over all of them."
         case .serve: "Serve previews over HTTP, rendered on request and cached: thumbnails, probes and more by URL "
