@@ -109,9 +109,9 @@ def luma(raw, index):
 
 
 def button_mask(width, height):
-    """Pixels left out of disc counts: the play disc (centre), the capture disc (bottom centre) and the close
-    disc (top right), which the page and the engine draw differently."""
-    discs = [(width / 2, height / 2, 40), (width / 2, height - 36, 28), (width - 30, 30, 22)]
+    """Pixels left out of disc counts: the play disc (centre; the engine's is 108 px across at 480 wide), the
+    capture disc (bottom centre) and the close disc (top right), which the page and the engine draw differently."""
+    discs = [(width / 2, height / 2, 56), (width / 2, height - 36, 28), (width - 30, 30, 22)]
     return lambda x, y: any((x - cx) ** 2 + (y - cy) ** 2 <= r * r for cx, cy, r in discs)
 
 
@@ -200,8 +200,10 @@ def check_reveal(driver, binary, root, work):
     shot = rgb(card.screenshot_as_png, work)
     seconds = int(reported) / 1000
     engine_path = os.path.join(work, "engine.png")
+    # The engine's card plays from its poster's time; its poster at 3 s (orange) and its video from 0 (black)
+    # make its disc dark on a bright poster, as the page's is.
     run([binary, "card", root + "/reveal.mp4", "--size", "%dx%d" % (width, height), "--at", "%.3f" % (1 + seconds),
-         "--background", "white", "-o", engine_path])
+         "--poster-at", "3", "--start", "0", "--background", "white", "-o", engine_path])
     engine = decode(engine_path)
     buttons = button_mask(width, height)
     outside = lambda x, y: buttons(x, y) or not inside_card(width, height, x, y)
@@ -360,6 +362,7 @@ def check_hover_and_scrub(driver, base):
             .observe(card, {attributes: true, attributeFilter: ['data-state']});""", card)
     width = card.size["width"]
     offset = int(width * 0.25) - width // 2      # a quarter of the way across
+    ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, ".pl-header")).perform()
     ActionChains(driver).move_to_element_with_offset(card, offset, 0).perform()
     wait_for("the hover preview", lambda: card.get_attribute("data-state") == "hover")
     times = driver.execute_script("return [window.__enter, window.__hover, arguments[0].dataset.hoverDelayMs]", card)
@@ -452,8 +455,8 @@ def screenshot(driver, base, path, work):
     raw = os.path.join(work, "feed-full.png")
     with open(raw, "wb") as file:
         file.write(driver.get_screenshot_as_png())
-    # 1056 wide (the page's two columns and their margins), cropped to the first row and a half.
-    run(["ffmpeg", "-v", "error", "-y", "-i", raw, "-vf", "crop=1056:560:112:0", "-frames:v", "1", path])
+    # The first row and a half, at three quarters of the size.
+    run(["ffmpeg", "-v", "error", "-y", "-i", raw, "-vf", "crop=1280:640:0:0,scale=960:480:flags=lanczos", "-frames:v", "1", path])
     close_card(driver, card)
 
 
@@ -467,7 +470,7 @@ def main():
     work = tempfile.mkdtemp(prefix="feed-check-")
     downloads = os.path.join(work, "downloads")
     os.makedirs(downloads)
-    root = os.path.join(work, "root")
+    root = os.path.join(work, "trailers")
     os.makedirs(root)
     try:
         make_clips(root)
