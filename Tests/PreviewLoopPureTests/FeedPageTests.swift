@@ -53,21 +53,20 @@ struct FeedPageTests {
 
     @Test("serve's feed options: --preview-length, --feed-manifest, --no-feed, and what conflicts")
     func serveOptions() throws {
-        guard case .serve(let options) = try CommandLineParser.parse(["serve", "--root", "/srv", "--preview-length", "4.5",
-                                                                     "--feed-manifest", "feed.jsonl"]) else {
-            Issue.record("not serve")
-            return
+        func serve(_ arguments: [String]) throws -> ServeOptions? {
+            guard case .command(let command) = try CommandLineParser.parse(["serve", "--root", "/srv"] + arguments) else { return nil }
+            return command as? ServeOptions
         }
+        let options = try #require(try serve(["--preview-length", "4.5", "--feed-manifest", "feed.jsonl"]))
         #expect(options.feed.previewLength == 4.5 && options.feedManifest == "feed.jsonl" && options.isFeedEnabled)
-        guard case .serve(let plain) = try CommandLineParser.parse(["serve", "--root", "/srv"]) else { return }
+        let plain = try #require(try serve([]))
         #expect(plain.feed.previewLength == 15 && plain.feedManifest == nil && plain.isFeedEnabled)
-        guard case .serve(let off) = try CommandLineParser.parse(["serve", "--root", "/srv", "--no-feed"]) else { return }
-        #expect(!off.isFeedEnabled)
+        #expect(try serve(["--no-feed"])?.isFeedEnabled == false)
         for arguments in [["--preview-length", "0"], ["--preview-length", "4000"], ["--preview-length", "x"],
                           ["--no-feed", "--preview-length", "3"], ["--no-feed", "--feed-manifest", "f"]] {
             #expect(usageError(["serve", "--root", "/srv"] + arguments) != nil, "\(arguments)")
         }
-        let help = HelpText.help(for: .serve)
+        let help = HelpText.help(for: Subcommand(ServeOptions.self))
         #expect(help.contains("--preview-length <time>") && help.contains("--feed-manifest <file>") && help.contains("--no-feed"))
     }
 
