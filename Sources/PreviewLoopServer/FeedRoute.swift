@@ -53,13 +53,10 @@ extension ServerCore {
     /// the page makes as it goes, so could not be signed) is left out then.
     func feedResponse(query rawQuery: [(name: String, value: String?)], expires: String?) -> HTTPResponse {
         guard options.isFeedEnabled else { return Problem.response(PreviewRequestError(status: 404, detail: "No such source.")) }
-        var query: [(name: String, value: String)] = []
-        for item in rawQuery {
-            guard let name = SourcePath.decode(item.name, plusIsSpace: true),
-                  let value = SourcePath.decode(item.value ?? "", plusIsSpace: true) else {
-                return Problem.response(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))
-            }
-            query.append((name, value))
+        let query: [(name: String, value: String)]
+        switch SourcePath.decodedQuery(rawQuery) {
+        case .success(let items): query = items
+        case .failure(let problem): return Problem.response(problem)
         }
         let settings: FeedSettings
         do {

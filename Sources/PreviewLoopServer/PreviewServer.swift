@@ -205,13 +205,10 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         if let known = jobs.withLock({ $0[jobKey] }) {
             job = known
         } else {
-            var query: [(name: String, value: String)] = []
-            for item in rawQuery {
-                guard let name = SourcePath.decode(item.name, plusIsSpace: true),
-                      let value = SourcePath.decode(item.value ?? "", plusIsSpace: true) else {
-                    return Problem.response(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))
-                }
-                query.append((name, value))
+            let query: [(name: String, value: String)]
+            switch SourcePath.decodedQuery(rawQuery) {
+            case .success(let items): query = items
+            case .failure(let problem): return Problem.response(problem)
             }
             do {
                 job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline,
