@@ -20,7 +20,7 @@ INSTALLED = $(BINDIR)/preview-loop $(MANDIR)/preview-loop.1 $(BASHDIR)/preview-l
 	$(FISHDIR)/preview-loop.fish
 
 .PHONY: deps build release test test-quick demo fixtures bench clean slurm-check client docs docs-strict \
-	install uninstall install-check static serve-check
+	install uninstall install-check static serve-check feed-check
 
 # Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
 # apt-get, only when something is missing.
@@ -71,6 +71,12 @@ client: deps
 # serve arguments the binary accepts (Scripts/check-serve-deploy.sh; .ci/run runs it).
 serve-check: release
 	./Scripts/check-serve-deploy.sh
+
+# The feed page (serve's /) in headless Chromium driven by Selenium, against a live serve on 127.0.0.1
+# (Scripts/feed-check.sh installs chromium, chromium-driver and python3-selenium when missing; root).
+# It rewrites Docs/feed.png, the README's picture of the page.
+feed-check: release
+	./Scripts/feed-check.sh --bin $(BIN_RELEASE)
 
 demo: release
 	@rm -rf $(DEMO_OUT) && mkdir -p $(DEMO_OUT)

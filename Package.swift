@@ -46,7 +46,9 @@ let package = Package(
         // The CLI's logic: commands, option declarations and help, testable in-process.
         .target(
             name: "PreviewLoopCLI",
-            dependencies: ["PreviewLoop"]
+            dependencies: ["PreviewLoop"],
+            // The feed page's style and script, compiled into the binary (no file to install or fetch).
+            resources: [.embedInCode("Feed/feed.css"), .embedInCode("Feed/feed.js")]
         ),
         // The image API server (`serve`), embeddable by a Swift service: routes, validators, cache,
         // render queue; the only module that imports CMicroHTTPD.

@@ -10,6 +10,8 @@ struct BatchCommandOptions: Equatable, Sendable {
     enum Mode: Equatable, Sendable {
         case run(manifest: String)
         case report(paths: [String])
+        /// `batch export-page <OUT>`: the static feed page over an output folder.
+        case exportPage(directory: String)
     }
     var mode: Mode
     /// `-o`, `--out`: the output directory.
@@ -52,14 +54,16 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
     static let configuration = CommandConfiguration(
         name: "batch",
         abstract: "Make posters, strips, sprites and hover previews for a whole manifest of clips, resumable "
-            + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files.",
+            + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files, 'batch export-page' "
+            + "writes a static feed page.",
         arguments: [PositionalArgument(name: "manifest", abstract: "JSON Lines, one object per clip: {\"id\": \"…\", \"input\": \"path or http(s) URL\"} "
                     + "with optional \"start\", \"length\" (poster window, hover start) and \"every\" (sprites); or a plain "
                     + "list of paths/URLs, one a line (ids derived: safe base name + hash). Relative paths are taken from "
                     + "the manifest's folder; - reads the manifest from standard input. Read whole before any clip starts. "
                     + "A folder instead: every video file under it, recursively (by extension; hidden entries skipped), ids from "
                     + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude. "
-                    + "'batch report <OUT or results files…>' merges results instead.")],
+                    + "'batch report <OUT or results files…>' merges results instead; 'batch export-page <OUT>' writes the "
+                    + "feed page (index.html, feed.css, feed.js) over OUT's completed clips, for any static host.")],
         options: [out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
                   timeout, deadline, memoryBudget, threads, InputOptions.deinterlace.bind(\Self.deinterlacing), TLSOptions.insecure, TLSOptions.caFile,
                   include, exclude, json])
@@ -85,6 +89,18 @@ extension BatchCommandOptions {
             }
             self.init(mode: .report(paths: Array(positionals.dropFirst())))
             isJSON = arguments.isSet(Self.json)
+            return
+        }
+        if positionals.first == "export-page" {
+            guard positionals.count == 2 else {
+                throw UsageError(positionals.count < 2 ? .missingInput : .unexpectedArgument(positionals[2]), subcommand: Self.subcommand,
+                                 "'batch export-page' takes one batch output folder.")
+            }
+            if let given = (Self.runOnly + [Self.json]).first(where: arguments.isGiven) {
+                throw UsageError(.conflictingOptions(given.spec.name, "export-page"), subcommand: Self.subcommand,
+                                 "'\(given.spec.longSpelling)' does not apply to 'batch export-page'.")
+            }
+            self.init(mode: .exportPage(directory: positionals[1]))
             return
         }
         guard let manifest = positionals.first else {
@@ -141,6 +157,8 @@ struct BatchCommand {
         switch options.mode {
         case .report(let paths):
             return try BatchReport(paths: paths, isJSON: options.isJSON).run()
+        case .exportPage(let directory):
+            return try FeedExport(directory: directory).run()
         case .run(let manifestPath):
             return try runBatch(manifestPath: manifestPath)
         }

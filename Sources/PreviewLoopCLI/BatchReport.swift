@@ -8,7 +8,10 @@ struct BatchReport {
     var paths: [String]
     var isJSON: Bool
 
-    func run() throws -> Int32 {
+    /// The results files `paths` name: each folder's `results*.jsonl`, and each other path as it is.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/inputNotFound`` for a folder without one.
+    static func resultsFiles(_ paths: [String]) throws(PreviewLoopError) -> [String] {
         var files: [String] = []
         for path in paths {
             if BatchReport.isDirectory(path) {
@@ -20,6 +23,11 @@ struct BatchReport {
                 files.append(path)
             }
         }
+        return files
+    }
+
+    func run() throws -> Int32 {
+        let files = try Self.resultsFiles(paths)
         var byID: [String: ClipOutcome] = [:]
         var duplicates = 0, torn = 0
         // The latest summary of each file and shard: a rerun appends its own after the earlier runs'.

@@ -47,6 +47,12 @@ package struct ServeOptions: Equatable, Sendable {
     /// What one animated request may render (`--animated-max-length`, `--animated-max-side`,
     /// `--animated-max-fps`).
     package var animationCaps = AnimationCaps()
+    /// The feed page's defaults (`--preview-length`).
+    package var feed = FeedSettings()
+    /// The clips the feed page lists (`--feed-manifest`); `nil` lists every video under the root.
+    package var feedManifest: String?
+    /// Whether `/` answers with the feed page (`--no-feed` turns it off: 404).
+    package var isFeedEnabled = true
 
     /// `--root <dir>`.
     static let root = Option<String?>.path(
@@ -139,6 +145,14 @@ package struct ServeOptions: Equatable, Sendable {
         "source-check-interval", help: "How long a remote source's ETag and Last-Modified are trusted before its "
             + "server is asked again with HEAD (0 asks on every request).",
         default: 10, showing: "10", allowsZero: true)
+    /// `--feed-manifest <file>`.
+    static let feedManifest = Option<String?>.path(
+        "feed-manifest", value: "file",
+        help: "The clips the feed page (/) lists, in order: JSON Lines {\"path\": \"dir/clip.mp4\", \"title\": \"…\", "
+            + "\"preview_length\": 5} (title and preview_length optional) or one path a line, relative to --root. "
+            + "Without it the page lists every video under the root.")
+    /// `--no-feed`.
+    static let noFeed = Flag("no-feed", help: "Answer / with 404 instead of the feed page.")
     /// `--json`.
     static let jsonFlag = Flag("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
@@ -174,6 +188,14 @@ package struct ServeOptions: Equatable, Sendable {
         sourceCheckInterval = try arguments.value(Self.sourceCheckInterval)
         tls = try TLSOptions(arguments)
         json = arguments.flags.contains(Self.jsonFlag.spec.name)
+        feed.previewLength = try arguments.value(FeedSettings.previewLength)
+        feedManifest = try arguments.value(Self.feedManifest)
+        isFeedEnabled = !arguments.isSet(Self.noFeed)
+        let feedOptions: [any OptionDeclaration] = [FeedSettings.previewLength, Self.feedManifest]
+        if !isFeedEnabled, let given = feedOptions.first(where: { arguments.isGiven($0) }) {
+            throw UsageError(.conflictingOptions(given.spec.name, "no-feed"), subcommand: Self.subcommand,
+                             "'\(given.spec.longSpelling)' sets up the feed page, which '--no-feed' turns off.")
+        }
     }
 
     /// Options for a server embedded in a program (and its tests): `root`, the rest at their defaults
@@ -193,7 +215,8 @@ extension ServeOptions: ParsableCommand {
         arguments: [],
         options: [root, listen, workers, queue, memoryCache, cache, cacheSize, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
                   connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS,
-                  allowSource, sourceCheckInterval, TLSOptions.insecure, TLSOptions.caFile, jsonFlag])
+                  allowSource, sourceCheckInterval, TLSOptions.insecure, TLSOptions.caFile, FeedSettings.previewLength,
+                  feedManifest, noFeed, jsonFlag])
 
     var input: String { "serve" }
 

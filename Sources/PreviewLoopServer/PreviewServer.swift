@@ -79,7 +79,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let scratch: ScratchFolder
     private let accessLog: AccessLog?
     /// Checks signed URLs, with `--signing-key-file`.
-    private let signer: URLSigner?
+    let signer: URLSigner?
+    /// The clips the feed page (`/`) lists.
+    let feed: FeedListing
     /// The remote sources it may read, with `--allow-source`.
     let remoteSources: RemoteSources?
     /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once).
@@ -94,6 +96,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         self.root = root
         self.accessLog = accessLog
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
+        feed = try FeedListing(manifestPath: options.isFeedEnabled ? options.feedManifest : nil)
         remoteSources = options.allowedSources.map {
             RemoteSources(allowedURLs: $0, tls: options.tls, checkInterval: options.sourceCheckInterval,
                           timeout: min(SourceOptions.defaultTimeout, options.requestDeadline))
@@ -146,6 +149,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             case .failure(let problem): return Problem.response(problem)
             }
         }
+        if exchange.rawPath == "/" { return feedResponse(query: rawQuery, expires: expires) }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
         guard let (components, route) = SourcePath.split(exchange.rawPath) else { return Problem.response(noSource) }
         guard PreviewRequests.routeNames.contains(route) else {
@@ -201,13 +205,10 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         if let known = jobs.withLock({ $0[jobKey] }) {
             job = known
         } else {
-            var query: [(name: String, value: String)] = []
-            for item in rawQuery {
-                guard let name = SourcePath.decode(item.name, plusIsSpace: true),
-                      let value = SourcePath.decode(item.value ?? "", plusIsSpace: true) else {
-                    return Problem.response(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))
-                }
-                query.append((name, value))
+            let query: [(name: String, value: String)]
+            switch SourcePath.decodedQuery(rawQuery) {
+            case .success(let items): query = items
+            case .failure(let problem): return Problem.response(problem)
             }
             do {
                 job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline,
@@ -338,9 +339,10 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         accessLog?.record(exchange, seconds: seconds, completed: completed)
     }
 
-    /// The route for metrics: a served route's name, `healthz`, `readyz`, `metrics` or `other`.
+    /// The route for metrics: a served route's name, `feed` (`/`), `healthz`, `readyz`, `metrics` or `other`.
     static func routeLabel(_ path: String) -> String {
         switch path {
+        case "/": return "feed"
         case "/healthz": return "healthz"
         case "/readyz": return "readyz"
         case "/metrics": return "metrics"

@@ -1,5 +1,6 @@
 import Glibc
 import PreviewLoop
+import PreviewLoopCLI
 
 /// A request path's source, found under the root: the file's real path and its identity, which the
 /// response's validator is made from.
@@ -27,6 +28,19 @@ enum SourcePath {
         guard let bytes = PercentEncoding.decode(text, plusIsSpace: plusIsSpace),
               !bytes.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return nil }
         return asFileName ? FilePathBytes.decode(bytes) : String(validating: bytes, as: UTF8.self)
+    }
+
+    /// A raw query's items percent-decoded (`+` as a space), or the 400 to answer when one is not valid
+    /// percent-encoded UTF-8.
+    static func decodedQuery(_ rawQuery: [(name: String, value: String?)]) -> Result<[(name: String, value: String)], PreviewRequestError> {
+        var query: [(name: String, value: String)] = []
+        for item in rawQuery {
+            guard let name = decode(item.name, plusIsSpace: true), let value = decode(item.value ?? "", plusIsSpace: true) else {
+                return .failure(PreviewRequestError(status: 400, detail: "A query item is not valid percent-encoded UTF-8."))
+            }
+            query.append((name, value))
+        }
+        return .success(query)
     }
 
     /// Splits a raw request path into its source's relative path and the route (its last component).

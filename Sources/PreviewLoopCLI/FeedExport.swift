@@ -1,0 +1,78 @@
+import FoundationEssentials
+import Glibc
+import PreviewLoop
+
+/// `preview-loop batch export-page OUT`: the feed page over a batch output folder, as static files
+/// (`OUT/index.html`, `OUT/feed.css`, `OUT/feed.js`) whose URLs are relative to the folder: each clip
+/// that batch completed is a card with its `poster.jpg`, its `hover.mp4` as the preview and its
+/// `thumbnails.vtt` sprites for scrubbing. Any static host (or the file system) serves it.
+///
+/// Only its own files are replaced: an `index.html`, `feed.css` or `feed.js` already there that this
+/// command did not write is left as it is and the export fails naming it.
+struct FeedExport {
+    var directory: String
+
+    /// The files written, beside the clips' folders.
+    static let fileNames = ["index.html", "feed.css", "feed.js"]
+
+    func run() throws -> Int32 {
+        let page = try Self.page(directory: directory)
+        let contents = [page.html(), FeedPage.styleSheet, FeedPage.script]
+        for name in Self.fileNames {
+            let path = directory + "/" + name
+            if FileSystem.fileExists(path).exists, !Self.isOwn(path) {
+                throw PreviewLoopError(.outputNotWritable, "\(path): a file this command did not write is there; move it or export elsewhere")
+            }
+        }
+        for (name, text) in zip(Self.fileNames, contents) {
+            try AtomicFile.write(Array(text.utf8), to: directory + "/" + name)
+        }
+        let clips = page.cards.count == 1 ? "1 clip" : "\(page.cards.count) clips"
+        Console.writeOutput("wrote \(Format.oneLine(directory))/index.html (\(clips)), feed.css and feed.js\n")
+        return ExitStatus.success
+    }
+
+    /// Whether the file at `path` is one an export wrote (its first bytes carry the page's marks).
+    static func isOwn(_ path: String) -> Bool {
+        guard let bytes = try? BatchFiles.readFile(path, limit: 1 << 24) else { return false }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.contains("<meta name=\"generator\" content=\"\(FeedPage.generator)\">")
+            || text.hasPrefix("/* PreviewLoop feed") || text.hasPrefix("// PreviewLoop feed")
+    }
+
+    /// The page for the folder's latest record of each clip (in id order), completed clips only.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/inputNotFound`` when the folder has no results or no clip completed.
+    static func page(directory: String) throws -> FeedPage {
+        var latest: [String: BatchRecord] = [:]
+        let decoder = JSONDecoder()
+        for file in try BatchReport.resultsFiles([directory]) {
+            try ResultsLines.read(file) { _, line, _ in
+                guard let record = try? decoder.decode(BatchRecord.self, from: Data(line)), record.type == "clip" else { return }
+                if let earlier = latest[record.id], earlier.finishedAt > record.finishedAt { return }
+                latest[record.id] = record
+            }
+        }
+        let cards = latest.values.filter { $0.status == .ok }.sorted { $0.id < $1.id }.compactMap(card)
+        guard !cards.isEmpty else {
+            throw PreviewLoopError(.inputNotFound, "\(directory): no completed clip with a poster in its results")
+        }
+        let name = directory.split(separator: "/").last.map(String.init) ?? directory
+        var page = FeedPage(title: "Previews: " + FilePathBytes.displayed(name), cards: cards)
+        page.assets = .files
+        return page
+    }
+
+    /// A clip's card: its poster, its hover MP4 (when the recipe made one) and its sprites' track.
+    static func card(_ record: BatchRecord) -> FeedPage.Card? {
+        func output(_ kind: String, suffix: String? = nil) -> BatchRecord.Output? {
+            record.outputs.first { $0.kind == kind && (suffix.map($0.path.hasSuffix) ?? true) }
+        }
+        guard let poster = output("poster") else { return nil }
+        return FeedPage.Card(
+            title: record.id, name: record.id, posters: [FeedPage.urlPath(poster.path)],
+            video: output("hover", suffix: ".mp4").map { FeedPage.urlPath($0.path) },
+            storyboard: output("webvtt").map { FeedPage.urlPath($0.path) },
+            color: poster.dominantColor)
+    }
+}

@@ -1,0 +1,234 @@
+import PreviewLoop
+
+/// The feed page: a grid of preview cards, each a poster with a play button that opens its muted
+/// preview in place through the card's reveal (Feed/feed.css, Feed/feed.js). `serve` answers `/` with
+/// one whose URLs are its routes; `batch export-page` writes one over a batch output folder.
+///
+/// Without JavaScript the page is a grid of posters, each a link to its preview.
+package struct FeedPage: Sendable, Equatable {
+    /// One card: what it shows and the URLs its script uses (already escaped for a URL; the page
+    /// escapes them for HTML).
+    package struct Card: Sendable, Equatable {
+        /// The poster's `alt` and the caption: shown as text, escaped.
+        package var title: String
+        /// The stem of a capture's file name.
+        package var name: String
+        /// The poster at 1x, 2x and 3x the card's size (the first is `src`); one entry for a single size.
+        package var posters: [String]
+        /// The preview `<video>` plays and the poster links to; `nil` for a card without one.
+        package var video: String?
+        /// A WebVTT storyboard track (`#xywh=` cues) for scrubbing.
+        package var storyboard: String?
+        /// `probe.json`, for a capture's full size.
+        package var probe: String?
+        /// `thumbnail.jpg` without `time`: a tap on the capture button adds `time` and `accuracy`.
+        package var still: String?
+        /// `animated.mp4` without `start` and `length`: a held capture adds them.
+        package var record: String?
+        /// A JSON route whose `dominant_color` paints the card before the poster arrives.
+        package var placeholder: String?
+        /// The poster's dominant colour, `#rrggbb`, painted behind it while it loads.
+        package var color: String?
+        /// Seconds between the preview's seeks back to its start, when it differs from the page's.
+        package var previewLength: Double?
+
+        package init(title: String, name: String, posters: [String], video: String? = nil, storyboard: String? = nil,
+                     probe: String? = nil, still: String? = nil, record: String? = nil, placeholder: String? = nil,
+                     color: String? = nil, previewLength: Double? = nil) {
+            self.title = title
+            self.name = name
+            self.posters = posters
+            self.video = video
+            self.storyboard = storyboard
+            self.probe = probe
+            self.still = still
+            self.record = record
+            self.placeholder = placeholder
+            self.color = color
+            self.previewLength = previewLength
+        }
+    }
+
+    /// Where the style and the script are: in the page, or files beside it.
+    package enum Assets: Sendable, Equatable {
+        /// `<style>` and `<script>` in the page (`serve`: one response, nothing more to sign).
+        case inline
+        /// `feed.css` and `feed.js` beside `index.html` (a static export, cached by the host).
+        case files
+    }
+
+    /// The page's heading and `<title>`.
+    package var title: String
+    package var cards: [Card]
+    /// The cards' shape, width ÷ height.
+    package var aspectRatio = CardStyle.defaultAspectRatio
+    /// Seconds between the preview's seeks back to its start (the PlayerView loop).
+    package var previewLength = FeedPage.defaultPreviewLength
+    /// Previews playing at once at most; starting one more stops the oldest.
+    package var maxPlaying = FeedPage.defaultMaxPlaying
+    /// The longest recording a held capture asks for, seconds (the server's animation cap).
+    package var recordMaxLength = AnimationCaps().seconds
+    package var assets = Assets.inline
+
+    /// 15 s, PlayerView's `previewLength`.
+    package static let defaultPreviewLength = 15.0
+    /// The range `preview_length` and `--preview-length` accept, seconds.
+    package static let previewLengthRange = 0.5...3600.0
+    /// Three previews at once.
+    package static let defaultMaxPlaying = 3
+    /// The range `max_playing` accepts.
+    package static let maxPlayingRange = 1...16
+    /// The most cards one page lists (in path order); a larger library is better served by a manifest.
+    package static let maxCards = 2000
+    /// The card's width in CSS pixels at its largest; posters are made at 1x, 2x and 3x of it.
+    package static let cardWidth = 480
+    /// Marks a file this page wrote, so that an export replaces only its own files.
+    package static let generator = "preview-loop feed"
+
+    package init(title: String, cards: [Card]) {
+        self.title = title
+        self.cards = cards
+    }
+
+    /// The style sheet (Feed/feed.css), as the binary carries it.
+    package static let styleSheet = String(decoding: PackageResources.feed_css, as: UTF8.self)
+    /// The script (Feed/feed.js), as the binary carries it.
+    package static let script = String(decoding: PackageResources.feed_js, as: UTF8.self)
+
+    /// The card's size in pixels at `width` for `aspectRatio`, both sides even (H.264 needs it) and at
+    /// most `maxSide`.
+    package static func cardSize(width: Int = cardWidth, aspectRatio: Double, maxSide: Int = .max) -> Size {
+        let ratio = CardStyle.usableAspectRatio(aspectRatio)
+        var size = CardStyle.size(width: width, aspectRatio: ratio, even: true)
+        guard max(size.width, size.height) > maxSide else { return size }
+        // The long side at the cap, the other from the ratio, each the nearest even number.
+        func even(_ value: Double) -> Int { max(2, min(maxSide & ~1, Int((value / 2).rounded()) * 2)) }
+        if size.width >= size.height {
+            size = Size(width: maxSide & ~1, height: even(Double(maxSide & ~1) / ratio))
+        } else {
+            size = Size(width: even(Double(maxSide & ~1) * ratio), height: maxSide & ~1)
+        }
+        return size
+    }
+
+    /// The whole page.
+    package func html() -> String {
+        var page = "<!DOCTYPE html>\n<html lang=\"en\" class=\"pl-nojs\">\n<head>\n<meta charset=\"utf-8\">\n"
+        page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        page += "<meta name=\"generator\" content=\"\(Self.generator)\">\n"
+        page += "<title>\(Self.escaped(title))</title>\n<link rel=\"icon\" href=\"data:,\">\n"
+        switch assets {
+        case .inline: page += "<style>\n\(Self.styleSheet)</style>\n"
+        case .files: page += "<link rel=\"stylesheet\" href=\"feed.css\">\n"
+        }
+        page += "</head>\n"
+        let size = Self.cardSize(aspectRatio: aspectRatio)
+        page += "<body data-preview-length=\"\(Format.limit(previewLength))\" data-max-playing=\"\(maxPlaying)\""
+            + " data-record-max-length=\"\(Format.limit(recordMaxLength))\" style=\"--pl-aspect: \(size.width) / \(size.height)\">\n"
+        page += "<header class=\"pl-header\"><h1>\(Self.escaped(title))</h1></header>\n"
+        page += "<main>\n<ul class=\"pl-feed\">\n"
+        for card in cards { page += item(card, size: size) }
+        page += "</ul>\n</main>\n"
+        page += "<noscript><p class=\"pl-header\">Each poster links to its preview.</p></noscript>\n"
+        switch assets {
+        case .inline: page += "<script>\n\(Self.script)</script>\n"
+        case .files: page += "<script src=\"feed.js\"></script>\n"
+        }
+        page += "</body>\n</html>\n"
+        return page
+    }
+
+    private func item(_ card: Card, size: Size) -> String {
+        var attributes = "class=\"pl-card\" data-state=\"poster\" data-name=\"\(Self.escaped(card.name))\""
+        let urls: [(String, String?)] = [
+            ("video", card.video), ("storyboard", card.storyboard), ("probe", card.probe), ("still", card.still),
+            ("record", card.record), ("placeholder", card.placeholder),
+        ]
+        for (name, url) in urls {
+            if let url { attributes += " data-\(name)=\"\(Self.escaped(url))\"" }
+        }
+        if let length = card.previewLength { attributes += " data-preview-length=\"\(Format.limit(length))\"" }
+        if let color = card.color, Self.isColor(color) { attributes += " style=\"background-color: \(color)\"" }
+        var html = "<li class=\"pl-item\">\n<div \(attributes)>\n"
+        let source = card.posters.first ?? ""
+        var image = "<img class=\"pl-poster\" src=\"\(Self.escaped(source))\""
+        if card.posters.count > 1 {
+            let set = card.posters.enumerated().map { "\(Self.escaped($0.element)) \($0.offset + 1)x" }.joined(separator: ", ")
+            image += " srcset=\"\(set)\""
+        }
+        image += " width=\"\(size.width)\" height=\"\(size.height)\" alt=\"\(Self.escaped(card.title))\" loading=\"lazy\" decoding=\"async\">"
+        if let video = card.video {
+            html += "<a class=\"pl-poster-link\" href=\"\(Self.escaped(video))\">\(image)</a>\n"
+            html += "<div class=\"pl-scrub\"></div>\n<div class=\"pl-stage\"></div>\n"
+            html += "<button type=\"button\" class=\"pl-play\" aria-label=\"Play video\">" + Self.playGlyph + "</button>\n"
+            html += "<button type=\"button\" class=\"pl-close\" aria-label=\"Close video\" hidden>" + Self.closeGlyph + "</button>\n"
+            if card.still != nil || card.record != nil {
+                html += "<button type=\"button\" class=\"pl-capture\" aria-label=\"Capture still\" "
+                    + "title=\"Tap: save this frame. Hold: record until release.\" hidden></button>\n"
+            }
+        } else {
+            html += image + "\n<div class=\"pl-scrub\"></div>\n"
+        }
+        html += "</div>\n<p class=\"pl-title\">\(Self.escaped(card.title))</p>\n</li>\n"
+        return html
+    }
+
+    /// The play glyph of ``PlayButton``: a triangle 0.42 of the 72 px disc tall and 0.36 wide, a
+    /// twelfth of its width right of centre.
+    static let playGlyph = "<svg viewBox=\"0 0 72 72\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M25.2 20.88 51.12 36 25.2 51.12z\"/></svg>"
+    static let closeGlyph = "<svg viewBox=\"0 0 14 14\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M1.4 0 7 5.6 12.6 0 14 1.4 "
+        + "8.4 7 14 12.6 12.6 14 7 8.4 1.4 14 0 12.6 5.6 7 0 1.4z\"/></svg>"
+
+    /// Seconds as a URL or an attribute writes them: `15`, `4.5` (at most 3 decimals).
+    package static func decimal(_ seconds: Double) -> String { Format.limit(seconds) }
+
+    /// `#rrggbb`.
+    static func isColor(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        return utf8.count == 7 && utf8[0] == UInt8(ascii: "#") && utf8.dropFirst().allSatisfy {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0)
+        }
+    }
+
+    /// `text` for HTML text or a quoted attribute: `&`, `<`, `>`, `"` and `'` as references; a control
+    /// character or a file name's undecodable byte (``FilePathBytes``' escape) as U+FFFD.
+    package static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            case "\t", "\n": result.unicodeScalars.append(" ")
+            default:
+                if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || (0xF780...0xF7FF).contains(scalar.value) {
+                    result.unicodeScalars.append("\u{FFFD}")
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+
+    /// A relative file path as a URL path: each byte of the name (``FilePathBytes/encode(_:)``) but
+    /// RFC 3986's unreserved characters and `/` percent-encoded (`sub dir/é.mp4` → `sub%20dir/%C3%A9.mp4`).
+    package static func urlPath(_ relative: String) -> String {
+        var result = ""
+        let digits = Array("0123456789ABCDEF")
+        for byte in FilePathBytes.encode(relative) {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,175 @@
+import FoundationEssentials
+import PreviewLoop
+
+/// The feed page's settings: `serve --preview-length`, and the query of `/` (`preview_length`,
+/// `aspect`, `max_playing`), which overrides them for one page.
+package struct FeedSettings: Equatable, Sendable {
+    /// Seconds between the preview's seeks back to its start.
+    package var previewLength = FeedPage.defaultPreviewLength
+    /// The cards' shape, width ÷ height.
+    package var aspectRatio = CardStyle.defaultAspectRatio
+    /// Previews playing at once at most.
+    package var maxPlaying = FeedPage.defaultMaxPlaying
+
+    package init() {}
+
+    /// `--preview-length <time>` (and `preview_length`).
+    static let previewLength = Option<Double>(
+        "preview-length", value: "time",
+        help: "The feed page (/): a playing preview seeks back to its start every this many seconds, as a "
+            + "PlayerView loop does, 0.5 to 3600; a page's preview_length parameter overrides it.",
+        default: FeedPage.defaultPreviewLength, showing: Format.limit(FeedPage.defaultPreviewLength),
+        expecting: "a time from 0.5 to 3600 seconds: seconds (1.5), mm:ss or hh:mm:ss.ms") { text in
+        if case .seconds(let value)? = TimePosition(parsing: text), FeedPage.previewLengthRange.contains(value) { value } else { nil }
+    }
+    /// `max_playing`.
+    static let maxPlaying = Option<Int>.integer(
+        "max-playing", help: "Previews playing at once at most.", default: FeedPage.defaultMaxPlaying,
+        in: FeedPage.maxPlayingRange)
+
+    /// The query parameters of `/`.
+    package static let parameterNames = ["preview_length", "aspect", "max_playing"]
+
+    /// These settings with a page request's query applied (items percent-decoded).
+    ///
+    /// - Throws: a 400 naming the parameter for an unknown or repeated one or a value out of range.
+    package func applying(query: [(name: String, value: String)]) throws(PreviewRequestError) -> FeedSettings {
+        var settings = self
+        var seen: Set<String> = []
+        for (name, value) in query {
+            guard let known = Self.parameterNames.first(where: { $0 == name }) else {
+                let shown = PreviewRequests.printable(name)
+                return try Self.fail(shown, "Unknown parameter\(shown.map { " '\($0)'" } ?? ""); the page takes "
+                                        + Self.parameterNames.joined(separator: ", ") + ".")
+            }
+            guard seen.insert(known).inserted else { return try Self.fail(known, "The parameter is given twice.") }
+            switch known {
+            case "preview_length":
+                guard let length = Self.previewLength.convert(value) else {
+                    return try Self.fail(known, "Expected \(Self.previewLength.expectation).")
+                }
+                settings.previewLength = length
+            case "aspect":
+                guard let ratio = CardOptions.aspect.convert(value) ?? nil else {
+                    return try Self.fail(known, "Expected \(CardOptions.aspect.expectation).")
+                }
+                settings.aspectRatio = ratio
+            default:
+                guard let count = Self.maxPlaying.convert(value) else {
+                    return try Self.fail(known, "Expected \(Self.maxPlaying.expectation).")
+                }
+                settings.maxPlaying = count
+            }
+        }
+        return settings
+    }
+
+    private static func fail(_ parameter: String?, _ detail: String) throws(PreviewRequestError) -> FeedSettings {
+        throw PreviewRequestError(status: 400, parameter: parameter, detail: detail)
+    }
+}
+
+/// The clips a feed page lists, from `serve --feed-manifest FILE`: JSON Lines
+/// `{"path": "trailers/dune.mp4", "title": "Dune", "preview_length": 5}` (`title` and `preview_length`
+/// optional), or a plain list of paths one a line. Paths are relative to `--root`.
+package struct FeedManifest: Equatable, Sendable {
+    /// One listed clip.
+    package struct Entry: Equatable, Sendable {
+        /// Relative to the root, `/`-separated; never absolute, never with `.` or `..` components.
+        package var path: String
+        package var title: String?
+        package var previewLength: Double?
+
+        package init(path: String, title: String? = nil, previewLength: Double? = nil) {
+            self.path = path
+            self.title = title
+            self.previewLength = previewLength
+        }
+    }
+
+    package var entries: [Entry]
+
+    /// The longest title kept, in characters.
+    package static let maxTitleLength = 300
+
+    /// Parses a manifest's text.
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line: not an object with a string
+    ///   `path`, an unknown key, a path that is absolute or leaves the root, a title too long, a
+    ///   `preview_length` out of range; more than ``FeedPage/maxCards`` entries.
+    package static func parse(_ text: String, name: String) throws(PreviewLoopError) -> FeedManifest {
+        var entries: [Entry] = []
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        let isJSON = lines.first { !Self.trimmed(String($0)).isEmpty }.map { Self.trimmed(String($0)).hasPrefix("{") } ?? false
+        for (offset, rawLine) in lines.enumerated() {
+            let number = offset + 1
+            func fail(_ why: String) -> PreviewLoopError { PreviewLoopError(.invalidArgument, "\(name): line \(number): \(why)") }
+            var line = String(rawLine)
+            if line.hasSuffix("\r") { line.removeLast() }
+            let trimmed = Self.trimmed(line)
+            if trimmed.isEmpty || (!isJSON && trimmed.hasPrefix("#")) { continue }
+            var entry: Entry
+            if isJSON {
+                do {
+                    let decoded = try JSONDecoder().decode(Line.self, from: Data(trimmed.utf8))
+                    entry = Entry(path: decoded.path, title: decoded.title, previewLength: decoded.previewLength)
+                } catch let error as Line.KeyError {
+                    throw fail(error.message)
+                } catch {
+                    throw fail("not a JSON object with a string \"path\"")
+                }
+            } else {
+                entry = Entry(path: line)
+            }
+            let components = entry.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard !entry.path.isEmpty, !entry.path.hasPrefix("/"), entry.path.utf8.count <= 4096,
+                  components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+                throw fail("the path must be relative to --root, without empty, . or .. components")
+            }
+            if let title = entry.title, title.count > maxTitleLength {
+                throw fail("the title is \(title.count) characters long; at most \(maxTitleLength)")
+            }
+            if let length = entry.previewLength, !FeedPage.previewLengthRange.contains(length) {
+                throw fail("\"preview_length\" must be 0.5 to 3600 seconds")
+            }
+            entries.append(entry)
+            guard entries.count <= FeedPage.maxCards else {
+                throw PreviewLoopError(.invalidArgument, "\(name): more than \(FeedPage.maxCards) clips; a page lists at most that many")
+            }
+        }
+        return FeedManifest(entries: entries)
+    }
+
+    /// `text` without leading and trailing spaces and tabs.
+    static func trimmed(_ text: String) -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(text[first...last])
+    }
+
+    /// One JSON line; unknown keys are refused.
+    private struct Line: Decodable {
+        var path: String
+        var title: String?
+        var previewLength: Double?
+
+        struct KeyError: Error { var message: String }
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            for key in container.allKeys where !["path", "title", "preview_length"].contains(key.stringValue) {
+                throw KeyError(message: "unknown key \"\(Format.oneLine(String(key.stringValue.prefix(40))))\"; "
+                                   + "a line takes path, title and preview_length")
+            }
+            path = try container.decode(String.self, forKey: AnyKey(stringValue: "path"))
+            title = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "title"))
+            previewLength = try container.decodeIfPresent(Double.self, forKey: AnyKey(stringValue: "preview_length"))
+        }
+    }
+}

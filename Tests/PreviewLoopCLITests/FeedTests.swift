@@ -1,0 +1,254 @@
+import Foundation
+import Glibc
+import Testing
+import PreviewLoopCLI
+@testable import PreviewLoopServer
+import PreviewLoopTestSupport
+
+/// The feed page without a browser: `GET /` on a live server, read back by Python's `html.parser` (an
+/// HTML parser that is not ours), its URLs fetched from the server; signed URLs, the page's query and
+/// its problems, manifest titles and odd file names; and `batch export-page`'s files. The page's
+/// behaviour in a real browser is `make feed-check` (Scripts/feed-check.py).
+@Suite("feed: the page on serve and its static export", .serialized, .timeLimit(.minutes(6)))
+struct FeedTests {
+    /// What Python's `html.parser` reads from a page: the cards' attributes, poster attributes and
+    /// captions, the buttons' names, and the page's `<body>` attributes.
+    struct ParsedPage: Decodable {
+        struct Card: Decodable {
+            var attributes: [String: String]
+            var poster: [String: String]
+            var link: String?
+            var caption: String
+            var buttons: [String]
+        }
+        var body: [String: String]
+        var cards: [Card]
+        var scripts: Int
+    }
+
+    static let parser = """
+    import html.parser, json, sys
+    class Reader(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.body, self.cards, self.scripts, self.caption = {}, [], 0, None
+        def handle_starttag(self, tag, attrs):
+            a = {k: (v if v is not None else "") for k, v in attrs}
+            classes = a.get("class", "").split()
+            if tag == "body": self.body = a
+            if tag == "script": self.scripts += 1
+            if "pl-card" in classes: self.cards.append({"attributes": a, "poster": {}, "link": None, "caption": "", "buttons": []})
+            if tag == "img" and self.cards: self.cards[-1]["poster"] = a
+            if tag == "a" and self.cards and "pl-poster-link" in classes: self.cards[-1]["link"] = a.get("href")
+            if tag == "button" and self.cards: self.cards[-1]["buttons"].append(a.get("aria-label", ""))
+            if "pl-title" in classes: self.caption = ""
+        def handle_data(self, data):
+            if self.caption is not None: self.caption += data
+        def handle_endtag(self, tag):
+            if tag == "p" and self.caption is not None and self.cards:
+                self.cards[-1]["caption"] = self.caption
+                self.caption = None
+    reader = Reader()
+    reader.feed(sys.stdin.read())
+    print(json.dumps({"body": reader.body, "cards": reader.cards, "scripts": reader.scripts}))
+    """
+
+    static func parse(_ page: String) throws -> ParsedPage {
+        let result = try Child.tool("python3", ["-c", parser], input: .piped(Data(page.utf8)))
+        return try JSONDecoder().decode(ParsedPage.self, from: Data(result.stdoutText.utf8))
+    }
+
+    /// The path a page URL names, without its query (`/sub%20dir/clip.mp4/thumbnail.jpg`).
+    static func path(_ url: String) -> String { String(url.split(separator: "?", maxSplits: 1).first ?? "") }
+
+    @Test("GET / lists the root's videos as cards whose URLs the server answers; names and odd bytes are escaped")
+    func pageOfRoot() throws {
+        try ServeTests.withServer { base, root in
+            // A name with markup and quotes, and one with a byte that is not UTF-8.
+            let odd = root + "/<b>\"Tom & 'Jerry'\".mp4"
+            try FileManager.default.copyItem(atPath: root + "/landscape.mp4", toPath: odd)
+            let badName = Array((root + "/bad").utf8) + [0xFF] + Array(".mp4".utf8) + [0]
+            #expect(badName.withUnsafeBufferPointer { link(root + "/landscape.mp4", UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) } == 0)
+            let reply = try ServeTests.fetch(base + "/")
+            #expect(reply.status == 200)
+            #expect(reply.headers["content-type"] == "text/html; charset=utf-8")
+            let page = try Self.parse(reply.text)
+            let captions = page.cards.map(\.caption)
+            // Videos only (notes.mp4 is listed by its name, as batch lists it; the link out of the root is not).
+            #expect(captions.contains("<b>\"Tom & 'Jerry'\".mp4"), "\(captions)")
+            #expect(captions.contains("bad\\xff.mp4"), "\(captions)")
+            #expect(captions.contains("clip é.mp4") && captions.contains("landscape.mp4"), "\(captions)")
+            #expect(!captions.contains("outside.mp4"))
+            #expect(!reply.text.contains("<b>\""), "markup in a name is escaped")
+            #expect(page.scripts == 1 && page.body["data-preview-length"] == "15" && page.body["data-max-playing"] == "3")
+            for card in page.cards {
+                #expect(card.poster["alt"] == card.caption)
+                #expect(card.poster["loading"] == "lazy")
+                #expect(card.buttons == ["Play video", "Close video", "Capture still"])
+                #expect((card.poster["srcset"] ?? "").hasSuffix(" 3x"))
+            }
+            // Each URL of the landscape card and of the odd names is served.
+            for caption in ["landscape.mp4", "clip é.mp4", "bad\\xff.mp4", "<b>\"Tom & 'Jerry'\".mp4"] {
+                let card = try #require(page.cards.first { $0.caption == caption })
+                for url in [card.poster["src"], card.attributes["data-storyboard"], card.attributes["data-probe"]].compactMap({ $0 }) {
+                    let served = try ServeTests.fetch(base + url)
+                    #expect(served.status == 200, "\(url): \(served.text)")
+                }
+                #expect(card.link == card.attributes["data-video"])
+            }
+            let landscape = try #require(page.cards.first { $0.caption == "landscape.mp4" })
+            #expect(Self.path(landscape.poster["src"] ?? "") == "/landscape.mp4/thumbnail.jpg")
+            let poster = try ServeTests.fetch(base + (landscape.poster["src"] ?? ""))
+            #expect(poster.headers["content-type"] == "image/jpeg")
+            let video = try ServeTests.fetch(base + (landscape.attributes["data-video"] ?? ""))
+            #expect(video.status == 200 && video.headers["content-type"] == "video/mp4", "\(video.text)")
+            let clip = try #require(page.cards.first { $0.caption == "clip é.mp4" })
+            #expect(Self.path(clip.poster["src"] ?? "") == "/sub%20dir/clip%20%C3%A9.mp4/thumbnail.jpg")
+        }
+    }
+
+    @Test("The page's query: preview_length, aspect and max_playing set the page; a bad or unknown one is a 400 problem")
+    func pageQuery() throws {
+        try ServeTests.withServer({ $0.feed.previewLength = 7 }) { base, _ in
+            let page = try Self.parse(try ServeTests.fetch(base + "/").text)
+            #expect(page.body["data-preview-length"] == "7")
+            let video = try #require(page.cards.first?.attributes["data-video"])
+            #expect(video.contains("length=7&"), "\(video)")
+            let custom = try Self.parse(try ServeTests.fetch(base + "/?preview_length=3&aspect=4:3&max_playing=2").text)
+            #expect(custom.body["data-preview-length"] == "3" && custom.body["data-max-playing"] == "2")
+            #expect(custom.body["style"] == "--pl-aspect: 480 / 360")
+            let card = try #require(custom.cards.first)
+            #expect(card.poster["width"] == "480" && card.poster["height"] == "360")
+            #expect(card.attributes["data-video"]?.contains("length=3&width=480&height=360") == true, "\(card.attributes)")
+            // Past the animation cap (10 s) the file is 10 s long; the page still seeks back every 30 s.
+            let long = try Self.parse(try ServeTests.fetch(base + "/?preview_length=30").text)
+            #expect(long.body["data-preview-length"] == "30" && long.cards.first?.attributes["data-video"]?.contains("length=10&") == true)
+            let bad: [(query: String, parameter: String)] = [
+                ("preview_length=0", "preview_length"), ("preview_length=abc", "preview_length"), ("preview_length=-3", "preview_length"),
+                ("preview_length=99999", "preview_length"), ("preview_length=nan", "preview_length"),
+                ("preview_length=3&preview_length=4", "preview_length"), ("aspect=0:9", "aspect"), ("aspect=100", "aspect"),
+                ("max_playing=0", "max_playing"), ("max_playing=17", "max_playing"), ("width=3", "width"),
+            ]
+            for (query, parameter) in bad {
+                let reply = try ServeTests.fetch(base + "/?" + query)
+                #expect(reply.status == 400 && reply.headers["content-type"] == "application/problem+json", "\(query): \(reply.text)")
+                let problem = try JSONSerialization.jsonObject(with: reply.body) as? [String: Any]
+                #expect(problem?["parameter"] as? String == parameter, "\(query): \(reply.text)")
+            }
+        }
+        try ServeTests.withServer({ $0.isFeedEnabled = false }) { base, _ in
+            let reply = try ServeTests.fetch(base + "/")
+            #expect(reply.status == 404 && reply.headers["content-type"] == "application/problem+json")
+        }
+    }
+
+    @Test("A manifest sets the cards, their order, titles and preview lengths; a clip missing or outside the root is left out")
+    func manifestTitles() throws {
+        let folder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let manifest = folder + "/feed.jsonl"
+        try Data("""
+        {"path": "sub dir/clip é.mp4", "title": "Clip <é> & \\"friends\\"", "preview_length": 4.5}
+        {"path": "missing.mp4", "title": "Gone"}
+        {"path": "outside.mp4"}
+        {"path": "landscape.mp4"}
+
+        """.utf8).write(to: URL(fileURLWithPath: manifest))
+        try ServeTests.withServer({ $0.feedManifest = manifest }) { base, _ in
+            let page = try Self.parse(try ServeTests.fetch(base + "/").text)
+            #expect(page.cards.map(\.caption) == ["Clip <é> & \"friends\"", "landscape.mp4"])
+            #expect(page.cards.first?.attributes["data-preview-length"] == "4.5")
+            #expect(page.cards.first?.attributes["data-video"]?.contains("length=4.5&") == true)
+        }
+        // A manifest that cannot be read or parsed stops the start with one line naming it.
+        try Data("{\"path\": \"../x.mp4\"}\n".utf8).write(to: URL(fileURLWithPath: manifest))
+        var options = ServeOptions(root: folder)
+        options.feedManifest = manifest
+        #expect { _ = try PreviewServer(options: options, accessLog: nil) } throws: { error in
+            "\((error as? ServerStartError)?.message ?? "")".contains("feed.jsonl: line 1")
+        }
+    }
+
+    @Test("Signed URLs: / needs a signature, and every URL on the page is signed with the page's expiry and served")
+    func signedPage() throws {
+        let keyFolder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: keyFolder) }
+        let keyFile = keyFolder + "/key.txt"
+        try Data("correct horse battery staple\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+        try ServeTests.withServer({ $0.signingKeyFile = keyFile }) { base, _ in
+            #expect(try ServeTests.fetch(base + "/").status == 403)
+            let expires = Int(Date().timeIntervalSince1970) + 600
+            let query = "expires=\(expires)&preview_length=3"
+            // Python's hmac, as Docs/serve.md signs.
+            let script = """
+            import hashlib, hmac, sys
+            key = open(sys.argv[1], "rb").read().removesuffix(b"\\n")
+            print(hmac.new(key, f"/?{sys.argv[2]}".encode(), hashlib.sha256).hexdigest())
+            """
+            let signature = try Child.tool("python3", ["-c", script, keyFile, query]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+            let reply = try ServeTests.fetch("\(base)/?\(query)&signature=\(signature)")
+            #expect(reply.status == 200, "\(reply.text)")
+            let page = try Self.parse(reply.text)
+            #expect(!page.cards.isEmpty)
+            for card in page.cards {
+                #expect(card.buttons == ["Play video", "Close video"], "no capture: its URLs could not be signed")
+                #expect(card.attributes["data-still"] == nil && card.attributes["data-record"] == nil)
+                for url in [card.poster["src"], card.attributes["data-video"], card.attributes["data-storyboard"]].compactMap({ $0 }) {
+                    #expect(url.contains("expires=\(expires)&signature="), "\(url)")
+                }
+            }
+            let landscape = try #require(page.cards.first { $0.caption == "landscape.mp4" })
+            for url in [landscape.poster["src"], landscape.attributes["data-storyboard"]].compactMap({ $0 }) {
+                let served = try ServeTests.fetch(base + url)
+                #expect(served.status == 200, "\(url): \(served.text)")
+            }
+            let srcset = landscape.poster["srcset"] ?? ""
+            let twice = try #require(srcset.split(separator: ",").dropFirst().first?.split(separator: " ").first)
+            #expect(try ServeTests.fetch(base + twice).status == 200)
+        }
+    }
+
+    @Test("batch export-page writes index.html, feed.css and feed.js whose relative URLs name batch's files")
+    func staticExport() throws {
+        let folder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let recipe = folder + "/recipe.json"
+        try Data(#"{"poster": {}, "sprites": {"every": 1}, "hover": {"length": 2}}"#.utf8).write(to: URL(fileURLWithPath: recipe))
+        try Data("\(TestPaths.fixture("landscape.mp4"))\n\(TestPaths.fixture("card.mp4"))\n".utf8)
+            .write(to: URL(fileURLWithPath: folder + "/clips.txt"))
+        let out = folder + "/out"
+        let batch = try Child.cli(["batch", folder + "/clips.txt", "--out", out, "--recipe", recipe, "--quiet"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let export = try Child.cli(["batch", "export-page", out])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdoutText.contains("index.html (2 clips)"))
+        let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        let page = try Self.parse(html)
+        #expect(page.cards.map(\.caption) == ["card", "landscape"])
+        for card in page.cards {
+            for url in [card.poster["src"], card.attributes["data-video"], card.attributes["data-storyboard"]] {
+                let relative = try #require(url)
+                #expect(!relative.hasPrefix("/") && !relative.contains("://"), "\(relative)")
+                #expect(FileManager.default.fileExists(atPath: out + "/" + relative), "\(relative)")
+            }
+            #expect(card.buttons == ["Play video", "Close video"], "no capture without a server")
+            #expect((card.attributes["style"] ?? "").hasPrefix("background-color: #"), "the poster's dominant colour")
+        }
+        #expect(try String(contentsOfFile: out + "/feed.js", encoding: .utf8) == FeedPage.script)
+        #expect(try String(contentsOfFile: out + "/feed.css", encoding: .utf8) == FeedPage.styleSheet)
+        #expect(html.contains("<script src=\"feed.js\"></script>") && html.contains("href=\"feed.css\""))
+        // Again: its own files are replaced. A user's index.html is never touched.
+        #expect(try Child.cli(["batch", "export-page", out]).status == 0)
+        try Data("<p>mine</p>\n".utf8).write(to: URL(fileURLWithPath: out + "/index.html"))
+        let refused = try Child.cli(["batch", "export-page", out])
+        #expect(refused.status == 1 && refused.stderr.contains("index.html: a file this command did not write"), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: out + "/index.html", encoding: .utf8) == "<p>mine</p>\n")
+        // Usage errors.
+        #expect(try Child.cli(["batch", "export-page"]).status == 64)
+        #expect(try Child.cli(["batch", "export-page", out, "--jobs", "2"]).status == 64)
+        let empty = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let nothing = try Child.cli(["batch", "export-page", empty])
+        #expect(nothing.status == 1 && nothing.stderr.hasPrefix("Error: "), "\(nothing.stderr)")
+    }
+}

@@ -1,0 +1,148 @@
+import PreviewLoop
+import Foundation
+import Testing
+import PreviewLoopTestSupport
+@testable import PreviewLoopCLI
+
+/// The feed page's pure parts: HTML escaping, URL paths of odd file names, the page's query and serve's
+/// options, the manifest, the card sizes and the reveal's CSS against the card's formula.
+@Suite("feed page: escaping, settings, manifest")
+struct FeedPageTests {
+    @Test("Text is escaped for HTML; control characters and undecodable bytes become U+FFFD")
+    func escaping() {
+        #expect(FeedPage.escaped(#"<script>alert("x") & 'y'</script>"#)
+            == "&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;")
+        #expect(FeedPage.escaped("a\u{0}b\u{1b}c\u{7f}\u{85}") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}")
+        #expect(FeedPage.escaped(FilePathBytes.decode(Array("bad".utf8) + [0xFF])) == "bad\u{FFFD}")
+        #expect(FeedPage.escaped("line\nbreak\ttab") == "line break tab")
+        #expect(FeedPage.escaped("é 日本 🎬") == "é 日本 🎬")
+    }
+
+    @Test("File paths become URL paths byte by byte: unreserved characters and / kept, the rest percent-encoded")
+    func urlPaths() {
+        #expect(FeedPage.urlPath("sub dir/clip é.mp4") == "sub%20dir/clip%20%C3%A9.mp4")
+        #expect(FeedPage.urlPath(FilePathBytes.decode(Array("bad".utf8) + [0xFF] + Array(".mp4".utf8))) == "bad%FF.mp4")
+        #expect(FeedPage.urlPath("a?b#c&d=e%f\"g'h<i>.mp4") == "a%3Fb%23c%26d%3De%25f%22g%27h%3Ci%3E.mp4")
+        #expect(FeedPage.urlPath("A-z_0.9~") == "A-z_0.9~")
+    }
+
+    @Test("The page's query: each parameter in range is taken, anything else is a 400 naming it")
+    func query() throws {
+        let defaults = FeedSettings()
+        let page = try defaults.applying(query: [("preview_length", "2.5"), ("aspect", "4:3"), ("max_playing", "5")])
+        #expect(page.previewLength == 2.5 && page.aspectRatio == 4.0 / 3 && page.maxPlaying == 5)
+        #expect(try defaults.applying(query: [("preview_length", "01:00")]).previewLength == 60)
+        #expect(try defaults.applying(query: []) == defaults)
+        let bad: [(String, String, String?)] = [
+            ("preview_length", "0", "preview_length"), ("preview_length", "0.4", "preview_length"),
+            ("preview_length", "3601", "preview_length"), ("preview_length", "inf", "preview_length"),
+            ("preview_length", "", "preview_length"), ("aspect", "0", "aspect"), ("aspect", "17:1", "aspect"),
+            ("aspect", "a:b", "aspect"), ("max_playing", "0", "max_playing"), ("max_playing", "1e3", "max_playing"),
+            ("time", "1", "time"), ("bad name!", "1", nil),
+        ]
+        for (name, value, parameter) in bad {
+            #expect { _ = try defaults.applying(query: [(name, value)]) } throws: { error in
+                let problem = error as? PreviewRequestError
+                return problem?.status == 400 && problem?.parameter == parameter
+            }
+        }
+        #expect { _ = try defaults.applying(query: [("aspect", "1"), ("aspect", "2")]) } throws: { error in
+            (error as? PreviewRequestError)?.detail == "The parameter is given twice."
+        }
+    }
+
+    @Test("serve's feed options: --preview-length, --feed-manifest, --no-feed, and what conflicts")
+    func serveOptions() throws {
+        func serve(_ arguments: [String]) throws -> ServeOptions? {
+            guard case .command(let command) = try CommandLineParser.parse(["serve", "--root", "/srv"] + arguments) else { return nil }
+            return command as? ServeOptions
+        }
+        let options = try #require(try serve(["--preview-length", "4.5", "--feed-manifest", "feed.jsonl"]))
+        #expect(options.feed.previewLength == 4.5 && options.feedManifest == "feed.jsonl" && options.isFeedEnabled)
+        let plain = try #require(try serve([]))
+        #expect(plain.feed.previewLength == 15 && plain.feedManifest == nil && plain.isFeedEnabled)
+        #expect(try serve(["--no-feed"])?.isFeedEnabled == false)
+        for arguments in [["--preview-length", "0"], ["--preview-length", "4000"], ["--preview-length", "x"],
+                          ["--no-feed", "--preview-length", "3"], ["--no-feed", "--feed-manifest", "f"]] {
+            #expect(usageError(["serve", "--root", "/srv"] + arguments) != nil, "\(arguments)")
+        }
+        let help = HelpText.help(for: Subcommand(ServeOptions.self))
+        #expect(help.contains("--preview-length <time>") && help.contains("--feed-manifest <file>") && help.contains("--no-feed"))
+    }
+
+    @Test("The manifest: JSON Lines with optional title and preview_length, or a list of paths; bad lines are named")
+    func manifest() throws {
+        let parsed = try FeedManifest.parse("""
+        {"path": "a/b.mp4", "title": "B <1>", "preview_length": 5}
+        {"path": "c.mp4"}
+
+        """, name: "feed.jsonl")
+        #expect(parsed.entries == [FeedManifest.Entry(path: "a/b.mp4", title: "B <1>", previewLength: 5),
+                                   FeedManifest.Entry(path: "c.mp4")])
+        #expect(try FeedManifest.parse("# clips\nx y.mp4\r\nz.mp4\n", name: "list").entries.map(\.path) == ["x y.mp4", "z.mp4"])
+        let bad: [(String, String)] = [
+            (#"{"path": "../x.mp4"}"#, "line 1: the path must be relative"), (#"{"path": "/etc/x.mp4"}"#, "relative"),
+            (#"{"path": "a//b.mp4"}"#, "relative"), (#"{"path": "a/./b.mp4"}"#, "relative"),
+            (#"{"path": "a.mp4", "id": "x"}"#, "unknown key \"id\""), (#"{"title": "x"}"#, "string \"path\""),
+            (#"{"path": 3}"#, "string \"path\""), (#"{"path": "a.mp4", "preview_length": 0}"#, "preview_length"),
+            ("{\"path\": \"a.mp4\", \"title\": \"\(String(repeating: "x", count: 301))\"}", "at most 300"),
+            ("{\"path\": \"a.mp4\"}\n{oops", "line 2"),
+        ]
+        for (text, message) in bad {
+            #expect { _ = try FeedManifest.parse(text, name: "feed.jsonl") } throws: { error in
+                (error as? PreviewLoopError)?.message.contains(message) == true && (error as? PreviewLoopError)?.message.hasPrefix("feed.jsonl: ") == true
+            }
+        }
+        let many = (0...FeedPage.maxCards).map { "c\($0).mp4" }.joined(separator: "\n")
+        #expect(throws: PreviewLoopError.self) { _ = try FeedManifest.parse(many, name: "list") }
+    }
+
+    @Test("Card sizes: 480 wide at the aspect, even, within the animation cap")
+    func cardSizes() {
+        #expect(FeedPage.cardSize(aspectRatio: 16.0 / 9) == Size(width: 480, height: 270))
+        #expect(FeedPage.cardSize(aspectRatio: 4.0 / 3) == Size(width: 480, height: 360))
+        #expect(FeedPage.cardSize(aspectRatio: 9.0 / 16, maxSide: 640) == Size(width: 360, height: 640))
+        #expect(FeedPage.cardSize(aspectRatio: .nan) == Size(width: 480, height: 270))
+        let tall = FeedPage.cardSize(aspectRatio: 1.0 / 16, maxSide: 640)
+        #expect(tall.height <= 640 && tall.width % 2 == 0 && tall.height % 2 == 0 && tall.width >= 2)
+    }
+
+    @Test("The reveal's CSS radii are the card formula's: 5 % and 100 % of the half-diagonal in circle()'s percent")
+    func revealRadii() throws {
+        // circle()'s percentage is of sqrt(w² + h²) / sqrt(2) (CSS Shapes 1, "reference box").
+        let size = Size(width: 480, height: 270)
+        let reference = (480.0 * 480 + 270 * 270).squareRoot() / 2.0.squareRoot()
+        let css = FeedPage.styleSheet
+        for (progress, percent) in [(0.0, "3.5355%"), (1.0, "70.7107%")] {
+            #expect(css.contains("circle(\(percent) at 50% 50%)"))
+            let value = try #require(Double(percent.dropLast()))
+            #expect(abs(value / 100 * reference - CardGeometry.revealRadius(progress: progress, size: size)) < 0.01)
+        }
+        // The same curve: CSS's cubic-bezier(0.42, 0, 0.58, 1) is the card's ease-in-out, and the same 0.6 s.
+        #expect(css.contains("--pl-ease: cubic-bezier(0.42, 0, 0.58, 1)") && css.contains("--pl-reveal: 0.6s"))
+        #expect(CardStyle().easing == .easeInOut && CardStyle().revealDuration == 0.6)
+    }
+
+    @Test("The page: one card per clip, buttons named, the no-JS links, assets inline or as files")
+    func page() {
+        var page = FeedPage(title: "T & <t>", cards: [
+            FeedPage.Card(title: "A \"1\"", name: "a", posters: ["/a.mp4/thumbnail.jpg?width=480&height=270", "/2x", "/3x"],
+                          video: "/a.mp4/animated.mp4?length=15&width=480&height=270", storyboard: "/s.vtt", still: "/still",
+                          color: "#12ab34"),
+            FeedPage.Card(title: "B", name: "b", posters: ["b/poster.jpg"], color: "red;x:y"),
+        ])
+        let html = page.html()
+        #expect(html.contains("<title>T &amp; &lt;t&gt;</title>"))
+        #expect(html.contains("src=\"/a.mp4/thumbnail.jpg?width=480&amp;height=270\" srcset=\"/a.mp4/thumbnail.jpg?width=480&amp;height=270 1x, /2x 2x, /3x 3x\""))
+        #expect(html.contains("<a class=\"pl-poster-link\" href=\"/a.mp4/animated.mp4?length=15&amp;width=480&amp;height=270\">"))
+        #expect(html.contains("alt=\"A &quot;1&quot;\""))
+        #expect(html.contains("style=\"background-color: #12ab34\"") && !html.contains("red;x:y"))
+        #expect(html.components(separatedBy: "aria-label=\"Play video\"").count == 2)
+        #expect(html.contains("aria-label=\"Capture still\""))
+        #expect(html.contains("<style>") && html.contains("<script>") && !html.contains("feed.js"))
+        page.assets = .files
+        let files = page.html()
+        #expect(files.contains("<link rel=\"stylesheet\" href=\"feed.css\">") && files.contains("<script src=\"feed.js\"></script>"))
+        #expect(!files.contains("<style>"))
+    }
+}
