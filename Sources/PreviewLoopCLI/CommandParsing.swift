@@ -64,6 +64,14 @@ extension ThumbOptions {
                                      + "72 pixels across at 320 wide, scaling with the picture.")
     /// `--corner-radius <px>`.
     static let cornerRadius = PictureOptions.cornerRadius(default: 0)
+    /// `--candidates <n>`: how many of `--at best`'s ranked candidates are listed.
+    static let candidates = Option<Int?>.optionalInteger(
+        "candidates", help: "With --at best: list the top n of the candidates it ranked, 1 to "
+            + "\(FrameSampler.bestPosterCandidates) (the keyframes it samples), with their times, the scores it "
+            + "compared (brightness, contrast, sharpness, uniformity, colourfulness, exposure, typicality, the "
+            + "score) or why one was rejected, and which was chosen: a table after the summary line, or "
+            + "\"candidates\" in the --json record's poster entry.",
+        in: 1...FrameSampler.bestPosterCandidates)
 
     /// Types and validates `thumb`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {
@@ -80,7 +88,12 @@ extension ThumbOptions {
         showsPlayButton = arguments.isSet(Self.playButton)
         cornerRadius = try arguments.value(Self.cornerRadius)
         background = try arguments.value(PictureOptions.background)
+        candidates = try arguments.value(Self.candidates)
         // Each value is valid on its own; now whether they go together.
+        if candidates != nil, time != .best {
+            throw UsageError(.conflictingOptions("candidates", "at"), subcommand: .thumb,
+                             "'--candidates' lists the candidates of '--at best'; give '--at best' too.")
+        }
         switch time {
         case .auto:
             if arguments.isGiven(Self.accuracy) {

@@ -132,6 +132,8 @@ struct ThumbOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     var json = false
+    /// With `--at best`: how many ranked candidates to list (`--candidates`); `nil` lists none.
+    var candidates: Int?
     /// Whether an exact `size` is a box the picture fits inside keeping its shape (the image API's
     /// `fit_mode=preserve`), rather than the picture's size.
     var preservesShape = false

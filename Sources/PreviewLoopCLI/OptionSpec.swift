@@ -79,7 +79,7 @@ extension Subcommand {
         case .thumb:
             [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at, ThumbOptions.start, ThumbOptions.length, ThumbOptions.size,
              OutputOptions.imageQuality, PictureOptions.fit, ThumbOptions.accuracy, ThumbOptions.playButton,
-             ThumbOptions.cornerRadius, PictureOptions.background, ReportOptions.json,
+             ThumbOptions.cornerRadius, PictureOptions.background, ThumbOptions.candidates, ReportOptions.json,
              WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
              InputOptions.timeout, InputOptions.deadline, ReportingOptions.quiet, CommonOptions.help]
         case .strip:

@@ -42,6 +42,9 @@ struct SpritesCommand {
                                       style: options.reporting.progressStyle)
         let track: ThumbnailTrack
         var sheetSizes: [Size] = []
+        // With --json: each place's pHash, by sheet and position, taken while the sheet is in memory.
+        let layout = ThumbnailTrack.Layout(tileSize: size, columns: options.columns, rows: options.rows)
+        var tileHashes: [String: PerceptualHash] = [:]
         do {
             track = try sampler.thumbnailTrack(
                 every: every,
@@ -50,6 +53,13 @@ struct SpritesCommand {
                 progress: { done, total in display.update(completed: done, total: total) },
                 onSheet: { index, sheet throws(PreviewLoopError) in
                     sheetSizes.append(Size(width: sheet.width, height: sheet.height))
+                    if report != nil {
+                        let places = layout.columns * min(layout.rows, sheet.height / max(1, size.height))
+                        for position in 0..<places {
+                            let rect = layout.place(index * layout.tilesPerSheet + position).rect
+                            tileHashes["\(index) \(rect.x) \(rect.y)"] = PerceptualHash(sheet, region: rect)
+                        }
+                    }
                     try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
                                      named: "sheet-\(index + 1).\(fileExtension)")
                 })
@@ -69,9 +79,11 @@ struct SpritesCommand {
             vtt.duration = track.cues.last?.end
             report.add(vtt)
             for (index, sheetSize) in sheetSizes.enumerated() {
-                report.add(ClipReport.output("sprite_sheet", directory + "/sheet-\(index + 1).\(fileExtension)",
-                                             width: sheetSize.width, height: sheetSize.height),
-                           timing: index == sheetSizes.count - 1 ? "sprites" : nil)
+                var output = ClipReport.output("sprite_sheet", directory + "/sheet-\(index + 1).\(fileExtension)",
+                                               width: sheetSize.width, height: sheetSize.height)
+                output.tilePhashes = track.cues.filter { $0.sheet == index }
+                    .compactMap { tileHashes["\(index) \($0.rect.x) \($0.rect.y)"]?.description }
+                report.add(output, timing: index == sheetSizes.count - 1 ? "sprites" : nil)
             }
             try report.print()
             return ExitStatus.success

@@ -24,6 +24,8 @@ struct ThumbCommand {
                 ?? "the time asked (\(options.accuracy.rawValue))"
             output.skippedFrames = picture.chosen?.rejected.count
             output.placeholder = ImagePlaceholder(frame.image)
+            output.phash = PerceptualHash(frame.image).description
+            if let count = options.candidates { output.candidates = Array(picture.chosen?.ranking.prefix(count) ?? []) }
             report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
             try report.print()
             return ExitStatus.success
@@ -35,8 +37,10 @@ struct ThumbCommand {
             explanation += "; the file is truncated: its data ends at \(Format.fixed(info.decodableDuration ?? 0, 3)) s of the "
                 + "\(Format.fixed(info.declaredDuration ?? 0, 3)) s declared"
         }
-        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
-            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n", toError: options.output == ImageDestination.standardOutput)
+        var summary = "wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
+            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n"
+        if let count = options.candidates, let chosen = picture.chosen { summary += Self.table(of: chosen.ranking, top: count) }
+        Console.writeSummary(summary, toError: options.output == ImageDestination.standardOutput)
         return ExitStatus.success
     }
 
@@ -102,6 +106,30 @@ struct ThumbCommand {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
         return Picture(bytes: bytes, frame: frame, chosen: chosen, still: still, info: sampler.info)
+    }
+
+    /// `--candidates`' table: the top `count` of `ranking`, one line each, the chosen one marked `*`;
+    /// a rejected candidate's score column says why. Says so when the search found no candidate.
+    static func table(of ranking: [PosterRanking], top count: Int) -> String {
+        guard !ranking.isEmpty else { return "no candidates: the clip's duration is unknown or it cannot seek\n" }
+        func cell(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        var lines = ["rank    time s  bright  contrast  sharp   uniform  colour  exposure  typical  score"]
+        for (index, candidate) in ranking.prefix(count).enumerated() {
+            let scores = candidate.scores
+            var line = (candidate.isChosen ? "*" : " ") + cell("\(index + 1)", 3)
+            line += cell(Format.fixed(candidate.time, 3), 10) + cell(Format.fixed(scores.brightness, 3), 8)
+                + cell(Format.fixed(scores.contrast, 3), 10) + cell(Format.fixed(scores.sharpness, 4), 7)
+                + cell(Format.fixed(scores.uniformity, 3), 9) + cell(Format.fixed(candidate.colourfulness, 3), 8)
+                + cell(Format.fixed(candidate.exposure, 3), 10)
+            if let score = candidate.score {
+                line += cell(Format.fixed(candidate.typicality, 3), 9) + "  " + Format.fixed(score, 5)
+            } else {
+                line += cell("-", 9) + "  rejected: \(candidate.rejection?.description ?? "")"
+            }
+            lines.append(line)
+        }
+        if ranking.count > count { lines.append("(\(ranking.count - count) more)") }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `first good frame; skipped 5: black ×3, fading ×2`, or `best available (itself flat); …`: why
