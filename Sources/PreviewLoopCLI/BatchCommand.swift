@@ -42,6 +42,8 @@ struct BatchCommandOptions: Equatable, Sendable {
     var tls = TLSOptions()
     /// `--json` (report).
     var isJSON = false
+    /// `--duplicates` (report): the Hamming threshold it compares with (`--hamming`), or `nil` without it.
+    var duplicateThreshold: Int?
     /// `--include`, `--exclude`: globs for a folder's files.
     var include: [String] = []
     var exclude: [String] = []
@@ -61,6 +63,12 @@ extension BatchCommandOptions {
             }
             self.init(mode: .report(paths: Array(positionals.dropFirst())))
             isJSON = arguments.isSet(Self.json)
+            if arguments.isSet(Self.duplicates) {
+                duplicateThreshold = try arguments.value(Self.hamming)
+            } else if arguments.isGiven(Self.hamming) {
+                throw UsageError(.conflictingOptions("hamming", "duplicates"), subcommand: .batch,
+                                 "'--hamming' sets the threshold of '--duplicates'; give '--duplicates' too.")
+            }
             return
         }
         guard let manifest = positionals.first else {
@@ -77,6 +85,10 @@ extension BatchCommandOptions {
         if arguments.isSet(Self.json) {
             throw UsageError(.conflictingOptions("json", "batch"), subcommand: .batch,
                              "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
+        }
+        for option in [Self.duplicates, Self.hamming] as [any OptionDeclaration] where arguments.isGiven(option) {
+            throw UsageError(.conflictingOptions(option.spec.name, "batch"), subcommand: .batch,
+                             "'\(option.spec.longSpelling)' applies to 'batch report'.")
         }
         outputDirectory = out
         recipePath = try arguments.value(Self.recipe)
@@ -116,7 +128,7 @@ struct BatchCommand {
     func run() throws -> Int32 {
         switch options.mode {
         case .report(let paths):
-            return try BatchReport(paths: paths, isJSON: options.isJSON).run()
+            return try BatchReport(paths: paths, isJSON: options.isJSON, duplicateThreshold: options.duplicateThreshold).run()
         case .run(let manifestPath):
             return try runBatch(manifestPath: manifestPath)
         }

@@ -16,7 +16,7 @@ extension BatchCommandOptions {
     static let declarations: [any OptionDeclaration] = [
         out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
         timeout, deadline, memoryBudget, threads, InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile,
-        include, exclude, json, CommonOptions.help,
+        include, exclude, json, duplicates, hamming, CommonOptions.help,
     ]
 
     /// The library's defaults, which the CLI's defaults are.
@@ -103,4 +103,15 @@ extension BatchCommandOptions {
     static let threads = Option<Int>.integer("threads", help: "Decoding threads per clip, 0 for cores / jobs.",
                                              default: libraryDefaults.threadsPerClip, in: 0...64)
     static let json = Flag("json", help: "batch report: print one JSON object instead of text.")
+    /// `--duplicates`: batch report lists the clips that look alike.
+    static let duplicates = Flag(
+        "duplicates", help: "batch report: list the clips whose posters and tiles are near-identical (re-uploads "
+            + "under other names, at other bitrates or sizes), in groups, by the perceptual hashes (phash, "
+            + "tile_phashes) their records carry, with the Hamming distances found and the threshold used.")
+    /// `--hamming <bits>`: the largest distance `--duplicates` counts as the same picture.
+    static let hamming = Option<Int>.integer(
+        "hamming", value: "bits",
+        help: "batch report --duplicates: the largest Hamming distance, in bits of 64, between two hashes "
+            + "of the same picture, \(DuplicateFinder.thresholdRange.lowerBound) to \(DuplicateFinder.thresholdRange.upperBound).",
+        default: DuplicateFinder.defaultThreshold, in: DuplicateFinder.thresholdRange)
 }

@@ -42,23 +42,21 @@ struct SpritesCommand {
                                       style: options.reporting.progressStyle)
         let track: ThumbnailTrack
         var sheetSizes: [Size] = []
-        // With --json: each place's pHash, by sheet and position, taken while the sheet is in memory.
+        // With --json: the pHash of each place of each sheet, taken while the sheet is in memory (the
+        // sheet's last places may be empty; the cues say how many it holds).
         let layout = ThumbnailTrack.Layout(tileSize: size, columns: options.columns, rows: options.rows)
-        var tileHashes: [String: PerceptualHash] = [:]
+        var sheetHashes: [[PerceptualHash]] = []
         do {
             track = try sampler.thumbnailTrack(
                 every: every,
-                layout: .init(tileSize: size, columns: options.columns, rows: options.rows),
+                layout: layout,
                 mode: options.contentMode, accuracy: options.accuracy, pick: options.pick, maxThumbnails: options.budget.maxFrames,
                 progress: { done, total in display.update(completed: done, total: total) },
                 onSheet: { index, sheet throws(PreviewLoopError) in
                     sheetSizes.append(Size(width: sheet.width, height: sheet.height))
                     if report != nil {
-                        let places = layout.columns * min(layout.rows, sheet.height / max(1, size.height))
-                        for position in 0..<places {
-                            let rect = layout.place(index * layout.tilesPerSheet + position).rect
-                            tileHashes["\(index) \(rect.x) \(rect.y)"] = PerceptualHash(sheet, region: rect)
-                        }
+                        let rows = min(layout.rows, sheet.height / max(1, size.height))
+                        sheetHashes.append(layout.perceptualHashes(of: sheet, index: index, count: layout.columns * rows))
                     }
                     try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
                                      named: "sheet-\(index + 1).\(fileExtension)")
@@ -81,8 +79,7 @@ struct SpritesCommand {
             for (index, sheetSize) in sheetSizes.enumerated() {
                 var output = ClipReport.output("sprite_sheet", directory + "/sheet-\(index + 1).\(fileExtension)",
                                                width: sheetSize.width, height: sheetSize.height)
-                output.tilePhashes = track.cues.filter { $0.sheet == index }
-                    .compactMap { tileHashes["\(index) \($0.rect.x) \($0.rect.y)"]?.description }
+                output.tilePhashes = sheetHashes[index].prefix(track.cues.filter { $0.sheet == index }.count).map(\.description)
                 report.add(output, timing: index == sheetSizes.count - 1 ? "sprites" : nil)
             }
             try report.print()
