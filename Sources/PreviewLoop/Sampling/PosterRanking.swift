@@ -3,7 +3,7 @@
 ///
 /// A good candidate's ``score`` is
 /// `quality × (0.25 + colourfulness) × (0.5 + 0.5 × exposure) × (0.5 + 0.5 × max(0, typicality))`; a
-/// rejected one (black, white, flat or a title card: ``PosterRules``' tests on ``scores`` alone) has
+/// rejected one (black, white, flat or a title card, judged on ``scores`` alone as `thumb` judges every candidate) has
 /// no score and its ``rejection``.
 public struct PosterRanking: Sendable, Hashable {
     /// Its time in seconds from the stream's start (the keyframe sampled).
