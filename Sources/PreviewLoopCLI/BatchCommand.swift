@@ -44,6 +44,8 @@ struct BatchCommandOptions: Equatable, Sendable {
     var tls = TLSOptions()
     /// `--json` (report).
     var isJSON = false
+    /// `--duplicates` (report): the Hamming threshold it compares with (`--hamming`), or `nil` without it.
+    var duplicateThreshold: Int?
     /// `--include`, `--exclude`: globs for a folder's files.
     var include: [String] = []
     var exclude: [String] = []
@@ -66,7 +68,7 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
                     + "feed page (index.html, feed.css, feed.js) over OUT's completed clips, for any static host.")],
         options: [out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
                   timeout, deadline, memoryBudget, threads, InputOptions.deinterlace.bind(\Self.deinterlacing), TLSOptions.insecure, TLSOptions.caFile,
-                  include, exclude, json])
+                  include, exclude, json, duplicates, hamming])
 
     var input: String { "batch" }
 
@@ -89,6 +91,12 @@ extension BatchCommandOptions {
             }
             self.init(mode: .report(paths: Array(positionals.dropFirst())))
             isJSON = arguments.isSet(Self.json)
+            if arguments.isSet(Self.duplicates) {
+                duplicateThreshold = try arguments.value(Self.hamming)
+            } else if arguments.isGiven(Self.hamming) {
+                throw UsageError(.conflictingOptions("hamming", "duplicates"), subcommand: Self.subcommand,
+                                 "'--hamming' sets the threshold of '--duplicates'; give '--duplicates' too.")
+            }
             return
         }
         if positionals.first == "export-page" {
@@ -96,7 +104,7 @@ extension BatchCommandOptions {
                 throw UsageError(positionals.count < 2 ? .missingInput : .unexpectedArgument(positionals[2]), subcommand: Self.subcommand,
                                  "'batch export-page' takes one batch output folder.")
             }
-            if let given = (Self.runOnly + [Self.json]).first(where: arguments.isGiven) {
+            if let given = (Self.runOnly + [Self.json, Self.duplicates, Self.hamming]).first(where: arguments.isGiven) {
                 throw UsageError(.conflictingOptions(given.spec.name, "export-page"), subcommand: Self.subcommand,
                                  "'\(given.spec.longSpelling)' does not apply to 'batch export-page'.")
             }
@@ -118,6 +126,10 @@ extension BatchCommandOptions {
         if arguments.isSet(Self.json) {
             throw UsageError(.conflictingOptions("json", "batch"), subcommand: Self.subcommand,
                              "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
+        }
+        for option in [Self.duplicates, Self.hamming] as [any OptionDeclaration] where arguments.isGiven(option) {
+            throw UsageError(.conflictingOptions(option.spec.name, "batch"), subcommand: Self.subcommand,
+                             "'\(option.spec.longSpelling)' applies to 'batch report'.")
         }
         outputDirectory = out
         recipePath = try arguments.value(Self.recipe)
@@ -156,7 +168,7 @@ struct BatchCommand {
     func run() throws -> Int32 {
         switch options.mode {
         case .report(let paths):
-            return try BatchReport(paths: paths, isJSON: options.isJSON).run()
+            return try BatchReport(paths: paths, isJSON: options.isJSON, duplicateThreshold: options.duplicateThreshold).run()
         case .exportPage(let directory):
             return try FeedExport(directory: directory).run()
         case .run(let manifestPath):
@@ -433,4 +445,15 @@ extension BatchCommandOptions {
     static let threads = Option<Int>.integer("threads", help: "Decoding threads per clip, 0 for cores / jobs.",
                                              default: libraryDefaults.threadsPerClip, in: 0...64)
     static let json = Flag("json", help: "batch report: print one JSON object instead of text.")
+    /// `--duplicates`: batch report lists the clips that look alike.
+    static let duplicates = Flag(
+        "duplicates", help: "batch report: list the clips whose posters and tiles are near-identical (re-uploads "
+            + "under other names, at other bitrates or sizes), in groups, by the perceptual hashes (phash, "
+            + "tile_phashes) their records carry, with the Hamming distances found and the threshold used.")
+    /// `--hamming <bits>`: the largest distance `--duplicates` counts as the same picture.
+    static let hamming = Option<Int>.integer(
+        "hamming", value: "bits",
+        help: "batch report --duplicates: the largest Hamming distance, in bits of 64, between two hashes "
+            + "of the same picture, \(DuplicateFinder.thresholdRange.lowerBound) to \(DuplicateFinder.thresholdRange.upperBound).",
+        default: DuplicateFinder.defaultThreshold, in: DuplicateFinder.thresholdRange)
 }

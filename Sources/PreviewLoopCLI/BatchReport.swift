@@ -3,10 +3,13 @@ import Glibc
 import PreviewLoop
 
 /// `preview-loop batch report <OUT or results files…>`: merges per-shard results files into one
-/// summary — counts, failures by reason (with their ids), the slowest clips.
+/// summary — counts, failures by reason (with their ids), the slowest clips; with `--duplicates`, the
+/// clips that look alike (``DuplicateFinder``).
 struct BatchReport {
     var paths: [String]
     var isJSON: Bool
+    /// With `--duplicates`: the Hamming threshold; `nil` without.
+    var duplicateThreshold: Int? = nil
 
     /// The results files `paths` name: each folder's `results*.jsonl`, and each other path as it is.
     ///
@@ -29,6 +32,8 @@ struct BatchReport {
     func run() throws -> Int32 {
         let files = try Self.resultsFiles(paths)
         var byID: [String: ClipOutcome] = [:]
+        // With --duplicates: the hashes of each clip's latest record (a few bytes a clip).
+        var prints: [String: DuplicateFinder.Fingerprint] = [:]
         var duplicates = 0, torn = 0
         // The latest summary of each file and shard: a rerun appends its own after the earlier runs'.
         var summaries: [String: BatchSummary] = [:]
@@ -42,6 +47,7 @@ struct BatchReport {
                         if earlier.finishedAt > record.finishedAt { return }
                     }
                     byID[record.id] = ClipOutcome(record)
+                    if duplicateThreshold != nil { prints[record.id] = DuplicateFinder.Fingerprint(record) }
                 } else if let summary = try? decoder.decode(BatchSummary.self, from: data), summary.type == "summary" {
                     summaries[file + "\n" + summary.shard] = summary
                 } else if isLast {
@@ -59,13 +65,21 @@ struct BatchReport {
         let slowest = ok.sorted { $0.totalMs > $1.totalMs }.prefix(5)
         let notDone = summaries.values.map(\.notDone).reduce(0, +)
         let bytes = ok.map(\.outputBytes).reduce(0, +)
+        let matches = duplicateThreshold.map { threshold in
+            DuplicateFinder.matches(prints.sorted { $0.key < $1.key }.map(\.value), threshold: threshold)
+        }
         if isJSON {
             let object = ReportJSON(files: files.count, clips: records.count, ok: ok.count, failed: failed.count,
                                     permanent: failed.filter { $0.permanence == .permanent }.count,
                                     transient: failed.filter { $0.permanence == .transient }.count,
                                     notDone: notDone, duplicates: duplicates, torn: torn, outputBytes: bytes,
                                     failuresByReason: reasons,
-                                    slowest: slowest.map { ReportJSON.Slow(id: $0.id, totalMs: $0.totalMs) })
+                                    slowest: slowest.map { ReportJSON.Slow(id: $0.id, totalMs: $0.totalMs) },
+                                    nearDuplicates: matches.map { matches in
+                                        ReportJSON.NearDuplicates(threshold: duplicateThreshold ?? 0, hashed: prints.count,
+                                                                  groups: DuplicateFinder.groups(matches),
+                                                                  pairs: matches.map(ReportJSON.Pair.init))
+                                    })
             Console.writeOutput(try JSONValue(encoding: object).text(.pretty) + "\n")
             return ExitStatus.success
         }
@@ -85,8 +99,29 @@ struct BatchReport {
             text += "slowest:     " + slowest.map { "\($0.id) \(Format.fixed($0.totalMs / 1000, 2)) s" }
                 .joined(separator: ", ") + "\n"
         }
+        if let matches, let threshold = duplicateThreshold {
+            text += Self.duplicatesText(matches, threshold: threshold, hashed: prints.count)
+        }
         Console.writeOutput(text)
         return ExitStatus.success
+    }
+
+    /// `near-duplicates: 1 group (pHash, at most 8 bits of 64 apart; 5 clips with hashes)`, then a line a
+    /// group and a line a pair with its distances.
+    static func duplicatesText(_ matches: [DuplicateFinder.Match], threshold: Int, hashed: Int) -> String {
+        let groups = DuplicateFinder.groups(matches)
+        var text = "near-duplicates: \(groups.count) group\(groups.count == 1 ? "" : "s") (pHash, at most \(threshold) bits of 64 "
+            + "apart; \(hashed) clip\(hashed == 1 ? "" : "s") with hashes)\n"
+        for group in groups {
+            text += "  " + group.joined(separator: ", ") + "\n"
+            for match in matches where group.contains(match.first) {
+                var distances: [String] = []
+                if let poster = match.posterDistance { distances.append("poster \(poster)") }
+                if let tiles = match.tileDistance { distances.append("tiles \(tiles) (median of \(match.tiles))") }
+                text += "    \(match.first) ~ \(match.second): " + distances.joined(separator: ", ") + "\n"
+            }
+        }
+        return text
     }
 
     static func isDirectory(_ path: String) -> Bool {
@@ -103,9 +138,32 @@ private struct ReportJSON: Encodable {
     var files, clips, ok, failed, permanent, transient, notDone, duplicates, torn, outputBytes: Int
     var failuresByReason: [String: [String]]
     var slowest: [Slow]
+    /// With `--duplicates`.
+    var nearDuplicates: NearDuplicates?
+    struct NearDuplicates: Encodable {
+        var threshold: Int
+        /// Clips whose records carry a hash.
+        var hashed: Int
+        var groups: [[String]]
+        var pairs: [Pair]
+    }
+    struct Pair: Encodable {
+        var ids: [String]
+        var posterDistance: Int?
+        var tileDistance: Int?
+        var tiles: Int
+        init(_ match: DuplicateFinder.Match) {
+            ids = [match.first, match.second]
+            posterDistance = match.posterDistance
+            tileDistance = match.tileDistance
+            tiles = match.tiles
+        }
+        enum CodingKeys: String, CodingKey { case ids, tiles, posterDistance = "poster_distance", tileDistance = "tile_distance" }
+    }
     enum CodingKeys: String, CodingKey {
         case files, clips, ok, failed, permanent, transient, duplicates, torn, slowest
         case notDone = "not_done", outputBytes = "output_bytes", failuresByReason = "failures_by_reason"
+        case nearDuplicates = "near_duplicates"
     }
 }
 

@@ -229,7 +229,8 @@ struct CardCommand {
 
     /// What ``render()`` made: a still's encoded bytes, or the animation it wrote to `options.output`.
     enum Rendered {
-        case still(bytes: [UInt8], time: Double, phase: CardPhase)
+        /// `picture`: the still as its bytes show it, on the card's background (white where it has none).
+        case still(bytes: [UInt8], time: Double, phase: CardPhase, picture: RGBImage)
         case sequence(CardSummary)
     }
 
@@ -250,7 +251,8 @@ struct CardCommand {
             let image = card.compositor.withBackground(still.image)
             let bytes = try ImageEncoder.encode(image, as: format, quality: options.quality,
                                                 background: options.style.background ?? .white)
-            return (poster, .still(bytes: bytes, time: still.time, phase: still.phase))
+            return (poster, .still(bytes: bytes, time: still.time, phase: still.phase,
+                                   picture: image.flattened(on: options.style.background ?? .white)))
         case .animation, .directory:
             let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality,
                                           maxFrames: options.budget.maxFrames)
@@ -265,7 +267,7 @@ struct CardCommand {
         let posterNote = "poster at \(Format.fixed(poster.frame.sourceTime, 3)) s (\(poster.choice.map(ThumbCommand.explanation) ?? "as asked")), "
             + "video from \(Format.fixed(poster.videoStart, 3)) s"
         switch rendered {
-        case .still(let bytes, let time, let phase):
+        case .still(let bytes, let time, let phase, _):
             try AtomicFile.write(bytes, to: options.output)
             if let report {
                 var output = ClipReport.output("card", options.output, width: options.style.size.width,

@@ -80,13 +80,14 @@ package struct PreviewJob: Sendable {
         return "storyboard.\(options.format.rawValue)"
     }
 
-    /// Renders the response body: the bytes the matching command writes. An animation is written to
-    /// a file of its own in `scratch` (a folder only the server writes to), read back and removed.
+    /// Renders the response body: the bytes the matching command writes, with the headers that go with
+    /// them (a thumbnail's or card still's placeholder). An animation is written to a file of its own in
+    /// `scratch` (a folder only the server writes to), read back and removed.
     ///
     /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``); with
     /// `remote`, a URL source is read as a server's remote sources are (its allow list, TLS settings and
     /// preconditions).
-    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil) throws -> [UInt8] {
+    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil) throws -> RenderedBody {
         var command = command
         if let opened { command.changeSource { $0.opened = opened } }
         if let remote {
@@ -98,11 +99,23 @@ package struct PreviewJob: Sendable {
         }
         switch command {
         case .command(let options as ThumbOptions):
-            return try ThumbCommand(options: options).render().bytes
+            let picture = try ThumbCommand(options: options).render()
+            let placeholder = ImagePlaceholder(picture.frame.image)
+            guard route.hasPrefix(PreviewRequests.placeholder.stem + ".") else {
+                return RenderedBody(body: picture.bytes, headers: PreviewRequests.headers(of: placeholder))
+            }
+            let image = picture.frame.image
+            let json = JSONValue.object([
+                "thumbhash": .string(placeholder.thumbHash), "blurhash": .string(placeholder.blurHash),
+                "dominant_color": .string("\(placeholder.dominantColor)"),
+                "phash": .string("\(PerceptualHash(image))"), "time": .number((picture.frame.sourceTime * 1e6).rounded() / 1e6),
+                "width": .integer(image.width), "height": .integer(image.height),
+            ])
+            return RenderedBody(body: Array((json.text(.memberPerLine) + "\n").utf8))
         case .command(let options as StripOptions):
-            return try StripCommand(options: options).render().bytes
+            return RenderedBody(body: try StripCommand(options: options).render().bytes)
         case .command(let options as SheetOptions):
-            return try SheetCommand(options: options).render().bytes
+            return RenderedBody(body: try SheetCommand(options: options).render().bytes)
         case .command(var options as RenderOptions):
             let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
             options.output = scratch + "/render-\(number).\(options.format.rawValue)"
@@ -110,7 +123,7 @@ package struct PreviewJob: Sendable {
             options.flashSafety = .off
             defer { FileSystem.unlink(options.output) }
             _ = try RenderCommand(options: options).render()
-            return try BatchFiles.readFile(options.output, limit: 1 << 30)
+            return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30))
         case .command(var options as CardOptions):
             if case .animation = options.destination {
                 let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
@@ -118,18 +131,19 @@ package struct PreviewJob: Sendable {
             }
             defer { if case .animation = options.destination { FileSystem.unlink(options.output) } }
             switch try CardCommand(options: options).render().rendered {
-            case .still(let bytes, _, _): return bytes
-            case .sequence: return try BatchFiles.readFile(options.output, limit: 1 << 30)
+            case .still(let bytes, _, _, let picture):
+                return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
+            case .sequence: return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30))
             }
         case .command(let options as SpritesOptions):
             let storyboard = try SpritesCommand(options: options).storyboard()
             let picture = (pictureRoute ?? "storyboard.\(options.format.rawValue)") + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
-            if route.hasSuffix(".vtt") { return Array(storyboard.track.webVTT { _ in picture }.utf8) }
-            if route.hasSuffix(".json") { return Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8) }
-            return storyboard.picture
+            if route.hasSuffix(".vtt") { return RenderedBody(body: Array(storyboard.track.webVTT { _ in picture }.utf8)) }
+            if route.hasSuffix(".json") { return RenderedBody(body: Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8)) }
+            return RenderedBody(body: storyboard.picture)
         case .command(let options as ProbeOptions):
             let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
-            return Array(ProbeCommand.json(for: info).utf8)
+            return RenderedBody(body: Array(ProbeCommand.json(for: info).utf8))
         default:
             throw PreviewLoopError(.invalidArgument, "not a route")
         }
@@ -137,6 +151,20 @@ package struct PreviewJob: Sendable {
 
     /// Renders started in this process, naming their scratch files.
     private static let renders = Atomic<Int>(0)
+}
+
+/// A rendered response: its body and the headers that describe it (``PreviewRequests/headers(of:)``),
+/// which the server's memory and disk caches keep with the body.
+package struct RenderedBody: Sendable {
+    /// The bytes.
+    package var body: [UInt8]
+    /// Headers of the entity itself, sent with every full or partial response of it.
+    package var headers: [(name: String, value: String)]
+
+    package init(body: [UInt8], headers: [(name: String, value: String)] = []) {
+        self.body = body
+        self.headers = headers
+    }
 }
 
 /// Why a request cannot be answered: the HTTP status, the parameter at fault and one line saying why,
@@ -159,7 +187,7 @@ package struct PreviewRequestError: Error, Equatable, Sendable {
 /// The routes that render through a subcommand, and their parameters.
 package enum PreviewRequests {
     /// Every route, in the order the docs list them.
-    package static let routes: [PreviewRoute] = [thumbnail, animated, strip, sheet, storyboard, storyboardIndex, card, probe]
+    package static let routes: [PreviewRoute] = [thumbnail, placeholder, animated, strip, sheet, storyboard, storyboardIndex, card, probe]
 
     /// The file names a route answers to, after the source's path (`/clip.mp4/thumbnail.jpg`).
     package static let routeNames = routes.flatMap(\.fileNames)
@@ -208,6 +236,18 @@ package enum PreviewRequests {
         .passing("accuracy", "exact or keyframe, for an explicit time.", ThumbOptions.accuracy.spec,
                  expecting: ThumbOptions.accuracy.expectation),
     ], sizePair: "the picture")
+
+    /// `placeholder.json`: the placeholder of the picture `thumbnail.*` serves for the same parameters
+    /// (`thumb`): its ThumbHash, BlurHash, dominant colour, pHash, the frame's time and size.
+    static let placeholder = PreviewRoute(stem: "placeholder", formats: [("json", "application/json")], subcommand: "thumb",
+                                          parameters: thumbnail.parameters.filter { $0.name != "quality" }, sizePair: "the picture")
+
+    /// The headers that carry a picture's placeholder, so a page can paint it before the picture
+    /// arrives: `Thumbhash` (standard base64), `Blurhash` (4x3 components) and `Dominant-Color`
+    /// (`#rrggbb`).
+    package static func headers(of placeholder: ImagePlaceholder) -> [(name: String, value: String)] {
+        [("Thumbhash", placeholder.thumbHash), ("Blurhash", placeholder.blurHash), ("Dominant-Color", "\(placeholder.dominantColor)")]
+    }
 
     /// `animated.{webp,gif,mp4}`: `render`, within the server's ``AnimationCaps``.
     static let animated = PreviewRoute(
@@ -363,6 +403,9 @@ package enum PreviewRequests {
             arguments.append("--output=storyboard")
             // The picture's format is its extension's; an index's is its `format` parameter.
             if format.mediaType.hasPrefix("image/") { arguments.append("--format=\(format.fileExtension)") }
+        case "thumb" where route.stem == placeholder.stem:
+            // The picture is measured, never written: PPM is the cheapest to make.
+            arguments.append("--output=placeholder.ppm")
         default:
             arguments.append("--output=\(name)")
         }

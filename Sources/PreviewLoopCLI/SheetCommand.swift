@@ -196,6 +196,7 @@ struct SheetCommand {
             output.tiles = frames.count
             output.time = frames.first?.sourceTime
             output.plan = TilePlanReport(plan)
+            output.tilePhashes = frames.map { PerceptualHash($0.image).description }
             report.add(output, timing: "sheet")
             try report.print()
             return ExitStatus.success

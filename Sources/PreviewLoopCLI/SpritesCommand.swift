@@ -196,14 +196,22 @@ struct SpritesCommand {
                                       style: options.reporting.progressStyle)
         let track: ThumbnailTrack
         var sheetSizes: [Size] = []
+        // With --json: the pHash of each place of each sheet, taken while the sheet is in memory (the
+        // sheet's last places may be empty; the cues say how many it holds).
+        let layout = ThumbnailTrack.Layout(tileSize: size, columns: options.columns, rows: options.rows)
+        var sheetHashes: [[PerceptualHash]] = []
         do {
             track = try sampler.thumbnailTrack(
                 every: every,
-                layout: .init(tileSize: size, columns: options.columns, rows: options.rows),
+                layout: layout,
                 mode: options.contentMode, accuracy: options.accuracy, pick: options.pick, maxThumbnails: options.budget.maxFrames,
                 progress: { done, total in display.update(completed: done, total: total) },
                 onSheet: { index, sheet throws(PreviewLoopError) in
                     sheetSizes.append(Size(width: sheet.width, height: sheet.height))
+                    if report != nil {
+                        let rows = min(layout.rows, sheet.height / max(1, size.height))
+                        sheetHashes.append(layout.perceptualHashes(of: sheet, index: index, count: layout.columns * rows))
+                    }
                     try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
                                      named: "sheet-\(index + 1).\(fileExtension)")
                 })
@@ -223,9 +231,10 @@ struct SpritesCommand {
             vtt.duration = track.cues.last?.end
             report.add(vtt)
             for (index, sheetSize) in sheetSizes.enumerated() {
-                report.add(ClipReport.output("sprite_sheet", directory + "/sheet-\(index + 1).\(fileExtension)",
-                                             width: sheetSize.width, height: sheetSize.height),
-                           timing: index == sheetSizes.count - 1 ? "sprites" : nil)
+                var output = ClipReport.output("sprite_sheet", directory + "/sheet-\(index + 1).\(fileExtension)",
+                                               width: sheetSize.width, height: sheetSize.height)
+                output.tilePhashes = sheetHashes[index].prefix(track.cues.filter { $0.sheet == index }.count).map(\.description)
+                report.add(output, timing: index == sheetSizes.count - 1 ? "sprites" : nil)
             }
             try report.print()
             return ExitStatus.success

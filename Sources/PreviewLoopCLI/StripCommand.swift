@@ -148,6 +148,7 @@ struct StripCommand {
             output.tiles = strip.plan.frames.count
             output.time = strip.plan.frames.first?.sourceTime
             output.plan = TilePlanReport(strip.plan)
+            output.tilePhashes = strip.plan.frames.map { PerceptualHash($0.image).description }
             report.add(output, timing: "strip")
             try report.print()
             return ExitStatus.success

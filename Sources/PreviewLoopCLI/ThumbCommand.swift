@@ -36,6 +36,8 @@ struct ThumbOptions: Equatable, Sendable {
     var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     var json = false
+    /// With `--at best`: how many ranked candidates to list (`--candidates`); `nil` lists none.
+    var candidates: Int?
     /// Whether an exact `size` is a box the picture fits inside keeping its shape (the image API's
     /// `fit_mode=preserve`), rather than the picture's size.
     var preservesShape = false
@@ -54,7 +56,8 @@ extension ThumbOptions: ClipOutputCommand, ReportsProgress {
         arguments: [.input],
         options: [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at.bind(\Self.time), ThumbOptions.start.bind(\Self.start), ThumbOptions.length.bind(\Self.length), ThumbOptions.size.bind(\Self.size),
              OutputOptions.imageQuality, PictureOptions.fit.bind(\Self.contentMode), ThumbOptions.accuracy.bind(\Self.accuracy), ThumbOptions.playButton.bind(\Self.showsPlayButton),
-             ThumbOptions.cornerRadius.bind(\Self.cornerRadius), PictureOptions.background.bind(\Self.background), ReportOptions.json,
+             ThumbOptions.cornerRadius.bind(\Self.cornerRadius), PictureOptions.background.bind(\Self.background),
+             ThumbOptions.candidates.bind(\Self.candidates), ReportOptions.json,
              WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
              InputOptions.timeout, InputOptions.deadline, ReportingOptions.quiet])
 
@@ -98,6 +101,14 @@ extension ThumbOptions {
                                      + "72 pixels across at 320 wide, scaling with the picture.")
     /// `--corner-radius <px>`.
     static let cornerRadius = PictureOptions.cornerRadius(default: 0)
+    /// `--candidates <n>`: how many of `--at best`'s ranked candidates are listed.
+    static let candidates = Option<Int?>.optionalInteger(
+        "candidates", help: "With --at best: list the top n of the candidates it ranked, 1 to "
+            + "\(FrameSampler.bestPosterCandidates) (the keyframes it samples), with their times, the scores it "
+            + "compared (brightness, contrast, sharpness, uniformity, colourfulness, exposure, typicality, the "
+            + "score) or why one was rejected, and which was chosen: a table after the summary line, or "
+            + "\"candidates\" in the --json record's poster entry.",
+        in: 1...FrameSampler.bestPosterCandidates)
 
     /// Types and validates `thumb`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {
@@ -107,6 +118,10 @@ extension ThumbOptions {
         try arguments.assign(to: &self)
         quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
         // Each value is valid on its own; now whether they go together.
+        if candidates != nil, time != .best {
+            throw UsageError(.conflictingOptions("candidates", "at"), subcommand: Self.subcommand,
+                             "'--candidates' lists the candidates of '--at best'; give '--at best' too.")
+        }
         switch time {
         case .auto:
             if arguments.isGiven(Self.accuracy) {
@@ -163,6 +178,8 @@ struct ThumbCommand {
                 ?? "the time asked (\(options.accuracy.rawValue))"
             output.skippedFrames = picture.chosen?.rejected.count
             output.placeholder = ImagePlaceholder(frame.image)
+            output.phash = PerceptualHash(frame.image).description
+            if let count = options.candidates { output.candidates = Array(picture.chosen?.ranking.prefix(count) ?? []) }
             report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
             try report.print()
             return ExitStatus.success
@@ -174,8 +191,10 @@ struct ThumbCommand {
             explanation += "; the file is truncated: its data ends at \(Format.fixed(info.decodableDuration ?? 0, 3)) s of the "
                 + "\(Format.fixed(info.declaredDuration ?? 0, 3)) s declared"
         }
-        Console.writeSummary("wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
-            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n", toError: options.output == ImageDestination.standardOutput)
+        var summary = "wrote \(ImageDestination.name(options.output)) (\(frame.image.width)x\(frame.image.height), "
+            + "frame at \(Format.fixed(frame.sourceTime, 3)) s\(explanation))\n"
+        if let count = options.candidates, let chosen = picture.chosen { summary += Self.table(of: chosen.ranking, top: count) }
+        Console.writeSummary(summary, toError: options.output == ImageDestination.standardOutput)
         return ExitStatus.success
     }
 
@@ -241,6 +260,30 @@ struct ThumbCommand {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
         return Picture(bytes: bytes, frame: frame, chosen: chosen, still: still, info: sampler.info)
+    }
+
+    /// `--candidates`' table: the top `count` of `ranking`, one line each, the chosen one marked `*`;
+    /// a rejected candidate's score column says why. Says so when the search found no candidate.
+    static func table(of ranking: [PosterRanking], top count: Int) -> String {
+        guard !ranking.isEmpty else { return "no candidates: the clip's duration is unknown or it cannot seek\n" }
+        func cell(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+        var lines = ["rank    time s  bright  contrast  sharp   uniform  colour  exposure  typical  score"]
+        for (index, candidate) in ranking.prefix(count).enumerated() {
+            let scores = candidate.scores
+            var line = (candidate.isChosen ? "*" : " ") + cell("\(index + 1)", 3)
+            line += cell(Format.fixed(candidate.time, 3), 10) + cell(Format.fixed(scores.brightness, 3), 8)
+                + cell(Format.fixed(scores.contrast, 3), 10) + cell(Format.fixed(scores.sharpness, 4), 7)
+                + cell(Format.fixed(scores.uniformity, 3), 9) + cell(Format.fixed(candidate.colourfulness, 3), 8)
+                + cell(Format.fixed(candidate.exposure, 3), 10)
+            if let score = candidate.score {
+                line += cell(Format.fixed(candidate.typicality, 3), 9) + "  " + Format.fixed(score, 5)
+            } else {
+                line += cell("-", 9) + "  rejected: \(candidate.rejection?.description ?? "")"
+            }
+            lines.append(line)
+        }
+        if ranking.count > count { lines.append("(\(ranking.count - count) more)") }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `first good frame; skipped 5: black ×3, fading ×2`, or `best available (itself flat); …`: why

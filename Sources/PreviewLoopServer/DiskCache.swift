@@ -7,7 +7,9 @@ import PreviewLoopCLI
 ///
 /// An entry is one file, `DIR/<validator>.<extension>`, named by the response's `ETag` (which already
 /// holds the source's identity, the route, the normalised query and the engine's version), so a
-/// replaced source can never be answered with an old entry. Each entry is written to a temporary file
+/// replaced source can never be answered with an old entry. The file starts with the entity's own
+/// headers (``EntryHead``: a marker line, `Name: value` lines, an empty line), then the body; a file
+/// without that start is not an entry (a miss, rendered again and replaced). Each entry is written to a temporary file
 /// (`DIR/.tmp-…`, never served) and renamed into place, so a reader sees a whole file or none, after a
 /// full disk or `kill -9` too. A hit is sent from its file descriptor. A hit refreshes the entry's
 /// modification time (at most once a minute), and eviction removes the least recently used entries
@@ -82,18 +84,25 @@ final class DiskCache: @unchecked Sendable {
         return hex + "." + fileExtension
     }
 
-    /// An open entry: its descriptor (the caller owns it) and size.
+    /// An open entry: its descriptor (the caller owns it), where its body starts, the body's size and
+    /// the headers stored with it.
     struct Hit {
         var descriptor: Int32
+        /// The body's first byte in the file.
+        var offset: Int
+        /// The body's size in bytes.
         var size: Int
+        var headers: [(name: String, value: String)]
     }
 
-    /// The entry named `name`, opened, or `nil` when there is none (or it is not a whole regular file).
+    /// The entry named `name`, opened, or `nil` when there is none (or it is not a whole regular file
+    /// starting with its headers).
     func open(_ name: String) -> Hit? {
         let descriptor = FileSystem.open(directory + "/" + name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return nil }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 else {
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0,
+              let head = EntryHead.read(descriptor), head.length < Int(status.st_size) else {
             close(descriptor)
             return nil
         }
@@ -111,13 +120,16 @@ final class DiskCache: @unchecked Sendable {
             }
             bytes += size
         }
-        return Hit(descriptor: descriptor, size: size)
+        return Hit(descriptor: descriptor, offset: head.length, size: size - head.length, headers: head.headers)
     }
 
-    /// Writes `body` as the entry `name`: to a temporary file, then renamed into place. A failure (a
-    /// full disk, say) leaves no file and only counts in the metrics; the response is answered anyway.
-    func store(_ body: [UInt8], as name: String) {
-        guard !body.isEmpty, body.count <= capacity / 2 else { return }
+    /// Writes `entry` (its headers, then its body) as the entry `name`: to a temporary file, then
+    /// renamed into place. A failure (a full disk, say) leaves no file and only counts in the metrics;
+    /// the response is answered anyway.
+    func store(_ entry: CachedBody, as name: String) {
+        guard !entry.body.isEmpty, let head = EntryHead.bytes(entry.headers) else { return }
+        let body = head + entry.body
+        guard body.count <= capacity / 2 else { return }
         let serial = lock.withLock { () -> Int in
             nextTemporary += 1
             return nextTemporary
@@ -276,4 +288,42 @@ final class DiskCache: @unchecked Sendable {
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+/// The start of a disk cache entry: `preview-loop cache entry 1`, a line per header (`Name: value`),
+/// an empty line; at most ``maximumLength`` bytes. The body follows.
+enum EntryHead {
+    static let marker = Array("preview-loop cache entry 1\n".utf8)
+    static let maximumLength = 4096
+
+    /// The head for `headers`; `nil` when a header cannot be written (a line break in it, a name with a
+    /// colon) or the head would be too long.
+    static func bytes(_ headers: [(name: String, value: String)]) -> [UInt8]? {
+        var bytes = marker
+        for (name, value) in headers {
+            guard !name.isEmpty, !name.contains(":"), !(name + value).contains(where: { $0 == "\n" || $0 == "\r" }) else { return nil }
+            bytes += Array((name + ": " + value + "\n").utf8)
+        }
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes.count <= maximumLength ? bytes : nil
+    }
+
+    /// The head at the start of an open file (read with `pread`, the file position left alone): its
+    /// length and headers; `nil` when the file does not start with one.
+    static func read(_ descriptor: Int32) -> (length: Int, headers: [(name: String, value: String)])? {
+        var buffer = [UInt8](repeating: 0, count: maximumLength)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count >= marker.count + 1, buffer.starts(with: marker) else { return nil }
+        var headers: [(name: String, value: String)] = []
+        var start = marker.count
+        while start < count {
+            guard let end = buffer[start..<count].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            if end == start { return (end + 1, headers) }
+            let line = String(decoding: buffer[start..<end], as: UTF8.self)
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...].dropFirst())))
+            start = end + 1
+        }
+        return nil
+    }
 }

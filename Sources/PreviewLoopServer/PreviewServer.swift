@@ -236,14 +236,16 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         if cacheable, let cached = cache.value(for: tag) {
             metrics.cacheHit()
             exchange.cacheOutcome = "hit"
-            return Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators, for: exchange)
+            return Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators,
+                                entityHeaders: cached.headers, for: exchange)
         }
         metrics.cacheMiss()
         let entryName = DiskCache.entryName(tag: tag, route: job.route)
         if cacheable, let disk, let hit = disk.open(entryName) {
             metrics.diskCacheHit()
             exchange.cacheOutcome = "disk"
-            return Self.success(.file(hit), contentType: job.contentType, validators: validators, for: exchange)
+            return Self.success(.file(hit), contentType: job.contentType, validators: validators,
+                                entityHeaders: hit.headers, for: exchange)
         }
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
@@ -269,7 +271,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         let admission = queue.submit(key: tag, work: work, deadline: deadline, isGone: { exchange.isClientGone }) { result in
             switch result {
             case .success(let body):
-                exchange.answer(Self.success(.bytes(body.body), contentType: body.contentType, validators: validators, for: exchange))
+                exchange.answer(Self.success(.bytes(body.body), contentType: body.contentType, validators: validators,
+                                             entityHeaders: body.headers, for: exchange))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
@@ -315,7 +318,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     /// make the server refuse another). A failed render whose source has changed since is 503, so the
     /// client asks again and gets the new version under new validators.
     static func renderRemote(_ job: PreviewJob, validated: RemoteValidators, from remoteSources: RemoteSources,
-                             scratch: String) throws(PreviewRequestError) -> [UInt8] {
+                             scratch: String) throws(PreviewRequestError) -> RenderedBody {
         do {
             return try job.render(scratch: scratch, remote: remoteSources.reading(validated.url, preconditions: validated.preconditions))
         } catch {
@@ -375,8 +378,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     /// A rendered body as 200, or the part a `Range` header asks for as 206 (416 when it starts past
     /// the end). `If-Range` with another validator than `tag` gets the whole body.
     static func success(_ content: Content, contentType: String, validators: [(name: String, value: String)],
-                        for exchange: HTTPExchange) -> HTTPResponse {
-        var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes")] + validators
+                        entityHeaders: [(name: String, value: String)] = [], for exchange: HTTPExchange) -> HTTPResponse {
+        var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes")] + validators + entityHeaders
         let tag = validators.first { $0.name == "ETag" }?.value
         let length = content.count
         func response(_ status: Int, _ bounds: Range<Int>) -> HTTPResponse {
@@ -385,7 +388,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
                 return HTTPResponse(status: status, headers: headers, body: bounds.count == bytes.count ? bytes : Array(bytes[bounds]))
             case .file(let hit):
                 return HTTPResponse(status: status, headers: headers,
-                                    file: FileBody(descriptor: hit.descriptor, offset: bounds.lowerBound, length: bounds.count))
+                                    file: FileBody(descriptor: hit.descriptor, offset: hit.offset + bounds.lowerBound, length: bounds.count))
             }
         }
         guard let header = exchange.range, exchange.ifRange.map({ $0 == tag }) ?? true else {

@@ -11,10 +11,10 @@ struct RenderWork: Sendable {
     var memoryEstimate: Int
     /// The body's media type.
     var contentType: String
-    /// Renders the body, or says why not as the problem to answer with.
-    var run: @Sendable () throws(PreviewRequestError) -> [UInt8]
+    /// Renders the body and its headers, or says why not as the problem to answer with.
+    var run: @Sendable () throws(PreviewRequestError) -> RenderedBody
     /// Keeps a rendered body further (the disk cache), after its waiters have been answered.
-    var keep: (@Sendable ([UInt8]) -> Void)? = nil
+    var keep: (@Sendable (CachedBody) -> Void)? = nil
     /// Whether the body may go into the memory cache under its key.
     var isCacheable = true
 }
@@ -158,8 +158,8 @@ final class RenderQueue: @unchecked Sendable {
             let reservation = gate.acquire(flight.work.memoryEstimate)
             let result: RenderResult
             do throws(PreviewRequestError) {
-                let body = try flight.cancellation.run { () throws(PreviewRequestError) in try flight.work.run() }
-                result = .success(CachedBody(body: body, contentType: flight.work.contentType))
+                let rendered = try flight.cancellation.run { () throws(PreviewRequestError) in try flight.work.run() }
+                result = .success(CachedBody(body: rendered.body, contentType: flight.work.contentType, headers: rendered.headers))
             } catch {
                 result = .failure(error)
             }
@@ -175,7 +175,7 @@ final class RenderQueue: @unchecked Sendable {
             }
             publish()
             for waiter in waiters { waiter.deliver(result) }
-            if case .success(let body) = result, !cancelled { flight.work.keep?(body.body) }
+            if case .success(let body) = result, !cancelled { flight.work.keep?(body) }
         }
     }
 

@@ -1,15 +1,21 @@
 import PreviewLoop
 
-/// A rendered body and its media type.
+/// A rendered body, its media type and the headers kept with it (a picture's placeholder; see
+/// ``RenderedBody``).
 struct CachedBody: Sendable {
     var body: [UInt8]
     var contentType: String
+    /// Headers of the entity, sent with every response of it, in order.
+    var headers: [(name: String, value: String)] = []
+
+    /// The bytes it holds: the body and its headers.
+    var size: Int { body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
 }
 
 /// Rendered responses in memory by validator, least recently used evicted first, under a cap in bytes.
 ///
 /// Invariant: the entries, the recency list and `bytes` are touched only under `lock`; `bytes` is the
-/// sum of the entries' body sizes and never above `capacity`.
+/// sum of the entries' sizes (bodies and headers) and never above `capacity`.
 final class ResponseCache: @unchecked Sendable {
     private final class Node {
         let key: String
@@ -48,23 +54,23 @@ final class ResponseCache: @unchecked Sendable {
 
     /// Stores `value` (a body larger than the whole cap is not kept), evicting the least recently used.
     func insert(_ value: CachedBody, for key: String) {
-        guard value.body.count <= capacity else { return }
+        guard value.size <= capacity else { return }
         let evicted: Int = lock.withLock {
             if let old = entries.removeValue(forKey: key) {
                 unlink(old)
-                bytes -= old.value.body.count
+                bytes -= old.value.size
             }
             var evicted = 0
-            while bytes + value.body.count > capacity, let victim = oldest {
+            while bytes + value.size > capacity, let victim = oldest {
                 unlink(victim)
                 entries[victim.key] = nil
-                bytes -= victim.value.body.count
+                bytes -= victim.value.size
                 evicted += 1
             }
             let node = Node(key: key, value: value)
             entries[key] = node
             append(node)
-            bytes += value.body.count
+            bytes += value.size
             return evicted
         }
         metrics.cacheChanged(bytes: lock.withLock { bytes }, evictions: evicted)

@@ -406,7 +406,7 @@ struct ServeTests {
             RenderWork(memoryEstimate: 1, contentType: "text/plain") { [self] in
                 started.signal()
                 semaphore.wait()
-                return bytes
+                return RenderedBody(body: bytes)
             }
         }
     }
@@ -429,7 +429,7 @@ struct ServeTests {
         let waiting = Gate()
         #expect(queue.submit(key: "b", work: waiting.work([2]), deadline: far, deliver: deliver("b")) == .queued)
         #expect(queue.submit(key: "c", work: gate.work([3]), deadline: far, deliver: deliver("c")) == .full)
-        #expect(queue.submit(key: "d", work: RenderWork(memoryEstimate: 101, contentType: "x") { [] }, deadline: far,
+        #expect(queue.submit(key: "d", work: RenderWork(memoryEstimate: 101, contentType: "x") { RenderedBody(body: []) }, deadline: far,
                              deliver: deliver("d")) == .tooLarge)
         // A waiter whose deadline passes is answered 504; its queued render, with nobody left, is dropped.
         #expect(queue.submit(key: "a", work: gate.work([9]), deadline: .now + .milliseconds(50), deliver: deliver("a3")) == .coalesced)
@@ -478,6 +478,18 @@ struct ServeTests {
         }
     }
 
+    /// The signature of `path?query` with the key in `keyFile`, made by the Python recipe of
+    /// Docs/serve.md (the oracle).
+    static func signature(keyFile: String, path: String, query: String) throws -> String {
+        let script = """
+        import hashlib, hmac, sys
+        key = open(sys.argv[1], "rb").read().removesuffix(b"\\n")
+        print(hmac.new(key, f"{sys.argv[2]}?{sys.argv[3]}".encode(), hashlib.sha256).hexdigest())
+        """
+        let python = try Child.tool("python3", ["-c", script, keyFile, path, query])
+        return python.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test("Signed URLs: a request signed as the documented recipes sign it is served; unsigned, wrong, altered or expired is 403")
     func signedURLs() throws {
         let keyFolder = TestPaths.temporaryDirectory()
@@ -487,16 +499,7 @@ struct ServeTests {
         try Self.withServer({ $0.signingKeyFile = keyFile }) { base, _ in
             let path = "/landscape.mp4/thumbnail.jpg"
             let expires = Int(Date().timeIntervalSince1970) + 600
-            // The Python recipe of Docs/serve.md, as the oracle.
-            func signed(_ query: String) throws -> String {
-                let script = """
-                import hashlib, hmac, sys
-                key = open(sys.argv[1], "rb").read().removesuffix(b"\\n")
-                print(hmac.new(key, f"{sys.argv[2]}?{sys.argv[3]}".encode(), hashlib.sha256).hexdigest())
-                """
-                let python = try Child.tool("python3", ["-c", script, keyFile, path, query])
-                return python.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
+            func signed(_ query: String) throws -> String { try Self.signature(keyFile: keyFile, path: path, query: query) }
             let query = "expires=\(expires)&time=1&width=160"
             let signature = try signed(query)
             #expect(signature.count == 64)

@@ -134,6 +134,7 @@ final class BatchClipJob {
         }
         try writeJPEG(picture, quality: poster.quality, "poster.jpg")
         made.placeholder = ImagePlaceholder(picture)
+        made.phash = PerceptualHash(picture).description
         posterTime = made.time
         return [made]
     }
@@ -174,9 +175,11 @@ final class BatchClipJob {
 
     private func makeSprites(_ sprites: BatchRecipe.Sprites) throws -> [BatchRecord.Output] {
         var sheets: [BatchRecord.Output] = []
+        var sheetHashes: [[PerceptualHash]] = []
+        let layout = ThumbnailTrack.Layout(tileSize: sprites.size, columns: sprites.columns, rows: sprites.rows)
         let cues = try sampler.thumbnailTrack(
             every: clip.overrides.every ?? sprites.every.seconds(duration: info.duration, frameInterval: info.frameInterval),
-            layout: .init(tileSize: sprites.size, columns: sprites.columns, rows: sprites.rows),
+            layout: layout,
             onSheet: { index, sheet throws(PreviewLoopError) in
                 try checkStop()
                 let name = "sheet-\(index + 1).jpg"
@@ -185,7 +188,13 @@ final class BatchClipJob {
                 made.width = sheet.width
                 made.height = sheet.height
                 sheets.append(made)
+                // Each place's pHash while the sheet is in memory; the cues say how many it holds.
+                let rows = min(layout.rows, sheet.height / max(1, layout.tileSize.height))
+                sheetHashes.append(layout.perceptualHashes(of: sheet, index: index, count: layout.columns * rows))
             })
+        for index in sheets.indices {
+            sheets[index].tilePhashes = sheetHashes[index].prefix(cues.cues.filter { $0.sheet == index }.count).map(\.description)
+        }
         let vtt = cues.webVTT { "sheet-\($0 + 1).jpg" }
         try AtomicFile.write(Array(vtt.utf8), to: staging + "/thumbnails.vtt")
         var track = entry("webvtt", "thumbnails.vtt")
@@ -202,6 +211,7 @@ final class BatchClipJob {
         entry.tiles = plan.frames.count
         entry.time = plan.frames.first?.sourceTime
         entry.plan = TilePlanReport(plan)
+        entry.tilePhashes = plan.frames.map { PerceptualHash($0.image).description }
         return entry
     }
 }

@@ -83,6 +83,13 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var blurhash: String?
         /// Poster and frame: the picture's dominant colour, `#rrggbb` (``ImagePlaceholder/dominantColor``).
         public var dominantColor: String?
+        /// Poster and frame: the picture's 64-bit perceptual hash, 16 hex digits (``PerceptualHash``).
+        public var phash: String?
+        /// Strip, sheet and sprite sheet: each tile's perceptual hash (16 hex digits), in order.
+        public var tilePhashes: [String]?
+        /// Poster of `thumb --at best --candidates N`: the top N candidates as the search ranked them,
+        /// best first (``PosterChoice/ranking``).
+        public var candidates: [PosterRanking]?
 
         public init(kind: String, path: String, bytes: Int) {
             self.kind = kind
@@ -105,7 +112,9 @@ public struct BatchRecord: Sendable, Hashable, Codable {
 
         enum CodingKeys: String, CodingKey {
             case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam, flashes, thumbhash, blurhash
+            case phash, candidates
             case skippedFrames = "skipped_frames", loopPoint = "loop_point", timeAsked = "time_asked", dominantColor = "dominant_color"
+            case tilePhashes = "tile_phashes"
         }
     }
 

@@ -1,7 +1,8 @@
 /// `--at best`: the most representative good frame of a whole clip, from a few keyframes.
 extension FrameSampler {
-    /// Candidates ``bestPosterFrame(size:mode:)`` samples across the clip.
-    static let bestPosterCandidates = 9
+    /// The keyframes ``bestPosterFrame(size:mode:)-42f28`` samples across a clip: the most its
+    /// ``PosterChoice/ranking`` lists (fewer when slices share a keyframe).
+    public static let bestPosterCandidates = 9
 
     /// The most representative good frame of the whole clip, from a few keyframe decodes.
     ///
@@ -9,11 +10,13 @@ extension FrameSampler {
     /// clip (5 % to 95 % of it, so a leader and end credits are a slice each at most), measured on the
     /// small analysis picture. Candidates that are black, white, flat or title cards are rejected;
     /// of the rest the one with the highest
-    /// `quality × (0.25 + colourfulness) × (0.5 + 0.5 × exposure) × (0.5 + 0.5 × typicality)` wins,
+    /// `quality × (0.25 + colourfulness) × (0.5 + 0.5 × exposure) × (0.5 + 0.5 × max(0, typicality))` wins,
     /// where exposure is 1 at mid-grey and 0 at black or white, and typicality the mean correlation of
     /// its 8×8 luma layout with the other good candidates' (the clip's usual look, not an outlier).
     /// The winner is decoded again at `size`. Without a known duration (a pipe), or when no candidate
     /// is good, it is the poster of the first 15 s (``posterFrame(in:size:mode:)-4hyr5``).
+    /// ``PosterChoice/ranking`` lists every candidate with the numbers it was ranked by
+    /// (``PosterRanking``), best first.
     public func bestPosterFrame(size: Size, mode: ContentMode = .aspectFill) throws(PreviewLoopError) -> PosterChoice {
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "output size must be positive") }
         guard let duration = info.duration, duration > 0, decoder.isSeekable, !info.isStillPicture else {
@@ -29,29 +32,18 @@ extension FrameSampler {
         var seen = Set<Double>()
         let candidates = sampled.filter { seen.insert($0.sourceTime).inserted }.sorted { $0.sourceTime < $1.sourceTime }
         let analyses = candidates.map { PosterAnalysis(time: $0.sourceTime, image: $0.image) }
-        var rejected: [PosterCandidate] = []
-        var good: [Int] = []
-        for (index, analysis) in analyses.enumerated() {
-            if let flaw = PosterRules.flaw(of: analysis.scores) {
-                rejected.append(PosterCandidate(time: analysis.time, scores: analysis.scores, reason: flaw))
-            } else {
-                good.append(index)
-            }
+        var ranking = PosterRanking.rank(analyses, colourfulness: candidates.map { Self.colourfulness(of: $0.image) })
+        let rejected = ranking.filter { $0.rejection != nil }.sorted { $0.time < $1.time }
+            .map { PosterCandidate(time: $0.time, scores: $0.scores, reason: $0.rejection!) }
+        guard let winner = ranking.first, winner.rejection == nil else {
+            var fallback = try posterFrame(in: 0..<15, size: size, mode: mode)
+            fallback.ranking = ranking
+            return fallback
         }
-        guard !good.isEmpty else { return try posterFrame(in: 0..<15, size: size, mode: mode) }
-        func score(_ index: Int) -> Double {
-            let scores = analyses[index].scores
-            let exposure = max(0, 1 - abs(scores.brightness - 0.45) / 0.45)
-            let others = good.filter { $0 != index }
-            let typicality = others.isEmpty ? 1
-                : others.map { analyses[index].correlation(with: analyses[$0]) }.reduce(0, +) / Double(others.count)
-            return scores.quality * (0.25 + Self.colourfulness(of: candidates[index].image)) * (0.5 + 0.5 * exposure)
-                * (0.5 + 0.5 * max(0, typicality))
-        }
-        let winner = good.max { score($0) < score($1) }!
-        let chosen = try frame(at: analyses[winner].time, size: size, mode: mode, accuracy: .keyframe)
-        return PosterChoice(frame: chosen, reason: .bestOfClip, scores: analyses[winner].scores, flaw: nil,
-                            rejected: rejected, framesDecoded: decoder.decodedFrameCount - decodedBefore)
+        ranking[0].isChosen = true
+        let chosen = try frame(at: winner.time, size: size, mode: mode, accuracy: .keyframe)
+        return PosterChoice(frame: chosen, reason: .bestOfClip, scores: winner.scores, flaw: nil,
+                            rejected: rejected, framesDecoded: decoder.decodedFrameCount - decodedBefore, ranking: ranking)
     }
 
     /// Hasler and Süsstrunk's colourfulness of an RGB picture, scaled to about 0–1 (grey 0, a vivid

@@ -81,19 +81,24 @@ public struct PosterChoice: Sendable {
     /// Frames decoded to find it (the look-ahead and any decoding from a keyframe before the window
     /// included): the search's cost.
     public var framesDecoded: Int
+    /// ``FrameSampler/bestPosterFrame(size:mode:)-42f28``'s candidates across the clip as it scored
+    /// them, best first (``PosterRanking``); the chosen one, when it is among them, first and marked.
+    /// Empty for a window's poster, and when the whole clip could not be sampled (a pipe).
+    public var ranking: [PosterRanking]
 
     /// The chosen time in seconds from the stream's start.
     public var time: Double { frame.sourceTime }
 
     /// Creates a choice.
     public init(frame: VideoFrame, reason: PosterReason, scores: PosterScores, flaw: PosterRejection?,
-                rejected: [PosterCandidate], framesDecoded: Int) {
+                rejected: [PosterCandidate], framesDecoded: Int, ranking: [PosterRanking] = []) {
         self.frame = frame
         self.reason = reason
         self.scores = scores
         self.flaw = flaw
         self.rejected = rejected
         self.framesDecoded = framesDecoded
+        self.ranking = ranking
     }
 }
 
