@@ -33,7 +33,8 @@ struct CardCommand {
             return (poster, .still(bytes: bytes, time: still.time, phase: still.phase))
         case .animation, .directory:
             let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality,
-                                          maxFrames: options.budget.maxFrames)
+                                          maxFrames: options.budget.maxFrames,
+                                          flashSafety: options.destination == .directory ? .off : options.flashSafety)
             return (poster, .sequence(summary))
         }
     }
@@ -60,6 +61,10 @@ struct CardCommand {
             Console.writeOutput("wrote \(options.output) (\(options.style.size), card at \(Format.fixed(time, 3)) s: "
                 + "\(Self.describe(phase)); \(posterNote))\n")
         case .sequence(let summary):
+            if let flashes = summary.flashes, let warning = RenderCommand.flashWarning(flashes, output: options.output),
+               !options.isQuiet {
+                Console.writeWarning(warning)
+            }
             if let report {
                 // An animation is one file; PNG frames a directory (its size the sum of its files).
                 var output = ClipReport.output(summary.format == nil ? "card_frames" : "card", options.output,
@@ -69,6 +74,7 @@ struct CardCommand {
                 output.skippedFrames = poster.choice?.rejected.count
                 output.frames = summary.frameCount
                 output.duration = summary.duration
+                output.flashes = summary.flashes
                 report.add(output, timing: "card")
                 try report.print()
                 return ExitStatus.success

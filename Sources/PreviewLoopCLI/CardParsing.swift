@@ -69,6 +69,15 @@ extension CardOptions {
             + "(0: the poster; poster-hold + 0.3: mid-reveal).",
         default: 0, showing: "0", allowsZero: true)
     /// `-q, --quality <0-100>`.
+    /// `--flash-safety <check|off>`: render's option, without `avoid` (a card plays from its poster).
+    static let flashSafety = Option<FlashSafety>.choice(
+        "flash-safety", value: "mode",
+        help: "check: analyse an animation's pictures, played on repeat (the jump back to the poster included), for "
+            + "photosensitive flashes (WCAG 2.3.1) and report a warning line on standard error for an extended_failure "
+            + "or failure (and the verdicts in --json); the file is written either way. off: no analysis. Stills and "
+            + "PNG frames are not analysed; avoid is render's (a card plays from its poster, it has no window to move).",
+        default: .check, among: [.check, .off])
+
     static let quality = Option<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100", help: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best).",
         in: 0...100)
@@ -120,6 +129,7 @@ extension CardOptions {
         }
         quality = try arguments.quality(Self.quality, lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
         budget = try WorkBudget(arguments)
+        flashSafety = try arguments.value(Self.flashSafety)
         json = arguments.isSet(ReportOptions.json)
         let size = style.size
         let encoderRefusal: String? = switch destination {

@@ -383,6 +383,8 @@ struct CardOptions: Equatable, Sendable {
     var quality: Int?
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Whether an animation's pictures are checked for photosensitive flashes (`--flash-safety`).
+    var flashSafety = CardOptions.flashSafety.defaultValue
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).

@@ -115,7 +115,7 @@ extension Subcommand {
             [CardOptions.output, CardOptions.size, CardOptions.aspect, CardOptions.cornerRadius, CardOptions.reveal,
              CardOptions.posterHold, CardOptions.playLength, CardOptions.close, PictureOptions.background,
              CardOptions.noPlayButton, CardOptions.fps, WindowOptions.start, CardOptions.length, CardOptions.posterAt,
-             CardOptions.at, CardOptions.quality, ReportOptions.json,
+             CardOptions.at, CardOptions.quality, CardOptions.flashSafety, ReportOptions.json,
              InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, WorkBudget.maxFrames, InputOptions.threads,
              InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
         case .batch:

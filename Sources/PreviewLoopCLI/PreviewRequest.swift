@@ -86,7 +86,7 @@ package struct PreviewJob: Sendable {
     /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``); with
     /// `remote`, a URL source is read as a server's remote sources are (its allow list, TLS settings and
     /// preconditions).
-    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil) throws -> [UInt8] {
+    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil) throws -> PreviewBody {
         var command = command
         if let opened { command.changeSource { $0.opened = opened } }
         if let remote {
@@ -98,19 +98,18 @@ package struct PreviewJob: Sendable {
         }
         switch command {
         case .thumb(let options):
-            return try ThumbCommand(options: options).render().bytes
+            return PreviewBody(try ThumbCommand(options: options).render().bytes)
         case .strip(let options):
-            return try StripCommand(options: options).render().bytes
+            return PreviewBody(try StripCommand(options: options).render().bytes)
         case .sheet(let options):
-            return try SheetCommand(options: options).render().bytes
+            return PreviewBody(try SheetCommand(options: options).render().bytes)
         case .render(var options):
             let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
             options.output = scratch + "/render-\(number).\(options.format.rawValue)"
-            // The image API has no place to report a verdict yet: no analysis.
-            options.flashSafety = .off
             defer { FileSystem.unlink(options.output) }
-            _ = try RenderCommand(options: options).render()
-            return try BatchFiles.readFile(options.output, limit: 1 << 30)
+            let rendered = try RenderCommand(options: options).render()
+            return PreviewBody(try BatchFiles.readFile(options.output, limit: 1 << 30),
+                               flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
         case .card(var options):
             if case .animation = options.destination {
                 let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
@@ -118,18 +117,19 @@ package struct PreviewJob: Sendable {
             }
             defer { if case .animation = options.destination { FileSystem.unlink(options.output) } }
             switch try CardCommand(options: options).render().rendered {
-            case .still(let bytes, _, _): return bytes
-            case .sequence: return try BatchFiles.readFile(options.output, limit: 1 << 30)
+            case .still(let bytes, _, _): return PreviewBody(bytes)
+            case .sequence(let summary):
+                return PreviewBody(try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
             }
         case .sprites(let options):
             let storyboard = try SpritesCommand(options: options).storyboard()
             let picture = (pictureRoute ?? "storyboard.\(options.format.rawValue)") + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
-            if route.hasSuffix(".vtt") { return Array(storyboard.track.webVTT { _ in picture }.utf8) }
-            if route.hasSuffix(".json") { return Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8) }
-            return storyboard.picture
+            if route.hasSuffix(".vtt") { return PreviewBody(Array(storyboard.track.webVTT { _ in picture }.utf8)) }
+            if route.hasSuffix(".json") { return PreviewBody(Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8)) }
+            return PreviewBody(storyboard.picture)
         case .probe(let options):
             let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
-            return Array(ProbeCommand.json(for: info).utf8)
+            return PreviewBody(Array(ProbeCommand.json(for: info).utf8))
         default:
             throw PreviewLoopError(.invalidArgument, "not a route")
         }
@@ -137,6 +137,34 @@ package struct PreviewJob: Sendable {
 
     /// Renders started in this process, naming their scratch files.
     private static let renders = Atomic<Int>(0)
+}
+
+/// A rendered response body and the headers that describe it (kept with it in the caches).
+package struct PreviewBody: Sendable {
+    /// The bytes.
+    package var bytes: [UInt8]
+    /// Headers that belong to this body: `Flash-Safety` for an animation checked for flashes.
+    package var headers: [(name: String, value: String)]
+
+    /// A body with no headers of its own.
+    package init(_ bytes: [UInt8], headers: [(name: String, value: String)] = []) {
+        self.bytes = bytes
+        self.headers = headers
+    }
+
+    /// An animation's body with its flash verdict (`Flash-Safety: pass`, `warning`, `extended_failure` or
+    /// `failure`), and with `avoid` where its window starts (`Flash-Safety-Start`, seconds).
+    init(_ bytes: [UInt8], flashes: FlashReport?, avoidance: FlashAvoidance? = nil) {
+        var headers: [(name: String, value: String)] = []
+        if let flashes { headers.append((Self.flashSafetyHeader, flashes.verdict.rawValue)) }
+        if let avoidance { headers.append((Self.flashSafetyStartHeader, Format.fixed(avoidance.start.seconds, 3))) }
+        self.init(bytes, headers: headers)
+    }
+
+    /// `Flash-Safety`: the verdict of the loop as a player repeats it (WCAG 2.3.1).
+    package static let flashSafetyHeader = "Flash-Safety"
+    /// `Flash-Safety-Start`: with `flash_safety=avoid`, where the window written starts, in seconds.
+    package static let flashSafetyStartHeader = "Flash-Safety-Start"
 }
 
 /// Why a request cannot be answered: the HTTP status, the parameter at fault and one line saying why,
@@ -230,6 +258,9 @@ package enum PreviewRequests {
             .passing("loop_point", "auto: end on the frame that best matches the first, or a time after start.",
                      RenderOptions.loopPoint.spec, expecting: RenderOptions.loopPoint.expectation),
             .passing("seam", "cut, crossfade or crossfade=T.", RenderOptions.seam.spec, expecting: RenderOptions.seam.expectation),
+            .passing("flash_safety", "check (the default): analyse the loop for photosensitive flashes and say the verdict "
+                         + "in the Flash-Safety header; avoid: move the window to the nearest safe start (422 when there is "
+                         + "none); off.", RenderOptions.flashSafety.spec, expecting: RenderOptions.flashSafety.expectation),
         ], sizePair: "the picture")
 
     /// `strip.{jpg,png,webp}`: `strip`.
@@ -322,6 +353,9 @@ package enum PreviewRequests {
             .passing("at", "For card.png and card.jpg: the instant of the sequence, seconds from its start.", CardOptions.at.spec,
                      expecting: CardOptions.at.expectation),
             .passing("quality", "0 to 100, for WebP, MP4 and JPEG.", CardOptions.quality.spec, expecting: CardOptions.quality.expectation),
+            .passing("flash_safety", "check (the default): analyse an animation for photosensitive flashes and say the "
+                         + "verdict in the Flash-Safety header; off. Stills are not analysed.", CardOptions.flashSafety.spec,
+                     expecting: CardOptions.flashSafety.expectation),
         ], sizePair: "the card")
 
     /// `probe.json`: `probe --json`.
@@ -564,7 +598,7 @@ package enum PreviewRequests {
         switch error.code {
         case .inputNotFound, .inputNotReadable: status = 404
         case .notMediaFile, .noVideoStream, .unsupportedCodec: status = 415
-        case .corruptData, .decodingFailed: status = 422
+        case .corruptData, .decodingFailed, .unsafeFlashes: status = 422
         case .timedOut: status = 504
         case .tooLarge, .refusedByPolicy: status = 413
         case .invalidArgument: status = 400

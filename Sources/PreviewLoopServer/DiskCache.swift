@@ -82,10 +82,42 @@ final class DiskCache: @unchecked Sendable {
         return hex + "." + fileExtension
     }
 
-    /// An open entry: its descriptor (the caller owns it) and size.
+    /// An open entry: its descriptor (the caller owns it), where the body starts in the file, the
+    /// body's size and the headers kept with it.
     struct Hit {
         var descriptor: Int32
         var size: Int
+        var bodyOffset = 0
+        var headers: [(name: String, value: String)] = []
+    }
+
+    /// An entry with headers of its own (an animation's `Flash-Safety`) starts with them:
+    /// `PLHEAD1\n`, one `Name: value` line each, an empty line, then the body. A body never starts so:
+    /// every route's media (images, video, JSON, WebVTT) has its own first bytes.
+    static let headerMagic = Array("PLHEAD1\n".utf8)
+    /// The most bytes an entry's header block may take.
+    static let headerLimit = 1024
+
+    /// The header block for `headers` (empty for none).
+    static func headerBlock(_ headers: [(name: String, value: String)]) -> [UInt8] {
+        guard !headers.isEmpty else { return [] }
+        return headerMagic + Array((headers.map { "\($0.name): \($0.value)\n" }.joined() + "\n").utf8)
+    }
+
+    /// Reads an entry's header block from the start of `descriptor`: the headers and the body's offset
+    /// (none and 0 when the entry starts with its body; `nil` for a damaged block).
+    static func readHeaderBlock(_ descriptor: Int32) -> (headers: [(name: String, value: String)], offset: Int)? {
+        var buffer = [UInt8](repeating: 0, count: headerLimit)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, 0) }
+        guard count >= headerMagic.count, Array(buffer[0..<headerMagic.count]) == headerMagic else { return ([], 0) }
+        let text = buffer[headerMagic.count..<count]
+        guard let end = text.indices.first(where: { $0 + 1 < count && buffer[$0] == 10 && buffer[$0 + 1] == 10 }) else { return nil }
+        var headers: [(name: String, value: String)] = []
+        for line in String(decoding: buffer[headerMagic.count...end], as: UTF8.self).split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " })))
+        }
+        return (headers, end + 2)
     }
 
     /// The entry named `name`, opened, or `nil` when there is none (or it is not a whole regular file).
@@ -104,6 +136,10 @@ final class DiskCache: @unchecked Sendable {
             var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1)]
             _ = futimens(descriptor, &times)
         }
+        guard let block = Self.readHeaderBlock(descriptor), Int(status.st_size) > block.offset else {
+            close(descriptor)
+            return nil
+        }
         let size = Int(status.st_size)
         lock.withLock {
             if let old = entries.updateValue(Entry(size: size, used: now), forKey: name) {
@@ -111,13 +147,17 @@ final class DiskCache: @unchecked Sendable {
             }
             bytes += size
         }
-        return Hit(descriptor: descriptor, size: size)
+        return Hit(descriptor: descriptor, size: size - block.offset, bodyOffset: block.offset, headers: block.headers)
     }
 
-    /// Writes `body` as the entry `name`: to a temporary file, then renamed into place. A failure (a
-    /// full disk, say) leaves no file and only counts in the metrics; the response is answered anyway.
-    func store(_ body: [UInt8], as name: String) {
-        guard !body.isEmpty, body.count <= capacity / 2 else { return }
+    /// Writes `body`, after its `headers` (see ``headerMagic``), as the entry `name`: to a temporary
+    /// file, then renamed into place. A failure (a full disk, say) leaves no file and only counts in
+    /// the metrics; the response is answered anyway.
+    func store(_ content: [UInt8], headers: [(name: String, value: String)] = [], as name: String) {
+        let block = Self.headerBlock(headers)
+        guard !content.isEmpty, block.count < Self.headerLimit else { return }
+        let body = block + content
+        guard body.count <= capacity / 2 else { return }
         let serial = lock.withLock { () -> Int in
             nextTemporary += 1
             return nextTemporary

@@ -235,14 +235,15 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         if cacheable, let cached = cache.value(for: tag) {
             metrics.cacheHit()
             exchange.cacheOutcome = "hit"
-            return Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators, for: exchange)
+            return Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators + cached.headers,
+                                for: exchange)
         }
         metrics.cacheMiss()
         let entryName = DiskCache.entryName(tag: tag, route: job.route)
         if cacheable, let disk, let hit = disk.open(entryName) {
             metrics.diskCacheHit()
             exchange.cacheOutcome = "disk"
-            return Self.success(.file(hit), contentType: job.contentType, validators: validators, for: exchange)
+            return Self.success(.file(hit), contentType: job.contentType, validators: validators + hit.headers, for: exchange)
         }
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
@@ -264,11 +265,12 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             }
         }
         work.isCacheable = cacheable
-        if cacheable, let disk { work.keep = { body in disk.store(body, as: entryName) } }
+        if cacheable, let disk { work.keep = { body in disk.store(body.bytes, headers: body.headers, as: entryName) } }
         let admission = queue.submit(key: tag, work: work, deadline: deadline, isGone: { exchange.isClientGone }) { result in
             switch result {
             case .success(let body):
-                exchange.answer(Self.success(.bytes(body.body), contentType: body.contentType, validators: validators, for: exchange))
+                exchange.answer(Self.success(.bytes(body.body), contentType: body.contentType, validators: validators + body.headers,
+                                             for: exchange))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
@@ -314,7 +316,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     /// make the server refuse another). A failed render whose source has changed since is 503, so the
     /// client asks again and gets the new version under new validators.
     static func renderRemote(_ job: PreviewJob, validated: RemoteValidators, from remoteSources: RemoteSources,
-                             scratch: String) throws(PreviewRequestError) -> [UInt8] {
+                             scratch: String) throws(PreviewRequestError) -> PreviewBody {
         do {
             return try job.render(scratch: scratch, remote: remoteSources.reading(validated.url, preconditions: validated.preconditions))
         } catch {
@@ -383,7 +385,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
                 return HTTPResponse(status: status, headers: headers, body: bounds.count == bytes.count ? bytes : Array(bytes[bounds]))
             case .file(let hit):
                 return HTTPResponse(status: status, headers: headers,
-                                    file: FileBody(descriptor: hit.descriptor, offset: bounds.lowerBound, length: bounds.count))
+                                    file: FileBody(descriptor: hit.descriptor, offset: hit.bodyOffset + bounds.lowerBound,
+                                                   length: bounds.count))
             }
         }
         guard let header = exchange.range, exchange.ifRange.map({ $0 == tag }) ?? true else {

@@ -12,9 +12,9 @@ struct RenderWork: Sendable {
     /// The body's media type.
     var contentType: String
     /// Renders the body, or says why not as the problem to answer with.
-    var run: @Sendable () throws(PreviewRequestError) -> [UInt8]
+    var run: @Sendable () throws(PreviewRequestError) -> PreviewBody
     /// Keeps a rendered body further (the disk cache), after its waiters have been answered.
-    var keep: (@Sendable ([UInt8]) -> Void)? = nil
+    var keep: (@Sendable (PreviewBody) -> Void)? = nil
     /// Whether the body may go into the memory cache under its key.
     var isCacheable = true
 }
@@ -159,7 +159,7 @@ final class RenderQueue: @unchecked Sendable {
             let result: RenderResult
             do throws(PreviewRequestError) {
                 let body = try flight.cancellation.run { () throws(PreviewRequestError) in try flight.work.run() }
-                result = .success(CachedBody(body: body, contentType: flight.work.contentType))
+                result = .success(CachedBody(body: body.bytes, contentType: flight.work.contentType, headers: body.headers))
             } catch {
                 result = .failure(error)
             }
@@ -175,7 +175,7 @@ final class RenderQueue: @unchecked Sendable {
             }
             publish()
             for waiter in waiters { waiter.deliver(result) }
-            if case .success(let body) = result, !cancelled { flight.work.keep?(body.body) }
+            if case .success(let body) = result, !cancelled { flight.work.keep?(PreviewBody(body.body, headers: body.headers)) }
         }
     }
 

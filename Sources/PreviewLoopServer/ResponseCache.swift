@@ -1,9 +1,10 @@
 import PreviewLoop
 
-/// A rendered body and its media type.
+/// A rendered body, its media type and the headers that describe it (`Flash-Safety`).
 struct CachedBody: Sendable {
     var body: [UInt8]
     var contentType: String
+    var headers: [(name: String, value: String)] = []
 }
 
 /// Rendered responses in memory by validator, least recently used evicted first, under a cap in bytes.

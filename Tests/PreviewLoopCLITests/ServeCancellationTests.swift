@@ -54,7 +54,7 @@ struct ServeCancellationTests {
         secondGone.store(true, ordering: .relaxed)
         while results.withLock({ $0["second"] == nil }) && ContinuousClock.now < soon { usleep(5000) }
         #expect(results.withLock { $0["second"] } == [503])
-        let quick = RenderWork(memoryEstimate: 1, contentType: "text/plain") { [7] }
+        let quick = RenderWork(memoryEstimate: 1, contentType: "text/plain") { PreviewBody([7]) }
         #expect(queue.submit(key: "k", work: quick, deadline: far, deliver: deliver("third")) == .queued)
         while results.withLock({ $0["third"] == nil }) && ContinuousClock.now < soon { usleep(5000) }
         #expect(results.withLock { $0["third"] } == [200])

@@ -123,7 +123,7 @@ struct ServeRemoteTests {
             let job = try PreviewRequests.job(route: "thumbnail.jpg", query: [("width", "64")], source: url)
             let scratch = TestPaths.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: scratch) }
-            #expect(try !ServerCore.renderRemote(job, validated: current, from: sources, scratch: scratch).isEmpty)
+            #expect(try !ServerCore.renderRemote(job, validated: current, from: sources, scratch: scratch).bytes.isEmpty)
             // Validators from before a change: the origin answers 412 to If-Match, and the render is refused.
             var stale = current
             stale.entityTag = "\"0-0\""

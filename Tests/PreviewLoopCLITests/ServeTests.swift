@@ -406,7 +406,7 @@ struct ServeTests {
             RenderWork(memoryEstimate: 1, contentType: "text/plain") { [self] in
                 started.signal()
                 semaphore.wait()
-                return bytes
+                return PreviewBody(bytes)
             }
         }
     }
@@ -429,7 +429,7 @@ struct ServeTests {
         let waiting = Gate()
         #expect(queue.submit(key: "b", work: waiting.work([2]), deadline: far, deliver: deliver("b")) == .queued)
         #expect(queue.submit(key: "c", work: gate.work([3]), deadline: far, deliver: deliver("c")) == .full)
-        #expect(queue.submit(key: "d", work: RenderWork(memoryEstimate: 101, contentType: "x") { [] }, deadline: far,
+        #expect(queue.submit(key: "d", work: RenderWork(memoryEstimate: 101, contentType: "x") { PreviewBody([]) }, deadline: far,
                              deliver: deliver("d")) == .tooLarge)
         // A waiter whose deadline passes is answered 504; its queued render, with nobody left, is dropped.
         #expect(queue.submit(key: "a", work: gate.work([9]), deadline: .now + .milliseconds(50), deliver: deliver("a3")) == .coalesced)
