@@ -47,16 +47,40 @@ struct BatchCommandOptions: Equatable, Sendable {
     var exclude: [String] = []
 }
 
+extension BatchCommandOptions: ParsableCommand, ReportsProgress {
+    /// `preview-loop batch`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "batch",
+        abstract: "Make posters, strips, sprites and hover previews for a whole manifest of clips, resumable "
+            + "and sharded, with one JSON Lines result per clip; 'batch report' merges results files.",
+        arguments: [PositionalArgument(name: "manifest", abstract: "JSON Lines, one object per clip: {\"id\": \"…\", \"input\": \"path or http(s) URL\"} "
+                    + "with optional \"start\", \"length\" (poster window, hover start) and \"every\" (sprites); or a plain "
+                    + "list of paths/URLs, one a line (ids derived: safe base name + hash). Relative paths are taken from "
+                    + "the manifest's folder; - reads the manifest from standard input. Read whole before any clip starts. "
+                    + "A folder instead: every video file under it, recursively (by extension; hidden entries skipped), ids from "
+                    + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude. "
+                    + "'batch report <OUT or results files…>' merges results instead.")],
+        options: [out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
+                  timeout, deadline, memoryBudget, threads, InputOptions.deinterlace.bind(\Self.deinterlacing), TLSOptions.insecure, TLSOptions.caFile,
+                  include, exclude, json])
+
+    var input: String { "batch" }
+
+    func run(in context: CommandContext) -> Int32 {
+        CommandLineTool.reportingErrors(for: "batch") { try BatchCommand(options: self).run() }
+    }
+}
+
 extension BatchCommandOptions {
     /// Types and validates `batch`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {
         let positionals = arguments.positionals
         if positionals.first == "report" {
             guard positionals.count > 1 else {
-                throw UsageError(.missingInput, subcommand: .batch, "Missing the output directory or results files to report on.")
+                throw UsageError(.missingInput, subcommand: Self.subcommand, "Missing the output directory or results files to report on.")
             }
             if let given = Self.runOnly.first(where: arguments.isGiven) {
-                throw UsageError(.conflictingOptions(given.spec.name, "report"), subcommand: .batch,
+                throw UsageError(.conflictingOptions(given.spec.name, "report"), subcommand: Self.subcommand,
                                  "'\(given.spec.longSpelling)' does not apply to 'batch report'.")
             }
             self.init(mode: .report(paths: Array(positionals.dropFirst())))
@@ -64,18 +88,19 @@ extension BatchCommandOptions {
             return
         }
         guard let manifest = positionals.first else {
-            throw UsageError(.missingInput, subcommand: .batch, "Missing the manifest (a JSON Lines file or a list of paths; - for standard input).")
+            throw UsageError(.missingInput, subcommand: Self.subcommand, "Missing the manifest (a JSON Lines file or a list of paths; - for standard input).")
         }
         if positionals.count > 1 {
-            throw UsageError(.unexpectedArgument(positionals[1]), subcommand: .batch,
+            throw UsageError(.unexpectedArgument(positionals[1]), subcommand: Self.subcommand,
                              "Unexpected argument '\(positionals[1])': batch takes one manifest.")
         }
         self.init(mode: .run(manifest: manifest))
+        try arguments.assign(to: &self)
         guard let out = try arguments.value(Self.out) else {
-            throw UsageError(.missingOption("out"), subcommand: .batch, "Missing '--out <dir>': where the outputs and results go.")
+            throw UsageError(.missingOption("out"), subcommand: Self.subcommand, "Missing '--out <dir>': where the outputs and results go.")
         }
         if arguments.isSet(Self.json) {
-            throw UsageError(.conflictingOptions("json", "batch"), subcommand: .batch,
+            throw UsageError(.conflictingOptions("json", "batch"), subcommand: Self.subcommand,
                              "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
         }
         outputDirectory = out
@@ -88,7 +113,7 @@ extension BatchCommandOptions {
         shard = try arguments.value(Self.shard)
         shardCount = try arguments.value(Self.shardCount)
         if shard != nil && shardCount != nil {
-            throw UsageError(.conflictingOptions("shard", "shard-count"), subcommand: .batch,
+            throw UsageError(.conflictingOptions("shard", "shard-count"), subcommand: Self.subcommand,
                              "'--shard I/N' already gives the count; '--shard-count' is for an index from the environment.")
         }
         reporting = try ReportingOptions(arguments)
@@ -96,7 +121,6 @@ extension BatchCommandOptions {
         deadline = try arguments.value(Self.deadline)
         memoryBudget = try arguments.value(Self.memoryBudget).map { $0 << 20 }
         threads = try arguments.value(Self.threads)
-        deinterlacing = try arguments.value(InputOptions.deinterlace)
         tls = try TLSOptions(arguments)
         include = try arguments.all(Self.include)
         exclude = try arguments.all(Self.exclude)
@@ -303,4 +327,92 @@ final class BatchProgress: Sendable {
 extension String {
     /// Two digits, zero-padded.
     init(format2 value: Int) { self = value < 10 ? "0\(value)" : "\(value)" }
+}
+
+    
+extension BatchCommandOptions {
+    /// The library's defaults, which the CLI's defaults are.
+    private static let libraryDefaults = BatchOptions(outputDirectory: "")
+
+    /// The options that only a run takes (`batch report` refuses them).
+    static let runOnly: [any OptionDeclaration] = [
+        out, recipe, jobs, retries, retryDelay, shard, shardCount, timeout, deadline, memoryBudget, threads,
+        InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile, force, retryFailed, progress, ReportingOptions.quiet,
+        include, exclude,
+    ]
+
+    /// `--include <glob>`, repeatable: with a folder, only the video files matching one.
+    static let include = Option<String?>(
+        "include", value: "glob",
+        help: "With a folder: only video files whose relative path or name matches this shell glob (*.mp4, "
+            + "trailers/*); may be given more than once (a file matching any is taken).",
+        default: nil, showing: nil, expecting: "a non-empty glob") { $0.isEmpty ? nil : .some($0) }
+    /// `--exclude <glob>`, repeatable: with a folder, files and folders to skip.
+    static let exclude = Option<String?>(
+        "exclude", value: "glob",
+        help: "With a folder: skip files and folders whose relative path or name matches this shell glob "
+            + "(*.tmp, drafts); may be given more than once.",
+        default: nil, showing: nil, expecting: "a non-empty glob") { $0.isEmpty ? nil : .some($0) }
+
+    static let out = Option<String?>.path(
+        "out", short: "o", value: "dir",
+        help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, contact-sheet.jpg, "
+            + "sheet-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
+        required: true, completing: .directory)
+    static let recipe = Option<String?>.path(
+        "recipe", value: "file",
+        help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sheet\": {…}, \"sprites\": {…}, \"hover\": {…}}, each "
+            + "with the single-clip command's options (poster \"at\" as thumb --at; strip \"pick\", \"gap\", \"timestamps\"; "
+            + "sheet \"grid\", \"width\"/\"tile_width\", \"gap\", \"margin\", \"header\", \"timestamps\", \"pick\"; hover "
+            + "\"loop_point\", \"seam\" and \"format\" (mp4, webp, gif) as render). Unknown keys and values out of range are usage errors. See Docs/batch.md.",
+        showing: "poster+sprites")
+    static let jobs = Option<Int>.integer("jobs", short: "j", help: "Clips at a time, 1 to 256.",
+                                          default: BatchOptions.processorCount, in: 1...256, showing: "cores")
+    static let force = Flag("force", help: "Redo clips whose outputs are already complete.")
+    static let retryFailed = Flag("retry-failed", help: "Retry clips that failed permanently in an earlier run.")
+    static let retries = Option<Int>.integer(
+        "retries", help: "Extra attempts for a transient failure (timeout, network, disk full), 0 to 100.",
+        default: libraryDefaults.retries, in: 0...100)
+    static let retryDelay = Option<Double>(
+        "retry-delay", value: "seconds", help: "Wait before the first retry, doubled for each further one (at most 60 s).",
+        default: libraryDefaults.retryDelay, showing: Format.limit(libraryDefaults.retryDelay),
+        expecting: "seconds from 0 to 3600") { text in
+        Double(text).flatMap { $0.isFinite && $0 >= 0 && $0 <= 3600 ? $0 : nil }
+    }
+    static let shard = Option<BatchShard?>(
+        "shard", value: "I/N",
+        help: "Do shard I (0 to N-1) of N: the clips whose id hashes "
+            + "to I, a deterministic, disjoint share. Without it: from SLURM_ARRAY_TASK_ID and "
+            + "SLURM_ARRAY_TASK_COUNT, JOB_COMPLETION_INDEX, or AWS_BATCH_JOB_ARRAY_INDEX and "
+            + "AWS_BATCH_JOB_ARRAY_SIZE when set, else the whole manifest.",
+        default: nil, showing: "0/1", expecting: "I/N with 0 ≤ I < N, for example 3/16") { text in
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
+              let shard = try? BatchShard(index: index, count: count) else { return nil }
+        return .some(shard)
+    }
+    static let shardCount = Option<Int?>.optionalInteger(
+        "shard-count", help: "The shard count for an index taken from the "
+            + "environment (Kubernetes gives only JOB_COMPLETION_INDEX; or set PREVIEW_LOOP_SHARD_COUNT).",
+        in: 1...100_000)
+    /// `--progress`, the reporting group's flag; a batch's lines are JSON objects, one per finished clip.
+    static let progress = ReportingOptions.progress
+    static let timeout = Option<Double>(
+        "timeout", value: "seconds", help: "Allowed for opening each clip and for each read.",
+        default: InputOptions.timeout.defaultValue, showing: InputOptions.timeout.spec.defaultValue,
+        expecting: InputOptions.timeout.expectation, InputOptions.timeout.convert)
+    static let deadline = Option<Double>(
+        "deadline", value: "seconds", help: "Allowed for all of one clip's reading; a clip "
+            + "past it fails as timed_out (transient).",
+        default: libraryDefaults.deadline ?? 600, showing: Format.limit(libraryDefaults.deadline ?? 600),
+        expecting: "seconds above 0, at most 86400") { text in
+        Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? $0 : nil }
+    }
+    static let memoryBudget = Option<Int?>.optionalInteger(
+        "memory-budget", value: "MB", help: "Estimated decoder memory clips in flight may "
+            + "hold together; a clip that does not fit waits (default: half of MemAvailable).",
+        in: 64...1_048_576)
+    static let threads = Option<Int>.integer("threads", help: "Decoding threads per clip, 0 for cores / jobs.",
+                                             default: libraryDefaults.threadsPerClip, in: 0...64)
+    static let json = Flag("json", help: "batch report: print one JSON object instead of text.")
 }

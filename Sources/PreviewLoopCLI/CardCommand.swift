@@ -1,5 +1,235 @@
 import PreviewLoop
 
+/// The options of `preview-loop card`.
+struct CardOptions: Equatable, Sendable {
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
+    /// The file or directory to write (`-o`, `--output`).
+    var output: String
+    /// What the output's extension asks for.
+    var destination: CardDestination
+    /// The card's look and timing (`--size`/`--aspect`, `--corner-radius`, `--reveal`, `--poster-hold`,
+    /// `--play-length`, `--close`, `--background`, `--no-play-button`).
+    var style = CardStyle()
+    /// Frames per second of animations and frame directories (`--fps`).
+    var framesPerSecond = CardOptions.fps.defaultValue
+    /// Where the loop window starts (`--start`): the poster is its first good frame.
+    var start = WindowOptions.start.defaultValue
+    /// How long the loop window lasts (`--length`).
+    var length = CardOptions.length.defaultValue
+    /// The poster's time in the clip (`--poster-at`); `nil` for the window's first good frame.
+    var posterTime: TimePosition?
+    /// The instant a still shows, seconds from the sequence's start (`--at`); 0 is the poster.
+    var stillTime = CardOptions.at.defaultValue
+    /// Quality 0–100 (`-q`, `--quality`) for lossy outputs; `nil` for the default.
+    var quality: Int?
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
+    /// Whether an animation's pictures are checked for photosensitive flashes (`--flash-safety`).
+    var flashSafety = CardOptions.flashSafety.defaultValue
+    /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
+    var note: String?
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
+    /// Whether warnings stay off standard error (a server's renders).
+    var isQuiet = false
+}
+
+extension CardOptions: ClipOutputCommand {
+    /// `preview-loop card`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "card",
+        abstract: "Write a preview card: the poster with a play button, the circular reveal (or a fade), the playing "
+            + "video in rounded corners, as an animation, PNG frames or one still.",
+        arguments: [.input],
+        options: [CardOptions.output, CardOptions.size.bind(\Self.style.size), CardOptions.aspect, CardOptions.cornerRadius.bind(\Self.style.cornerRadius), CardOptions.reveal.bind(\Self.style.reveal),
+             CardOptions.posterHold.bind(\Self.style.posterHold), CardOptions.playLength.bind(\Self.style.playLength), CardOptions.close.bind(\Self.style.closes), PictureOptions.background.bind(\Self.style.background),
+             CardOptions.noPlayButton, CardOptions.fps.bind(\Self.framesPerSecond), WindowOptions.start.bind(\Self.start), CardOptions.length.bind(\Self.length), CardOptions.posterAt.bind(\Self.posterTime),
+             CardOptions.at, CardOptions.quality, CardOptions.flashSafety.bind(\Self.flashSafety), ReportOptions.json.bind(\Self.json),
+             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, WorkBudget.maxFrames, InputOptions.threads,
+             InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout, InputOptions.deadline])
+
+    func make(report: ClipReport?) throws -> Int32 { try CardCommand(options: self, report: report).run() }
+}
+
+extension CardOptions {
+    /// `-o, --output <path>`.
+    static let output = Option<String?>.path(
+        "output", short: "o", value: "path",
+        help: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
+            + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
+            + ".ppm (one still); any other path is a directory of PNG frames card-00001.png…, "
+            + "built beside it and swapped in whole (an existing directory holding other files is "
+            + "refused). Files are written whole or not at all.",
+        required: true)
+    /// `-s, --size <WxH>`: exactly that.
+    static let size = Option<Size>(
+        "size", short: "s", value: "WxH",
+        help: "The card's size in pixels; even for .mp4. Not with --aspect. \(PictureOptions.encoderLimits)",
+        default: CardStyle().size, showing: CardStyle().size.description,
+        expecting: "WIDTHxHEIGHT in pixels, each 1 to 16384, for example 320x180") { Size(parsing: $0) }
+    /// `--aspect <W:H>`.
+    static let aspect = Option<Double?>(
+        "aspect", value: "W:H",
+        help: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5), from 1:16 to 16:1. Not with --size.",
+        default: nil, showing: nil,
+        expecting: "W:H or a decimal number from 1:16 to 16:1 (0.0625 to 16), for example 16:9, 4:3 or 1.5") { text in
+        aspectRatio(parsing: text).flatMap { aspectRange.contains($0) ? .some($0) : nil }
+    }
+    /// `--corner-radius <px>`.
+    static let cornerRadius = PictureOptions.cornerRadius(default: CardStyle().cornerRadius)
+    /// `--reveal <reveal>`.
+    static let reveal = Option<CardReveal>.choice(
+        "reveal", value: "reveal",
+        help: "circle (a disc grows from the centre to the frame's diagonal in 0.6 s, eased) or "
+            + "fade (a cross-fade of the same length, the Reduce Motion variant).",
+        default: CardStyle().reveal)
+    /// `--poster-hold <time>`.
+    static let posterHold = Option<Double>.seconds(
+        "poster-hold", help: "How long the poster with its play button shows before the reveal.",
+        default: CardStyle().posterHold, showing: Format.limit(CardStyle().posterHold), allowsZero: true)
+    /// `--play-length <time>`.
+    static let playLength = Option<Double>.seconds(
+        "play-length", help: "How long the video plays after the reveal, from the poster's time.",
+        default: CardStyle().playLength, showing: Format.limit(CardStyle().playLength), allowsZero: true)
+    /// `--close`.
+    static let close = Flag("close", help: "End by fading back to the poster (0.35 s), as the close button does: a looping "
+                                + "animation then joins its end to its start.")
+    /// `--no-play-button`.
+    static let noPlayButton = Flag("no-play-button", help: "Show the poster without the play button.")
+    /// `--fps <n>`.
+    static let fps = Option<Int>.integer("fps", help: "Frames per second of animations and frame directories, 1 to 120.",
+                                         default: 30, in: ValueRanges.framesPerSecond)
+    /// `--length <time>`: the loop window.
+    static let length = Option<TimePosition>.time(
+        "length", help: "How long the loop window lasts: the poster is its first good frame, and the video wraps at its end.",
+        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
+    /// `--poster-at <time>`.
+    static let posterAt = Option<TimePosition?>(
+        "poster-at", value: "time",
+        help: "Take the poster at this time of the clip (seconds, mm:ss, hh:mm:ss.ms or a "
+            + "percentage) instead of the window's first good frame; the video then plays from --start.",
+        default: nil, showing: "the first good frame",
+        expecting: "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
+        TimePosition(parsing: text).map { .some($0) }
+    }
+    /// `-t, --at <time>`: a still's instant.
+    static let at = Option<Double>.seconds(
+        "at", short: "t", help: "For a still: the instant of the sequence to show, in seconds from its start "
+            + "(0: the poster; poster-hold + 0.3: mid-reveal).",
+        default: 0, showing: "0", allowsZero: true)
+    /// `--flash-safety <check|off>`: render's option, without `avoid` (a card plays from its poster).
+    static let flashSafety = Option<FlashSafety>.choice(
+        "flash-safety", value: "mode",
+        help: "check: analyse an animation's pictures, played on repeat (the jump back to the poster included), for "
+            + "photosensitive flashes (WCAG 2.3.1) and report a warning line on standard error for an extended_failure "
+            + "or failure (and the verdicts in --json); the file is written either way. off: no analysis. Stills and "
+            + "PNG frames are not analysed; avoid is render's (a card plays from its poster, it has no window to move).",
+        default: .check, among: [.check, .off])
+    /// `-q, --quality <0-100>`.
+    static let quality = Option<Int?>.optionalInteger(
+        "quality", short: "q", value: "0-100", help: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best).",
+        in: ValueRanges.quality)
+
+    /// Types and validates `card`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let source = try InputOptions(arguments)
+        let output = try arguments.requiredOutput(Self.output, example: "card.webp")
+        let destination = Self.destination(for: output)
+        self.init(source: source, output: output, destination: destination)
+        try arguments.assign(to: &self)
+        if arguments.isGiven(Self.size) && arguments.isGiven(Self.aspect) {
+            throw UsageError(.conflictingOptions("size", "aspect"), subcommand: Self.subcommand,
+                             "'--size' and '--aspect' both set the card's shape; give one of them.")
+        }
+        let needsEvenSize = destination == .animation(.mp4)
+        if let ratio = try arguments.value(Self.aspect) {
+            style.size = CardStyle.size(width: 480, aspectRatio: ratio, even: needsEvenSize)
+        }
+        if needsEvenSize && (style.size.width % 2 != 0 || style.size.height % 2 != 0) {
+            throw UsageError(.invalidValue(option: "size", value: style.size.description), subcommand: Self.subcommand,
+                             "Invalid value '\(style.size)' for '--size <WxH>': H.264 MP4 needs an even width and height; "
+                                 + ".webp, .gif and .png take any size.")
+        }
+        style.showsPlayButton = !arguments.isSet(Self.noPlayButton)
+        if arguments.isGiven(Self.at) {
+            guard case .still = destination else {
+                throw UsageError(.conflictingOptions("at", "output"), subcommand: Self.subcommand,
+                                 "'--at' picks the instant of a still; '\(output)' gets the whole sequence. "
+                                     + "Write a .png, .jpg or .ppm to use it.")
+            }
+            stillTime = try arguments.value(Self.at)
+        }
+        let isLossy: Bool
+        switch destination {
+        case .animation(let format): isLossy = format.hasQuality
+        case .still(let format): isLossy = format.isLossy
+        case .directory: isLossy = false
+        }
+        quality = try arguments.quality(Self.quality, lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
+        budget = try WorkBudget(arguments)
+        let size = style.size
+        let encoderRefusal: String? = switch destination {
+        case .animation(let format): WorkBudget.encoderRefusal(size, webp: format == .webp)
+        case .still(let format): WorkBudget.encoderRefusal(size, webp: false, ownEncoder: format == .ppm)
+        case .directory: WorkBudget.encoderRefusal(size, webp: false)
+        }
+        try arguments.refuse(encoderRefusal.map { "A \(size) card cannot be written: \($0)" },
+                             option: arguments.isGiven(Self.aspect) ? "aspect" : "size")
+        var frames = 1.0
+        if case .still = destination {} else {
+            frames = Double(PreviewCard.frameCount(duration: CardTimeline(style: style).duration,
+                                                   framesPerSecond: framesPerSecond))
+            try arguments.refuse(budget.frameRefusal(frames, what: "A card of \(Format.fixed(CardTimeline(style: style).duration, 3)) s "
+                                                      + "at \(framesPerSecond) fps"), option: "max-frames")
+        }
+        // The poster, the video frame, the composited and encoded pictures, the encoder's own frames;
+        // a GIF holds all its frames.
+        let gifFrames = destination == .animation(.gif) ? frames : 0
+        var encoder = 0.0
+        if case .animation(let format) = destination { encoder = OutputLimits.encoderBytes(size, format: format) }
+        try arguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size) + encoder,
+                                                  what: "A \(size) card"), option: "max-memory")
+    }
+
+    /// What an output path asks for: an animation or still by extension, else a directory.
+    static func destination(for path: String) -> CardDestination {
+        if let format = AnimationFormat(path: path) { return .animation(format) }
+        if let format = ImageFileFormat(path: path), format != .webp { return .still(format) }
+        return .directory
+    }
+
+    /// The aspect ratios `--aspect` accepts: 1:16 to 16:1 (at 480 wide, 480x7680 to 480x30).
+    static let aspectRange = 0.0625...16.0
+
+    /// `16:9`, `4:3` or a plain number such as `1.5`, as width ÷ height; `nil` for text that is not one.
+    /// Ratios that are numbers but not usable (`0:9`, `-1`, `16:0`, `nan`, `inf`) are returned as such,
+    /// for ``CardStyle/usableAspectRatio(_:)`` to replace.
+    static func aspectRatio(parsing text: String) -> Double? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1:
+            return DecimalText.number(text)
+        case 2:
+            guard let width = DecimalText.number(parts[0]), let height = DecimalText.number(parts[1]) else { return nil }
+            return width / height
+        default:
+            return nil
+        }
+    }
+}
+
+/// What `preview-loop card` writes, chosen by the output path.
+enum CardDestination: Equatable, Sendable {
+    /// `.webp`, `.gif`, `.mp4`: the whole sequence as a looping animation.
+    case animation(AnimationFormat)
+    /// `.png`, `.jpg`, `.ppm`: the card at one instant (`--at`).
+    case still(ImageFileFormat)
+    /// Anything else (a directory): every picture as `card-NNNNN.png`.
+    case directory
+}
+
 /// `preview-loop card`: the preview card's sequence as an animation or PNG frames, or one still of it.
 struct CardCommand {
     /// The parsed options.

@@ -53,20 +53,7 @@ enum CommandLineParser {
             return .help(HelpText.help(for: subcommand))
         }
         let scanned = try ArgumentScanner.scan(rest, for: subcommand)
-        switch subcommand {
-        case .probe: return .probe(try ProbeOptions(scanned))
-        case .thumb: return .thumb(try ThumbOptions(scanned))
-        case .strip: return .strip(try StripOptions(scanned))
-        case .sheet: return .sheet(try SheetOptions(scanned))
-        case .loop: return .loop(try LoopOptions(scanned))
-        case .timing: return .timing(try TimingOptions(scanned))
-        case .render: return .render(try RenderOptions(scanned))
-        case .sprites: return .sprites(try SpritesOptions(scanned))
-        case .card: return .card(try CardOptions(scanned))
-        case .batch: return .batch(try BatchCommandOptions(scanned))
-        case .wall: return .wall(try WallOptions(scanned))
-        case .serve: return .serve(try ServeOptions(scanned))
-        }
+        return .command(try subcommand.command.init(scanned))
     }
 
     /// `preview-loop help [subcommand]`.

@@ -70,53 +70,8 @@ public enum CommandLineTool {
         case .generated(let text):
             Console.writeOutput(text)
             return ExitStatus.success
-        case .probe(let options):
-            return reportingErrors(for: options.source) { try ProbeCommand(options: options).run() }
-        case .thumb(let options):
-            let report = options.json ? ClipReport(command: .thumb, input: options.source.input) : nil
-            return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input, report: report) { try ThumbCommand(options: options, report: report).run() }
-            }
-        case .strip(let options):
-            let report = options.json ? ClipReport(command: .strip, input: options.source.input) : nil
-            return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input, report: report) { try StripCommand(options: options, report: report).run() }
-            }
-        case .sheet(let options):
-            let report = options.json ? ClipReport(command: .sheet, input: options.source.input) : nil
-            return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input, report: report) { try SheetCommand(options: options, report: report).run() }
-            }
-        case .loop(let options):
-            let report = options.json ? ClipReport(command: .loop, input: options.source.input) : nil
-            return reportingErrors(for: options.source, report: report) { try LoopCommand(options: options, report: report).run() }
-        case .timing(let options):
-            return reportingErrors(for: options.input) { try TimingCommand(options: options).run() }
-        case .render(let options):
-            let report = options.json ? ClipReport(command: .render, input: options.source.input) : nil
-            return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input, report: report) { try RenderCommand(options: options, report: report).run() }
-            }
-        case .sprites(let options):
-            let report = options.json ? ClipReport(command: .sprites, input: options.source.input) : nil
-            return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input, report: report) { try SpritesCommand(options: options, report: report).run() }
-            }
-        case .card(let options):
-            let report = options.json ? ClipReport(command: .card, input: options.source.input) : nil
-            return reportingErrors(for: options.source, report: report) {
-                try SignalCleanup.run(input: options.source.input, report: report) { try CardCommand(options: options, report: report).run() }
-            }
-        case .batch(let options):
-            return reportingErrors(for: "batch") { try BatchCommand(options: options).run() }
-        case .wall(let options):
-            return reportingErrors(for: "wall") { try WallCommand(options: options).run() }
-        case .serve(let options):
-            guard let serve else {
-                Console.writeError("Error: serve: this build of \(HelpText.toolName) has no server\n")
-                return ExitStatus.failure
-            }
-            return serve(options)
+        case .command(let command):
+            return command.run(in: CommandContext(serve: serve))
         }
     }
 
@@ -163,41 +118,6 @@ public enum CommandLineTool {
         let spaced = String(input.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
         let namesInput = raw.hasPrefix(input) || raw.hasPrefix(spaced) || (input == "-" && raw.hasPrefix("<standard input>"))
         return namesInput ? "Error: \(description)" : "Error: \(Format.oneLine(input)): \(description)"
-    }
-}
-
-extension ParsedCommand {
-    /// The command's `--progress` and `--quiet`, for those that have them.
-    var reporting: ReportingOptions? {
-        switch self {
-        case .thumb(let options): options.reporting
-        case .strip(let options): options.reporting
-        case .sheet(let options): options.reporting
-        case .loop(let options): options.reporting
-        case .render(let options): options.reporting
-        case .sprites(let options): options.reporting
-        case .batch(let options): options.reporting
-        case .help, .version, .generated, .probe, .timing, .card, .wall, .serve: nil
-        }
-    }
-
-    /// The command's input as given, for error lines; `nil` for help and version.
-    var input: String? {
-        switch self {
-        case .help, .version, .generated: nil
-        case .probe(let options): options.source.input
-        case .thumb(let options): options.source.input
-        case .strip(let options): options.source.input
-        case .loop(let options): options.source.input
-        case .timing(let options): options.input
-        case .render(let options): options.source.input
-        case .sprites(let options): options.source.input
-        case .card(let options): options.source.input
-        case .sheet(let options): options.source.input
-        case .batch: "batch"
-        case .wall: "wall"
-        case .serve: "serve"
-        }
     }
 }
 

@@ -2,6 +2,164 @@ import Glibc
 import PreviewLoop
 import Synchronization
 
+/// The options of `preview-loop loop`.
+struct LoopOptions: Equatable, Sendable {
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
+    /// Where the window starts (`--start`).
+    var start = WindowOptions.start.defaultValue
+    /// How long the window lasts (`--length`).
+    var length = WindowOptions.length.defaultValue
+    /// Passes over the window (`--loops`); 0 means until interrupted.
+    var loops = LoopOptions.loops.defaultValue
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 320, height: 180)
+    /// The frame size (`-s`, `--size`).
+    var size = LoopOptions.size.defaultValue
+    /// How the picture fills the size (`--fit`).
+    var contentMode = PictureOptions.fit.defaultValue
+    /// Whether frames are paced at playback speed (`--realtime`) rather than decoded flat out.
+    var isRealtime = false
+    /// Where the CSV timing log goes (`--log`), if anywhere.
+    var log: LogDestination?
+    /// The directory every frame is written to (`--frames`), if any.
+    var framesDirectory: String?
+    /// Loop-relative wall times (seconds) at which to write a still of the frame presented (`--capture-at`).
+    var captureTimes: [Double] = []
+    /// The wall-time span (seconds, from the loop's start) whose frames are recorded (`--record FROM-TO`).
+    var recordSpan: Range<Double>?
+    /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
+    var captureDirectory: String?
+    /// The format of frames, captures and recordings (`--format`): PPM, PNG or JPEG.
+    var imageFormat = ImageFileFormat.ppm
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
+}
+
+extension LoopOptions: ClipCommand, ReportsProgress {
+    /// `preview-loop loop`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "loop",
+        abstract: "Play a window of a video in a loop, writing frames and a timing log.",
+        arguments: [.input],
+        options: [WindowOptions.start.bind(\Self.start), WindowOptions.length.bind(\Self.length), LoopOptions.loops.bind(\Self.loops), LoopOptions.size.bind(\Self.size), PictureOptions.fit.bind(\Self.contentMode),
+             LoopOptions.realtime.bind(\Self.isRealtime), LoopOptions.log.bind(\Self.log), LoopOptions.frames.bind(\Self.framesDirectory), LoopOptions.captureAt.bind(\Self.captureTimes), LoopOptions.record.bind(\Self.recordSpan),
+             LoopOptions.captureDir.bind(\Self.captureDirectory), LoopOptions.format, ReportOptions.json.bind(\Self.json),
+             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
+             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+
+    func run(in context: CommandContext) -> Int32 {
+        let report = json ? ClipReport(command: Self.subcommand, input: source.input) : nil
+        return CommandLineTool.reportingErrors(for: source, report: report) { try LoopCommand(options: self, report: report).run() }
+    }
+}
+
+extension LoopOptions {
+    /// `--loops <n>`.
+    static let loops = Option<Int>.integer(
+        "loops", help: "Passes over the window; 0 loops until interrupted (Ctrl-C or SIGTERM), "
+            + "then finishes the log and exits 0.",
+        default: 1, in: 0...Int.max)
+    /// `-s, --size <WxH>`.
+    static let size = PictureOptions.size(default: defaultBox)
+    /// `--realtime`.
+    static let realtime = Flag("realtime",
+                               help: "Deliver frames at playback speed; without it frames are decoded as fast as "
+                                   + "possible and lateness is not measured.")
+    /// `--log <file>`, `-` for standard output.
+    static let log = Option<LogDestination?>(
+        "log", value: "file",
+        help: "Write a CSV timing log (pass, index, presentation_time, wall_time, decode_ms, "
+            + "scale_ms, lateness_ms, dropped) to the file when the loop ends, or to standard output as "
+            + "it runs with '-'.",
+        default: nil, showing: nil, expecting: "a non-empty path", completing: .path) { text in
+        text.isEmpty ? nil : text == "-" ? .standardOutput : .file(text)
+    }
+    /// `--frames <dir>`.
+    static let frames = Option<String?>.path(
+        "frames", value: "dir",
+        help: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, from 1; .png or .jpg "
+            + "with --format); created if missing.",
+        completing: .directory)
+    /// `--capture-at <times>`: wall times in seconds from the loop's start (no percentages), sorted.
+    static let captureAt = Option<[Double]>(
+        "capture-at", value: "times",
+        help: "Write a still of the frame presented at each of these times from the loop's "
+            + "start (comma-separated; seconds, mm:ss or hh:mm:ss.ms) as capture-NN.ppm.",
+        default: [], showing: nil, expecting: "times from the loop's start, comma-separated (2.5,00:10)") { text in
+        let times = text.split(separator: ",", omittingEmptySubsequences: false).map { wallTime(String($0)) }
+        return times.contains(nil) ? nil : times.compactMap { $0 }.sorted()
+    }
+    /// `--record <from-to>`: a wall-time span from the loop's start, FROM before TO.
+    static let record = Option<Range<Double>?>(
+        "record", value: "from-to",
+        help: "Record every frame presented in this span of time from the loop's start as "
+            + "record-PPP-FFFFF.ppm, across seams.",
+        default: nil, showing: nil, expecting: "FROM-TO, two times from the loop's start (2-5, 00:02-00:05.5)") { text in
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, let from = wallTime(parts[0]), let to = wallTime(parts[1]), from < to else { return nil }
+        return .some(from..<to)
+    }
+    /// `--capture-dir <dir>`.
+    static let captureDir = Option<String?>.path(
+        "capture-dir", value: "dir",
+        help: "Where --capture-at and --record write (default: the --frames directory); created if missing.",
+        completing: .directory)
+
+    /// `--format <format>`: of frames, captures and recordings.
+    static let format = OutputOptions.format(
+        among: [.ppm, .png, .jpeg], help: "The image format of --frames, --capture-at and --record files (jpg at quality 85).",
+        showing: "ppm")
+
+    /// A wall time: seconds, mm:ss or hh:mm:ss.ms — a percentage means nothing for wall time.
+    private static func wallTime(_ text: String) -> Double? {
+        if case .seconds(let value)? = TimePosition(parsing: text) { return value }
+        return nil
+    }
+
+    /// Types and validates `loop`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(source: try InputOptions(arguments))
+        try arguments.assign(to: &self)
+        if let format = try arguments.value(Self.format) {
+            guard framesDirectory != nil || !captureTimes.isEmpty || recordSpan != nil else {
+                throw UsageError(.conflictingOptions("format", "frames"), subcommand: Self.subcommand,
+                                 "'--format' sets the format of '--frames', '--capture-at' and '--record' files; give one of them.")
+            }
+            imageFormat = format
+        }
+        if (!captureTimes.isEmpty || recordSpan != nil) && captureDirectory == nil && framesDirectory == nil {
+            throw UsageError(.missingOption("capture-dir"), subcommand: Self.subcommand,
+                             "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
+        }
+        budget = try WorkBudget(arguments)
+        if json && log == .standardOutput {
+            throw UsageError(.conflictingOptions("json", "log"), subcommand: Self.subcommand,
+                             "'--json' prints its record on standard output, where '--log -' writes the log; write the log to a file.")
+        }
+        reporting = try ReportingOptions(arguments)
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+    }
+    /// Why a loop at `size` is refused before decoding; `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        // Frames in flight between the decoder and the consumer, the scaler's and the writer's copies.
+        budget.memoryRefusal(12 * WorkBudget.rgb(size), what: "A loop at \(size)").map { .init(option: "max-memory", message: $0) }
+    }
+}
+
+/// Where `preview-loop loop` writes its timing log.
+enum LogDestination: Equatable, Sendable {
+    /// `--log -`: standard output, line by line.
+    case standardOutput
+    /// `--log FILE`: a file, written whole when the loop ends.
+    case file(String)
+}
+
 /// `preview-loop loop`: plays a window of the video in a loop, optionally writing every frame and a
 /// CSV timing log, until the passes are done or SIGINT/SIGTERM stops it.
 ///

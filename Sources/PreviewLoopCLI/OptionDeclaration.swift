@@ -60,10 +60,12 @@ extension Option where Value == Int {
     /// A decimal integer within `range`; help shows the default unless `showing` says otherwise.
     static func integer(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,
                         default defaultValue: Int, in range: ClosedRange<Int>, showing: String? = nil) -> Option<Int> {
-        Option(name, short: short, value: valueName, help: help, default: defaultValue,
-               showing: showing ?? String(defaultValue), expecting: integerExpectation(range)) { text in
+        var option = Option(name, short: short, value: valueName, help: help, default: defaultValue,
+                            showing: showing ?? String(defaultValue), expecting: integerExpectation(range)) { text in
             Int(text).flatMap { range.contains($0) ? $0 : nil }
         }
+        option.spec.integerRange = range
+        return option
     }
 
     /// A size in bytes with a binary unit (`512K`, `300M`, `10G`, `1T`; `KiB`, `MiB`, … too) within `range`.
@@ -106,10 +108,12 @@ extension Option where Value == Int? {
     /// A decimal integer within `range`, or `nil` when absent.
     static func optionalInteger(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,
                                 in range: ClosedRange<Int>, showing: String? = nil) -> Option<Int?> {
-        Option(name, short: short, value: valueName, help: help, default: nil, showing: showing,
-               expecting: integerExpectation(range)) { text in
+        var option = Option(name, short: short, value: valueName, help: help, default: nil, showing: showing,
+                            expecting: integerExpectation(range)) { text in
             Int(text).flatMap { range.contains($0) ? .some($0) : nil }
         }
+        option.spec.integerRange = range
+        return option
     }
 }
 
@@ -215,5 +219,42 @@ extension ScannedArguments {
     /// The option's text as typed, or `nil` when absent.
     func text(_ option: any OptionDeclaration) -> String? {
         values[option.spec.name]
+    }
+}
+
+/// An option bound to the command property it sets, as listed in a command's ``CommandConfiguration``:
+/// the scanner and help read its spec, and the command's `init(_:)` sets every bound property with one
+/// call, ``ScannedArguments/assign(to:)``. An option whose value goes straight into a property is thus
+/// one entry in the list (beside the property it fills); only options read together (`--columns`
+/// capped by `--count`) or turned into something else (`--no-header`) are read by hand in `init(_:)`.
+struct Binding<Command>: OptionDeclaration, @unchecked Sendable {
+    // Unchecked: the only stored closure captures an option (Sendable) and a key path, which is immutable.
+    var spec: OptionSpec
+    /// Sets the property from the scanned arguments (the option's default when absent).
+    let assign: (inout Command, ScannedArguments) throws(UsageError) -> Void
+}
+
+extension Option {
+    /// This option, setting `property` of the command it is listed in.
+    func bind<Command>(_ property: WritableKeyPath<Command, Value>) -> Binding<Command> {
+        Binding(spec: spec) { command, arguments throws(UsageError) in command[keyPath: property] = try arguments.value(self) }
+    }
+}
+
+extension Flag {
+    /// This flag, setting `property` (true when given) of the command it is listed in.
+    func bind<Command>(_ property: WritableKeyPath<Command, Bool>) -> Binding<Command> {
+        Binding(spec: spec) { command, arguments throws(UsageError) in command[keyPath: property] = arguments.isSet(self) }
+    }
+}
+
+extension ScannedArguments {
+    /// Sets every property the command's configuration binds an option to, in help order.
+    ///
+    /// - Throws: ``UsageError`` `.invalidValue` for the first bound option whose value does not convert.
+    func assign<Command: ParsableCommand>(to command: inout Command) throws(UsageError) {
+        for case let binding as Binding<Command> in Command.configuration.options {
+            try binding.assign(&command, self)
+        }
     }
 }

@@ -20,6 +20,9 @@ struct OptionSpec: Sendable {
     var isRequired = false
     /// What a shell's completion offers for the value.
     var completion = ValueCompletion.none
+    /// The whole numbers a numeric option accepts, as declared (from the library's ``ValueRanges`` where
+    /// the library has the same limit); `nil` for any other kind of value.
+    var integerRange: ClosedRange<Int>?
 
     /// Whether the option takes a value.
     var takesValue: Bool { valueName != nil }
@@ -64,79 +67,4 @@ enum ValueCompletion: Equatable, Sendable {
 enum CommonOptions {
     /// `-h, --help`.
     static let help = Flag("help", short: "h", help: "Show help information.")
-}
-
-extension Subcommand {
-    /// The options this subcommand accepts, in help order (`--help` last): the declarations themselves,
-    /// from the shared groups (``InputOptions``, ``OutputOptions``, ``PictureOptions``, ``WindowOptions``,
-    /// ``WorkBudget``) and the command's own (static members of its options type).
-    var declarations: [any OptionDeclaration] {
-        switch self {
-        case .timing:
-            [TimingOptions.json, CommonOptions.help]
-        case .probe:
-            [ProbeOptions.json, ProbeOptions.flashes, InputOptions.tonemap, InputOptions.threads, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, CommonOptions.help]
-        case .thumb:
-            [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at, ThumbOptions.start, ThumbOptions.length, ThumbOptions.size,
-             OutputOptions.imageQuality, PictureOptions.fit, ThumbOptions.accuracy, ThumbOptions.playButton,
-             ThumbOptions.cornerRadius, PictureOptions.background, ReportOptions.json,
-             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
-             InputOptions.timeout, InputOptions.deadline, ReportingOptions.quiet, CommonOptions.help]
-        case .strip:
-            [OutputOptions.image, OutputOptions.imageFormat, StripOptions.count, StripOptions.columns, StripOptions.size, OutputOptions.imageQuality,
-             StripOptions.span, WindowOptions.start, WindowOptions.length, StripOptions.accuracy,
-             TilePlanOptions.pick, ReportOptions.json, PictureOptions.fit, StripOptions.gap, StripOptions.timestamps,
-             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
-             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
-        case .sheet:
-            [OutputOptions.image, OutputOptions.imageFormat, SheetOptions.grid, SheetOptions.width, SheetOptions.tileWidth, SheetOptions.gap,
-             SheetOptions.margin, SheetOptions.background, SheetOptions.textColor, SheetOptions.font,
-             SheetOptions.noHeader, SheetOptions.noTimestamps, OutputOptions.imageQuality, SheetOptions.accuracy,
-             TilePlanOptions.pick, ReportOptions.json,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
-             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
-        case .loop:
-            [WindowOptions.start, WindowOptions.length, LoopOptions.loops, LoopOptions.size, PictureOptions.fit,
-             LoopOptions.realtime, LoopOptions.log, LoopOptions.frames, LoopOptions.captureAt, LoopOptions.record,
-             LoopOptions.captureDir, LoopOptions.format, ReportOptions.json,
-             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
-             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
-        case .render:
-            [RenderOptions.output, RenderOptions.start, RenderOptions.length, RenderOptions.size, RenderOptions.fps,
-             RenderOptions.quality, PictureOptions.fit, RenderOptions.loopPoint, RenderOptions.seam, RenderOptions.flashSafety, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
-             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
-        case .sprites:
-            [SpritesOptions.output, SpritesOptions.every, SpritesOptions.count, SpritesOptions.size, SpritesOptions.grid, SpritesOptions.format,
-             SpritesOptions.accuracy, TilePlanOptions.pick, SpritesOptions.quality, PictureOptions.fit, ReportOptions.json, WorkBudget.maxMemory, WorkBudget.maxFrames,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
-             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet, CommonOptions.help]
-        case .card:
-            [CardOptions.output, CardOptions.size, CardOptions.aspect, CardOptions.cornerRadius, CardOptions.reveal,
-             CardOptions.posterHold, CardOptions.playLength, CardOptions.close, PictureOptions.background,
-             CardOptions.noPlayButton, CardOptions.fps, WindowOptions.start, CardOptions.length, CardOptions.posterAt,
-             CardOptions.at, CardOptions.quality, CardOptions.flashSafety, ReportOptions.json,
-             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, WorkBudget.maxFrames, InputOptions.threads,
-             InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout, InputOptions.deadline, CommonOptions.help]
-        case .batch:
-            BatchCommandOptions.declarations
-        case .wall:
-            OptionSpec.wallOptions
-        case .serve:
-            ServeOptions.declarations
-        }
-    }
-
-    /// The options' spellings and help, in help order.
-    var options: [OptionSpec] { declarations.map(\.spec) }
-
-    /// The spec for a spelling as typed (`--size`, `-s`), if the subcommand has it.
-    func option(spelled spelling: String) -> OptionSpec? {
-        if spelling.hasPrefix("--") {
-            let name = spelling.dropFirst(2)
-            return options.first { $0.name == name }
-        }
-        guard spelling.count == 2, spelling.first == "-", let letter = spelling.last else { return nil }
-        return options.first { $0.shortName == letter }
-    }
 }

@@ -14,16 +14,7 @@ struct PositionalArgument: Equatable, Sendable {
     var label: String { repeats ? "<\(name)…>" : "<\(name)>" }
 }
 
-extension Subcommand {
-    /// The positional arguments this subcommand takes, in order.
-    var arguments: [PositionalArgument] {
-        switch self {
-        case .batch: [PositionalArgument(name: "manifest", abstract: OptionSpec.batchManifestHelp)]
-        case .wall: [PositionalArgument(name: "inputs", abstract: OptionSpec.wallInputsHelp, repeats: true)]
-        case .timing: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")]
-        case .serve: []
-        case .probe, .thumb, .strip, .sheet, .loop, .render, .sprites, .card:
-            [PositionalArgument(name: "input", abstract: "The video to read: a file path or an http(s):// URL.")]
-        }
-    }
+extension PositionalArgument {
+    /// `<input>`: the video a single-clip command reads.
+    static let input = PositionalArgument(name: "input", abstract: "The video to read: a file path or an http(s):// URL.")
 }

@@ -76,7 +76,7 @@ package struct PreviewJob: Sendable {
     /// For a storyboard index (`storyboard.vtt`, `.json`), the route of the picture it points at
     /// (`storyboard.jpg`); `nil` for every other route.
     package var pictureRoute: String? {
-        guard case .sprites(let options) = command, route.hasSuffix(".vtt") || route.hasSuffix(".json") else { return nil }
+        guard case .command(let options as SpritesOptions) = command, route.hasSuffix(".vtt") || route.hasSuffix(".json") else { return nil }
         return "storyboard.\(options.format.rawValue)"
     }
 
@@ -97,20 +97,20 @@ package struct PreviewJob: Sendable {
             }
         }
         switch command {
-        case .thumb(let options):
+        case .command(let options as ThumbOptions):
             return PreviewBody(try ThumbCommand(options: options).render().bytes)
-        case .strip(let options):
+        case .command(let options as StripOptions):
             return PreviewBody(try StripCommand(options: options).render().bytes)
-        case .sheet(let options):
+        case .command(let options as SheetOptions):
             return PreviewBody(try SheetCommand(options: options).render().bytes)
-        case .render(var options):
+        case .command(var options as RenderOptions):
             let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
             options.output = scratch + "/render-\(number).\(options.format.rawValue)"
             defer { FileSystem.unlink(options.output) }
             let rendered = try RenderCommand(options: options).render()
             return PreviewBody(try BatchFiles.readFile(options.output, limit: 1 << 30),
                                flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
-        case .card(var options):
+        case .command(var options as CardOptions):
             if case .animation = options.destination {
                 let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
                 options.output = scratch + "/card-\(number)." + (route.split(separator: ".").last.map(String.init) ?? "webp")
@@ -121,13 +121,13 @@ package struct PreviewJob: Sendable {
             case .sequence(let summary):
                 return PreviewBody(try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
             }
-        case .sprites(let options):
+        case .command(let options as SpritesOptions):
             let storyboard = try SpritesCommand(options: options).storyboard()
             let picture = (pictureRoute ?? "storyboard.\(options.format.rawValue)") + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
             if route.hasSuffix(".vtt") { return PreviewBody(Array(storyboard.track.webVTT { _ in picture }.utf8)) }
             if route.hasSuffix(".json") { return PreviewBody(Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8)) }
             return PreviewBody(storyboard.picture)
-        case .probe(let options):
+        case .command(let options as ProbeOptions):
             let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
             return PreviewBody(Array(ProbeCommand.json(for: info).utf8))
         default:
@@ -460,12 +460,12 @@ package enum PreviewRequests {
         var command = parsed
         let estimate: Int
         switch parsed {
-        case .thumb(var options):
+        case .command(var options as ThumbOptions):
             options.preservesShape = preserves && width != nil && height != nil
             let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
             estimate = decoding + 4 * Int(WorkBudget.rgba(box))
-            command = .thumb(options)
-        case .render(var options):
+            command = .command(options)
+        case .command(var options as RenderOptions):
             guard options.framesPerSecond <= caps.framesPerSecond else {
                 throw PreviewRequestError(status: 413, parameter: "fps",
                                           detail: "At most \(caps.framesPerSecond) fps for an animation on this server.")
@@ -480,27 +480,27 @@ package enum PreviewRequests {
             let frames = (caps.seconds * (1 + LoopPoint.searchFraction) + 1) * Double(options.framesPerSecond)
             estimate = decoding + Int(RenderOptions.bytes(frames: frames, size: box, format: options.format)
                                       + options.heldBytes(frames: frames, size: box))
-            command = .render(options)
-        case .strip(var options):
+            command = .command(options)
+        case .command(var options as StripOptions):
             options.reporting.isQuiet = true
             let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
             estimate = decoding + 3 * options.count * Int(WorkBudget.rgb(box))
-            command = .strip(options)
-        case .sheet(var options):
+            command = .command(options)
+        case .command(var options as SheetOptions):
             options.reporting.isQuiet = true
             // The sheet is at most its width squared-ish: tiles, the sheet and the encoder's copy.
             let side = min(ImageFileFormat.maxWebPSide, max(options.sheetWidth, (options.tileWidth ?? 0) * options.columns))
             estimate = decoding + 3 * Int(WorkBudget.rgb(Size(width: side, height: side)))
-            command = .sheet(options)
-        case .sprites(var options):
+            command = .command(options)
+        case .command(var options as SpritesOptions):
             options.reporting.isQuiet = true
             // The most a storyboard may be: a full sheet of the tiles, the sheet and the encoder's copy.
             let tile = options.size.knownSizes.first ?? SpritesOptions.defaultBox
             let sheet = Size(width: min(ImageFileFormat.maxWebPSide, options.columns * tile.width),
                              height: min(ImageFileFormat.maxWebPSide, SpritesCommand.storyboardRows * tile.height))
             estimate = decoding + 3 * Int(WorkBudget.rgb(sheet))
-            command = .sprites(options)
-        case .card(var options):
+            command = .command(options)
+        case .command(var options as CardOptions):
             options.isQuiet = true
             let size = options.style.size
             var frames = 1.0, encoder = 0.0
@@ -523,8 +523,8 @@ package enum PreviewRequests {
                 encoder = OutputLimits.encoderBytes(size, format: animation)
             }
             estimate = decoding + Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
-            command = .card(options)
-        case .probe:
+            command = .command(options)
+        case .command(is ProbeOptions):
             estimate = 16 << 20
         default:
             throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
@@ -645,16 +645,9 @@ package struct RemoteReading: Sendable {
 extension ParsedCommand {
     /// Changes how the command reads its input (``InputOptions``).
     mutating func changeSource(_ change: (inout InputOptions) -> Void) {
-        switch self {
-        case .probe(var options): change(&options.source); self = .probe(options)
-        case .thumb(var options): change(&options.source); self = .thumb(options)
-        case .strip(var options): change(&options.source); self = .strip(options)
-        case .render(var options): change(&options.source); self = .render(options)
-        case .sprites(var options): change(&options.source); self = .sprites(options)
-        case .card(var options): change(&options.source); self = .card(options)
-        case .sheet(var options): change(&options.source); self = .sheet(options)
-        default: break
-        }
+        guard case .command(var command as any ClipCommand) = self else { return }
+        change(&command.source)
+        self = .command(command)
     }
 }
 

@@ -1,5 +1,52 @@
 import PreviewLoop
 
+/// The options of `preview-loop probe`.
+struct ProbeOptions: Equatable, Sendable {
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
+    /// Whether to print one JSON object (`--json`) rather than aligned text lines.
+    var isJSON = false
+    /// Whether every frame is decoded and analysed for photosensitive flashes (`--flashes`).
+    var analysesFlashes = false
+}
+
+extension ProbeOptions: ClipCommand {
+    /// `preview-loop probe`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "probe",
+        abstract: "Show a video's duration, size, rotation, frame rate and streams.",
+        arguments: [.input],
+        options: [ProbeOptions.json.bind(\Self.isJSON), ProbeOptions.flashes.bind(\Self.analysesFlashes), InputOptions.tonemap, InputOptions.threads, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile])
+
+    func run(in context: CommandContext) -> Int32 {
+        CommandLineTool.reportingErrors(for: source) { try ProbeCommand(options: self).run() }
+    }
+}
+
+extension ProbeOptions {
+    /// `--json`.
+    static let json = Flag("json", help: "Print one JSON object with sorted keys instead of aligned text.")
+
+    /// `--flashes`.
+    static let flashes = Flag(
+        "flashes",
+        help: "Also decode every frame (at 96 pixels wide, HDR tone mapped) and look for photosensitive flashes "
+            + "as WCAG 2.3.1 defines them: per second the luminance and red flashes in its worst one-second window, "
+            + "the largest area changing together, and a verdict (pass, warning, extended_failure, failure), then "
+            + "the risky spans. See Docs/flashes.md.")
+
+    /// Types `probe`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(source: try InputOptions(arguments))
+        try arguments.assign(to: &self)
+        for option in [InputOptions.tonemap, InputOptions.threads] as [any OptionDeclaration] where arguments.isGiven(option) && !analysesFlashes {
+            throw UsageError(.conflictingOptions(option.spec.name, "flashes"), subcommand: Self.subcommand,
+                             "'\(option.spec.longSpelling)' applies to the frames '--flashes' decodes; give '--flashes' too.")
+        }
+    }
+}
+
 /// `preview-loop probe`: prints what `MediaProbe.probe` found, as JSON or as aligned text lines.
 struct ProbeCommand {
     /// The parsed options.

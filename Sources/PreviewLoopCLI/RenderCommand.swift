@@ -1,6 +1,171 @@
 import Glibc
 import PreviewLoop
 
+/// The options of `preview-loop render`.
+struct RenderOptions: Equatable, Sendable {
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
+    /// The file to write (`-o`, `--output`).
+    var output: String
+    /// The file format, chosen by the output's extension.
+    var format: AnimationFormat
+    /// Where the window starts (`--start`); with `--start poster`, 0 until the poster is found.
+    var start = WindowOptions.start.defaultValue
+    /// Whether the window starts at the poster's frame (`--start poster`).
+    var startsAtPoster = false
+    /// How long the window lasts (`--length`).
+    var length = RenderOptions.length.defaultValue
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 480, height: 270)
+    /// The picture size (`-s`, `--size`); even for MP4.
+    var size = RenderOptions.size.defaultValue
+    /// The constant frame rate (`--fps`).
+    var framesPerSecond = RenderOptions.fps.defaultValue
+    /// Quality 0–100 (`-q`, `--quality`); `nil` for the format's default. Not for GIF.
+    var quality: Int?
+    /// How the picture fills the size (`--fit`).
+    var contentMode = PictureOptions.fit.defaultValue
+    /// Where the loop ends (`--loop-point`); `nil` at the end of `--length`.
+    var loopPoint = RenderOptions.loopPoint.defaultValue
+    /// How the last frame joins the first (`--seam`).
+    var seam = RenderOptions.seam.defaultValue
+    /// Whether the frames written are checked for photosensitive flashes (`--flash-safety`).
+    var flashSafety = RenderOptions.flashSafety.defaultValue
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
+    /// What a server lets one request render (`serve --animated-max-*`); `nil` on the command line.
+    var caps: AnimationCaps?
+}
+
+extension RenderOptions: ClipOutputCommand, ReportsProgress {
+    /// `preview-loop render`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "render",
+        abstract: "Write a window of a video as a muted hover preview that loops: MP4, animated WebP or GIF.",
+        arguments: [.input],
+        options: [RenderOptions.output, RenderOptions.start, RenderOptions.length.bind(\Self.length), RenderOptions.size.bind(\Self.size), RenderOptions.fps.bind(\Self.framesPerSecond),
+             RenderOptions.quality, PictureOptions.fit.bind(\Self.contentMode), RenderOptions.loopPoint, RenderOptions.seam, RenderOptions.flashSafety, ReportOptions.json.bind(\Self.json), WorkBudget.maxMemory, WorkBudget.maxFrames,
+             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
+             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+
+    func make(report: ClipReport?) throws -> Int32 { try RenderCommand(options: self, report: report).run() }
+}
+
+extension RenderOptions {
+    /// `-o, --output <file>`.
+    static let output = Option<String?>.path(
+        "output", short: "o", value: "file",
+        help: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
+            + "no audio), .webp (animated) or .gif (one palette per clip, dithered), each "
+            + "looping forever. Written whole or not at all.",
+        required: true)
+    /// `--start <poster|time>`.
+    static let start = Option<HoverStart>(
+        "start", value: "poster|time",
+        help: "Where the window starts: poster (the poster frame 'thumb' picks by default, the first good frame of "
+            + "the first 15 s, so the preview opens on the picture past a title card or fade; needs an input "
+            + "that can be read twice, not -) or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
+        default: .at(.seconds(0)), showing: "0",
+        expecting: "poster, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)",
+        completing: .choices(["poster"])) { HoverStart(parsing: $0) }
+    /// `--length <time>` (3 s).
+    static let length = WindowOptions.length(default: 3)
+    /// `-s, --size <WxH>`.
+    static let size = PictureOptions.size(
+        default: defaultBox,
+        help: "The picture size in pixels, 1 to 16384 a side: WxH, one side keeping the "
+            + "source's shape (480, x270) or source; even for .mp4 (H.264 4:2:0), an odd side given "
+            + "is a usage error, a computed one is rounded to even. \(PictureOptions.encoderLimits)")
+    /// `--fps <n>`.
+    static let fps = Option<Int>.integer("fps", help: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
+                                         default: 15, in: ValueRanges.framesPerSecond)
+    /// `-q, --quality <0-100>`.
+    static let quality = Option<Int?>.optionalInteger(
+        "quality", short: "q", value: "0-100",
+        help: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
+            + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
+        in: ValueRanges.quality, showing: "75")
+
+    /// Types and validates `render`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let source = try InputOptions(arguments)
+        let output = try arguments.requiredOutput(Self.output, example: "preview.mp4")
+        guard let format = AnimationFormat(path: output) else {
+            throw UsageError(.unsupportedOutputFormat(output), subcommand: Self.subcommand,
+                             "Cannot tell a video format from '\(output)'; use an extension among: \(AnimationFormat.extensionList).")
+        }
+        self.init(source: source, output: output, format: format)
+        try arguments.assign(to: &self)
+        switch try arguments.value(Self.start) {
+        case .poster:
+            startsAtPoster = true
+            if source.input == "-" {
+                throw UsageError(.conflictingOptions("start", "input"), subcommand: Self.subcommand,
+                                 "'--start poster' reads the input twice (the poster's search, then the window); "
+                                     + "standard input can be read once: save it to a file first.")
+            }
+        case .at(let position):
+            start = position
+        }
+        let given: Size? = switch size {
+        case .exact(let exact): exact
+        case .width(let width): Size(width: width, height: 2)
+        case .height(let height): Size(width: 2, height: height)
+        case .source, .orientedBox: nil
+        }
+        if format.needsEvenSize, let given, given.width % 2 != 0 || given.height % 2 != 0 {
+            let even = Size(width: max(2, given.width & ~1), height: max(2, given.height & ~1))
+            throw UsageError(.invalidValue(option: "size", value: arguments.text(Self.size) ?? size.description), subcommand: Self.subcommand,
+                             "Invalid value '\(size)' for '--size <WxH>': H.264 MP4 needs an even width and height "
+                                 + "(for example \(even)); .webp and .gif take any size.")
+        }
+        quality = try arguments.quality(Self.quality, lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
+        try readSeam(arguments)
+        budget = try WorkBudget(arguments)
+        reporting = try ReportingOptions(arguments)
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+    }
+
+    /// Why a render at `size` is refused before decoding; `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        if let reason = WorkBudget.encoderRefusal(size, webp: format == .webp) {
+            return .init(option: "size", message: "A \(size) \(format.rawValue) cannot be written: \(reason)")
+        }
+        return budget.memoryRefusal(RenderOptions.bytes(frames: 1, size: size, format: format), what: "A \(size) \(format.rawValue)")
+            .map { .init(option: "max-memory", message: $0) }
+    }
+
+    /// The bytes of pictures a render of `frames` frames holds: a few working pictures, and for GIF every
+    /// frame (its palette is computed from all of them).
+    static func bytes(frames: Double, size: Size, format: AnimationFormat) -> Double {
+        OutputLimits.renderBytes(frames: frames, size: size, format: format)
+    }
+}
+
+/// What a server lets one animated request render: checked before decoding, once the source's size
+/// and the window are known.
+package struct AnimationCaps: Equatable, Sendable {
+    /// The most seconds of the clip one animation takes (its window, with a loop-point search and a
+    /// crossfade's tail).
+    package var seconds: Double
+    /// The most pixels on either side.
+    package var side: Int
+    /// The most frames per second.
+    package var framesPerSecond: Int
+
+    /// Mux's caps: 10 s, 640 pixels, 30 fps.
+    package init(seconds: Double = 10, side: Int = 640, framesPerSecond: Int = 30) {
+        self.seconds = seconds
+        self.side = side
+        self.framesPerSecond = framesPerSecond
+    }
+}
+
 /// `preview-loop render`: one pass of the loop window written as a hover preview that loops cleanly
 /// (MP4, animated WebP or GIF), whole or not at all.
 struct RenderCommand {
@@ -148,5 +313,12 @@ extension Format {
         case ..<1_000_000: "\(fixed(Double(bytes) / 1000, 1)) KB"
         default: "\(fixed(Double(bytes) / 1_000_000, 1)) MB"
         }
+    }
+}
+
+extension AnimationFormat {
+    /// `.mp4, .m4v, .webp, .gif`: for help and error messages.
+    static var extensionList: String {
+        allCases.flatMap(\.fileExtensions).map { ".\($0)" }.joined(separator: ", ")
     }
 }

@@ -46,7 +46,7 @@ extension RenderOptions {
         let length = try renderLength(arguments)
         if case .crossfade(let duration) = seam, case .seconds(let seconds) = length, duration.seconds >= seconds {
             let text = arguments.text(Self.seam) ?? ""
-            throw UsageError(.invalidValue(option: Self.seam.spec.name, value: text), subcommand: .render,
+            throw UsageError(.invalidValue(option: Self.seam.spec.name, value: text), subcommand: Self.subcommand,
                              "Invalid value '\(text)' for '\(Self.seam.spec.errorSpelling)': the crossfade must be "
                                  + "shorter than the loop (\(Format.limit(seconds)) s).")
         }
@@ -57,14 +57,14 @@ extension RenderOptions {
     private func renderLength(_ arguments: ScannedArguments) throws(UsageError) -> TimePosition {
         guard case .at(let point)? = loopPoint else { return length }
         if startsAtPoster, case .seconds = point {
-            throw UsageError(.conflictingOptions(Self.loopPoint.spec.name, "start"), subcommand: .render,
+            throw UsageError(.conflictingOptions(Self.loopPoint.spec.name, "start"), subcommand: Self.subcommand,
                              "A '--loop-point' time needs a '--start' time: with '--start poster' the start is not known "
                                  + "before the poster is found; give '--length' (or '--loop-point auto') instead.")
         }
         guard case .seconds(let end) = point, case .seconds(let begin) = start else { return .percent(100) }
         guard end > begin else {
             let text = arguments.text(Self.loopPoint) ?? ""
-            throw UsageError(.invalidValue(option: Self.loopPoint.spec.name, value: text), subcommand: .render,
+            throw UsageError(.invalidValue(option: Self.loopPoint.spec.name, value: text), subcommand: Self.subcommand,
                              "Invalid value '\(text)' for '\(Self.loopPoint.spec.errorSpelling)': "
                                  + "the loop point must come after --start (\(Format.limit(begin)) s).")
         }

@@ -123,7 +123,7 @@ package struct ServeOptions: Equatable, Sendable {
     /// `--animated-max-fps <n>`.
     static let animatedMaxFPS = Option<Int>.integer(
         "animated-max-fps", help: "The most frames per second an animated.* request asks for, 1 to 120; more is 413.",
-        default: AnimationCaps().framesPerSecond, in: 1...120)
+        default: AnimationCaps().framesPerSecond, in: ValueRanges.framesPerSecond)
     /// `--allow-source <url-prefix>`, repeatable.
     static let allowSource = Option<URLAllowList?>(
         "allow-source", value: "url-prefix",
@@ -142,21 +142,14 @@ package struct ServeOptions: Equatable, Sendable {
     /// `--json`.
     static let jsonFlag = Flag("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
-    /// The declarations, in help order.
-    static let declarations: [any OptionDeclaration] = [
-        root, listen, workers, queue, memoryCache, cache, cacheSize, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
-        connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS,
-        allowSource, sourceCheckInterval, TLSOptions.insecure, TLSOptions.caFile, jsonFlag, CommonOptions.help,
-    ]
-
     /// Types and validates `serve`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {
         if let extra = arguments.positionals.first {
-            throw UsageError(.unexpectedArgument(extra), subcommand: .serve,
+            throw UsageError(.unexpectedArgument(extra), subcommand: Self.subcommand,
                              "Unexpected argument '\(Format.oneLine(extra))'; serve takes its folder as --root.")
         }
         guard let root = try arguments.value(Self.root) else {
-            throw UsageError(.missingOption("root"), subcommand: .serve, "Missing '--root <dir>': the folder of videos to serve.")
+            throw UsageError(.missingOption("root"), subcommand: Self.subcommand, "Missing '--root <dir>': the folder of videos to serve.")
         }
         self.root = root
         listen = try arguments.value(Self.listen)
@@ -188,6 +181,28 @@ package struct ServeOptions: Equatable, Sendable {
     package init(root: String) {
         self.root = root
         listen = ListenAddress(host: "127.0.0.1", port: 0)
+    }
+}
+
+extension ServeOptions: ParsableCommand {
+    /// `preview-loop serve`: its name, summary and options in help order (it takes no positional argument).
+    static let configuration = CommandConfiguration(
+        name: "serve",
+        abstract: "Serve previews over HTTP, rendered on request and cached: thumbnails, probes and more by URL "
+            + "(/CLIP/thumbnail.jpg?time=5&width=640), for <img> tags, a CDN or nginx in front.",
+        arguments: [],
+        options: [root, listen, workers, queue, memoryCache, cache, cacheSize, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
+                  connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS,
+                  allowSource, sourceCheckInterval, TLSOptions.insecure, TLSOptions.caFile, jsonFlag])
+
+    var input: String { "serve" }
+
+    func run(in context: CommandContext) -> Int32 {
+        guard let serve = context.serve else {
+            Console.writeError("Error: serve: this build of \(HelpText.toolName) has no server\n")
+            return ExitStatus.failure
+        }
+        return serve(self)
     }
 }
 

@@ -32,7 +32,7 @@ enum OutputOptions {
         "quality", short: "q", value: "0-100",
         help: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFileFormat.lossyExtensionList) outputs "
             + "(WebP at 100 is lossless); a usage error with .png and .ppm, which are lossless.",
-        in: 0...100, showing: "85")
+        in: ValueRanges.quality, showing: "85")
 }
 
 /// The picture group: `--size` (each command's own default box), `--fit`, and the overlays.

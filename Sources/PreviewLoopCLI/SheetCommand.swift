@@ -40,6 +40,23 @@ struct SheetOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
+extension SheetOptions: ClipOutputCommand, ReportsProgress {
+    /// `preview-loop sheet`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "sheet",
+        abstract: "Write a contact sheet of the whole clip: a header (name, duration, size, codec, frame rate, bit "
+            + "rate, file size), then a grid of frames with their times.",
+        arguments: [.input],
+        options: [OutputOptions.image, OutputOptions.imageFormat, SheetOptions.grid, SheetOptions.width.bind(\Self.sheetWidth), SheetOptions.tileWidth, SheetOptions.gap.bind(\Self.gap),
+             SheetOptions.margin.bind(\Self.margin), SheetOptions.background.bind(\Self.style.background), SheetOptions.textColor.bind(\Self.style.textColor), SheetOptions.font.bind(\Self.style.fontPath),
+             SheetOptions.noHeader, SheetOptions.noTimestamps, OutputOptions.imageQuality, SheetOptions.accuracy.bind(\Self.accuracy),
+             TilePlanOptions.pick.bind(\Self.pick), ReportOptions.json,
+             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
+             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+
+    func make(report: ClipReport?) throws -> Int32 { try SheetCommand(options: self, report: report).run() }
+}
+
 extension SheetOptions {
     /// The most tiles a sheet takes.
     static let maximumTiles = 400
@@ -52,7 +69,7 @@ extension SheetOptions {
         default: Size(width: 4, height: 4), showing: "4x4",
         expecting: "COLUMNSxROWS, each 1 to 100, at most \(maximumTiles) tiles, for example 4x4") { text in
         Size(parsing: text).flatMap {
-            (1...100).contains($0.width) && (1...100).contains($0.height) && $0.area <= maximumTiles ? $0 : nil
+            ValueRanges.sheetGrid.contains($0.width) && ValueRanges.sheetGrid.contains($0.height) && $0.area <= maximumTiles ? $0 : nil
         }
     }
     /// `--width <px>`: the sheet's.
@@ -61,17 +78,17 @@ extension SheetOptions {
         help: "The sheet's width, 16 to \(ImageFileFormat.maxWebPSide): the tiles share what the margins and gaps leave "
             + "(so the sheet may come out up to C-1 pixels narrower); their height keeps the picture's "
             + "display aspect ratio. Not with --tile-width.",
-        default: 1280, in: 16...ImageFileFormat.maxWebPSide)
+        default: 1280, in: ValueRanges.sheetWidth)
     /// `--tile-width <px>`.
     static let tileWidth = Option<Int?>.optionalInteger(
         "tile-width", value: "px", help: "Each tile's width instead, 16 to 4096; the sheet's width follows from it.",
-        in: 16...4096)
+        in: ValueRanges.sheetTileWidth)
     /// `--gap <px>`.
     static let gap = Option<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, 0 to 256.",
-                                         default: 6, in: 0...256)
+                                         default: 6, in: ValueRanges.tileGap)
     /// `--margin <px>`.
     static let margin = Option<Int>.integer("margin", value: "px", help: "Pixels around everything, 0 to 1024.",
-                                            default: 12, in: 0...1024)
+                                            default: 12, in: ValueRanges.sheetMargin)
     /// `--background <color>`.
     static let background = opaqueColor(
         "background", help: "The colour of the margins, gaps and header: #rrggbb, #rgb, black or white.",
@@ -111,37 +128,30 @@ extension SheetOptions {
         let source = try InputOptions(arguments)
         let (output, format) = try arguments.imageOutput()
         self.init(source: source, output: output, format: format)
+        try arguments.assign(to: &self)
         let grid = try arguments.value(Self.grid)
         (columns, rows) = (grid.width, grid.height)
-        gap = try arguments.value(Self.gap)
-        margin = try arguments.value(Self.margin)
         if arguments.isGiven(Self.width) && arguments.isGiven(Self.tileWidth) {
-            throw UsageError(.conflictingOptions("width", "tile-width"), subcommand: .sheet,
+            throw UsageError(.conflictingOptions("width", "tile-width"), subcommand: Self.subcommand,
                              "'--width' and '--tile-width' both set the tiles' width; give one of them.")
         }
-        sheetWidth = try arguments.value(Self.width)
         if let width = try arguments.value(Self.tileWidth) {
             tileWidth = width
             sheetWidth = 2 * margin + columns * width + (columns - 1) * gap
         } else if ContactSheetLayout.tileWidth(sheetWidth: sheetWidth, columns: columns, gap: gap, margin: margin)
                     .map({ $0 < 16 }) ?? true {
-            throw UsageError(.conflictingOptions("width", "grid"), subcommand: .sheet,
+            throw UsageError(.conflictingOptions("width", "grid"), subcommand: Self.subcommand,
                              "A \(sheetWidth)-pixel sheet leaves tiles under 16 pixels wide with \(columns) columns, "
                                  + "--gap \(gap) and --margin \(margin); use a larger --width or fewer columns.")
         }
         if sheetWidth > ImageFileFormat.maxWebPSide {
-            throw UsageError(.conflictingOptions("tile-width", "grid"), subcommand: .sheet,
+            throw UsageError(.conflictingOptions("tile-width", "grid"), subcommand: Self.subcommand,
                              "\(columns) tiles of \(tileWidth ?? 0) pixels with their gaps and margins make a sheet "
                                  + "\(sheetWidth) pixels wide; at most \(ImageFileFormat.maxWebPSide): use a smaller --tile-width or fewer columns.")
         }
         showsHeader = !arguments.isSet(Self.noHeader)
         style.showsTimestamps = !arguments.isSet(Self.noTimestamps)
-        style.background = try arguments.value(Self.background)
-        style.textColor = try arguments.value(Self.textColor)
-        style.fontPath = try arguments.value(Self.font)
         quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
-        accuracy = try arguments.value(Self.accuracy)
-        pick = try arguments.value(TilePlanOptions.pick)
         json = try arguments.reportJSON(output: output)
         reporting = try ReportingOptions(arguments)
     }

@@ -1,6 +1,160 @@
 import Glibc
 import PreviewLoop
 
+/// The options of `preview-loop sprites`.
+struct SpritesOptions: Equatable, Sendable {
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
+    /// The directory the sheets and `thumbnails.vtt` go to (`-o`, `--output`); created if missing.
+    var outputDirectory: String
+    /// How far apart the thumbnails are (`--every`, `--count`).
+    var every = SpritesOptions.every.defaultValue
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 160, height: 90)
+    /// The size of each tile (`-s`, `--size`).
+    var size = SpritesOptions.size.defaultValue
+    /// Tiles per row (`--grid` C).
+    var columns = SpritesOptions.grid.defaultValue.width
+    /// Rows per sheet (`--grid` R).
+    var rows = SpritesOptions.grid.defaultValue.height
+    /// The sheets' image format (`--format`).
+    var format = SpritesOptions.format.defaultValue
+    /// Which frame each tile shows (`--accuracy`).
+    var accuracy = SpritesOptions.accuracy.defaultValue
+    /// Where in its interval each tile is taken (`--pick`): the middle, or the longest shot's middle.
+    var pick = TilePlanOptions.pick.defaultValue
+    /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the default.
+    var quality: Int?
+    /// How each picture fills its tile (`--fit`).
+    var contentMode = PictureOptions.fit.defaultValue
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
+}
+
+extension SpritesOptions: ClipOutputCommand, ReportsProgress {
+    /// `preview-loop sprites`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "sprites",
+        abstract: "Write scrub-bar thumbnails: frames every few seconds tiled into sprite sheets, and a WebVTT track.",
+        arguments: [.input],
+        options: [SpritesOptions.output, SpritesOptions.every.bind(\Self.every), SpritesOptions.count, SpritesOptions.size.bind(\Self.size), SpritesOptions.grid, SpritesOptions.format.bind(\Self.format),
+             SpritesOptions.accuracy.bind(\Self.accuracy), TilePlanOptions.pick.bind(\Self.pick), SpritesOptions.quality, PictureOptions.fit.bind(\Self.contentMode), ReportOptions.json.bind(\Self.json), WorkBudget.maxMemory, WorkBudget.maxFrames,
+             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
+             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+
+    func make(report: ClipReport?) throws -> Int32 { try SpritesCommand(options: self, report: report).run() }
+}
+
+extension SpritesOptions {
+    /// `-o, --output <dir>`.
+    static let output = Option<String?>.path(
+        "output", short: "o", value: "dir",
+        help: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
+            + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
+            + "directory holding other files is refused.",
+        required: true, completing: .directory)
+    /// `--every <auto|time>`: seconds between thumbnails.
+    static let every = Option<SpriteInterval>(
+        "every", value: "auto|time",
+        help: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0; auto chooses from the duration: "
+            + "\(SpriteInterval.autoThumbnails) thumbnails for a clip under \(Int(SpriteInterval.longClip / 60)) minutes, "
+            + "\(SpriteInterval.autoThumbnailsLong) for a longer one, never closer than one frame "
+            + "(\(Format.limit(SpriteInterval.fallback)) s when the duration is unknown). Not with --count.",
+        default: .auto, showing: "auto", expecting: "auto or a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms",
+        completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }
+    /// `-n, --count <n>`: thumbnails over the clip.
+    static let count = Option<Int?>.optionalInteger(
+        "count", short: "n", help: "This many thumbnails spread evenly over the clip, 1 to 100000 (never closer than "
+            + "one frame). Not with --every.", in: 1...100_000)
+    /// `-s, --size <WxH>` of each tile.
+    static let size = PictureOptions.size(default: defaultBox, tile: true)
+    /// `--grid <CxR>`.
+    static let grid = Option<Size>(
+        "grid", value: "CxR", help: "Tiles per sheet: C columns by R rows, each 1 to 100.",
+        default: Size(width: 10, height: 10), showing: "10x10",
+        expecting: "COLUMNSxROWS, each 1 to 100, for example 10x10") { text in
+        Size(parsing: text).flatMap { (1...100).contains($0.width) && (1...100).contains($0.height) ? $0 : nil }
+    }
+    /// `--format <format>`.
+    static let format = Option<SheetFormat>.choice("format", value: "format", help: "The sheets' image format: jpg or webp.",
+                                                   default: .jpg)
+    /// `--accuracy <accuracy>`.
+    static let accuracy = Option<SeekAccuracy>.choice(
+        "accuracy", value: "accuracy",
+        help: "auto (the keyframe nearest each interval's middle when one lies inside the "
+            + "interval, else the exact frame), exact (the frame at the middle) or keyframe "
+            + "(the keyframe at or before the middle; fastest, may be from an earlier interval).",
+        default: .auto)
+    /// `-q, --quality <0-100>`.
+    static let quality = Option<Int?>.optionalInteger(
+        "quality", short: "q", value: "0-100", help: "Lossy quality of the sheets, 0 (smallest) to 100 (best).",
+        in: ValueRanges.quality, showing: "85")
+
+    /// Types and validates `sprites`' scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let source = try InputOptions(arguments)
+        self.init(source: source, outputDirectory: try arguments.requiredOutput(Self.output, example: "thumbnails/"))
+        try arguments.assign(to: &self)
+        if let fileExtension = ImageFileFormat.fileExtension(of: outputDirectory), Self.fileExtensions.contains(fileExtension) {
+            throw UsageError(.invalidValue(option: "output", value: outputDirectory), subcommand: Self.subcommand,
+                             "'\(outputDirectory)' looks like a file, but sprites writes a directory (sheet-1.jpg…, "
+                                 + "\(SpritesCommand.trackName)); name a directory, for example -o thumbnails/.")
+        }
+        if let count = try arguments.value(Self.count) {
+            if arguments.isGiven(Self.every) {
+                throw UsageError(.conflictingOptions("count", "every"), subcommand: Self.subcommand,
+                                 "'--count' and '--every' both set the interval; give one.")
+            }
+            every = .count(count)
+        }
+        let grid = try arguments.value(Self.grid)
+        (columns, rows) = (grid.width, grid.height)
+        if let size = size.exactSize, columns * size.width > ImageFileFormat.maxWebPSide || rows * size.height > ImageFileFormat.maxWebPSide {
+            throw UsageError(.conflictingOptions("grid", "size"), subcommand: Self.subcommand,
+                             "A sheet of \(columns)x\(rows) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
+                                 + "pixels; JPEG and WebP sheets are at most \(ImageFileFormat.maxWebPSide) a side: use a smaller --grid or --size.")
+        }
+        quality = try arguments.quality(Self.quality, lossy: true, output: outputDirectory)
+        budget = try WorkBudget(arguments)
+        reporting = try ReportingOptions(arguments)
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+    }
+
+    /// The extensions of files the output must not look like: images, videos, WebVTT.
+    static let fileExtensions: Set<String> = Set(ImageFileFormat.allCases.flatMap(\.fileExtensions)
+        + AnimationFormat.allCases.flatMap(\.fileExtensions) + ["vtt"])
+
+    /// Why sheets of tiles of `size` are refused before decoding; `nil` when they fit.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        let sheet = Size(width: columns * size.width, height: rows * size.height)
+        if sheet.width > ImageFileFormat.maxWebPSide || sheet.height > ImageFileFormat.maxWebPSide {
+            return .init(option: "size", message: "A sheet of \(columns)x\(rows) tiles of \(size) would be \(sheet) pixels; "
+                             + "JPEG and WebP sheets are at most \(ImageFileFormat.maxWebPSide) a side: use a smaller --grid or --size")
+        }
+        if let reason = WorkBudget.encoderRefusal(sheet, webp: format == .webp) {
+            return .init(option: "size", message: "A sheet of \(columns)x\(rows) tiles of \(size) is \(sheet) pixels and cannot be written: \(reason)")
+        }
+        // The sheet's tiles, the sheet, the encoder's copy.
+        return budget.memoryRefusal(3 * WorkBudget.rgb(sheet), what: "A sheet of \(sheet)").map { .init(option: "max-memory", message: $0) }
+    }
+}
+
+/// The image format of sprite sheets, as `--format` names it.
+enum SheetFormat: String, CaseIterable, Sendable {
+    /// JPEG (`.jpg` sheets).
+    case jpg
+    /// WebP (`.webp` sheets).
+    case webp
+
+    /// The library's format.
+    var imageFormat: ImageFileFormat { self == .jpg ? .jpeg : .webp }
+}
+
 /// `preview-loop sprites`: scrub-bar thumbnails, one frame per `--every` seconds of the whole clip,
 /// tiled into `sheet-N.jpg` (or `.webp`) sheets, plus `thumbnails.vtt` mapping each interval to its
 /// tile. The directory is built beside its destination and swapped in whole: a failure leaves the

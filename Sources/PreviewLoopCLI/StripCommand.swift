@@ -1,5 +1,134 @@
 import PreviewLoop
 
+/// The options of `preview-loop strip`.
+struct StripOptions: Equatable, Sendable {
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
+    /// The image to write (`-o`, `--output`).
+    var output: String
+    /// The image format, chosen by the output's extension.
+    var format: ImageFileFormat
+    /// How many frames (`-n`, `--count`), 1 to 1000.
+    var count = StripOptions.count.defaultValue
+    /// Frames per row (`-c`, `--columns`); never more than `count`.
+    var columns = StripOptions.count.defaultValue
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 160, height: 90)
+    /// The size of each tile (`-s`, `--size`).
+    var size = StripOptions.size.defaultValue
+    /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
+    var quality: Int?
+    /// Which part of the clip is sampled (`--span`).
+    var span = StripOptions.span.defaultValue
+    /// Where the window starts (`--start`); only with `span == .window`.
+    var start = WindowOptions.start.defaultValue
+    /// How long the window lasts (`--length`); only with `span == .window`.
+    var length = WindowOptions.length.defaultValue
+    /// Which frame answers each time (`--accuracy`).
+    var accuracy = StripOptions.accuracy.defaultValue
+    /// How each picture fills its tile (`--fit`).
+    var contentMode = PictureOptions.fit.defaultValue
+    /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
+    var gap = StripOptions.gap.defaultValue
+    /// Whether each tile shows its frame's time (`--timestamps`).
+    var showsTimestamps = false
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
+    /// How the frames' times are chosen (`--pick`): even slices, or shot changes.
+    var pick = TilePlanOptions.pick.defaultValue
+    /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
+    var json = false
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
+}
+
+extension StripOptions: ClipOutputCommand, ReportsProgress {
+    /// `preview-loop strip`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "strip",
+        abstract: "Write frames sampled evenly over a span, tiled in one image.",
+        arguments: [.input],
+        options: [OutputOptions.image, OutputOptions.imageFormat, StripOptions.count.bind(\Self.count), StripOptions.columns, StripOptions.size.bind(\Self.size), OutputOptions.imageQuality,
+             StripOptions.span.bind(\Self.span), WindowOptions.start.bind(\Self.start), WindowOptions.length.bind(\Self.length), StripOptions.accuracy.bind(\Self.accuracy),
+             TilePlanOptions.pick.bind(\Self.pick), ReportOptions.json, PictureOptions.fit.bind(\Self.contentMode), StripOptions.gap.bind(\Self.gap), StripOptions.timestamps.bind(\Self.showsTimestamps),
+             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
+             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+
+    func make(report: ClipReport?) throws -> Int32 { try StripCommand(options: self, report: report).run() }
+}
+
+extension StripOptions {
+    /// `-n, --count <n>`.
+    static let count = Option<Int>.integer(
+        "count", short: "n", help: "How many frames, 1 to 1000, taken at the middles of equal slices of the span.",
+        default: 8, in: ValueRanges.stripCount)
+    /// `-c, --columns <n>`; absent, `--count` (one row).
+    static let columns = Option<Int?>.optionalInteger(
+        "columns", short: "c", help: "Frames per row, 1 to 1000; more than --count is reduced to --count.",
+        in: ValueRanges.stripColumns, showing: "--count, one row")
+    /// `-s, --size <WxH>` of each tile.
+    static let size = PictureOptions.size(default: defaultBox, tile: true)
+    /// `--span <span>`.
+    static let span = Option<StripSpan>.choice(
+        "span", value: "span",
+        help: "window (from --start for --length) or all (the whole clip; then --start and --length do not apply).",
+        default: .window)
+    /// `--accuracy <accuracy>`.
+    static let accuracy = Option<SeekAccuracy>.choice(
+        "accuracy", value: "accuracy",
+        help: "exact (the frame shown at each time), keyframe (the nearest keyframe at or "
+            + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise exact).",
+        default: .auto)
+    /// `--gap <px>`.
+    static let gap = Option<Int>.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, 0 to 256.",
+                                         default: 0, in: ValueRanges.tileGap)
+    /// `--timestamps`.
+    static let timestamps = Flag("timestamps",
+                                 help: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
+                                     + "bottom-right corner, as 'sheet' does.")
+
+    /// Types and validates `strip`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let source = try InputOptions(arguments)
+        let (output, format) = try arguments.imageOutput()
+        self.init(source: source, output: output, format: format)
+        try arguments.assign(to: &self)
+        columns = min(try arguments.value(Self.columns) ?? count, count)
+        quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
+        if span == .all {
+            for option in [WindowOptions.start, WindowOptions.length] where arguments.isGiven(option) {
+                throw UsageError(.conflictingOptions(option.spec.name, "span"), subcommand: Self.subcommand,
+                                 "'\(option.spec.longSpelling)' applies only to '--span window', not '--span all'.")
+            }
+        }
+        budget = try WorkBudget(arguments)
+        json = try arguments.reportJSON(output: output)
+        reporting = try ReportingOptions(arguments)
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+    }
+    /// Why a strip of tiles of `size` is refused before decoding; `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        let rows = (count + columns - 1) / columns
+        let sheet = Size(width: columns * size.width + (columns - 1) * gap, height: rows * size.height + (rows - 1) * gap)
+        if let reason = WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm, jpeg: format == .jpeg) {
+            return .init(option: "size", message: "A strip of \(columns)x\(rows) tiles of \(size)\(gap > 0 ? " with --gap \(gap)" : "") "
+                             + "is \(sheet) pixels and cannot be written: \(reason)")
+        }
+        // The tiles, the sheet they are copied into, and the encoder's copy of it.
+        return budget.memoryRefusal(3 * Double(count) * WorkBudget.rgb(size), what: "A strip of \(count) tiles of \(size)")
+            .map { .init(option: "max-memory", message: $0) }
+    }
+}
+
+/// Which part of the clip a strip samples.
+enum StripSpan: String, CaseIterable, Sendable {
+    /// From `--start` for `--length`, cut at the end of the clip.
+    case window
+    /// The whole clip.
+    case all
+}
+
 /// `preview-loop strip`: a thin layer over ``FrameSampler/contactStrip(_:)`` — frames at the middles
 /// of equal slices of a span, tiled row by row into one image, written whole or not at all.
 struct StripCommand {

@@ -1,5 +1,144 @@
 import PreviewLoop
 
+/// The options of `preview-loop thumb`.
+struct ThumbOptions: Equatable, Sendable {
+    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
+    /// `--tonemap` (the input group).
+    var source: InputOptions
+    /// The image to write (`-o`, `--output`).
+    var output: String
+    /// The image format, chosen by the output's extension.
+    var format: ImageFileFormat
+    /// When to take the frame (`-t`, `--at`): the poster frame of the window (`auto`) or a time.
+    var time = ThumbOptions.at.defaultValue
+    /// Where the window `--at auto` searches starts (`--start`).
+    var start = ThumbOptions.start.defaultValue
+    /// How long that window lasts (`--length`), cut at the end of the clip.
+    var length = ThumbOptions.length.defaultValue
+    /// The size without `--size`, turned for a portrait source.
+    static let defaultBox = Size(width: 320, height: 180)
+    /// The image size (`-s`, `--size`); by default a box that turns with a portrait source.
+    var size = ThumbOptions.size.defaultValue
+    /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
+    var quality: Int?
+    /// How the picture fills the size (`--fit`).
+    var contentMode = PictureOptions.fit.defaultValue
+    /// Which frame answers an explicit time (`--accuracy`): exact or keyframe.
+    var accuracy = ThumbOptions.accuracy.defaultValue
+    /// Whether a play button is drawn in the middle (`--play-button`).
+    var showsPlayButton = false
+    /// The rounded corners' radius in pixels (`--corner-radius`); 0 for none.
+    var cornerRadius = ThumbOptions.cornerRadius.defaultValue
+    /// The colour outside rounded corners (`--background`); `nil`: transparent in PNG and WebP, white
+    /// elsewhere.
+    var background: RGBAColor?
+    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
+    var budget = WorkBudget()
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    var json = false
+    /// Whether an exact `size` is a box the picture fits inside keeping its shape (the image API's
+    /// `fit_mode=preserve`), rather than the picture's size.
+    var preservesShape = false
+
+    /// Whether the picture gets a play button or rounded corners.
+    var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
+    /// Progress and quiet (`--progress`, `--quiet`).
+    var reporting = ReportingOptions()
+}
+
+extension ThumbOptions: ClipOutputCommand, ReportsProgress {
+    /// `preview-loop thumb`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "thumb",
+        abstract: "Write one frame of a video as an image: by default the poster frame, the first good one of the window.",
+        arguments: [.input],
+        options: [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at.bind(\Self.time), ThumbOptions.start.bind(\Self.start), ThumbOptions.length.bind(\Self.length), ThumbOptions.size.bind(\Self.size),
+             OutputOptions.imageQuality, PictureOptions.fit.bind(\Self.contentMode), ThumbOptions.accuracy.bind(\Self.accuracy), ThumbOptions.playButton.bind(\Self.showsPlayButton),
+             ThumbOptions.cornerRadius.bind(\Self.cornerRadius), PictureOptions.background.bind(\Self.background), ReportOptions.json,
+             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
+             InputOptions.timeout, InputOptions.deadline, ReportingOptions.quiet])
+
+    func make(report: ClipReport?) throws -> Int32 { try ThumbCommand(options: self, report: report).run() }
+}
+
+extension ThumbOptions {
+    /// `-t, --at <time>`.
+    static let at = Option<PosterTime>(
+        "at", short: "t", value: "time",
+        help: "When to take the frame: auto (the poster frame: the first frame of the window "
+            + "that is not black, white, flat, a title card, fading, dark or blurred, judged against "
+            + "the next second), best (the most representative good frame of the whole clip, from "
+            + "9 keyframes across it: colourful, sharp, well exposed, typical), or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration "
+            + "(10%), kept within the clip.",
+        default: .auto, showing: "auto",
+        expecting: "auto, best, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
+        PosterTime(parsing: text)
+    }
+    /// `--start <time>`: where the `--at auto` window starts.
+    static let start = Option<TimePosition>.time(
+        "start", help: "Where the window --at auto searches starts: seconds, mm:ss, hh:mm:ss.ms, or a "
+            + "percentage of the duration. Only with --at auto.",
+        default: WindowOptions.start.defaultValue, showing: "0")
+    /// `--length <time>`: how long the `--at auto` window lasts.
+    static let length = Option<TimePosition>.time(
+        "length", help: "How long that window lasts, in the same forms; cut at the end of the clip. "
+            + "Must be above 0. Only with --at auto.",
+        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
+    /// `-s, --size <WxH>`.
+    static let size = PictureOptions.size(default: defaultBox)
+    /// `--accuracy <accuracy>`.
+    static let accuracy = Option<SeekAccuracy>.choice(
+        "accuracy", value: "accuracy",
+        help: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
+            + "before it; faster). Only with an explicit --at time.",
+        default: .exact, among: [.exact, .keyframe])
+    /// `--play-button`.
+    static let playButton = Flag("play-button",
+                                 help: "Draw a play button in the middle: a white triangle in a translucent dark disc, "
+                                     + "72 pixels across at 320 wide, scaling with the picture.")
+    /// `--corner-radius <px>`.
+    static let cornerRadius = PictureOptions.cornerRadius(default: 0)
+
+    /// Types and validates `thumb`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let source = try InputOptions(arguments)
+        let (output, format) = try arguments.imageOutput()
+        self.init(source: source, output: output, format: format)
+        try arguments.assign(to: &self)
+        quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
+        // Each value is valid on its own; now whether they go together.
+        switch time {
+        case .auto:
+            if arguments.isGiven(Self.accuracy) {
+                throw UsageError(.conflictingOptions("accuracy", "at"), subcommand: Self.subcommand,
+                                 "'--accuracy' applies only to an explicit '--at' time, not to '--at auto' (the default).")
+            }
+        case .best:
+            for option in [Self.start, Self.length, Self.accuracy] as [any OptionDeclaration] where arguments.isGiven(option) {
+                throw UsageError(.conflictingOptions(option.spec.name, "at"), subcommand: Self.subcommand,
+                                 "'\(option.spec.longSpelling)' has no effect with '--at best', which looks at the whole clip.")
+            }
+        case .at:
+            for option in [Self.start, Self.length] where arguments.isGiven(option) {
+                throw UsageError(.conflictingOptions(option.spec.name, "at"), subcommand: Self.subcommand,
+                                 "'\(option.spec.longSpelling)' sets the window of '--at auto'; it has no effect with an explicit '--at' time.")
+            }
+        }
+        budget = try WorkBudget(arguments)
+        json = try arguments.reportJSON(output: output)
+        reporting = try ReportingOptions(arguments)
+        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+    }
+    /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.
+    func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
+        if let reason = WorkBudget.encoderRefusal(size, webp: format == .webp, ownEncoder: format == .ppm) {
+            return .init(option: "size", message: "A \(size) picture cannot be written: \(reason)")
+        }
+        // The scaled frame, the picture with its overlays, the encoder's copy.
+        return budget.memoryRefusal(4 * WorkBudget.rgba(size), what: "A \(size) thumbnail").map { .init(option: "max-memory", message: $0) }
+    }
+}
+
 /// `preview-loop thumb`: one frame at a time, written as an image, whole or not at all.
 struct ThumbCommand {
     /// The parsed options.

@@ -9,6 +9,30 @@ struct TimingOptions: Equatable, Sendable {
     var isJSON = false
 }
 
+extension TimingOptions: ParsableCommand {
+    /// `preview-loop timing`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "timing",
+        abstract: "Summarise a loop's CSV timing log: rates, decode and scale times, lateness, seams, drops.",
+        arguments: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")],
+        options: [TimingOptions.json.bind(\Self.isJSON)])
+
+    func run(in context: CommandContext) -> Int32 {
+        CommandLineTool.reportingErrors(for: input) { try TimingCommand(options: self).run() }
+    }
+}
+
+extension TimingOptions {
+    /// `--json`.
+    static let json = Flag("json", help: "Print one JSON object with sorted keys instead of aligned text.")
+
+    /// Types `timing`'s scanned arguments.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        self.init(input: try arguments.input())
+        try arguments.assign(to: &self)
+    }
+}
+
 /// `preview-loop timing <log.csv>`: summarises a loop's timing log — frames, passes, fps delivered,
 /// decode and scale time p50/p95/p99, lateness p50/p99/max, each seam's lateness, drops.
 struct TimingCommand {

@@ -73,18 +73,23 @@ enum WallAdmissionChoice: String, CaseIterable, Sendable {
     }
 }
 
-extension OptionSpec {
-    /// The `<inputs…>` argument's help.
-    static let wallInputsHelp = "The videos to loop at once, one loop each (files or http(s) URLs; the same "
-        + "video may be given more than once), 1 to \(WallOptions.maximumInputs)."
+extension WallOptions: ParsableCommand {
+    /// `preview-loop wall`: its name, summary, arguments and options in help order.
+    static let configuration = CommandConfiguration(
+        name: "wall",
+        abstract: "Play many loops at once in one process (one shared frame-cache budget, a bounded pool of "
+            + "decode workers), writing one timing log per loop and a summary over all of them.",
+        arguments: [PositionalArgument(name: "inputs", abstract: "The videos to loop at once, one loop each (files or http(s) URLs; the same "
+                    + "video may be given more than once), 1 to \(WallOptions.maximumInputs).", repeats: true)],
+        options: [WallOptions.log, WallOptions.realtime.bind(\Self.isRealtime), WallOptions.loops.bind(\Self.passes), WallOptions.seconds.bind(\Self.seconds), WallOptions.size.bind(\Self.size), PictureOptions.fit.bind(\Self.contentMode),
+                  WallOptions.start.bind(\Self.start), WallOptions.length.bind(\Self.length), WallOptions.cacheBudget.bind(\Self.cacheBudgetMiB), WallOptions.workers.bind(\Self.workers), WallOptions.stagger.bind(\Self.stagger),
+                  WallOptions.admissionOption.bind(\Self.admission), WallOptions.flashSafety.bind(\Self.flashSafety), InputOptions.deinterlace.bind(\Self.deinterlacing), InputOptions.timeout.bind(\Self.timeout), TLSOptions.insecure, TLSOptions.caFile])
 
-    /// `preview-loop wall`'s options, in help order.
-    static let wallOptions: [any OptionDeclaration] = [
-        WallOptions.log, WallOptions.realtime, WallOptions.loops, WallOptions.seconds, WallOptions.size, PictureOptions.fit,
-        WallOptions.start, WallOptions.length, WallOptions.cacheBudget, WallOptions.workers, WallOptions.stagger,
-        WallOptions.admissionOption, WallOptions.flashSafety, InputOptions.deinterlace, InputOptions.timeout, TLSOptions.insecure, TLSOptions.caFile,
-        CommonOptions.help,
-    ]
+    var input: String { "wall" }
+
+    func run(in context: CommandContext) -> Int32 {
+        CommandLineTool.reportingErrors(for: "wall") { try WallCommand(options: self).run() }
+    }
 }
 
 extension WallOptions {
@@ -152,38 +157,25 @@ extension WallOptions {
     init(_ arguments: ScannedArguments) throws(UsageError) {
         let inputs = arguments.positionals
         guard !inputs.isEmpty else {
-            throw UsageError(.missingInput, subcommand: .wall, "Missing expected argument '<inputs…>' (one or more videos).")
+            throw UsageError(.missingInput, subcommand: Self.subcommand, "Missing expected argument '<inputs…>' (one or more videos).")
         }
         guard inputs.count <= Self.maximumInputs else {
-            throw UsageError(.invalidValue(option: "inputs", value: String(inputs.count)), subcommand: .wall,
+            throw UsageError(.invalidValue(option: "inputs", value: String(inputs.count)), subcommand: Self.subcommand,
                              "\(inputs.count) inputs is more than a wall takes (at most \(Self.maximumInputs) loops).")
         }
         if inputs.contains(where: \.isEmpty) {
-            throw UsageError(.missingInput, subcommand: .wall, "An input is an empty string.")
+            throw UsageError(.missingInput, subcommand: Self.subcommand, "An input is an empty string.")
         }
         guard let log = try arguments.value(Self.log) else {
-            throw UsageError(.missingOption("log"), subcommand: .wall,
+            throw UsageError(.missingOption("log"), subcommand: Self.subcommand,
                              "Missing expected option '--log <dir>' (where the timing logs go).")
         }
         self.init(inputs: inputs, logDirectory: log)
+        try arguments.assign(to: &self)
         if arguments.isGiven(Self.loops) && arguments.isGiven(Self.seconds) {
-            throw UsageError(.conflictingOptions("loops", "seconds"), subcommand: .wall,
+            throw UsageError(.conflictingOptions("loops", "seconds"), subcommand: Self.subcommand,
                              "'--loops' and '--seconds' both say when to stop; give one.")
         }
-        passes = try arguments.value(Self.loops)
-        seconds = try arguments.value(Self.seconds)
-        size = try arguments.value(Self.size)
-        contentMode = try arguments.value(PictureOptions.fit)
-        start = try arguments.value(Self.start)
-        length = try arguments.value(Self.length)
-        isRealtime = arguments.isSet(Self.realtime)
-        cacheBudgetMiB = try arguments.value(Self.cacheBudget)
-        workers = try arguments.value(Self.workers)
-        stagger = try arguments.value(Self.stagger)
-        admission = try arguments.value(Self.admissionOption)
-        flashSafety = try arguments.value(Self.flashSafety)
-        timeout = try arguments.value(InputOptions.timeout)
-        deinterlacing = try arguments.value(InputOptions.deinterlace)
     }
 }
 

@@ -209,7 +209,7 @@ struct ServeRemoteTests {
     func allowSourceOption() throws {
         let good = try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-source", "https://A.example/v/",
                                                 "--allow-source", "http://b.example:8080"])
-        guard case .serve(let options) = good else { Issue.record("not serve"); return }
+        guard case .command(let options as ServeOptions) = good else { Issue.record("not serve"); return }
         #expect(options.allowedSources?.prefixes == ["https://a.example/v/", "http://b.example:8080/"])
         for bad in ["ftp://a.example/", "https://user@a.example/", "https://a.example/v/?q=1", "https://a.example/../", "a.example/v/"] {
             #expect(throws: UsageError.self, "\(bad)") { try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-source", bad]) }

@@ -96,7 +96,7 @@ struct SheetTests {
     @Test("sheet: defaults and every option")
     func parsing() throws {
         let defaults = SheetOptions(source: .init(input: "c.mp4"), output: "s.jpg", format: .jpeg)
-        #expect(try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.jpg"]) == .sheet(defaults))
+        #expect(try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.jpg"]) == .command(defaults))
         #expect(defaults.columns == 4 && defaults.rows == 4 && defaults.sheetWidth == 1280 && defaults.gap == 6
                     && defaults.margin == 12 && defaults.showsHeader && defaults.style.showsTimestamps)
         let parsed = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.webp", "--grid", "5x3", "--gap", "2",
@@ -111,8 +111,8 @@ struct SheetTests {
         expected.style.textColor = RGBAColor(red: 0x10, green: 0x20, blue: 0x30)
         expected.style.fontPath = "/f.ttf"
         expected.style.showsTimestamps = false
-        #expect(parsed == .sheet(expected))
-        guard case .sheet(let wide) = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.png", "--width", "640"]) else {
+        #expect(parsed == .command(expected))
+        guard case .command(let wide as SheetOptions) = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.png", "--width", "640"]) else {
             Issue.record("not a sheet")
             return
         }
@@ -135,14 +135,14 @@ struct SheetTests {
     @Test("sheet: quality is refused for lossless outputs; strip takes --gap and --timestamps")
     func parsingMore() throws {
         #expect(usageError(["sheet", "c.mp4", "-o", "s.png", "-q", "80"]) != nil)
-        guard case .strip(let strip) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.ppm", "--gap", "3",
+        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.ppm", "--gap", "3",
                                                                     "--timestamps"]) else {
             Issue.record("not a strip")
             return
         }
         #expect(strip.gap == 3 && strip.showsTimestamps)
         #expect(usageError(["strip", "c.mp4", "-o", "s.ppm", "--gap", "300"]) != nil)
-        let help = HelpText.help(for: .sheet)
+        let help = HelpText.help(for: Subcommand(SheetOptions.self))
         for option in ["--grid", "--width", "--tile-width", "--gap", "--margin", "--background", "--text-color", "--font",
                        "--no-header", "--no-timestamps", "--accuracy"] {
             #expect(help.contains(option), "help lacks \(option)")

@@ -12,12 +12,12 @@ private func parse(_ arguments: [String]) throws -> ParsedCommand {
 @Suite("CommandLine parsing: defaults and options")
 struct CommandLineParsingTests {
     @Test func probeDefaultsAndJSON() throws {
-        #expect(try parse(["probe", "clip.mp4"]) == .probe(ProbeOptions(source: .init(input: "clip.mp4"))))
-        #expect(try parse(["probe", "--json", "clip.mp4"]) == .probe(ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true)))
+        #expect(try parse(["probe", "clip.mp4"]) == .command(ProbeOptions(source: .init(input: "clip.mp4"))))
+        #expect(try parse(["probe", "--json", "clip.mp4"]) == .command(ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true)))
         var flashes = ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true, analysesFlashes: true)
         flashes.source.threads = 3
         flashes.source.toneMapping = .clip
-        #expect(try parse(["probe", "--flashes", "--json", "--threads", "3", "--tonemap", "clip", "clip.mp4"]) == .probe(flashes))
+        #expect(try parse(["probe", "--flashes", "--json", "--threads", "3", "--tonemap", "clip", "clip.mp4"]) == .command(flashes))
     }
 
     @Test("--allow-redirects is a flag of every command that reads a clip, off by default",
@@ -27,13 +27,13 @@ struct CommandLineParsingTests {
                       "card": ["-o", "a.webp"]][subcommand] ?? []
         func allows(_ command: ParsedCommand) -> Bool? {
             switch command {
-            case .probe(let options): options.source.allowsRedirects
-            case .thumb(let options): options.source.allowsRedirects
-            case .strip(let options): options.source.allowsRedirects
-            case .loop(let options): options.source.allowsRedirects
-            case .render(let options): options.source.allowsRedirects
-            case .sprites(let options): options.source.allowsRedirects
-            case .card(let options): options.source.allowsRedirects
+            case .command(let options as ProbeOptions): options.source.allowsRedirects
+            case .command(let options as ThumbOptions): options.source.allowsRedirects
+            case .command(let options as StripOptions): options.source.allowsRedirects
+            case .command(let options as LoopOptions): options.source.allowsRedirects
+            case .command(let options as RenderOptions): options.source.allowsRedirects
+            case .command(let options as SpritesOptions): options.source.allowsRedirects
+            case .command(let options as CardOptions): options.source.allowsRedirects
             default: nil
             }
         }
@@ -45,13 +45,13 @@ struct CommandLineParsingTests {
         let expected = ThumbOptions(source: .init(input: "clip.mp4", threads: 2), output: "out.ppm", format: .ppm, time: .auto,
                                     size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill,
                                     accuracy: .exact)
-        #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .thumb(expected))
+        #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .command(expected))
     }
 
     @Test func thumbEveryOption() throws {
         let parsed = try parse(["thumb", "--at", "1:30", "--size", "640x360", "--fit", "fit", "--accuracy", "keyframe",
                                 "--threads", "8", "--output", "dir/OUT.PPM", "clip.mp4"])
-        #expect(parsed == .thumb(ThumbOptions(source: .init(input: "clip.mp4", threads: 8), output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
+        #expect(parsed == .command(ThumbOptions(source: .init(input: "clip.mp4", threads: 8), output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
                                               size: .exact(Size(width: 640, height: 360)), contentMode: .aspectFit,
                                               accuracy: .keyframe)))
     }
@@ -65,27 +65,27 @@ struct CommandLineParsingTests {
     func thumbSpellings(arguments: [String]) throws {
         let expected = ThumbOptions(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, time: .at(.seconds(12.5)),
                                     size: .exact(Size(width: 64, height: 36)))
-        #expect(try parse(arguments) == .thumb(expected))
+        #expect(try parse(arguments) == .command(expected))
     }
 
     @Test(arguments: ContentMode.allCases)
     func fitValues(mode: ContentMode) throws {
         let parsed = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--fit", mode.rawValue])
-        #expect(parsed == .thumb(ThumbOptions(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, contentMode: mode)))
+        #expect(parsed == .command(ThumbOptions(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, contentMode: mode)))
     }
 
     @Test func stripDefaults() throws {
         let expected = StripOptions(source: .init(input: "clip.mp4", threads: 2), output: "s.ppm", format: .ppm, count: 8, columns: 8,
                                     size: .orientedBox(Size(width: 160, height: 90)), span: .window, start: .seconds(0),
                                     length: .seconds(15), accuracy: .auto, contentMode: .aspectFill)
-        #expect(try parse(["strip", "clip.mp4", "-o", "s.ppm"]) == .strip(expected))
+        #expect(try parse(["strip", "clip.mp4", "-o", "s.ppm"]) == .command(expected))
     }
 
     @Test func stripEveryOption() throws {
         let parsed = try parse(["strip", "clip.mp4", "-o", "s.ppm", "-n", "12", "-c", "4", "-s", "80x45",
                                 "--span", "window", "--start", "00:01:02.5", "--length", "20%",
                                 "--accuracy", "keyframe", "--fit", "stretch", "--threads", "64"])
-        #expect(parsed == .strip(StripOptions(source: .init(input: "clip.mp4", threads: 64), output: "s.ppm", format: .ppm, count: 12, columns: 4,
+        #expect(parsed == .command(StripOptions(source: .init(input: "clip.mp4", threads: 64), output: "s.ppm", format: .ppm, count: 12, columns: 4,
                                               size: .exact(Size(width: 80, height: 45)), span: .window, start: .seconds(62.5),
                                               length: .percent(20), accuracy: .keyframe, contentMode: .stretch)))
     }
@@ -97,7 +97,7 @@ struct CommandLineParsingTests {
         (["-n", "1000"], 1000, 1000),
     ])
     func stripCountAndColumns(options: [String], count: Int, columns: Int) throws {
-        guard case .strip(let strip) = try parse(["strip", "clip.mp4", "-o", "s.ppm"] + options) else {
+        guard case .command(let strip as StripOptions) = try parse(["strip", "clip.mp4", "-o", "s.ppm"] + options) else {
             Issue.record("not a strip")
             return
         }
@@ -107,7 +107,7 @@ struct CommandLineParsingTests {
 
     @Test(arguments: SeekAccuracy.allCases)
     func stripAccuracies(accuracy: SeekAccuracy) throws {
-        guard case .strip(let strip) = try parse(["strip", "clip.mp4", "-o", "s.ppm", "--accuracy", accuracy.rawValue]) else {
+        guard case .command(let strip as StripOptions) = try parse(["strip", "clip.mp4", "-o", "s.ppm", "--accuracy", accuracy.rawValue]) else {
             Issue.record("not a strip")
             return
         }
@@ -115,7 +115,7 @@ struct CommandLineParsingTests {
     }
 
     @Test func stripSpanAll() throws {
-        guard case .strip(let strip) = try parse(["strip", "--span=all", "clip.mp4", "-o", "s.ppm"]) else {
+        guard case .command(let strip as StripOptions) = try parse(["strip", "--span=all", "clip.mp4", "-o", "s.ppm"]) else {
             Issue.record("not a strip")
             return
         }
@@ -126,37 +126,37 @@ struct CommandLineParsingTests {
         let expected = LoopOptions(source: .init(input: "clip.mp4", threads: 2), start: .seconds(0), length: .seconds(15), loops: 1,
                                    size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill, isRealtime: false,
                                    log: nil, framesDirectory: nil)
-        #expect(try parse(["loop", "clip.mp4"]) == .loop(expected))
+        #expect(try parse(["loop", "clip.mp4"]) == .command(expected))
     }
 
     @Test func loopEveryOption() throws {
         let parsed = try parse(["loop", "--start", "2", "--length=1:00", "--loops", "0", "-s", "160x90", "--fit", "fit",
                                 "--realtime", "--log", "t.csv", "--frames", "out/frames", "--threads", "1",
                                 "https://example.com/a.mp4"])
-        #expect(parsed == .loop(LoopOptions(source: .init(input: "https://example.com/a.mp4", threads: 1), start: .seconds(2), length: .seconds(60),
+        #expect(parsed == .command(LoopOptions(source: .init(input: "https://example.com/a.mp4", threads: 1), start: .seconds(2), length: .seconds(60),
                                             loops: 0, size: .exact(Size(width: 160, height: 90)), contentMode: .aspectFit,
                                             isRealtime: true, log: .file("t.csv"), framesDirectory: "out/frames")))
     }
 
     @Test func loopLogToStandardOutput() throws {
         #expect(try parse(["loop", "clip.mp4", "--log", "-"])
-            == .loop(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
+            == .command(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
         #expect(try parse(["loop", "--log=-", "clip.mp4"])
-            == .loop(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
+            == .command(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
     }
 
     @Test func inputSpellings() throws {
-        #expect(try parse(["probe", "-"]) == .probe(ProbeOptions(source: .init(input: "-"))))
-        #expect(try parse(["probe", "--", "--json"]) == .probe(ProbeOptions(source: .init(input: "--json"))))
-        #expect(try parse(["probe", "--json", "--", "-h"]) == .probe(ProbeOptions(source: .init(input: "-h"), isJSON: true)))
+        #expect(try parse(["probe", "-"]) == .command(ProbeOptions(source: .init(input: "-"))))
+        #expect(try parse(["probe", "--", "--json"]) == .command(ProbeOptions(source: .init(input: "--json"))))
+        #expect(try parse(["probe", "--json", "--", "-h"]) == .command(ProbeOptions(source: .init(input: "-h"), isJSON: true)))
         #expect(try parse(["thumb", "-o", "a.ppm", "--", "-odd.mp4"])
-            == .thumb(ThumbOptions(source: .init(input: "-odd.mp4"), output: "a.ppm", format: .ppm)))
+            == .command(ThumbOptions(source: .init(input: "-odd.mp4"), output: "a.ppm", format: .ppm)))
     }
 
     @Test("Every command that decodes takes the input group: sheet too (--tonemap, --allow-redirects, --deadline)")
     func sheetTakesTheInputGroup() throws {
         let command = try parse(["sheet", "x.mp4", "-o", "a.jpg", "--tonemap", "clip", "--allow-redirects", "--deadline", "9"])
-        guard case .sheet(let options) = command else { Issue.record("not a sheet: \(command)"); return }
+        guard case .command(let options as SheetOptions) = command else { Issue.record("not a sheet: \(command)"); return }
         #expect(options.source.toneMapping == .clip && options.source.allowsRedirects && options.source.deadline == 9)
     }
 }
@@ -265,19 +265,19 @@ struct CommandLineUsageErrorTests {
                       ("x180", .height(180)), ("-1x180", .height(180)), ("0x180", .height(180)), ("source", .source),
                       ("SOURCE", .source), ("320x180", .exact(Size(width: 320, height: 180)))])
     func sizesKeepingTheShape(value: String, expected: SizeRequest) throws {
-        guard case .thumb(let options) = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--size=\(value)"]) else {
+        guard case .command(let options as ThumbOptions) = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--size=\(value)"]) else {
             Issue.record("not a thumb command"); return
         }
         #expect(options.size == expected)
-        guard case .render(let render) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--size=\(value)"]) else {
+        guard case .command(let render as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--size=\(value)"]) else {
             Issue.record("not a render command"); return
         }
         #expect(render.size == expected)
     }
 
     @Test func renderFlashSafety() throws {
-        guard case .render(let checked) = try parse(["render", "clip.mp4", "-o", "a.mp4"]),
-              case .render(let off) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "off"]) else {
+        guard case .command(let checked as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4"]),
+              case .command(let off as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "off"]) else {
             Issue.record("not a render command"); return
         }
         #expect(checked.flashSafety == .check && off.flashSafety == .off)
@@ -464,7 +464,7 @@ struct TimingSummaryTests {
     }
 
     @Test func parsesTheSubcommand() throws {
-        #expect(try CommandLineParser.parse(["timing", "log.csv", "--json"]) == .timing(TimingOptions(input: "log.csv", isJSON: true)))
+        #expect(try CommandLineParser.parse(["timing", "log.csv", "--json"]) == .command(TimingOptions(input: "log.csv", isJSON: true)))
     }
 
     /// What `JSONSerialization` (pretty-printed, sorted keys) wrote for a summary, as `--json` did before.

@@ -50,13 +50,13 @@ struct GeneratedDocsTests {
 
     @Test("Enumerated values and paths are declared for completion where the option has them")
     func completionKinds() {
-        func spec(_ subcommand: Subcommand, _ name: String) -> OptionSpec? { subcommand.options.first { $0.name == name } }
-        #expect(spec(.thumb, "fit")?.completion == .choices(["fill", "fit", "stretch"]))
-        #expect(spec(.thumb, "output")?.completion == .path)
-        #expect(spec(.sprites, "output")?.completion == .directory)
-        #expect(spec(.batch, "out")?.completion == .directory)
-        #expect(spec(.thumb, "size")?.completion == ValueCompletion.none)
-        if case .choices(let formats)? = spec(.thumb, "format")?.completion {
+        func spec(_ subcommand: String, _ name: String) -> OptionSpec? { Subcommand(rawValue: subcommand)?.options.first { $0.name == name } }
+        #expect(spec("thumb", "fit")?.completion == .choices(["fill", "fit", "stretch"]))
+        #expect(spec("thumb", "output")?.completion == .path)
+        #expect(spec("sprites", "output")?.completion == .directory)
+        #expect(spec("batch", "out")?.completion == .directory)
+        #expect(spec("thumb", "size")?.completion == ValueCompletion.none)
+        if case .choices(let formats)? = spec("thumb", "format")?.completion {
             #expect(formats.contains("png") && formats.contains("jpg") && formats.contains("webp"))
         } else {
             Issue.record("thumb --format has no value list")
@@ -78,6 +78,44 @@ struct GeneratedDocsTests {
         }
         let root = HelpText.root
         for command in MetaCommand.allCases { #expect(root.contains("  \(command.rawValue) ")) }
+    }
+
+    @Test("The registry is the one list of subcommands: the parser, root help, the manual page and every shell know each")
+    func registryIsTheOneList() throws {
+        let names = Subcommand.allCases.map(\.rawValue)
+        #expect(Set(names).count == names.count, "a name registered twice")
+        #expect(names.count == CommandRegistry.commands.count)
+        for name in names {
+            let subcommand = try #require(Subcommand(rawValue: name))
+            #expect(subcommand.rawValue == name)
+            #expect(HelpText.root.contains("  \(name) "), "root help lacks \(name)")
+            #expect(ManualPage.text.contains(".SS \(name)\n"), "the manual page lacks \(name)")
+            #expect(CompletionScript.bash.contains("        \(name))\n"), "bash lacks \(name)")
+            #expect(CompletionScript.zsh.contains("        (\(name))\n"), "zsh lacks \(name)")
+            #expect(CompletionScript.fish.contains("'__fish_seen_subcommand_from \(name)'"), "fish lacks \(name)")
+            // The parser reaches the registered type: its help, and its usage hint on a bad option.
+            #expect(try CommandLineParser.parse([name, "--help"]) == .help(HelpText.help(for: subcommand)))
+            #expect(UsageError(checking: [name, "--no-such-option"])?.subcommand == subcommand)
+        }
+    }
+
+    @Test("Each subcommand declares an option's long name and short alias once", arguments: Subcommand.allCases)
+    func declaredOnce(subcommand: Subcommand) {
+        let longNames = subcommand.options.map(\.name)
+        #expect(Set(longNames).count == longNames.count, "\(subcommand): \(longNames)")
+        let shortNames = subcommand.options.compactMap(\.shortName)
+        #expect(Set(shortNames).count == shortNames.count, "\(subcommand): \(shortNames)")
+        #expect(longNames.last == "help")
+    }
+
+    @Test("A bound option sets its property: a value other than the default reaches the parsed command")
+    func boundOptionsAssign() throws {
+        let strip = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.png", "--gap", "7", "--timestamps", "--span", "all"])
+        guard case .command(let options as StripOptions) = strip else { Issue.record("not strip"); return }
+        #expect(options.gap == 7 && options.showsTimestamps && options.span == .all)
+        let sheet = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.png", "--background", "white", "--margin", "3"])
+        guard case .command(let sheetOptions as SheetOptions) = sheet else { Issue.record("not sheet"); return }
+        #expect(sheetOptions.margin == 3 && sheetOptions.style.background == SheetOptions.background.convert("white"))
     }
 
     @Test("roff escaping: dashes, backslashes, leading dots and non-ASCII characters")

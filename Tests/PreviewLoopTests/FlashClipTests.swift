@@ -132,10 +132,11 @@ struct FlashClipTests {
 
 @Suite("render --flash-safety: the frames written, on repeat through the seam")
 struct RenderFlashCheckTests {
-    /// One second of white, then one of black, 30 fps.
-    static func cut() throws -> String {
-        try FlashClips.make("cut.mp4", "color=white:s=160x90:r=30:d=1[a];color=black:s=160x90:r=30:d=1[b];[a][b]concat=n=2:v=1")
-    }
+    /// One second of white, then one of black, 30 fps: made once (tests run in parallel, and one
+    /// rewriting the file while another reads it would fail the reader).
+    static let cutClip = Result { try FlashClips.make("cut.mp4", "color=white:s=160x90:r=30:d=1[a];color=black:s=160x90:r=30:d=1[b];[a][b]concat=n=2:v=1") }
+
+    static func cut() throws -> String { try cutClip.get() }
 
     static func render(_ input: String, start: Double, length: Double, safety: FlashSafety, name: String) throws -> RenderSummary {
         let loop = try LoopPlayer(source: .file(input), configuration: .init(

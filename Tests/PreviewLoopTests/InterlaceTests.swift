@@ -288,13 +288,13 @@ struct InterlaceTests {
             for mode in Deinterlacing.allCases {
                 let parsed = try CommandLineParser.parse(command + ["--deinterlace", mode.rawValue])
                 let source: InputOptions? = switch parsed {
-                case .thumb(let options): options.source
-                case .strip(let options): options.source
-                case .sheet(let options): options.source
-                case .loop(let options): options.source
-                case .render(let options): options.source
-                case .sprites(let options): options.source
-                case .card(let options): options.source
+                case .command(let options as ThumbOptions): options.source
+                case .command(let options as StripOptions): options.source
+                case .command(let options as SheetOptions): options.source
+                case .command(let options as LoopOptions): options.source
+                case .command(let options as RenderOptions): options.source
+                case .command(let options as SpritesOptions): options.source
+                case .command(let options as CardOptions): options.source
                 default: nil
                 }
                 #expect(source?.deinterlacing == mode && source?.sourceOptions.deinterlacing == mode, "\(command[0]) \(mode)")
@@ -302,13 +302,13 @@ struct InterlaceTests {
             #expect(usageError(command + ["--deinterlace", "yes"])?.kind == .invalidValue(option: "deinterlace", value: "yes"))
             #expect(HelpText.help(for: Subcommand(rawValue: command[0])!).contains("--deinterlace <mode>"))
         }
-        guard case .batch(let batch) = try CommandLineParser.parse(["batch", "m.txt", "-o", "out", "--deinterlace", "off"]) else {
+        guard case .command(let batch as BatchCommandOptions) = try CommandLineParser.parse(["batch", "m.txt", "-o", "out", "--deinterlace", "off"]) else {
             Issue.record("not a batch command")
             return
         }
         #expect(batch.deinterlacing == .off)
         // The default is auto everywhere.
-        guard case .strip(let strip) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "a.png"]) else { return }
+        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "a.png"]) else { return }
         #expect(strip.source.deinterlacing == .auto && SourceOptions().deinterlacing == .auto)
     }
 }

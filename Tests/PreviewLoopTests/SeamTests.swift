@@ -141,13 +141,13 @@ struct SeamTests {
 
     @Test("Parsing: --loop-point auto|time, --seam cut|crossfade[=T]; bad values are usage errors")
     func parsing() throws {
-        guard case .render(let options) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--loop-point", "auto",
+        guard case .command(let options as RenderOptions) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--loop-point", "auto",
                                                                       "--seam", "crossfade"]) else {
             Issue.record("not a render command")
             return
         }
         #expect(options.loopPoint == .auto && options.seam == .crossfade(.milliseconds(500)))
-        guard case .render(let timed) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--start", "1",
+        guard case .command(let timed as RenderOptions) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--start", "1",
                                                                     "--loop-point", "3.5", "--seam=crossfade=0.25"]) else {
             Issue.record("not a render command")
             return

@@ -271,7 +271,7 @@ struct DecodedRecipe: Decodable {
             var p = BatchRecipe.Poster()
             p.sizeRequest = try Self.sizeRequest(c, "size", p.sizeRequest, "poster")
             p.size = p.sizeRequest.exactSize ?? p.size
-            p.quality = try Self.integer(c, "quality", p.quality, 0...100, "poster")
+            p.quality = try Self.integer(c, "quality", p.quality, ValueRanges.quality, "poster")
             p.start = try Self.seconds(c, "start", p.start, allowZero: true, "poster")
             p.length = try Self.seconds(c, "length", p.length, allowZero: false, "poster")
             if let time = try Self.time(c, "at", "poster", otherwise: "\"auto\", \"best\"", PosterTime.at,
@@ -287,13 +287,13 @@ struct DecodedRecipe: Decodable {
         }
         if let c = try section("strip", ["count", "columns", "size", "quality", "pick", "gap", "timestamps"]) {
             var s = BatchRecipe.Strip()
-            s.count = try Self.integer(c, "count", s.count, 1...1000, "strip")
-            s.columns = min(try Self.integer(c, "columns", s.count, 1...1000, "strip"), s.count)
+            s.count = try Self.integer(c, "count", s.count, ValueRanges.stripCount, "strip")
+            s.columns = min(try Self.integer(c, "columns", s.count, ValueRanges.stripColumns, "strip"), s.count)
             s.sizeRequest = try Self.sizeRequest(c, "size", s.sizeRequest, "strip")
             s.size = s.sizeRequest.exactSize ?? s.size
-            s.quality = try Self.integer(c, "quality", s.quality, 0...100, "strip")
+            s.quality = try Self.integer(c, "quality", s.quality, ValueRanges.quality, "strip")
             s.pick = try Self.pick(c, s.pick, "strip")
-            s.gap = try Self.integer(c, "gap", s.gap, 0...256, "strip")
+            s.gap = try Self.integer(c, "gap", s.gap, ValueRanges.tileGap, "strip")
             s.showsTimestamps = try Self.flag(c, "timestamps", s.showsTimestamps, "strip")
             let stripSize = s.configuration.stripSize(tileSize: s.size)
             guard stripSize.width <= SizeRequest.maximumSide, stripSize.height <= SizeRequest.maximumSide else {
@@ -306,7 +306,7 @@ struct DecodedRecipe: Decodable {
             var s = BatchRecipe.Sheet()
             var configuration = s.configuration
             if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
-                guard let parsed = Size(parsing: grid), (1...100).contains(parsed.width), (1...100).contains(parsed.height),
+                guard let parsed = Size(parsing: grid), ValueRanges.sheetGrid.contains(parsed.width), ValueRanges.sheetGrid.contains(parsed.height),
                       parsed.area <= ClipContactSheet.Configuration.maximumTiles else {
                     throw RecipeError(message: "\"sheet\".\"grid\": expected CxR, each 1 to 100, at most "
                                       + "\(ClipContactSheet.Configuration.maximumTiles) tiles, not \(grid)")
@@ -316,16 +316,16 @@ struct DecodedRecipe: Decodable {
             if c.contains(AnyKey("width")) && c.contains(AnyKey("tile_width")) {
                 throw RecipeError(message: "\"sheet\".\"tile_width\": \"width\" and \"tile_width\" both set the tiles' width; give one of them")
             }
-            configuration.sheetWidth = try Self.integer(c, "width", configuration.sheetWidth, 16...ImageFileFormat.maxWebPSide, "sheet")
+            configuration.sheetWidth = try Self.integer(c, "width", configuration.sheetWidth, ValueRanges.sheetWidth, "sheet")
             if c.contains(AnyKey("tile_width")) {
-                configuration.tileWidth = try Self.integer(c, "tile_width", 160, 16...4096, "sheet")
+                configuration.tileWidth = try Self.integer(c, "tile_width", 160, ValueRanges.sheetTileWidth, "sheet")
             }
-            configuration.gap = try Self.integer(c, "gap", configuration.gap, 0...256, "sheet")
-            configuration.margin = try Self.integer(c, "margin", configuration.margin, 0...1024, "sheet")
+            configuration.gap = try Self.integer(c, "gap", configuration.gap, ValueRanges.tileGap, "sheet")
+            configuration.margin = try Self.integer(c, "margin", configuration.margin, ValueRanges.sheetMargin, "sheet")
             configuration.showsHeader = try Self.flag(c, "header", configuration.showsHeader, "sheet")
             configuration.style.showsTimestamps = try Self.flag(c, "timestamps", configuration.style.showsTimestamps, "sheet")
             configuration.pick = try Self.pick(c, configuration.pick, "sheet")
-            s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sheet")
+            s.quality = try Self.integer(c, "quality", s.quality, ValueRanges.quality, "sheet")
             do {
                 try configuration.validate()
             } catch {
@@ -357,12 +357,12 @@ struct DecodedRecipe: Decodable {
             s.sizeRequest = try Self.sizeRequest(c, "size", s.sizeRequest, "sprites")
             s.size = s.sizeRequest.exactSize ?? s.size
             if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
-                guard let parsed = Size(parsing: grid), (1...100).contains(parsed.width), (1...100).contains(parsed.height) else {
+                guard let parsed = Size(parsing: grid), ValueRanges.sheetGrid.contains(parsed.width), ValueRanges.sheetGrid.contains(parsed.height) else {
                     throw RecipeError(message: "\"sprites\".\"grid\": expected CxR, each 1 to 100, not \(grid)")
                 }
                 (s.columns, s.rows) = (parsed.width, parsed.height)
             }
-            s.quality = try Self.integer(c, "quality", s.quality, 0...100, "sprites")
+            s.quality = try Self.integer(c, "quality", s.quality, ValueRanges.quality, "sprites")
             recipe.sprites = s
         }
         if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam", "format"]) {
@@ -383,8 +383,8 @@ struct DecodedRecipe: Decodable {
             guard h.format != .mp4 || (h.size.width % 2 == 0 && h.size.height % 2 == 0) else {
                 throw RecipeError(message: "\"hover\".\"size\": H.264 needs an even width and height, not \(h.size)")
             }
-            h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, 1...120, "hover")
-            h.quality = try Self.integer(c, "quality", h.quality, 0...100, "hover")
+            h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, ValueRanges.framesPerSecond, "hover")
+            h.quality = try Self.integer(c, "quality", h.quality, ValueRanges.quality, "hover")
             try Self.readSeam(c, into: &h)
             recipe.hover = h
         }

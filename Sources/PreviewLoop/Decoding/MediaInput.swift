@@ -249,18 +249,15 @@ final class MediaInput {
                                        interrupter: Interrupter) throws(PreviewLoopError) -> (Int64?, Int) {
         let packet = try ffmpeg { () throws(FFmpegFailure) in try Packet() }
         var first: Int64?
-        var videoPackets = 0, packets = 0
-        while videoPackets < TimingRule.originPackets && packets < TimingRule.originReadLimit {
-            interrupter.setDeadline(after: readTimeout)
-            let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try format.readPacket(into: packet) }
-            interrupter.setDeadline(after: nil)
-            guard hasPacket else { break }
-            packets += 1
-            guard packet.streamIndex == streamIndex else { continue }
+        var videoPackets = 0, otherPackets = 0
+        while videoPackets < TimingRule.originPackets && videoPackets + otherPackets < TimingRule.originReadLimit {
+            guard try PacketReading.nextPacket(of: streamIndex, from: format, into: packet, interrupter: interrupter,
+                                               readTimeout: readTimeout, skipped: &otherPackets,
+                                               limit: TimingRule.originReadLimit - videoPackets - otherPackets) else { break }
             videoPackets += 1
             if let stamp = packet.timestamp { first = min(first ?? stamp, stamp) }
         }
-        return (first, packets)
+        return (first, videoPackets + otherPackets)
     }
 
     private static func describe(format: FormatContext, stream: StreamDescription,

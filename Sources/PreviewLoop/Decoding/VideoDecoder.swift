@@ -136,18 +136,12 @@ final class VideoDecoder {
     private func feedPacket() throws(PreviewLoopError) {
         guard !isDraining else { return }
         while true {
-            interrupter.setDeadline(after: input.options.readTimeout)
-            let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try input.format.readPacket(into: packet) }
-            interrupter.setDeadline(after: nil)
+            let hasPacket = try input.nextVideoPacket(into: packet, interrupter: interrupter, skipped: &packetsOfOtherStreams)
             hasRead = true
             guard hasPacket else {
                 isDraining = true
                 _ = try ffmpeg { () throws(FFmpegFailure) in try codec.send(nil) }
                 return
-            }
-            guard packet.streamIndex == input.streamIndex else {
-                packetsOfOtherStreams += 1
-                continue
             }
             if codec.keyframesOnly && !packet.isKeyframe { continue }
             if let target = decodingToward {
@@ -409,12 +403,9 @@ final class VideoDecoder {
         var result: [PacketSummary] = []
         while true {
             if interrupter.isCancelled { throw PreviewLoopError(.cancelled, "\(input.source): cancelled") }
-            interrupter.setDeadline(after: input.options.readTimeout)
-            let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try input.format.readPacket(into: packet) }
-            interrupter.setDeadline(after: nil)
+            let hasPacket = try input.nextVideoPacket(into: packet, interrupter: interrupter, skipped: &packetsOfOtherStreams)
             hasRead = true
             guard hasPacket else { break }
-            guard packet.streamIndex == input.streamIndex else { continue }
             let time = packet.timestamp.map { input.seconds(fromTimestamp: $0) } ?? (result.last?.time ?? start)
             if packet.isKeyframe, time > end + 1e-6 { break }
             guard result.count < limit else { return nil }
@@ -431,12 +422,10 @@ final class VideoDecoder {
             try seek(to: target)
             var chosen: (packet: Packet, time: Double)?
             while true {
-                interrupter.setDeadline(after: input.options.readTimeout)
-                let hasPacket = try ffmpeg { () throws(FFmpegFailure) in try input.format.readPacket(into: packet) }
-                interrupter.setDeadline(after: nil)
+                let hasPacket = try input.nextVideoPacket(into: packet, interrupter: interrupter, skipped: &packetsOfOtherStreams)
                 hasRead = true
                 guard hasPacket else { break }
-                guard packet.streamIndex == input.streamIndex, packet.isKeyframe else { continue }
+                guard packet.isKeyframe else { continue }
                 let time = packet.timestamp.map { input.seconds(fromTimestamp: $0) } ?? 0
                 if time > seconds + 1e-6 { break }
                 let copy = try ffmpeg { () throws(FFmpegFailure) in try packet.reference() }

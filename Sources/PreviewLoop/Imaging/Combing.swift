@@ -1,6 +1,6 @@
 /// How combed (interlaced-looking) a picture is.
 ///
-/// On BT.709 luma: the energy (sum of squares) of the differences between adjacent lines, divided by
+/// On BT.709 luma (BT.709 weights, `LumaWeights.bt709`): the energy (sum of squares) of the differences between adjacent lines, divided by
 /// the energy of the differences between lines two apart. Two fields from different instants make
 /// adjacent lines differ where things move while lines of one field stay alike: combed pictures score
 /// well above 1. A progressive picture, whose detail changes smoothly from line to line, scores below
@@ -9,12 +9,8 @@ public enum Combing {
     /// The combing score of `image`.
     public static func score(_ image: RGBImage) -> Double {
         guard image.height >= 3 else { return 0 }
-        var luma = [Double](repeating: 0, count: image.width * image.height)
-        for index in luma.indices {
-            let offset = index * 3
-            luma[index] = 0.2126 * Double(image.pixels[offset]) + 0.7152 * Double(image.pixels[offset + 1])
-                + 0.0722 * Double(image.pixels[offset + 2])
-        }
+        // Luma × 256: the ratio is the same in any unit.
+        let luma = LumaPlane(image, weights: .bt709).values.map(Double.init)
         var adjacent = 0.0, twoApart = 0.0
         let width = image.width
         for row in 0..<(image.height - 2) {

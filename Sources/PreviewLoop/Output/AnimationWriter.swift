@@ -84,7 +84,7 @@ public final class AnimationWriter {
     ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
                 threads: Int = AnimationWriter.defaultThreads, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws(PreviewLoopError) {
-        guard (1...120).contains(framesPerSecond) else {
+        guard ValueRanges.framesPerSecond.contains(framesPerSecond) else {
             throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
         }
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "the size \(size) must be positive") }
@@ -94,7 +94,7 @@ public final class AnimationWriter {
         if format == .webp && (size.width > ImageFileFormat.maxWebPSide || size.height > ImageFileFormat.maxWebPSide) {
             throw PreviewLoopError(.invalidArgument, "\(path): WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(size)")
         }
-        if let quality, !(0...100).contains(quality) {
+        if let quality, !ValueRanges.quality.contains(quality) {
             throw PreviewLoopError(.invalidArgument, "quality must be between 0 and 100, not \(quality)")
         }
         self.path = path

@@ -88,7 +88,7 @@ public enum ImageEncoder {
     /// The quality to use: the given one checked to lie in 0–100, or the format's default.
     static func quality(_ quality: Int?, for format: ImageFileFormat) throws(PreviewLoopError) -> Int? {
         guard let quality else { return format.defaultQuality }
-        guard (0...100).contains(quality) else {
+        guard ValueRanges.quality.contains(quality) else {
             throw PreviewLoopError(.invalidArgument, "quality must be between 0 and 100, not \(quality)")
         }
         return format.isLossy ? quality : nil

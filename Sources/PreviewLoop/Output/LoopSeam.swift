@@ -46,7 +46,7 @@ public struct SeamMeasure: Sendable, Hashable {
     }
 }
 
-/// A frame's luma box-averaged down by a whole factor to at most 64 pixels a side: what seams are
+/// A frame's luma (BT.709 weights, `LumaWeights.bt709`) box-averaged down by a whole factor to at most 64 pixels a side: what seams are
 /// measured and out points are searched on.
 struct SeamThumbnail: Sendable, Hashable {
     /// The longest side a thumbnail keeps.
@@ -58,28 +58,7 @@ struct SeamThumbnail: Sendable, Hashable {
 
     init(_ image: RGBImage) {
         let factor = max(1, (max(image.width, image.height) + Self.maxSide - 1) / Self.maxSide)
-        let width = max(1, image.width / factor), height = max(1, image.height / factor)
-        var luma = [Float](repeating: 0, count: width * height)
-        let blockX = min(factor, image.width), blockY = min(factor, image.height)
-        image.pixels.withUnsafeBufferPointer { pixels in
-            for row in 0..<height {
-                for column in 0..<width {
-                    var sum = 0
-                    for y in row * blockY..<(row + 1) * blockY {
-                        var offset = (y * image.width + column * blockX) * 3
-                        for _ in 0..<blockX {
-                            // BT.709 luma weights in 1/256ths (54 + 183 + 19 = 256).
-                            sum += 54 * Int(pixels[offset]) + 183 * Int(pixels[offset + 1]) + 19 * Int(pixels[offset + 2])
-                            offset += 3
-                        }
-                    }
-                    luma[row * width + column] = Float(sum) / Float(256 * blockX * blockY)
-                }
-            }
-        }
-        self.width = width
-        self.height = height
-        self.luma = luma
+        (width, height, luma) = LumaPlane(image, weights: .bt709).boxAveraged(by: factor)
     }
 
     /// The mean absolute difference of luma, 0–255.

@@ -116,48 +116,29 @@ struct PosterAnalysis: Sendable {
         let width = image.width, height = image.height, count = width * height
         // Luma scaled by 256: 0…65,280, so sub-level gradients (smooth cards, dim scenes) survive.
         let unit = 255.0 * 256.0
-        var luma = [Int32](repeating: 0, count: count)
+        let plane = LumaPlane(image, weights: .bt601)
         var sum: Int64 = 0, sumOfSquares: Int64 = 0
         var histogram = [Int](repeating: 0, count: 256)
-        image.pixels.withUnsafeBufferPointer { rgb in
-            luma.withUnsafeMutableBufferPointer { y in
-                for index in 0..<count {
-                    let value = Int32(rgb[3 * index]) * 77 + Int32(rgb[3 * index + 1]) * 150 + Int32(rgb[3 * index + 2]) * 29
-                    y[index] = value
-                    histogram[Int(value >> 8)] += 1
-                    sum += Int64(value)
-                    sumOfSquares += Int64(value) * Int64(value)
-                }
-            }
+        for value in plane.values {
+            histogram[Int(value >> 8)] += 1
+            sum += Int64(value)
+            sumOfSquares += Int64(value) * Int64(value)
         }
         let mean = Double(sum) / Double(count)
         let variance = max(0, Double(sumOfSquares) / Double(count) - mean * mean)
         var laplacianSum: Int64 = 0
-        var layout = [Double](repeating: 0, count: gridSide * gridSide)
-        luma.withUnsafeBufferPointer { y in
-            if width >= 3 && height >= 3 {
-                for row in 1..<(height - 1) {
-                    let centre = row * width
-                    for column in 1..<(width - 1) {
-                        let at = centre + column
-                        let value = 4 * y[at] - y[at - 1] - y[at + 1] - y[at - width] - y[at + width]
-                        laplacianSum += Int64(abs(value))
-                    }
-                }
-            }
-            for cellRow in 0..<gridSide {
-                let top = cellRow * height / gridSide, bottom = max(top + 1, (cellRow + 1) * height / gridSide)
-                for cellColumn in 0..<gridSide {
-                    let left = cellColumn * width / gridSide, right = max(left + 1, (cellColumn + 1) * width / gridSide)
-                    var cellSum: Int64 = 0
-                    for row in top..<min(bottom, height) {
-                        for column in left..<min(right, width) { cellSum += Int64(y[row * width + column]) }
-                    }
-                    let cells = (min(bottom, height) - top) * (min(right, width) - left)
-                    layout[cellRow * gridSide + cellColumn] = Double(cellSum) / Double(max(1, cells)) / unit
+        plane.values.withUnsafeBufferPointer { y in
+            guard width >= 3 && height >= 3 else { return }
+            for row in 1..<(height - 1) {
+                let centre = row * width
+                for column in 1..<(width - 1) {
+                    let at = centre + column
+                    let value = 4 * y[at] - y[at - 1] - y[at + 1] - y[at - width] - y[at + width]
+                    laplacianSum += Int64(abs(value))
                 }
             }
         }
+        let layout = plane.cellMeans(columns: gridSide, rows: gridSide).map { $0 / 255 }
         let interior = max(1, (width - 2) * (height - 2))
         let mode = histogram.indices.max { histogram[$0] < histogram[$1] } ?? 0
         let nearMode = histogram[max(0, mode - 4)...min(255, mode + 4)].reduce(0, +)

@@ -56,21 +56,21 @@ public struct ClipContactSheet: Sendable {
         ///
         /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the value out of range.
         public func validate() throws(PreviewLoopError) {
-            guard (1...100).contains(columns), (1...100).contains(rows), columns * rows <= Self.maximumTiles else {
+            guard ValueRanges.sheetGrid.contains(columns), ValueRanges.sheetGrid.contains(rows), columns * rows <= Self.maximumTiles else {
                 throw PreviewLoopError(.invalidArgument, "a sheet's grid is 1 to 100 columns by 1 to 100 rows, at most "
                     + "\(Self.maximumTiles) tiles, not \(columns)x\(rows)")
             }
-            guard (0...256).contains(gap), (0...1024).contains(margin) else {
+            guard ValueRanges.tileGap.contains(gap), ValueRanges.sheetMargin.contains(margin) else {
                 throw PreviewLoopError(.invalidArgument, "a sheet's gap is 0 to 256 and its margin 0 to 1024 pixels, not \(gap) and \(margin)")
             }
-            if let tileWidth, !(16...4096).contains(tileWidth) {
+            if let tileWidth, !ValueRanges.sheetTileWidth.contains(tileWidth) {
                 throw PreviewLoopError(.invalidArgument, "a sheet's tile width is 16 to 4096 pixels, not \(tileWidth)")
             }
             guard let width = effectiveTileWidth, width >= 16 else {
                 throw PreviewLoopError(.invalidArgument, "a \(sheetWidth)-pixel sheet leaves tiles under 16 pixels wide with "
                     + "\(columns) columns, a gap of \(gap) and a margin of \(margin)")
             }
-            guard (16...ImageFileFormat.maxWebPSide).contains(effectiveSheetWidth) else {
+            guard ValueRanges.sheetWidth.contains(effectiveSheetWidth) else {
                 throw PreviewLoopError(.invalidArgument, "\(columns) tiles of \(width) pixels with their gaps and margins make a "
                     + "sheet \(effectiveSheetWidth) pixels wide; 16 to \(ImageFileFormat.maxWebPSide)")
             }

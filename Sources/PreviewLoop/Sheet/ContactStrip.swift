@@ -24,7 +24,7 @@ public struct ContactStrip: Sendable {
     /// What a strip takes and how it lays the tiles out.
     public struct Configuration: Hashable, Sendable {
         /// The most tiles a strip takes.
-        public static let maximumCount = 1000
+        public static let maximumCount = ValueRanges.stripCount.upperBound
 
         /// How many frames, 1 to ``maximumCount`` (default 8).
         public var count: Int
@@ -99,14 +99,14 @@ public struct ContactStrip: Sendable {
         /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a count, column count or gap out of
         ///   range, or an unusable window.
         public func validate() throws(PreviewLoopError) {
-            guard (1...Self.maximumCount).contains(count) else {
-                throw PreviewLoopError(.invalidArgument, "a strip takes 1 to \(Self.maximumCount) frames, not \(count)")
+            guard ValueRanges.stripCount.contains(count) else {
+                throw PreviewLoopError(.invalidArgument, "a strip takes \(ValueRanges.stripCount.lowerBound) to \(ValueRanges.stripCount.upperBound) frames, not \(count)")
             }
-            if let columns, columns < 1 {
-                throw PreviewLoopError(.invalidArgument, "a strip needs at least 1 column, not \(columns)")
+            if let columns, !ValueRanges.stripColumns.contains(columns) {
+                throw PreviewLoopError(.invalidArgument, "a strip takes \(ValueRanges.stripColumns.lowerBound) to \(ValueRanges.stripColumns.upperBound) columns, not \(columns)")
             }
-            guard (0...256).contains(gap) else {
-                throw PreviewLoopError(.invalidArgument, "a strip's gap must be 0 to 256 pixels, not \(gap)")
+            guard ValueRanges.tileGap.contains(gap) else {
+                throw PreviewLoopError(.invalidArgument, "a strip's gap must be \(ValueRanges.tileGap.lowerBound) to \(ValueRanges.tileGap.upperBound) pixels, not \(gap)")
             }
             if case .window(let start, let length) = span {
                 try start.validate("the window's start")

@@ -1,0 +1,27 @@
+/// The ranges of the numbers the library takes, exported so that every way in checks the same ones:
+/// the CLI's options, a batch recipe's keys and the server's query parameters declare their limits
+/// with these, and the library's own `validate()` and initialisers refuse values outside them.
+///
+/// ```swift
+/// ValueRanges.stripColumns.contains(12)   // true: 1 to 1000
+/// ```
+public enum ValueRanges {
+    /// Lossy quality, 0 (smallest) to 100 (best): JPEG, WebP, MP4 and animated WebP.
+    public static let quality: ClosedRange<Int> = 0...100
+    /// Frames per second of an animation (a hover preview, a card): 1 to 120.
+    public static let framesPerSecond: ClosedRange<Int> = 1...120
+    /// Frames in a contact strip: 1 to 1000.
+    public static let stripCount: ClosedRange<Int> = 1...1000
+    /// Tiles per row of a contact strip: 1 to 1000 (more than the strip's count is reduced to it).
+    public static let stripColumns: ClosedRange<Int> = 1...1000
+    /// Pixels between the tiles of a strip or a sheet: 0 to 256.
+    public static let tileGap: ClosedRange<Int> = 0...256
+    /// Columns, and rows, of a contact sheet's grid: 1 to 100 each.
+    public static let sheetGrid: ClosedRange<Int> = 1...100
+    /// Pixels around a contact sheet: 0 to 1024.
+    public static let sheetMargin: ClosedRange<Int> = 0...1024
+    /// A contact sheet's tile width in pixels: 16 to 4096.
+    public static let sheetTileWidth: ClosedRange<Int> = 16...4096
+    /// A contact sheet's width in pixels: 16 to 16383, WebP's largest side.
+    public static let sheetWidth: ClosedRange<Int> = 16...16383
+}
