@@ -115,4 +115,26 @@ struct FlashOutputsCLITests {
         let ranged = try ServeTests.fetch(base + url, headers: ["Range: bytes=0-9"])
         #expect(ranged.status == 206 && ranged.body == checked.body.prefix(10))
     }
+
+    @Test("batch: the hover records its flash verdicts (flash_safety check by default); avoid moves it and says where")
+    func batch() throws {
+        let bench = BatchBench()
+        let clip = try strobe("strobe.mp4", in: bench.directory)
+        try bench.writeManifest([("strobe", clip)])
+        let checkRecipe = bench.directory + "/check.json", avoidRecipe = bench.directory + "/avoid.json"
+        try #"{"hover": {"start": 2, "length": 1, "size": "96x54"}}"#.write(toFile: checkRecipe, atomically: true, encoding: .utf8)
+        try #"{"hover": {"start": 2, "length": 1, "size": "96x54", "flash_safety": "avoid"}}"#
+            .write(toFile: avoidRecipe, atomically: true, encoding: .utf8)
+        let checked = try bench.batch(["--recipe", checkRecipe])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        let hover = try #require((try bench.records()["strobe"]?["outputs"] as? [[String: Any]])?.first { $0["kind"] as? String == "hover" })
+        #expect((hover["flashes"] as? [String: Any])?["verdict"] as? String == "failure")
+        let avoided = try bench.batch(["--recipe", avoidRecipe])
+        #expect(avoided.status == 0, "\(avoided.stderr)")
+        let moved = try #require((try bench.records()["strobe"]?["outputs"] as? [[String: Any]])?.first { $0["kind"] as? String == "hover" })
+        #expect(abs((moved["time"] as? Double ?? 0) - 2 + 16.0 / 15) < 1e-6)
+        #expect(moved["time_asked"] as? Double == 2)
+        #expect(moved["choice"] as? String == "moved clear of flashes")
+        #expect((moved["flashes"] as? [String: Any])?["verdict"] as? String == "pass")
+    }
 }
