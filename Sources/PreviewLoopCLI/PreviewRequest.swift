@@ -477,7 +477,7 @@ package enum PreviewRequests {
             options.caps = caps
             options.reporting.isQuiet = true
             let box = options.size.knownSizes.first ?? Size(width: caps.side, height: caps.side)
-            let frames = (caps.seconds * (1 + LoopPoint.searchFraction) + 1) * Double(options.framesPerSecond)
+            let frames = (caps.seconds * (1 + LoopEnd.searchFraction) + 1) * Double(options.framesPerSecond)
             estimate = decoding + Int(RenderOptions.bytes(frames: frames, size: box, format: options.format)
                                       + options.heldBytes(frames: frames, size: box))
             command = .command(options)

@@ -79,7 +79,7 @@ extension RenderOptions {
         let fade = if case .crossfade(let duration) = seam {
             duration.seconds
         } else { 0.0 }
-        return length * (loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1) + fade
+        return length * (loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1) + fade
     }
 
     /// The bytes of the frames a seamed render holds until its out point is known (GIF holds them anyway),

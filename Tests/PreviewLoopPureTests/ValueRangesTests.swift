@@ -119,4 +119,22 @@ struct ValueRangesTests {
     func sheetWidthIsWebP() {
         #expect(ValueRanges.sheetWidth.upperBound == ImageFileFormat.maxWebPSide)
     }
+
+    @Test("Every batch recipe key is an option of the command that makes that output, spelled the same",
+          arguments: [("poster", "thumb"), ("strip", "strip"), ("sheet", "sheet"), ("sprites", "sprites"), ("hover", "render")])
+    func recipeKeysAreOptions(section: String, command: String) throws {
+        // The recipe names its keys when it refuses an unknown one.
+        var message = ""
+        do { _ = try BatchRecipe.parse(json: Array(#"{"\#(section)": {"no_such_key": 1}}"#.utf8)) } catch { message = error.message }
+        let known = try #require(message.firstRange(of: "(known: ").map { message[$0.upperBound...].prefix { $0 != ")" } })
+        let keys = known.split(separator: ", ").map(String.init)
+        #expect(!keys.isEmpty)
+        let options = try #require(Subcommand(rawValue: command)).options.map(\.name)
+        // A key is the option's name with - as _; a Boolean key defaults to true where the option is --no-KEY;
+        // a hover's format is the output's extension (render -o p.webp), as batch names the file.
+        for key in keys where !(section == "hover" && key == "format") {
+            let name = key.replacingOccurrences(of: "_", with: "-")
+            #expect(options.contains(name) || options.contains("no-" + name), "recipe \(section).\(key) is no option of \(command)")
+        }
+    }
 }

@@ -40,7 +40,7 @@ enum SeamClips {
         return (frames, duration)
     }
 
-    static func render(_ input: String, size: Size, length: Double, loopPoint: LoopPoint, seam: LoopSeam,
+    static func render(_ input: String, size: Size, length: Double, loopPoint: LoopEnd, seam: LoopSeam,
                        output: String) throws -> RenderSummary {
         let loop = try LoopPlayer(source: .file(input), configuration: .init(
             size: size, windowLength: .seconds(length), threads: 1))
@@ -50,6 +50,21 @@ enum SeamClips {
 
 @Suite("render --loop-point auto and --seam crossfade: seamless hover loops")
 struct SeamTests {
+    @Test("One loop-end type: a time is the player's window end, and render refuses it without writing")
+    func loopEndAtATimeIsRefusedByRender() throws {
+        let output = TestPaths.temporaryDirectory() + "/at.mp4"
+        do {
+            _ = try SeamClips.render(TestPaths.fixture("short.mp4"), size: Size(width: 64, height: 36), length: 1,
+                                         loopPoint: .at(.seconds(0.5)), seam: .cut, output: output)
+            Issue.record("render took a loop end at a time")
+        } catch let error as PreviewLoopError {
+            #expect(error.code == .invalidArgument)
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(LoopEnd.at(.seconds(2)).loopPoint == .length && LoopEnd.auto.loopPoint == .auto)
+        #expect(LoopEnd.at(.seconds(2)).windowEnd == .seconds(2) && LoopEnd.length.windowEnd == nil)
+    }
+
     @Test("The seam measure: a small-luma mean difference, the median step, their ratio")
     func measure() {
         func image(_ value: UInt8) -> RGBImage { RGBImage(uncheckedWidth: 128, height: 64, pixels: .init(repeating: value, count: 128 * 64 * 3)) }

@@ -435,7 +435,7 @@ struct DecodedRecipe: Decodable {
         }
         if h.isSeamed {
             // The frames held until the out point is known: the window (+25 % for a search) and the crossfade.
-            var seconds = h.length * (h.loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1)
+            var seconds = h.length * (h.loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1)
             if case .crossfade(let fade) = h.seam { seconds += fade.seconds }
             let bytes = (seconds * Double(h.framesPerSecond)).rounded(.up) * Double(h.size.area * 3)
             if case .at(.percent) = h.loopPoint {} else if bytes > Double(seamedHoverBytes) {

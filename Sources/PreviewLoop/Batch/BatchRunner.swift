@@ -288,7 +288,7 @@ public final class BatchRunner: Sendable {
             if hover.format == .gif { total += Int((hover.length * Double(hover.framesPerSecond)).rounded(.up)) * hover.size.area * 3 }
             // A seamed hover holds its window's frames (bounded by the recipe) and a second decoder.
             if hover.isSeamed {
-                var seconds = hover.length * (hover.loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1)
+                var seconds = hover.length * (hover.loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1)
                 if case .crossfade(let fade) = hover.seam { seconds += fade.seconds }
                 let held = Int(min(Double(DecodedRecipe.seamedHoverBytes), (seconds * Double(hover.framesPerSecond)).rounded(.up) * Double(hover.size.area * 3)))
                 total += held + frame * (16 + 2 * threads)

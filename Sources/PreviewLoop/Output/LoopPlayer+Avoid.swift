@@ -7,7 +7,7 @@ extension LoopPlayer {
     /// search's reach on both sides plus a window, usually a window and a step); they count against
     /// `maxFrames`.
     func renderAvoidingFlashes(to path: String, format: AnimationFormat, framesPerSecond: Int, quality: Int?,
-                               encoderThreads: Int, maxFrames: Int, loopPoint: LoopPoint, fade: Double,
+                               encoderThreads: Int, maxFrames: Int, loopPoint: LoopEnd, fade: Double,
                                progress: (_ completed: Int, _ total: Int) -> Void) throws(PreviewLoopError) -> RenderSummary {
         guard (1...120).contains(framesPerSecond) else {
             throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
@@ -21,7 +21,7 @@ extension LoopPlayer {
         let searchStart = max(0, requestedStart - Double(before) / fps)
         let windowFrames = max(1, Int((window * fps - 1e-6).rounded(.up)))
         // What the chosen window's render needs after its start: past the out point for a seam.
-        let decodeLength = window * (loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1) + fade
+        let decodeLength = window * (loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1) + fade
         let decodeFrames = max(windowFrames, Int((decodeLength * fps - 1e-6).rounded(.up)))
         var search = SafeWindowSearch(framesPerSecond: framesPerSecond, windowFrames: windowFrames, requested: before,
                                       stride: max(1, Int((FlashAvoidance.searchStep * fps).rounded())), reach: reach)

@@ -60,8 +60,10 @@ extension LoopPlayer {
     ///   - encoderThreads: encoder threads, 1 by default: a fixed count keeps the file byte-identical on
     ///     every machine and under any load (0 lets the encoder choose from the cores, and the bytes follow).
     ///   - maxFrames: the most frames the file may get (repeats included); more throws ``PreviewLoopError/Code/tooLarge``.
-    ///   - loopPoint: where the loop ends: at the window's length, or ``LoopPoint/auto`` (searched within
-    ///     ±25 % of it for the picture most like the first; the window is then decoded that much further).
+    ///   - loopPoint: where the loop ends: at the window's length (``LoopEnd/length``), or ``LoopEnd/auto``
+    ///     (searched within ±25 % of it for the picture most like the first; the window is then decoded that
+    ///     much further). A time (``LoopEnd/at(_:)``) is the player's window end
+    ///     (``LoopPlayer/Configuration/windowEnd``), not a render's: it is refused here.
     ///   - seam: a plain cut, or a ``LoopSeam/crossfade(_:)`` over the loop's start (decoded past the out
     ///     point). With either, the pass's frames are held in memory until the out point is known, and
     ///     they count against `maxFrames`.
@@ -76,16 +78,20 @@ extension LoopPlayer {
     ///     so far and the number expected (the window, cut at the clip's end, at `framesPerSecond`); last
     ///     with both equal to the frames written, once the file is complete.
     /// - Throws: ``PreviewLoopError`` for an unusable input, an unknown extension, an odd size for MP4,
-    ///   an unwritable output, a crossfade not shorter than the window, or an encoder failure;
-    ///   ``PreviewLoopError/Code/unsafeFlashes`` with ``FlashSafety/avoid`` when no window is safe.
+    ///   an unwritable output, a crossfade not shorter than the window, a loop end at a time, or an encoder
+    ///   failure; ``PreviewLoopError/Code/unsafeFlashes`` with ``FlashSafety/avoid`` when no window is safe.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopPoint = .length, seam: LoopSeam = .cut,
+                       encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopEnd = .length, seam: LoopSeam = .cut,
                        flashSafety: FlashSafety = .off,
                        progress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws(PreviewLoopError) -> RenderSummary {
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
+        }
+        if case .at(let time) = loopPoint {
+            throw PreviewLoopError(.invalidArgument, "a loop end at a time (\(time)) is the window's end: set it in the "
+                                   + "player's configuration (windowEnd) and render with .length or .auto")
         }
         let window = windowLength.seconds
         var fade = 0.0
@@ -102,7 +108,7 @@ extension LoopPlayer {
                                              fade: fade, progress: progress)
         }
         let isSeamed = loopPoint == .auto || fade > 0
-        let decodeLength = isSeamed ? window * (loopPoint == .auto ? 1 + LoopPoint.searchFraction : 1) + fade : window
+        let decodeLength = isSeamed ? window * (loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1) + fade : window
         let writer = try AnimationWriter(path: path, format: format, size: configuration.size,
                                          framesPerSecond: framesPerSecond, quality: quality, threads: encoderThreads)
         writer.maxFrames = maxFrames

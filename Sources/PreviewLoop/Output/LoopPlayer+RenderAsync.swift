@@ -3,7 +3,7 @@ extension LoopPlayer {
     /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
-                       encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopPoint = .length,
+                       encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopEnd = .length,
                        seam: LoopSeam = .cut, flashSafety: FlashSafety = .off) async throws(PreviewLoopError) -> RenderSummary {
         try await BlockingCall.run("PreviewLoop render") { () throws(PreviewLoopError) in
             try self.render(to: path, format: format, framesPerSecond: framesPerSecond, quality: quality,

@@ -1,15 +1,6 @@
-/// Where a rendered loop ends (its out point), measured from the window's start.
-public enum LoopPoint: Sendable, Hashable {
-    /// At the window's length (the default).
-    case length
-    /// Searched within ±25 % of the window's length (``searchFraction``): the output frame whose
-    /// picture best matches the first one (smallest ``SeamMeasure`` difference) becomes the frame after
-    /// the last, so the loop wraps where the picture is most alike. Ties go to the one nearest the length.
-    case auto
-
-    /// How far, as a fraction of the window's length, ``auto`` searches on each side of it (0.25).
-    public static let searchFraction = 0.25
-}
+/// The loop-end type's former name, for the cases it had (``LoopEnd/length`` and ``LoopEnd/auto``).
+@available(*, deprecated, renamed: "LoopEnd")
+public typealias LoopPoint = LoopEnd
 
 /// How the last frame of a rendered loop joins its first.
 public enum LoopSeam: Sendable, Hashable {
@@ -81,7 +72,7 @@ struct LoopSeamPlan: Equatable {
     /// Chooses the out point among `thumbnails` (all frames available, from the in point), aiming at
     /// `target` frames, with a crossfade of `crossfade` frames wanted (clamped to half the loop and to
     /// what was decoded).
-    static func plan(thumbnails: [SeamThumbnail], target: Int, loopPoint: LoopPoint, crossfade: Int) -> LoopSeamPlan {
+    static func plan(thumbnails: [SeamThumbnail], target: Int, loopPoint: LoopEnd, crossfade: Int) -> LoopSeamPlan {
         let available = thumbnails.count
         let target = max(1, target)
         // The clip may end before the window plus the crossfade: keep the fade within what was decoded.
@@ -89,8 +80,8 @@ struct LoopSeamPlan: Equatable {
         if available < target + fade { fade = min(fade, available / 3) }
         var count = min(target, available - fade)
         if loopPoint == .auto {
-            let low = max(2, Int((Double(target) * (1 - LoopPoint.searchFraction)).rounded(.up)))
-            let high = min(Int((Double(target) * (1 + LoopPoint.searchFraction)).rounded(.down)), available - max(fade, 1))
+            let low = max(2, Int((Double(target) * (1 - LoopEnd.searchFraction)).rounded(.up)))
+            let high = min(Int((Double(target) * (1 + LoopEnd.searchFraction)).rounded(.down)), available - max(fade, 1))
             if low <= high {
                 // The frame after the last should look like the first.
                 count = (low...high).min { a, b in
@@ -125,14 +116,22 @@ struct LoopSeamPlan: Equatable {
     }
 }
 
-/// Where a rendered loop ends, as a user asks for it (`render --loop-point`, a batch hover's
-/// `"loop_point"`): searched (``auto``) or at a time in the clip, which replaces the window's length.
+/// Where a rendered loop ends (its out point), measured from the window's start: at the window's length,
+/// searched near it (``auto``), or at a time in the clip, which replaces the window's length (`render
+/// --loop-point`, a batch hover's `"loop_point"`).
 public enum LoopEnd: Sendable, Hashable, CustomStringConvertible {
-    /// Searched near the window's length for the picture most like the first (``LoopPoint/auto``).
+    /// At the window's length (the default).
+    case length
+    /// Searched within ±25 % of the window's length (``searchFraction``): the output frame whose
+    /// picture best matches the first one (smallest ``SeamMeasure`` difference) becomes the frame after
+    /// the last, so the loop wraps where the picture is most alike. Ties go to the one nearest the length.
     case auto
     /// A time in the clip (seconds from the stream's start or a percentage of the duration), after the
     /// window's start: the window ends there (``LoopPlayer/Configuration/windowEnd``).
     case at(TimePosition)
+
+    /// How far, as a fraction of the window's length, ``auto`` searches on each side of it (0.25).
+    public static let searchFraction = 0.25
 
     /// Parses `auto` or a time as ``TimePosition/init(parsing:)`` reads it (`12.5`, `mm:ss`,
     /// `hh:mm:ss.ms`, `10%`).
@@ -146,18 +145,19 @@ public enum LoopEnd: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The loop point ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``
-    /// takes: ``LoopPoint/auto`` or ``LoopPoint/length`` (a time has become the window's end).
-    public var loopPoint: LoopPoint { self == .auto ? .auto : .length }
+    /// The loop end ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``
+    /// takes: ``auto``, or ``length`` for the others (a time has become the window's end, ``windowEnd``).
+    public var loopPoint: LoopEnd { self == .auto ? .auto : .length }
 
-    /// The window's end for ``LoopPlayer/Configuration/windowEnd``: the time, or `nil` for ``auto``.
+    /// The window's end for ``LoopPlayer/Configuration/windowEnd``: the time, or `nil` for ``length`` and ``auto``.
     public var windowEnd: TimePosition? {
         if case .at(let time) = self { time } else { nil }
     }
 
-    /// `auto`, `12.5` (seconds) or `10%`.
+    /// `length`, `auto`, `12.5` (seconds) or `10%`.
     public var description: String {
         switch self {
+        case .length: "length"
         case .auto: "auto"
         case .at(.seconds(let seconds)): "\(seconds)"
         case .at(.percent(let percent)): "\(percent)%"

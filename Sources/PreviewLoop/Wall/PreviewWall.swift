@@ -49,8 +49,9 @@ public final class PreviewWall: Sendable {
     }
 
     /// FFmpeg owner objects (inputs, decoders, frames, packets) alive in the process: a debug counter
-    /// for proving that stopped loops leave nothing behind.
-    public static var liveFFmpegObjects: Int { LiveObjects.count }
+    /// for proving that stopped loops leave nothing behind (the `wall` summary and the tests read it;
+    /// it is not part of the library's API).
+    package static var liveFFmpegObjects: Int { LiveObjects.count }
 
     /// The number of online cores.
     public static var coreCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
