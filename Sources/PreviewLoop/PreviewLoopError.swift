@@ -31,6 +31,9 @@ public struct PreviewLoopError: Error, Sendable, CustomStringConvertible {
         case decodingFailed
         /// An image or video could not be encoded or muxed (the encoder refused the settings or failed).
         case encodingFailed
+        /// No loop window near the one asked for is free of photosensitive flashes
+        /// (``FlashSafety/avoid``): nothing was written.
+        case unsafeFlashes
     }
 
     /// What went wrong.

@@ -26,6 +26,8 @@ struct CardOptions: Equatable, Sendable {
     var quality: Int?
     /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
     var budget = WorkBudget()
+    /// Whether an animation's pictures are checked for photosensitive flashes (`--flash-safety`).
+    var flashSafety = CardOptions.flashSafety.defaultValue
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
@@ -44,7 +46,7 @@ extension CardOptions: ClipOutputCommand {
         options: [CardOptions.output, CardOptions.size.bind(\Self.style.size), CardOptions.aspect, CardOptions.cornerRadius.bind(\Self.style.cornerRadius), CardOptions.reveal.bind(\Self.style.reveal),
              CardOptions.posterHold.bind(\Self.style.posterHold), CardOptions.playLength.bind(\Self.style.playLength), CardOptions.close.bind(\Self.style.closes), PictureOptions.background.bind(\Self.style.background),
              CardOptions.noPlayButton, CardOptions.fps.bind(\Self.framesPerSecond), WindowOptions.start.bind(\Self.start), CardOptions.length.bind(\Self.length), CardOptions.posterAt.bind(\Self.posterTime),
-             CardOptions.at, CardOptions.quality, ReportOptions.json.bind(\Self.json),
+             CardOptions.at, CardOptions.quality, CardOptions.flashSafety.bind(\Self.flashSafety), ReportOptions.json.bind(\Self.json),
              InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, WorkBudget.maxFrames, InputOptions.threads,
              InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout, InputOptions.deadline])
 
@@ -117,6 +119,14 @@ extension CardOptions {
         "at", short: "t", help: "For a still: the instant of the sequence to show, in seconds from its start "
             + "(0: the poster; poster-hold + 0.3: mid-reveal).",
         default: 0, showing: "0", allowsZero: true)
+    /// `--flash-safety <check|off>`: render's option, without `avoid` (a card plays from its poster).
+    static let flashSafety = Option<FlashSafety>.choice(
+        "flash-safety", value: "mode",
+        help: "check: analyse an animation's pictures, played on repeat (the jump back to the poster included), for "
+            + "photosensitive flashes (WCAG 2.3.1) and report a warning line on standard error for an extended_failure "
+            + "or failure (and the verdicts in --json); the file is written either way. off: no analysis. Stills and "
+            + "PNG frames are not analysed; avoid is render's (a card plays from its poster, it has no window to move).",
+        default: .check, among: [.check, .off])
     /// `-q, --quality <0-100>`.
     static let quality = Option<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100", help: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best).",
@@ -255,7 +265,8 @@ struct CardCommand {
                                    picture: image.flattened(on: options.style.background ?? .white)))
         case .animation, .directory:
             let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality,
-                                          maxFrames: options.budget.maxFrames)
+                                          maxFrames: options.budget.maxFrames,
+                                          flashSafety: options.destination == .directory ? .off : options.flashSafety)
             return (poster, .sequence(summary))
         }
     }
@@ -282,6 +293,10 @@ struct CardCommand {
             Console.writeOutput("wrote \(options.output) (\(options.style.size), card at \(Format.fixed(time, 3)) s: "
                 + "\(Self.describe(phase)); \(posterNote))\n")
         case .sequence(let summary):
+            if let flashes = summary.flashes, let warning = RenderCommand.flashWarning(flashes, output: options.output),
+               !options.isQuiet {
+                Console.writeWarning(warning)
+            }
             if let report {
                 // An animation is one file; PNG frames a directory (its size the sum of its files).
                 var output = ClipReport.output(summary.format == nil ? "card_frames" : "card", options.output,
@@ -291,6 +306,7 @@ struct CardCommand {
                 output.skippedFrames = poster.choice?.rejected.count
                 output.frames = summary.frameCount
                 output.duration = summary.duration
+                output.flashes = summary.flashes
                 report.add(output, timing: "card")
                 try report.print()
                 return ExitStatus.success

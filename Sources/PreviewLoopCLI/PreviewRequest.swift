@@ -119,11 +119,10 @@ package struct PreviewJob: Sendable {
         case .command(var options as RenderOptions):
             let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
             options.output = scratch + "/render-\(number).\(options.format.rawValue)"
-            // The image API has no place to report a verdict yet: no analysis.
-            options.flashSafety = .off
             defer { FileSystem.unlink(options.output) }
-            _ = try RenderCommand(options: options).render()
-            return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30))
+            let rendered = try RenderCommand(options: options).render()
+            return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30),
+                                flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
         case .command(var options as CardOptions):
             if case .animation = options.destination {
                 let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
@@ -133,7 +132,8 @@ package struct PreviewJob: Sendable {
             switch try CardCommand(options: options).render().rendered {
             case .still(let bytes, _, _, let picture):
                 return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
-            case .sequence: return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30))
+            case .sequence(let summary):
+                return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
             }
         case .command(let options as SpritesOptions):
             let storyboard = try SpritesCommand(options: options).storyboard()
@@ -165,6 +165,20 @@ package struct RenderedBody: Sendable {
         self.body = body
         self.headers = headers
     }
+
+    /// An animation's body with its flash verdict (`Flash-Safety: pass`, `warning`, `extended_failure` or
+    /// `failure`), and with `avoid` where its window starts (`Flash-Safety-Start`, seconds).
+    init(body: [UInt8], flashes: FlashReport?, avoidance: FlashAvoidance? = nil) {
+        var headers: [(name: String, value: String)] = []
+        if let flashes { headers.append((Self.flashSafetyHeader, flashes.verdict.rawValue)) }
+        if let avoidance { headers.append((Self.flashSafetyStartHeader, Format.fixed(avoidance.start.seconds, 3))) }
+        self.init(body: body, headers: headers)
+    }
+
+    /// `Flash-Safety`: the verdict of the loop as a player repeats it (WCAG 2.3.1).
+    package static let flashSafetyHeader = "Flash-Safety"
+    /// `Flash-Safety-Start`: with `flash_safety=avoid`, where the window written starts, in seconds.
+    package static let flashSafetyStartHeader = "Flash-Safety-Start"
 }
 
 /// Why a request cannot be answered: the HTTP status, the parameter at fault and one line saying why,
@@ -270,6 +284,9 @@ package enum PreviewRequests {
             .passing("loop_point", "auto: end on the frame that best matches the first, or a time after start.",
                      RenderOptions.loopPoint.spec, expecting: RenderOptions.loopPoint.expectation),
             .passing("seam", "cut, crossfade or crossfade=T.", RenderOptions.seam.spec, expecting: RenderOptions.seam.expectation),
+            .passing("flash_safety", "check (the default): analyse the loop for photosensitive flashes and say the verdict "
+                         + "in the Flash-Safety header; avoid: move the window to the nearest safe start (422 when there is "
+                         + "none); off.", RenderOptions.flashSafety.spec, expecting: RenderOptions.flashSafety.expectation),
         ], sizePair: "the picture")
 
     /// `strip.{jpg,png,webp}`: `strip`.
@@ -362,6 +379,9 @@ package enum PreviewRequests {
             .passing("at", "For card.png and card.jpg: the instant of the sequence, seconds from its start.", CardOptions.at.spec,
                      expecting: CardOptions.at.expectation),
             .passing("quality", "0 to 100, for WebP, MP4 and JPEG.", CardOptions.quality.spec, expecting: CardOptions.quality.expectation),
+            .passing("flash_safety", "check (the default): analyse an animation for photosensitive flashes and say the "
+                         + "verdict in the Flash-Safety header; off. Stills are not analysed.", CardOptions.flashSafety.spec,
+                     expecting: CardOptions.flashSafety.expectation),
         ], sizePair: "the card")
 
     /// `probe.json`: `probe --json`.
@@ -607,7 +627,7 @@ package enum PreviewRequests {
         switch error.code {
         case .inputNotFound, .inputNotReadable: status = 404
         case .notMediaFile, .noVideoStream, .unsupportedCodec: status = 415
-        case .corruptData, .decodingFailed: status = 422
+        case .corruptData, .decodingFailed, .unsafeFlashes: status = 422
         case .timedOut: status = 504
         case .tooLarge, .refusedByPolicy: status = 413
         case .invalidArgument: status = 400

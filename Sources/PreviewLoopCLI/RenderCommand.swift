@@ -184,12 +184,14 @@ struct RenderCommand {
     func run() throws -> Int32 {
         let rendered = try render()
         let summary = rendered.summary, start = rendered.start
+        if let move = summary.flashAvoidance?.movedDescription { Console.writeSummary(move + "\n", toError: true) }
         if let flashes = summary.flashes, let warning = Self.flashWarning(flashes, output: options.output) {
             Console.writeWarning(warning)
         }
         if let report {
             var output = ClipReport.output("hover", options.output, width: summary.size.width, height: summary.size.height)
             output.time = start
+            if let avoidance = summary.flashAvoidance { avoidance.record(in: &output) }
             output.frames = summary.frameCount
             output.duration = Format.seconds(summary.duration)
             if options.loopPoint != nil || options.seam != .cut {
@@ -261,12 +263,12 @@ struct RenderCommand {
             display.update(completed: completed, total: total)
         }
         display.finish(completed: summary.frameCount, total: summary.frameCount)
-        return Rendered(summary: summary, start: start)
+        return Rendered(summary: summary, start: summary.flashAvoidance?.start.seconds ?? start)
     }
 
     /// The one line `--flash-safety check` prints for an extended failure or a failure: the verdict and
     /// its spans in the time of the loop played on repeat; `nil` for a pass or a warning.
-    static func flashWarning(_ report: FlashReport, output: String) -> String? {
+    static func flashWarning(_ report: FlashReport, output: String, written: String = "written anyway") -> String? {
         guard report.verdict >= .extendedFailure else { return nil }
         // Touching spans (an extended failure running into a failure) read as one stretch.
         var stretches: [(start: Double, end: Double)] = []
@@ -276,13 +278,30 @@ struct RenderCommand {
         }
         let spans = stretches.prefix(3).map { "\(Format.fixed($0.start, 1))–\(Format.fixed($0.end, 1)) s" }
         return "\(Format.oneLine(output)) flashes: \(report.verdict.rawValue) (WCAG 2.3.1) at \(spans.joined(separator: ", ")) "
-            + "of the loop played on repeat (its seam included); written anyway"
+            + "of the loop played on repeat (its seam included); \(written)"
     }
 
     /// The window `thumb --at auto` searches with its defaults, `--start 0 --length 15`, cut at the clip's end.
     static func posterWindow(duration: Double?) -> Range<Double> {
         let length: Double = if case .seconds(let seconds) = ThumbOptions.length.defaultValue { seconds } else { 15 }
         return 0..<max(1e-6, min(length, duration ?? length))
+    }
+}
+
+extension FlashAvoidance {
+    /// `moved the loop window from 2.000 s to 5.250 s, clear of photosensitive flashes (…)`; `nil` when it
+    /// stayed where it was asked for.
+    var movedDescription: String? {
+        guard isMoved else { return nil }
+        return "moved the loop window from \(Format.fixed(requestedStart.seconds, 3)) s to \(Format.fixed(start.seconds, 3)) s, "
+            + "the nearest start clear of photosensitive flashes (--flash-safety avoid; \(windowsChecked) windows checked)"
+    }
+
+    /// Sets a hover record's time asked for and its choice.
+    func record(in output: inout BatchRecord.Output) {
+        output.time = (start.seconds * 1e6).rounded() / 1e6
+        output.timeAsked = (requestedStart.seconds * 1e6).rounded() / 1e6
+        output.choice = isMoved ? "moved clear of flashes" : "window asked for"
     }
 }
 

@@ -26,13 +26,15 @@ extension RenderOptions {
         LoopSeam(parsing: text)
     }
 
-    /// `--flash-safety <check|off>`.
+    /// `--flash-safety <check|avoid|off>`.
     static let flashSafety = Option<FlashSafety>.choice(
         "flash-safety", value: "mode",
         help: "check: analyse the frames written, played on repeat through the loop's seam, for photosensitive "
             + "flashes (WCAG 2.3.1, as probe --flashes does) and report a warning line on standard error for an "
             + "extended_failure or failure (and the verdicts in --json); the file is written and the exit status is 0 "
-            + "either way. off: no analysis.",
+            + "either way. avoid: move the window to the nearest start (within 10 s, in steps of about 0.25 s) whose loop "
+            + "is below an extended failure, reading the clip once, and say where on standard error; fail, writing "
+            + "nothing, when there is none. off: no analysis.",
         default: .check)
 
     /// Reads `--loop-point` and `--seam`: a loop point at or before `--start`, or a crossfade not shorter
@@ -80,9 +82,13 @@ extension RenderOptions {
         return length * (loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1) + fade
     }
 
-    /// The bytes of the frames a seamed render holds until its out point is known (GIF holds them anyway).
+    /// The bytes of the frames a seamed render holds until its out point is known (GIF holds them anyway),
+    /// or, with `--flash-safety avoid`, at most those of the search's reach on both sides as well.
     func heldBytes(frames: Double, size: Size) -> Double {
-        loopPoint == .auto || seam != .cut ? (format == .gif ? 0 : frames * WorkBudget.rgb(size)) : 0
+        if flashSafety == .avoid {
+            return (frames + 2 * FlashAvoidance.searchReach * Double(framesPerSecond)) * WorkBudget.rgb(size)
+        }
+        return loopPoint == .auto || seam != .cut ? (format == .gif ? 0 : frames * WorkBudget.rgb(size)) : 0
     }
 }
 

@@ -40,6 +40,8 @@ struct WallOptions: Equatable, Sendable {
     var deinterlacing = InputOptions.deinterlace.defaultValue
     /// `--insecure`, `--ca-file`.
     var tls = TLSOptions()
+    /// Whether each loop's window is checked for photosensitive flashes (`--flash-safety`).
+    var flashSafety = WallOptions.flashSafety.defaultValue
 }
 
 extension WallOptions {
@@ -81,7 +83,7 @@ extension WallOptions: ParsableCommand {
                     + "video may be given more than once), 1 to \(WallOptions.maximumInputs).", repeats: true)],
         options: [WallOptions.log, WallOptions.realtime.bind(\Self.isRealtime), WallOptions.loops.bind(\Self.passes), WallOptions.seconds.bind(\Self.seconds), WallOptions.size.bind(\Self.size), PictureOptions.fit.bind(\Self.contentMode),
                   WallOptions.start.bind(\Self.start), WallOptions.length.bind(\Self.length), WallOptions.cacheBudget.bind(\Self.cacheBudgetMiB), WallOptions.workers.bind(\Self.workers), WallOptions.stagger.bind(\Self.stagger),
-                  WallOptions.admissionOption.bind(\Self.admission), InputOptions.deinterlace.bind(\Self.deinterlacing), InputOptions.timeout.bind(\Self.timeout), TLSOptions.insecure, TLSOptions.caFile])
+                  WallOptions.admissionOption.bind(\Self.admission), WallOptions.flashSafety.bind(\Self.flashSafety), InputOptions.deinterlace.bind(\Self.deinterlacing), InputOptions.timeout.bind(\Self.timeout), TLSOptions.insecure, TLSOptions.caFile])
 
     var input: String { "wall" }
 
@@ -91,6 +93,15 @@ extension WallOptions: ParsableCommand {
 }
 
 extension WallOptions {
+    /// `--flash-safety <check|off>`: render's option, without `avoid` (each loop plays the window given).
+    static let flashSafety = Option<FlashSafety>.choice(
+        "flash-safety", value: "mode",
+        help: "check: analyse each loop's window as it first plays (the frames presented, then on repeat through its "
+            + "seam) for photosensitive flashes (WCAG 2.3.1) and report a warning line on standard error for an "
+            + "extended_failure or failure, and a count in the summary line; the loops play either way. off: no "
+            + "analysis. avoid is render's: a wall plays the windows given.",
+        default: .check, among: [.check, .off])
+
     static let log = Option<String?>.path(
         "log", value: "dir",
         help: "Write each loop's CSV timing log (the 'loop --log' format) as DIR/NNN-<name>.csv and the "
@@ -183,10 +194,34 @@ struct WallCommand {
         let recorder: LoopRecorder
         /// Seconds from the wall's start to the loop's clock start (its first frame's due time).
         let clockOffset = Mutex<Double?>(nil)
-        init(input: String, logPath: String, recorder: LoopRecorder) {
+        /// With `--flash-safety check`: the first pass's frames as presented, and the last one's time.
+        let flashes = Mutex((check: LoopFlashCheck(framesPerSecond: 0), last: 0.0))
+        let checksFlashes: Bool
+        init(input: String, logPath: String, recorder: LoopRecorder, checksFlashes: Bool) {
             self.input = input
             self.logPath = logPath
             self.recorder = recorder
+            self.checksFlashes = checksFlashes
+        }
+
+        /// Adds a presented frame of the first pass to the check.
+        func checkFlashes(_ frame: VideoFrame) {
+            guard checksFlashes, frame.loopIndex == 0 else { return }
+            let sample = FlashSample(frame.image)
+            let time = frame.presentationTime.seconds
+            flashes.withLock { state in
+                state.check.add(sample, at: time)
+                state.last = max(state.last, time)
+            }
+        }
+
+        /// The first pass's verdicts, played on repeat through its seam (`length`: the window, cut where
+        /// the last frame stops showing, `interval` after it); `nil` without the check or before a frame.
+        func flashReport(length: Double, interval: Double) -> FlashReport? {
+            guard checksFlashes else { return nil }
+            return flashes.withLock { state in
+                state.check.isEmpty ? nil : state.check.report(playTime: min(length, state.last + interval))
+            }
         }
     }
 
@@ -240,7 +275,8 @@ struct WallCommand {
                 for (_, handle) in started { handle.stop() }
                 throw error
             }
-            let entry = Entry(input: input, logPath: path, recorder: LoopRecorder(log: log, framesDirectory: nil))
+            let entry = Entry(input: input, logPath: path, recorder: LoopRecorder(log: log, framesDirectory: nil),
+                              checksFlashes: options.flashSafety == .check)
             do {
                 let handle = try wall!.add(
                     source: Source(argument: input), configuration: configuration,
@@ -250,6 +286,7 @@ struct WallCommand {
                             if offset == nil { offset = (began.duration(to: clock.now) - frame.timings.wallTime).seconds }
                         }
                         _ = entry.recorder.record(frame)
+                        entry.checkFlashes(frame)
                     })
                 if handle.frameRateDivisor > 1 {
                     Console.writeError("wall: \(input): started at 1/\(handle.frameRateDivisor) of its frame rate (admission)\n")
@@ -309,6 +346,16 @@ struct WallCommand {
             if let signal { return ExitStatus.interrupted(by: signal) }
             throw PreviewLoopError(.invalidArgument, "no loop presented a frame (\(failures) of \(options.inputs.count) failed)")
         }
+        // Each loop's window as it first played, on repeat through its seam.
+        var flashing = 0, checked = 0
+        for (entry, handle) in started {
+            guard let report = entry.flashReport(length: options.length, interval: handle.info.frameInterval) else { continue }
+            checked += 1
+            if let warning = RenderCommand.flashWarning(report, output: entry.input, written: "its loop plays anyway") {
+                flashing += 1
+                Console.writeWarning(warning)
+            }
+        }
         let summary = try TimingSummary(csv: combined).text
         try AtomicFile.write(Array(summary.utf8), to: directory + "/summary.txt")
         Console.writeOutput(summary)
@@ -317,7 +364,9 @@ struct WallCommand {
             + (failures > 0 ? ", \(failures) failed" : "") + ", \(total.framesPresented) frames, \(total.framesDropped) dropped, "
             + "\(Format.fixed(Format.seconds(elapsed), 3)) s; cache peak \(Format.fixed(Double(statistics.cachePeakBytes) / 1_048_576, 1)) "
             + "of \(options.cacheBudgetMiB) MiB, \(statistics.cacheEvictions) evictions; threads: \(statistics.workers) decode workers "
-            + "+ 1 presenter, process peak \(peakThreads)" + (signal != nil ? ", interrupted" : "") + "\n")
+            + "+ 1 presenter, process peak \(peakThreads)"
+            + (checked > 0 ? "; flashes: \(flashing) of \(checked) loop\(checked == 1 ? "" : "s") extended_failure or failure" : "")
+            + (signal != nil ? ", interrupted" : "") + "\n")
         if debug {
             Console.writeError("debug: threads before \(threadsBefore), peak \(peakThreads), after \(Self.threadCount()); "
                 + "wall threads peak \(peakWallThreads), after \(Self.threadCount(namedWith: "Wall ")); "

@@ -53,7 +53,7 @@ struct FlashCLITests {
         let checked = try Child.cli(arguments + ["-o", directory + "/a.mp4"])
         #expect(checked.status == 0)
         #expect(checked.errorLines.count == 1)
-        let expected = "Warning: \(directory)/a.mp4 flashes: failure (WCAG 2.3.1) at 0.0–6.3 s of the loop "
+        let expected = "Warning: \(directory)/a.mp4 flashes: failure (WCAG 2.3.1) at 1.0–6.3 s of the loop "
             + "played on repeat (its seam included); written anyway"
         #expect(checked.errorLines.first.map(String.init) == expected)
         #expect(FileManager.default.fileExists(atPath: directory + "/a.mp4"))
@@ -67,6 +67,10 @@ struct FlashCLITests {
         #expect(off.status == 0 && off.errorLines.isEmpty)
         let offOutput = try #require(((try JSONSerialization.jsonObject(with: off.stdout) as? [String: Any])?["outputs"] as? [[String: Any]])?.first)
         #expect(offOutput["flashes"] == nil)
-        #expect(try Child.cli(arguments + ["-o", directory + "/d.mp4", "--flash-safety", "avoid"]).status == 64)
+        // avoid: the nearest 0.3 s loop within one shot, 4 frames (at 15 fps) before the start asked for.
+        let avoided = try Child.cli(arguments + ["-o", directory + "/d.mp4", "--flash-safety", "avoid"])
+        #expect(avoided.status == 0)
+        #expect(avoided.errorLines.first?.hasPrefix("moved the loop window from 0.850 s to 0.583 s") == true)
+        #expect(try Child.cli(arguments + ["-o", directory + "/e.mp4", "--flash-safety", "sometimes"]).status == 64)
     }
 }

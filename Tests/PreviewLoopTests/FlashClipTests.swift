@@ -53,7 +53,8 @@ struct FlashClipTests {
         let report = try FlashClips.analyse(try FlashClips.flashing("full-3-long.mp4", period: 20, seconds: 6)).report
         #expect(report.verdict == .extendedFailure)
         #expect(report.seconds.map(\.luminanceFlashes) == [2, 3, 3, 3, 3, 3])
-        #expect(report.spans == [FlashSpan(start: 0, end: 6, verdict: .extendedFailure)])
+        // Reported from the fifth second of the run on, as IRIS reports it.
+        #expect(report.spans == [FlashSpan(start: 0, end: 4, verdict: .warning), FlashSpan(start: 4, end: 6, verdict: .extendedFailure)])
     }
 
     @Test("4 Hz over 10 % of the picture passes (under the area threshold); over 40 % it fails")

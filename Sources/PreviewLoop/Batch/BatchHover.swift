@@ -74,6 +74,7 @@ extension BatchClipJob {
         }
         try preview.writer.finish(lastFrameDuration: .seconds(preview.lastDuration))
         var result = entry
+        result.flashes = preview.flashCheck?.report(playTime: Double(preview.written - 1) / fps + preview.lastDuration)
         result.width = hover.size.width
         result.height = hover.size.height
         result.time = preview.start
@@ -92,17 +93,26 @@ extension BatchClipJob {
             windowEnd: hover.loopPoint?.windowEnd, threads: min(threads, 16), sourceOptions: sourceOptions))
         let summary = try player.render(to: staging + "/" + hover.fileName, format: hover.format, framesPerSecond: hover.framesPerSecond, quality: hover.quality,
                                         maxFrames: max(1, DecodedRecipe.seamedHoverBytes / max(1, hover.size.area * 3)),
-                                        loopPoint: hover.loopPoint?.loopPoint ?? .length, seam: hover.seam)
+                                        loopPoint: hover.loopPoint?.loopPoint ?? .length, seam: hover.seam,
+                                        flashSafety: hover.flashSafety)
         try checkStop()
         var result = entry
+        let windowStart = summary.flashAvoidance?.start.seconds ?? player.windowStart.seconds
         result.width = summary.size.width
         result.height = summary.size.height
-        result.time = player.windowStart.seconds
+        result.time = windowStart.rounded(toPlaces: 6)
         result.frames = summary.frameCount
         result.duration = summary.duration.seconds.rounded(toPlaces: 6)
-        // The out point: the loop's one play ends there (the frame after its last would be shown then).
-        result.loopPoint = (player.windowStart.seconds + summary.duration.seconds).rounded(toPlaces: 6)
-        result.seam = SeamReport(summary)
+        if hover.loopPoint != nil || hover.seam != .cut {
+            // The out point: the loop's one play ends there (the frame after its last would be shown then).
+            result.loopPoint = (windowStart + summary.duration.seconds).rounded(toPlaces: 6)
+            result.seam = SeamReport(summary)
+        }
+        result.flashes = summary.flashes
+        if let avoidance = summary.flashAvoidance {
+            result.timeAsked = avoidance.requestedStart.seconds.rounded(toPlaces: 6)
+            result.choice = avoidance.isMoved ? "moved clear of flashes" : "window asked for"
+        }
         return result
     }
 }
@@ -116,6 +126,8 @@ final class HoverPreview {
     private(set) var written = 0
     /// How long the last frame is shown (the window may end between two instants).
     var lastDuration: Double
+    /// With `flash_safety` `check`: the frames written, for their flash verdicts on repeat.
+    private(set) var flashCheck: LoopFlashCheck?
 
     init(_ hover: BatchRecipe.Hover, start: Double, clip: BatchClip, duration: Double?, path: String) throws(PreviewLoopError) {
         self.start = start
@@ -132,6 +144,7 @@ final class HoverPreview {
         lastDuration = length - Double(wanted - 1) / fps
         writer = try AnimationWriter(path: path, format: hover.format, size: hover.size,
                                      framesPerSecond: hover.framesPerSecond, quality: hover.quality)
+        if hover.flashSafety == .check { flashCheck = LoopFlashCheck(framesPerSecond: hover.framesPerSecond) }
     }
 
     /// The source time of the latest frame written, and the step from the frame before it.
@@ -140,6 +153,7 @@ final class HoverPreview {
 
     func append(_ frame: VideoFrame) throws(PreviewLoopError) {
         try writer.append(frame.image)
+        flashCheck?.add(frame.image)
         written += 1
         if let last = lastSourceTime, frame.sourceTime > last { lastStep = frame.sourceTime - last }
         lastSourceTime = max(lastSourceTime ?? frame.sourceTime, frame.sourceTime)

@@ -99,13 +99,16 @@ public struct BatchRecipe: Sendable, Hashable {
         public var seam = LoopSeam.cut
         /// The file's format (as `render -o hover.EXT`): MP4 (H.264) by default, animated WebP or GIF.
         public var format = AnimationFormat.mp4
+        /// Photosensitive flashes (as `render --flash-safety`, recipe key `flash_safety`): checked and
+        /// recorded by default, the window moved clear of them with ``FlashSafety/avoid``, or not analysed.
+        public var flashSafety = FlashSafety.check
         public init() {}
 
         /// The file's name in the clip's folder: `hover.mp4`, `hover.webp` or `hover.gif`.
         public var fileName: String { "hover.\(format.rawValue)" }
 
-        /// Whether the loop engine's render makes it (a loop point or a seam asked for).
-        public var isSeamed: Bool { loopPoint != nil || seam != .cut }
+        /// Whether the loop engine's render makes it (a loop point, a seam or `flash_safety` `avoid` asked for).
+        public var isSeamed: Bool { loopPoint != nil || seam != .cut || flashSafety == .avoid }
     }
 
     public var poster: Poster?
@@ -161,7 +164,7 @@ public struct BatchRecipe: Sendable, Hashable {
         if let h = hover {
             // Named only when asked for, so hovers made before these existed stay complete.
             let seamed = (h.loopPoint.map { ",loop=\($0)" } ?? "") + (h.seam == .cut ? "" : ",seam=\(h.seam)")
-                + (h.format == .mp4 ? "" : ",\(h.format.rawValue)")
+                + (h.format == .mp4 ? "" : ",\(h.format.rawValue)") + (h.flashSafety == .check ? "" : ",flash=\(h.flashSafety.rawValue)")
             parts.append("hover(\(h.start)+\(h.length),\(Self.canonical(h.sizeRequest)),\(h.framesPerSecond)fps,q\(h.quality)\(seamed))")
         }
         return parts.joined(separator: ";")
@@ -365,7 +368,7 @@ struct DecodedRecipe: Decodable {
             s.quality = try Self.integer(c, "quality", s.quality, ValueRanges.quality, "sprites")
             recipe.sprites = s
         }
-        if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam", "format"]) {
+        if let c = try section("hover", ["start", "length", "size", "fps", "quality", "loop_point", "seam", "format", "flash_safety"]) {
             var h = BatchRecipe.Hover()
             h.start = try Self.time(c, "start", "hover", otherwise: "\"poster\"", HoverStart.at, parsing: HoverStart.init(parsing:)) ?? h.start
             h.length = try Self.seconds(c, "length", h.length, allowZero: false, "hover")
@@ -385,6 +388,12 @@ struct DecodedRecipe: Decodable {
             }
             h.framesPerSecond = try Self.integer(c, "fps", h.framesPerSecond, ValueRanges.framesPerSecond, "hover")
             h.quality = try Self.integer(c, "quality", h.quality, ValueRanges.quality, "hover")
+            if c.contains(AnyKey("flash_safety")) {
+                guard let text = try? c.decode(String.self, forKey: AnyKey("flash_safety")), let mode = FlashSafety(rawValue: text) else {
+                    throw RecipeError(message: "\"hover\".\"flash_safety\": expected \"check\", \"avoid\" or \"off\"")
+                }
+                h.flashSafety = mode
+            }
             try Self.readSeam(c, into: &h)
             recipe.hover = h
         }

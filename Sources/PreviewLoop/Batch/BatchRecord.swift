@@ -59,8 +59,10 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         public var time: Double?
         /// Poster or frame at a time (`--at`, a recipe's `at`): the time asked for, in seconds (a
         /// percentage resolved); ``time`` is the frame given, earlier past a truncated file's data.
+        /// Hover with `flash_safety` `avoid`: the window's start asked for; ``time`` is where it starts.
         public var timeAsked: Double?
-        /// Poster: why that frame (`first good frame`, `best available`…).
+        /// Poster: why that frame (`first good frame`, `best available`…); hover with `flash_safety`
+        /// `avoid`: `window asked for` or `moved clear of flashes`.
         public var choice: String?
         /// Poster: candidates skipped before it.
         public var skippedFrames: Int?
@@ -346,7 +348,7 @@ public enum BatchFailure {
         if isDiskFull(error) { return .transient }
         switch error.code {
         case .inputNotFound, .notMediaFile, .noVideoStream, .unsupportedCodec, .corruptData, .refusedByPolicy, .tooLarge,
-             .invalidArgument, .decodingFailed:
+             .invalidArgument, .decodingFailed, .unsafeFlashes:
             return .permanent
         case .inputNotReadable, .timedOut, .cancelled, .outputNotWritable, .encodingFailed:
             // Reading a network input, or writing when space or permissions run out: the environment,

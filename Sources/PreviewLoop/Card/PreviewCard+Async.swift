@@ -33,11 +33,19 @@ extension PreviewCard {
         try await detached { card throws(PreviewLoopError) in try card.still(at: time) }
     }
 
-    /// Writes the sequence; see ``render(to:framesPerSecond:quality:maxFrames:)``.
+    /// Writes the sequence; see `render(to:framesPerSecond:quality:maxFrames:flashSafety:)`.
+    ///
+    /// - Parameters:
+    ///   - path: the animation (`.webp`, `.gif`, `.mp4`) or the directory of PNG frames to write.
+    ///   - framesPerSecond: the frame rate, 1–120 (default 30).
+    ///   - quality: 0–100, or `nil` for the format's default.
+    ///   - maxFrames: the most pictures the sequence may have.
+    ///   - flashSafety: ``FlashSafety/check`` fills ``CardSummary/flashes`` for an animation; `off` (the default) does not.
     @discardableResult
-    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil, maxFrames: Int = .max) async throws(PreviewLoopError) -> CardSummary {
+    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil, maxFrames: Int = .max,
+                       flashSafety: FlashSafety = .off) async throws(PreviewLoopError) -> CardSummary {
         try await detached { card throws(PreviewLoopError) in
-            try card.render(to: path, framesPerSecond: framesPerSecond, quality: quality, maxFrames: maxFrames)
+            try card.render(to: path, framesPerSecond: framesPerSecond, quality: quality, maxFrames: maxFrames, flashSafety: flashSafety)
         }
     }
 }

@@ -26,7 +26,7 @@ public struct CardPoster: Sendable {
     public var videoStart: Double
 }
 
-/// What ``PreviewCard/render(to:framesPerSecond:quality:maxFrames:)-9vk9o`` wrote.
+/// What `PreviewCard.render(to:framesPerSecond:quality:maxFrames:flashSafety:)` wrote.
 public struct CardSummary: Sendable, Hashable {
     /// The file, or the directory of PNG frames, written.
     public var path: String
@@ -44,6 +44,10 @@ public struct CardSummary: Sendable, Hashable {
     public var posterTime: Double
     /// Where the video started, seconds from the stream's start.
     public var videoStart: Double
+    /// With ``FlashSafety/check``, for an animation: the photosensitive-flash verdicts of its pictures
+    /// as a player repeats them (the jump from the last picture back to the poster included); `nil` for
+    /// a directory of PNG frames or with ``FlashSafety/off``.
+    public var flashes: FlashReport?
 }
 
 /// A preview card rendered headless: the poster (the window's first good frame) with a play button,
@@ -277,13 +281,30 @@ public final class PreviewCard {
     /// files (anything else is refused before rendering), so a failure keeps the old frames and a
     /// shorter re-run leaves no stale ones.
     ///
+    /// - Parameters:
+    ///   - path: the animation (`.webp`, `.gif`, `.mp4`) or the directory of PNG frames to write.
+    ///   - framesPerSecond: the frame rate, 1–120 (default 30).
+    ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
+    ///   - maxFrames: the most pictures the sequence may have; more throws ``PreviewLoopError/Code/tooLarge``.
+    ///   - flashSafety: ``FlashSafety/check`` analyses an animation's pictures (flattened on the style's
+    ///     background) for photosensitive flashes as a player repeats them, for ``CardSummary/flashes``;
+    ///     the file is written whatever the verdict. ``FlashSafety/off`` (the default) skips it, and so
+    ///     does a directory of PNG frames, which does not autoplay. ``FlashSafety/avoid`` throws
+    ///     ``PreviewLoopError/Code/invalidArgument``: a card plays from its poster, it has no window to move.
     /// - Throws: ``PreviewLoopError`` for an unusable input, an odd size for MP4, an unwritable output
     ///   or an encoder failure.
     @discardableResult
-    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil, maxFrames: Int = .max) throws(PreviewLoopError) -> CardSummary {
+    public func render(to path: String, framesPerSecond: Int = 30, quality: Int? = nil, maxFrames: Int = .max,
+                       flashSafety: FlashSafety = .off) throws(PreviewLoopError) -> CardSummary {
+        guard flashSafety != .avoid else {
+            throw PreviewLoopError(.invalidArgument, "a card plays from its poster: it has no loop window to move clear of "
+                                   + "flashes; check them instead")
+        }
         let lastDuration = lastFrameDuration(framesPerSecond: framesPerSecond)
         var written = 0
+        var flashes: FlashReport?
         if let format = AnimationFormat(path: path) {
+            var check = flashSafety == .check ? LoopFlashCheck(framesPerSecond: framesPerSecond) : nil
             let writer = try AnimationWriter(path: path, format: format, size: style.size, framesPerSecond: framesPerSecond,
                                              quality: quality, background: style.background ?? .white,
                                              keepsGIFTransparency: style.background == nil)
@@ -291,12 +312,16 @@ public final class PreviewCard {
             try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
                 if format == .webp || (format == .gif && style.background == nil) {
                     try writer.append(compositor.withBackground(frame.image))
+                    check?.add(compositor.flattened(frame.image))
                 } else {
-                    try writer.append(compositor.flattened(frame.image))
+                    let flat = compositor.flattened(frame.image)
+                    try writer.append(flat)
+                    check?.add(flat)
                 }
             }
             try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
             written = writer.frameCount
+            flashes = check?.report(playTime: Double(written - 1) / Double(framesPerSecond) + lastDuration)
         } else {
             // Built beside the destination and swapped in whole: the old frames stay until the new set is complete.
             let staged = try StagedDirectory(replacing: path) { StagedDirectory.isNumbered($0, prefix: "card-", suffix: ".png") }
@@ -319,6 +344,6 @@ public final class PreviewCard {
         }
         return CardSummary(path: path, format: AnimationFormat(path: path), size: style.size, framesPerSecond: framesPerSecond,
                            frameCount: written, duration: timeline.duration, posterTime: try poster().frame.sourceTime,
-                           videoStart: try poster().videoStart)
+                           videoStart: try poster().videoStart, flashes: flashes)
     }
 }

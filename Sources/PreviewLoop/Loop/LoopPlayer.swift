@@ -206,8 +206,9 @@ public final class LoopPlayer: Sendable {
         try run(loops: loops, control: LoopControl(), body)
     }
 
-    /// `windowLength` replaces the configured one (a render decoding past its out point).
-    func run(loops: Int?, control: LoopControl, windowLength: Duration? = nil,
+    /// `windowStart` and `windowLength` replace the configured ones (a render decoding past its out
+    /// point, or searching around its start).
+    func run(loops: Int?, control: LoopControl, windowStart: Duration? = nil, windowLength: Duration? = nil,
              _ body: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         let decoder = try takeDecoder(control: control)
         let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder)
@@ -219,7 +220,7 @@ public final class LoopPlayer: Sendable {
         // in realtime, far enough ahead (8 frames) to hide the seek back at the wrap.
         let isRealtime = configuration.clock == .realtime
         let pipe = FramePipe<LoopEvent>(capacity: isRealtime ? 8 : 2)
-        let schedule = LoopSchedule(decoder: decoder, windowStart: self.windowStart,
+        let schedule = LoopSchedule(decoder: decoder, windowStart: windowStart ?? self.windowStart,
                                     windowLength: windowLength ?? self.windowLength, loops: loops,
                                     cacheableFrames: cacheableFrames)
         let transfer = UncheckedTransfer(schedule)

@@ -21,6 +21,9 @@ public struct RenderSummary: Sendable, Hashable {
     /// With ``FlashSafety/check``: the photosensitive-flash verdicts of the frames written, played on
     /// repeat through the seam (times from the start of the first play); `nil` with ``FlashSafety/off``.
     public var flashes: FlashReport?
+    /// With ``FlashSafety/avoid``: where the window was asked to start and where the file's loop starts;
+    /// `nil` otherwise.
+    public var flashAvoidance: FlashAvoidance?
 
     /// Creates a summary.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, frameCount: Int,
@@ -66,14 +69,17 @@ extension LoopPlayer {
     ///     they count against `maxFrames`.
     ///   - flashSafety: ``FlashSafety/check`` analyses the frames written for photosensitive flashes
     ///     (WCAG 2.3.1), as a player repeats them: the pass, then the loop again through its seam, for
-    ///     ``RenderSummary/flashes``; the file is written whatever the verdict. ``FlashSafety/off`` (the
-    ///     default) skips it.
+    ///     ``RenderSummary/flashes``; the file is written whatever the verdict. ``FlashSafety/avoid``
+    ///     first moves the window to the nearest start (within ``FlashAvoidance/searchReach``) whose
+    ///     loop, judged as a cut at the window's length, is below an extended failure, reading the clip
+    ///     once, and says where in ``RenderSummary/flashAvoidance``; the frames written are then checked
+    ///     as with `check`. ``FlashSafety/off`` (the default) skips it.
     ///   - progress: called on the calling thread after each source frame with the file's frames made
     ///     so far and the number expected (the window, cut at the clip's end, at `framesPerSecond`); last
     ///     with both equal to the frames written, once the file is complete.
     /// - Throws: ``PreviewLoopError`` for an unusable input, an unknown extension, an odd size for MP4,
     ///   an unwritable output, a crossfade not shorter than the window, a loop end at a time, or an encoder
-    ///   failure.
+    ///   failure; ``PreviewLoopError/Code/unsafeFlashes`` with ``FlashSafety/avoid`` when no window is safe.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
                        encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopEnd = .length, seam: LoopSeam = .cut,
@@ -95,6 +101,11 @@ extension LoopPlayer {
                 throw PreviewLoopError(.invalidArgument, "the crossfade (\(DecimalText.fixed(fade, 3)) s) must be above 0 "
                                        + "and shorter than the window (\(DecimalText.fixed(window, 3)) s)")
             }
+        }
+        if flashSafety == .avoid {
+            return try renderAvoidingFlashes(to: path, format: format, framesPerSecond: framesPerSecond, quality: quality,
+                                             encoderThreads: encoderThreads, maxFrames: maxFrames, loopPoint: loopPoint,
+                                             fade: fade, progress: progress)
         }
         let isSeamed = loopPoint == .auto || fade > 0
         let decodeLength = isSeamed ? window * (loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1) + fade : window

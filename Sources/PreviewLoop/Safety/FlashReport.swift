@@ -5,8 +5,9 @@ public enum FlashVerdict: String, Sendable, Hashable, Codable, CaseIterable, Com
     /// Two or three flashes in a one-second window, not kept up for five seconds: within WCAG's
     /// threshold, near it.
     case warning
-    /// Two or three flashes a second in each of at least five consecutive seconds (IRIS's extended
-    /// failure: sustained flashing under the rate limit).
+    /// Two or three flashes a second (or more) kept up: a second that is the fifth or later of a run of
+    /// consecutive such seconds (IRIS's extended failure, reported as IRIS does once the flashing has been
+    /// sustained, not back to its start).
     case extendedFailure = "extended_failure"
     /// More than three flashes (more than six transitions) of the luminance or the red kind in a
     /// one-second window: over WCAG 2.3.1's threshold.
@@ -112,15 +113,12 @@ public struct FlashReport: Sendable, Hashable, Codable {
         let isFrequent = (0..<secondCount).map {
             isFailure[$0] || luminance[$0] / 2 >= Self.frequentFlashes || red[$0] / 2 >= Self.frequentFlashes
         }
-        // Seconds inside a run of at least five frequent ones.
+        // Seconds that are the fifth or later of a run of frequent ones: the flashing has been kept up.
         var isSustained = [Bool](repeating: false, count: secondCount)
-        var runStart = 0
-        for second in 0...secondCount {
-            if second < secondCount && isFrequent[second] { continue }
-            if second - runStart >= Self.extendedSeconds {
-                for index in runStart..<second { isSustained[index] = true }
-            }
-            runStart = second + 1
+        var run = 0
+        for second in 0..<secondCount {
+            run = isFrequent[second] ? run + 1 : 0
+            isSustained[second] = run >= Self.extendedSeconds
         }
         seconds = (0..<secondCount).map { second in
             let verdict: FlashVerdict = isFailure[second] ? .failure
