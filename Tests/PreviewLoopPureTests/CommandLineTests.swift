@@ -281,7 +281,14 @@ struct CommandLineUsageErrorTests {
             Issue.record("not a render command"); return
         }
         #expect(checked.flashSafety == .check && off.flashSafety == .off)
-        #expect(usageError(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "avoid"])?.kind
+        guard case .command(let avoid as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "avoid"]) else {
+            Issue.record("not a render command"); return
+        }
+        #expect(avoid.flashSafety == .avoid)
+        #expect(usageError(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "sometimes"])?.kind
+                    == .invalidValue(option: "flash-safety", value: "sometimes"))
+        // A card and a wall have no window to move: avoid is not one of their values.
+        #expect(usageError(["card", "clip.mp4", "-o", "c.webp", "--flash-safety", "avoid"])?.kind
                     == .invalidValue(option: "flash-safety", value: "avoid"))
     }
 
