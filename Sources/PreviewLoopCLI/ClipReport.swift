@@ -226,6 +226,7 @@ extension CommandLineTool {
             do {
                 return try body()
             } catch {
+                SignalCleanup.yieldToSignalExit()
                 report?.printFailure(error)
                 throw error
             }

@@ -34,6 +34,7 @@ public enum CommandLineTool {
         // written to a pipe (`-o -`, FFmpeg's `pipe:`) fails its command with one `Error:` line.
         signal(SIGPIPE, SIG_IGN)
         let status = runCommand(arguments, serve: serve)
+        SignalCleanup.yieldToSignalExit()
         // A command that failed has said so already; one that "succeeded" into a full disk has not.
         guard status == ExitStatus.success, let code = Console.outputError else { return status }
         let input = (try? CommandLineParser.parse(arguments))?.input
@@ -91,6 +92,7 @@ public enum CommandLineTool {
             Console.writeError(errorLine(for: error, input: input) + "\n")
             return ExitStatus.usage
         } catch {
+            SignalCleanup.yieldToSignalExit()
             var line = errorLine(for: error, input: input)
             if let error = error as? PreviewLoopError, error.code == .timedOut {
                 line += timeoutNote(for: error, timeout: timeout, deadline: deadline)

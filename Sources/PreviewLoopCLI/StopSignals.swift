@@ -199,6 +199,19 @@ private enum SignalRelay {
 /// at once with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). Earlier outputs are untouched: a file or directory is only ever replaced by a
 /// rename of a finished one.
 enum SignalCleanup {
+    /// Set once a signal's exit has begun: the temporaries are being removed and the process ends on
+    /// the relay thread.
+    private static let isExiting = Atomic<Bool>(false)
+
+    /// Waits for a signal's exit in progress to end the process, when one has begun; returns at once
+    /// otherwise. The command's own thread calls it before it reports an error or returns a status: a
+    /// write failing because the exit just removed its temporary must not win the race with a
+    /// message and status of its own.
+    static func yieldToSignalExit() {
+        guard isExiting.load(ordering: .sequentiallyConsistent) else { return }
+        while true { pause() }
+    }
+
     /// Runs `body` with the signals handled so.
     static func run<Result>(input: String, report: ClipReport?, _ body: () throws -> Result) throws -> Result {
         let watcher = SignalWatcher { signal in
@@ -213,6 +226,7 @@ enum SignalCleanup {
     /// the interruption's message), exit 130 or 143.
     static func exit(interruptedBy signal: Int32, input: String, report: ClipReport?, errorLine: String? = nil,
                      cleanUp: () -> Void = {}) -> Never {
+        isExiting.store(true, ordering: .sequentiallyConsistent)
         func removeUnfinished() {
             cleanUp()
             TemporaryFiles.removeAll()
