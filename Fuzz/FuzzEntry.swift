@@ -66,17 +66,17 @@ private func fuzzArguments(_ bytes: Data) {
     do {
         let command = try CommandLineParser.parse(arguments)
         switch command {
-        case .thumb(let options):
+        case .command(let options as ThumbOptions):
             precondition(options.size.knownSizes.allSatisfy { $0.area <= 16384 * 16384 } && options.source.timeout <= 86_400)
-        case .strip(let options): precondition((1...1000).contains(options.count) && options.columns <= options.count)
-        case .render(let options): precondition((1...120).contains(options.framesPerSecond))
-        case .sprites(let options):
+        case .command(let options as StripOptions): precondition((1...1000).contains(options.count) && options.columns <= options.count)
+        case .command(let options as RenderOptions): precondition((1...120).contains(options.framesPerSecond))
+        case .command(let options as SpritesOptions):
             switch options.every {
             case .auto: break
             case .every(let seconds): precondition(seconds > 0 && seconds.isFinite)
             case .count(let count): precondition(count >= 1)
             }
-        case .card(let options):
+        case .command(let options as CardOptions):
             let frames = PreviewCard.frameCount(duration: CardTimeline(style: options.style).duration,
                                                 framesPerSecond: options.framesPerSecond)
             if case .still = options.destination {} else { precondition(frames <= options.budget.maxFrames) }

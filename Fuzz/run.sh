@@ -31,8 +31,24 @@ mkdir -p "$OUT/corpus" "$OUT/corpus-timing" "$OUT/corpus-cli" "$OUT/artifacts"
 # module (PreviewLoopFFmpeg, the only one that imports CFFmpeg), then the library and the CLI's
 # sources without its main.swift (the `cli` target calls its pure parser) linked with both.
 LAYER_SOURCES=($(find Sources/PreviewLoopFFmpeg -name '*.swift' | sort))
+# The CLI's embedded resources (the feed page's Feed/*.css and *.js), as SwiftPM's `embedInCode`
+# generates them: `PackageResources.<name_ext>` byte arrays.
+mkdir -p "$OUT"
+RESOURCES="$OUT/embedded_resources.swift"
+python3 - "$RESOURCES" Sources/PreviewLoopCLI/Feed/* <<'PY'
+import os, sys
+lines = ["struct PackageResources {"]
+for path in sorted(sys.argv[2:]):
+    name = os.path.basename(path).replace(".", "_").replace("-", "_")
+    data = open(path, "rb").read()
+    lines.append("static let %s: [UInt8] = [%s]" % (name, ",".join(str(b) for b in data)))
+lines.append("}")
+text = "\n".join(lines) + "\n"
+if not os.path.exists(sys.argv[1]) or open(sys.argv[1]).read() != text:
+    open(sys.argv[1], "w").write(text)
+PY
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
-         $(find Sources/PreviewLoopCLI -name '*.swift' | sort))
+         $(find Sources/PreviewLoopCLI -name '*.swift' | sort) "$RESOURCES")
 FFMPEG_INCLUDES=(-I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil))
 if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" Sources/CFFmpeg Sources/CFFmpegLog Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
