@@ -424,7 +424,7 @@ extension BatchCommandOptions {
     static let shardCount = Option<Int?>.optionalInteger(
         "shard-count", help: "The shard count for an index taken from the "
             + "environment (Kubernetes gives only JOB_COMPLETION_INDEX; or set PREVIEW_LOOP_SHARD_COUNT).",
-        in: 1...100_000)
+        in: ValueRanges.shardCount)
     /// `--progress`, the reporting group's flag; a batch's lines are JSON objects, one per finished clip.
     static let progress = ReportingOptions.progress
     static let timeout = Option<Double>(

@@ -331,7 +331,7 @@ package enum PreviewRequests {
                  expecting: SpritesOptions.count.expectation),
         QueryParameter(name: "columns", help: "Tiles per row, 1 to 100; the rows are as many as the thumbnails need.",
                        option: SpritesOptions.grid.spec,
-                       arguments: { text in Int(text).flatMap { (1...100).contains($0) ? ["--grid=\($0)x1"] : nil } },
+                       arguments: { text in Int(text).flatMap { ValueRanges.spriteGrid.contains($0) ? ["--grid=\($0)x1"] : nil } },
                        expectation: "a whole number from 1 to 100"),
     ] + sizePair("each tile", option: SpritesOptions.size.spec) + [
         fitMode, imageQuality,

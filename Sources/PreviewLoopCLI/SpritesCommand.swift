@@ -70,7 +70,7 @@ extension SpritesOptions {
     /// `-n, --count <n>`: thumbnails over the clip.
     static let count = Option<Int?>.optionalInteger(
         "count", short: "n", help: "This many thumbnails spread evenly over the clip, 1 to 100000 (never closer than "
-            + "one frame). Not with --every.", in: 1...100_000)
+            + "one frame). Not with --every.", in: ValueRanges.spriteCount)
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--grid <CxR>`.
@@ -78,7 +78,7 @@ extension SpritesOptions {
         "grid", value: "CxR", help: "Tiles per sheet: C columns by R rows, each 1 to 100.",
         default: Size(width: 10, height: 10), showing: "10x10",
         expecting: "COLUMNSxROWS, each 1 to 100, for example 10x10") { text in
-        Size(parsing: text).flatMap { (1...100).contains($0.width) && (1...100).contains($0.height) ? $0 : nil }
+        Size(parsing: text).flatMap { ValueRanges.spriteGrid.contains($0.width) && ValueRanges.spriteGrid.contains($0.height) ? $0 : nil }
     }
     /// `--format <format>`.
     static let format = Option<SheetFormat>.choice("format", value: "format", help: "The sheets' image format: jpg or webp.",

@@ -76,6 +76,10 @@ private let shared: [SharedRange] = [
                 }),
     SharedRange(range: ValueRanges.framesPerSecond, command: ["card", "c.mp4", "-o", "c.webp"], option: "fps",
                 recipe: nil, library: nil),
+    SharedRange(range: ValueRanges.spriteCount, command: ["sprites", "c.mp4", "-o", "dir"], option: "count",
+                recipe: ("sprites", "count"), library: nil),
+    SharedRange(range: ValueRanges.shardCount, command: ["batch", "m.jsonl", "-o", "out"], option: "shard-count",
+                recipe: nil, library: { n in accepts { _ = try BatchShard(index: 0, count: n) } }),
 ]
 
 @Suite("The CLI, the batch recipe and the library agree on every range")

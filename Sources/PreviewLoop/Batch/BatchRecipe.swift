@@ -355,12 +355,12 @@ struct DecodedRecipe: Decodable {
                 if c.contains(AnyKey("every")) {
                     throw RecipeError(message: "\"sprites\".\"count\": give \"every\" or \"count\", not both")
                 }
-                s.every = .count(try Self.integer(c, "count", SpriteInterval.autoThumbnails, 1...100_000, "sprites"))
+                s.every = .count(try Self.integer(c, "count", SpriteInterval.autoThumbnails, ValueRanges.spriteCount, "sprites"))
             }
             s.sizeRequest = try Self.sizeRequest(c, "size", s.sizeRequest, "sprites")
             s.size = s.sizeRequest.exactSize ?? s.size
             if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
-                guard let parsed = Size(parsing: grid), ValueRanges.sheetGrid.contains(parsed.width), ValueRanges.sheetGrid.contains(parsed.height) else {
+                guard let parsed = Size(parsing: grid), ValueRanges.spriteGrid.contains(parsed.width), ValueRanges.spriteGrid.contains(parsed.height) else {
                     throw RecipeError(message: "\"sprites\".\"grid\": expected CxR, each 1 to 100, not \(grid)")
                 }
                 (s.columns, s.rows) = (parsed.width, parsed.height)

@@ -24,4 +24,10 @@ public enum ValueRanges {
     public static let sheetTileWidth: ClosedRange<Int> = 16...4096
     /// A contact sheet's width in pixels: 16 to 16383, WebP's largest side.
     public static let sheetWidth: ClosedRange<Int> = 16...16383
+    /// Scrub-bar thumbnails asked for by number (``SpriteInterval/count(_:)``): 1 to 100000.
+    public static let spriteCount: ClosedRange<Int> = 1...100_000
+    /// Columns, and rows, of one sprite sheet's grid: 1 to 100 each.
+    public static let spriteGrid: ClosedRange<Int> = 1...100
+    /// How many shards a batch manifest is split into (`batch --shard-count`): 1 to 100000.
+    public static let shardCount: ClosedRange<Int> = 1...100_000
 }
