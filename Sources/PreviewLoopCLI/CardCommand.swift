@@ -55,7 +55,7 @@ extension CardOptions: ClipOutputCommand {
 
 extension CardOptions {
     /// `-o, --output <path>`.
-    static let output = Option<String?>.path(
+    static let output = ValueOption<String?>.path(
         "output", short: "o", value: "path",
         help: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
             + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
@@ -64,13 +64,13 @@ extension CardOptions {
             + "refused). Files are written whole or not at all.",
         required: true)
     /// `-s, --size <WxH>`: exactly that.
-    static let size = Option<Size>(
+    static let size = ValueOption<Size>(
         "size", short: "s", value: "WxH",
         help: "The card's size in pixels; even for .mp4. Not with --aspect. \(PictureOptions.encoderLimits)",
         default: CardStyle().size, showing: CardStyle().size.description,
         expecting: "WIDTHxHEIGHT in pixels, each 1 to 16384, for example 320x180") { Size(parsing: $0) }
     /// `--aspect <W:H>`.
-    static let aspect = Option<Double?>(
+    static let aspect = ValueOption<Double?>(
         "aspect", value: "W:H",
         help: "The card's aspect ratio at 480 pixels wide (16:9, 4:3, 1.5), from 1:16 to 16:1. Not with --size.",
         default: nil, showing: nil,
@@ -80,33 +80,33 @@ extension CardOptions {
     /// `--corner-radius <px>`.
     static let cornerRadius = PictureOptions.cornerRadius(default: CardStyle().cornerRadius)
     /// `--reveal <reveal>`.
-    static let reveal = Option<CardReveal>.choice(
+    static let reveal = ValueOption<CardReveal>.choice(
         "reveal", value: "reveal",
         help: "circle (a disc grows from the centre to the frame's diagonal in 0.6 s, eased) or "
             + "fade (a cross-fade of the same length, the Reduce Motion variant).",
         default: CardStyle().reveal)
     /// `--poster-hold <time>`.
-    static let posterHold = Option<Double>.seconds(
+    static let posterHold = ValueOption<Double>.seconds(
         "poster-hold", help: "How long the poster with its play button shows before the reveal.",
         default: CardStyle().posterHold, showing: Format.limit(CardStyle().posterHold), allowsZero: true)
     /// `--play-length <time>`.
-    static let playLength = Option<Double>.seconds(
+    static let playLength = ValueOption<Double>.seconds(
         "play-length", help: "How long the video plays after the reveal, from the poster's time.",
         default: CardStyle().playLength, showing: Format.limit(CardStyle().playLength), allowsZero: true)
     /// `--close`.
-    static let close = Flag("close", help: "End by fading back to the poster (0.35 s), as the close button does: a looping "
+    static let close = FlagOption("close", help: "End by fading back to the poster (0.35 s), as the close button does: a looping "
                                 + "animation then joins its end to its start.")
     /// `--no-play-button`.
-    static let noPlayButton = Flag("no-play-button", help: "Show the poster without the play button.")
+    static let noPlayButton = FlagOption("no-play-button", help: "Show the poster without the play button.")
     /// `--fps <n>`.
-    static let fps = Option<Int>.integer("fps", help: "Frames per second of animations and frame directories, 1 to 120.",
+    static let fps = ValueOption<Int>.integer("fps", help: "Frames per second of animations and frame directories, 1 to 120.",
                                          default: 30, in: ValueRanges.framesPerSecond)
     /// `--length <time>`: the loop window.
-    static let length = Option<TimePosition>.time(
+    static let length = ValueOption<TimePosition>.time(
         "length", help: "How long the loop window lasts: the poster is its first good frame, and the video wraps at its end.",
         default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
     /// `--poster-at <time>`.
-    static let posterAt = Option<TimePosition?>(
+    static let posterAt = ValueOption<TimePosition?>(
         "poster-at", value: "time",
         help: "Take the poster at this time of the clip (seconds, mm:ss, hh:mm:ss.ms or a "
             + "percentage) instead of the window's first good frame; the video then plays from --start.",
@@ -115,12 +115,12 @@ extension CardOptions {
         TimePosition(parsing: text).map { .some($0) }
     }
     /// `-t, --at <time>`: a still's instant.
-    static let at = Option<Double>.seconds(
+    static let at = ValueOption<Double>.seconds(
         "at", short: "t", help: "For a still: the instant of the sequence to show, in seconds from its start "
             + "(0: the poster; poster-hold + 0.3: mid-reveal).",
         default: 0, showing: "0", allowsZero: true)
     /// `--flash-safety <check|off>`: render's option, without `avoid` (a card plays from its poster).
-    static let flashSafety = Option<FlashSafety>.choice(
+    static let flashSafety = ValueOption<FlashSafety>.choice(
         "flash-safety", value: "mode",
         help: "check: analyse an animation's pictures, played on repeat (the jump back to the poster included), for "
             + "photosensitive flashes (WCAG 2.3.1) and report a warning line on standard error for an extended_failure "
@@ -128,7 +128,7 @@ extension CardOptions {
             + "PNG frames are not analysed; avoid is render's (a card plays from its poster, it has no window to move).",
         default: .check, among: [.check, .off])
     /// `-q, --quality <0-100>`.
-    static let quality = Option<Int?>.optionalInteger(
+    static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100", help: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best).",
         in: ValueRanges.quality)
 

@@ -5,7 +5,7 @@ import Synchronization
 /// `--json` of the single-clip commands (thumb, strip, sheet, sprites, render, card, loop), declared once.
 enum ReportOptions {
     /// `--json`: the batch record instead of the summary line.
-    static let json = Flag(
+    static let json = FlagOption(
         "json",
         help: "Print one JSON object on standard output instead of the summary line, in the schema of a batch "
             + "results record: status (ok or failed), for a failure its reason code and whether it is "

@@ -14,7 +14,7 @@ package struct FeedSettings: Equatable, Sendable {
     package init() {}
 
     /// `--preview-length <time>` (and `preview_length`).
-    static let previewLength = Option<Double>(
+    static let previewLength = ValueOption<Double>(
         "preview-length", value: "time",
         help: "The feed page (/): a playing preview seeks back to its start every this many seconds, as a "
             + "PlayerView loop does, 0.5 to 3600; a page's preview_length parameter overrides it.",
@@ -23,7 +23,7 @@ package struct FeedSettings: Equatable, Sendable {
         if case .seconds(let value)? = TimePosition(parsing: text), FeedPage.previewLengthRange.contains(value) { value } else { nil }
     }
     /// `max_playing`.
-    static let maxPlaying = Option<Int>.integer(
+    static let maxPlaying = ValueOption<Int>.integer(
         "max-playing", help: "Previews playing at once at most.", default: FeedPage.defaultMaxPlaying,
         in: FeedPage.maxPlayingRange)
 

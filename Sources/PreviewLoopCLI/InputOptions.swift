@@ -61,7 +61,7 @@ extension InputOptions {
     }
 
     /// `--timeout <seconds>`: a stall, not work.
-    static let timeout = Option<Double>(
+    static let timeout = ValueOption<Double>(
         "timeout", value: "seconds",
         help: "Give up when opening the input takes longer, or when nothing is read for this long (a "
             + "stalled server or pipe). A long job that keeps reading is never cut short by it.",
@@ -71,25 +71,25 @@ extension InputOptions {
     }
 
     /// `--deadline <seconds>`: the whole job.
-    static let deadline = Option<Double?>(
+    static let deadline = ValueOption<Double?>(
         "deadline", value: "seconds", help: "Give up when the whole job's reading takes longer than this, however steady.",
         default: nil, showing: "none", expecting: "a number of seconds above 0 and at most 86400") { text in
         Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? .some($0) : nil }
     }
 
     /// `--threads <n>`.
-    static let threads = Option<Int>.integer("threads", help: "Decoding threads, 1 to 64.",
+    static let threads = ValueOption<Int>.integer("threads", help: "Decoding threads, 1 to 64.",
                                              default: DecodingDefaults.threads, in: 1...64)
 
     /// `--allow-redirects`.
-    static let allowRedirects = Flag(
+    static let allowRedirects = FlagOption(
         "allow-redirects",
         help: "Let a URL input redirect to another http(s) host or port (by default only redirects within its "
             + "own host and port are followed). Never to another protocol; a playlist's segments stay on the "
             + "input's origins either way.")
 
     /// `--tonemap <curve>`.
-    static let tonemap = Option<ToneMapping>.choice(
+    static let tonemap = ValueOption<ToneMapping>.choice(
         "tonemap", value: "curve",
         help: "How HDR (PQ, HLG) frames become SDR: auto (reference white at SDR white, highlights rolled off "
             + "to the picture's peak, BT.2020 colours desaturated into BT.709), clip (reference white at SDR white, "
@@ -97,7 +97,7 @@ extension InputOptions {
         default: .auto)
 
     /// `--deinterlace <mode>`.
-    static let deinterlace = Option<Deinterlacing>.choice(
+    static let deinterlace = ValueOption<Deinterlacing>.choice(
         "deinterlace", value: "mode",
         help: "auto (deinterlace the frames the decoder flags as interlaced, every frame of a stream that "
             + "declares a field order, and every frame of one whose first frames look combed; progressive input is untouched), on "
@@ -162,13 +162,13 @@ package struct TLSOptions: Equatable, Sendable {
     static let declarations: [any OptionDeclaration] = [insecure, caFile]
 
     /// `--insecure`.
-    static let insecure = Flag(
+    static let insecure = FlagOption(
         "insecure",
         help: "Accept any https certificate, unverified (by default it must chain to an authority in the "
             + "system's store and name the URL's host). Anyone on the network path can then serve anything.")
 
     /// `--ca-file <file>`.
-    static let caFile = Option<String?>.path(
+    static let caFile = ValueOption<String?>.path(
         "ca-file", value: "file",
         help: "Trust the certificate authorities in this PEM file for https inputs instead of the system's "
             + "(a private CA).")

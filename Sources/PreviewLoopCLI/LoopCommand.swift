@@ -61,18 +61,18 @@ extension LoopOptions: ClipCommand, ReportsProgress {
 
 extension LoopOptions {
     /// `--loops <n>`.
-    static let loops = Option<Int>.integer(
+    static let loops = ValueOption<Int>.integer(
         "loops", help: "Passes over the window; 0 loops until interrupted (Ctrl-C or SIGTERM), "
             + "then finishes the log and exits 0.",
         default: 1, in: 0...Int.max)
     /// `-s, --size <WxH>`.
     static let size = PictureOptions.size(default: defaultBox)
     /// `--realtime`.
-    static let realtime = Flag("realtime",
+    static let realtime = FlagOption("realtime",
                                help: "Deliver frames at playback speed; without it frames are decoded as fast as "
                                    + "possible and lateness is not measured.")
     /// `--log <file>`, `-` for standard output.
-    static let log = Option<LogDestination?>(
+    static let log = ValueOption<LogDestination?>(
         "log", value: "file",
         help: "Write a CSV timing log (pass, index, presentation_time, wall_time, decode_ms, "
             + "scale_ms, lateness_ms, dropped) to the file when the loop ends, or to standard output as "
@@ -81,13 +81,13 @@ extension LoopOptions {
         text.isEmpty ? nil : text == "-" ? .standardOutput : .file(text)
     }
     /// `--frames <dir>`.
-    static let frames = Option<String?>.path(
+    static let frames = ValueOption<String?>.path(
         "frames", value: "dir",
         help: "Write every frame to the directory as PPP-FFFFF.ppm (pass and frame number, from 1; .png or .jpg "
             + "with --format); created if missing.",
         completing: .directory)
     /// `--capture-at <times>`: wall times in seconds from the loop's start (no percentages), sorted.
-    static let captureAt = Option<[Double]>(
+    static let captureAt = ValueOption<[Double]>(
         "capture-at", value: "times",
         help: "Write a still of the frame presented at each of these times from the loop's "
             + "start (comma-separated; seconds, mm:ss or hh:mm:ss.ms) as capture-NN.ppm.",
@@ -96,7 +96,7 @@ extension LoopOptions {
         return times.contains(nil) ? nil : times.compactMap { $0 }.sorted()
     }
     /// `--record <from-to>`: a wall-time span from the loop's start, FROM before TO.
-    static let record = Option<Range<Double>?>(
+    static let record = ValueOption<Range<Double>?>(
         "record", value: "from-to",
         help: "Record every frame presented in this span of time from the loop's start as "
             + "record-PPP-FFFFF.ppm, across seams.",
@@ -106,7 +106,7 @@ extension LoopOptions {
         return .some(from..<to)
     }
     /// `--capture-dir <dir>`.
-    static let captureDir = Option<String?>.path(
+    static let captureDir = ValueOption<String?>.path(
         "capture-dir", value: "dir",
         help: "Where --capture-at and --record write (default: the --frames directory); created if missing.",
         completing: .directory)

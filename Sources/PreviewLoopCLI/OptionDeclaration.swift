@@ -12,7 +12,7 @@ protocol OptionDeclaration: Sendable {
 }
 
 /// An option that takes a value: how the value is typed and checked, and what it is when absent.
-struct Option<Value: Sendable>: OptionDeclaration {
+struct ValueOption<Value: Sendable>: OptionDeclaration {
     var spec: OptionSpec
     /// The value when the option is absent.
     var defaultValue: Value
@@ -47,7 +47,7 @@ struct Option<Value: Sendable>: OptionDeclaration {
 }
 
 /// An option that takes no value: present or not.
-struct Flag: OptionDeclaration {
+struct FlagOption: OptionDeclaration {
     var spec: OptionSpec
 
     /// Declares a flag.
@@ -56,11 +56,11 @@ struct Flag: OptionDeclaration {
     }
 }
 
-extension Option where Value == Int {
+extension ValueOption where Value == Int {
     /// A decimal integer within `range`; help shows the default unless `showing` says otherwise.
     static func integer(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,
-                        default defaultValue: Int, in range: ClosedRange<Int>, showing: String? = nil) -> Option<Int> {
-        var option = Option(name, short: short, value: valueName, help: help, default: defaultValue,
+                        default defaultValue: Int, in range: ClosedRange<Int>, showing: String? = nil) -> ValueOption<Int> {
+        var option = ValueOption(name, short: short, value: valueName, help: help, default: defaultValue,
                             showing: showing ?? String(defaultValue), expecting: integerExpectation(range)) { text in
             Int(text).flatMap { range.contains($0) ? $0 : nil }
         }
@@ -70,8 +70,8 @@ extension Option where Value == Int {
 
     /// A size in bytes with a binary unit (`512K`, `300M`, `10G`, `1T`; `KiB`, `MiB`, … too) within `range`.
     static func byteSize(_ name: String, help: String, default defaultValue: Int, showing: String,
-                         in range: ClosedRange<Int>) -> Option<Int> {
-        Option(name, value: "size", help: help, default: defaultValue, showing: showing,
+                         in range: ClosedRange<Int>) -> ValueOption<Int> {
+        ValueOption(name, value: "size", help: help, default: defaultValue, showing: showing,
                expecting: "a size such as 512M, 10G or 1T (binary units) from \(ByteSize.text(range.lowerBound)) to "
                    + ByteSize.text(range.upperBound)) { text in
             ByteSize.parse(text).flatMap { range.contains($0) ? $0 : nil }
@@ -104,11 +104,11 @@ package enum ByteSize {
     }
 }
 
-extension Option where Value == Int? {
+extension ValueOption where Value == Int? {
     /// A decimal integer within `range`, or `nil` when absent.
     static func optionalInteger(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,
-                                in range: ClosedRange<Int>, showing: String? = nil) -> Option<Int?> {
-        var option = Option(name, short: short, value: valueName, help: help, default: nil, showing: showing,
+                                in range: ClosedRange<Int>, showing: String? = nil) -> ValueOption<Int?> {
+        var option = ValueOption(name, short: short, value: valueName, help: help, default: nil, showing: showing,
                             expecting: integerExpectation(range)) { text in
             Int(text).flatMap { range.contains($0) ? .some($0) : nil }
         }
@@ -123,12 +123,12 @@ private func integerExpectation(_ range: ClosedRange<Int>) -> String {
         : "a whole number from \(range.lowerBound) to \(range.upperBound)"
 }
 
-extension Option where Value: RawRepresentable & CaseIterable & Equatable, Value.RawValue == String {
+extension ValueOption where Value: RawRepresentable & CaseIterable & Equatable, Value.RawValue == String {
     /// One of an enumeration's raw values, limited to `allowed`; help shows the default's raw value.
     static func choice(_ name: String, value valueName: String, help: String, default defaultValue: Value,
-                       among allowed: [Value] = Array(Value.allCases)) -> Option<Value> {
+                       among allowed: [Value] = Array(Value.allCases)) -> ValueOption<Value> {
         let names = allowed.map(\.rawValue)
-        return Option(name, value: valueName, help: help, default: defaultValue, showing: defaultValue.rawValue,
+        return ValueOption(name, value: valueName, help: help, default: defaultValue, showing: defaultValue.rawValue,
                       expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!,
                       completing: .choices(names)) { text in
             Value(rawValue: text).flatMap { allowed.contains($0) ? $0 : nil }
@@ -136,24 +136,24 @@ extension Option where Value: RawRepresentable & CaseIterable & Equatable, Value
     }
 }
 
-extension Option where Value == String? {
+extension ValueOption where Value == String? {
     /// A path that must not be empty, or `nil` when absent; completed as a file path, or as a folder
     /// when `completing` says `.directory`.
     static func path(_ name: String, short: Character? = nil, value valueName: String, help: String,
                      showing: String? = nil, required: Bool = false,
-                     completing completion: ValueCompletion = .path) -> Option<String?> {
-        Option(name, short: short, value: valueName, help: help, default: nil, showing: showing, required: required,
+                     completing completion: ValueCompletion = .path) -> ValueOption<String?> {
+        ValueOption(name, short: short, value: valueName, help: help, default: nil, showing: showing, required: required,
                expecting: "a non-empty path", completing: completion) { $0.isEmpty ? nil : .some($0) }
     }
 }
 
-extension Option where Value == TimePosition {
+extension ValueOption where Value == TimePosition {
     /// A time: seconds, `mm:ss`, `hh:mm:ss.ms` or a percentage; above zero when `positive`.
     static func time(_ name: String, short: Character? = nil, help: String, default defaultValue: TimePosition,
-                     showing: String, positive: Bool = false) -> Option<TimePosition> {
+                     showing: String, positive: Bool = false) -> ValueOption<TimePosition> {
         let expectation = positive ? "a time above 0: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)"
             : "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)"
-        return Option(name, short: short, value: "time", help: help, default: defaultValue, showing: showing,
+        return ValueOption(name, short: short, value: "time", help: help, default: defaultValue, showing: showing,
                       expecting: expectation) { text in
             guard let position = TimePosition(parsing: text) else { return nil }
             guard positive else { return position }
@@ -166,12 +166,12 @@ extension Option where Value == TimePosition {
     }
 }
 
-extension Option where Value == Double {
+extension ValueOption where Value == Double {
     /// A duration in seconds (seconds, mm:ss or hh:mm:ss.ms; no percentage), above 0 or, when
     /// `allowsZero`, 0 or more.
     static func seconds(_ name: String, short: Character? = nil, help: String, default defaultValue: Double,
-                        showing: String, allowsZero: Bool) -> Option<Double> {
-        Option(name, short: short, value: "time", help: help, default: defaultValue, showing: showing,
+                        showing: String, allowsZero: Bool) -> ValueOption<Double> {
+        ValueOption(name, short: short, value: "time", help: help, default: defaultValue, showing: showing,
                expecting: "a time \(allowsZero ? "of 0 or more" : "above 0"): seconds (1.5), mm:ss or hh:mm:ss.ms") { text in
             if case .seconds(let value)? = TimePosition(parsing: text), allowsZero ? value >= 0 : value > 0 { value } else { nil }
         }
@@ -182,7 +182,7 @@ extension ScannedArguments {
     /// The option's typed value, or its default when absent.
     ///
     /// - Throws: ``UsageError`` `.invalidValue` naming the option and what it expects.
-    func value<Value>(_ option: Option<Value>) throws(UsageError) -> Value {
+    func value<Value>(_ option: ValueOption<Value>) throws(UsageError) -> Value {
         guard let text = values[option.spec.name] else { return option.defaultValue }
         guard let value = option.convert(text) else {
             throw UsageError(.invalidValue(option: option.spec.name, value: text), subcommand: subcommand,
@@ -194,7 +194,7 @@ extension ScannedArguments {
     /// Every value given for an option that may be repeated (`--include a --include b`), typed, in order.
     ///
     /// - Throws: ``UsageError`` `.invalidValue` for the first value that does not convert.
-    func all<Value>(_ option: Option<Value?>) throws(UsageError) -> [Value] {
+    func all<Value>(_ option: ValueOption<Value?>) throws(UsageError) -> [Value] {
         var typed: [Value] = []
         for text in everyValue[option.spec.name] ?? [] {
             guard let value = option.convert(text).flatMap({ $0 }) else {
@@ -212,7 +212,7 @@ extension ScannedArguments {
     }
 
     /// Whether the flag was given.
-    func isSet(_ flag: Flag) -> Bool {
+    func isSet(_ flag: FlagOption) -> Bool {
         flags.contains(flag.spec.name)
     }
 
@@ -234,14 +234,14 @@ struct Binding<Command>: OptionDeclaration, @unchecked Sendable {
     let assign: (inout Command, ScannedArguments) throws(UsageError) -> Void
 }
 
-extension Option {
+extension ValueOption {
     /// This option, setting `property` of the command it is listed in.
     func bind<Command>(_ property: WritableKeyPath<Command, Value>) -> Binding<Command> {
         Binding(spec: spec) { command, arguments throws(UsageError) in command[keyPath: property] = try arguments.value(self) }
     }
 }
 
-extension Flag {
+extension FlagOption {
     /// This flag, setting `property` (true when given) of the command it is listed in.
     func bind<Command>(_ property: WritableKeyPath<Command, Bool>) -> Binding<Command> {
         Binding(spec: spec) { command, arguments throws(UsageError) in command[keyPath: property] = arguments.isSet(self) }

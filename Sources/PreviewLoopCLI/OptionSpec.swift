@@ -1,6 +1,6 @@
 import PreviewLoop
 
-/// One option's spellings, whether it takes a value, and its help: the part of an ``Option`` or ``Flag``
+/// One option's spellings, whether it takes a value, and its help: the part of a ``ValueOption`` or ``FlagOption``
 /// declaration that the scanner and the help text read.
 ///
 /// The same declarations drive the scanner (which spellings exist, which take values), the help text
@@ -66,5 +66,5 @@ enum ValueCompletion: Equatable, Sendable {
 /// Options every subcommand has.
 enum CommonOptions {
     /// `-h, --help`.
-    static let help = Flag("help", short: "h", help: "Show help information.")
+    static let help = FlagOption("help", short: "h", help: "Show help information.")
 }

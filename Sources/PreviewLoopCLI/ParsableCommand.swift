@@ -11,6 +11,9 @@ import PreviewLoop
 protocol ParsableCommand: Sendable {
     /// The subcommand's name, summary, positional arguments and options, in help order.
     static var configuration: CommandConfiguration { get }
+    /// The options, in help order, without `--help`: the configuration's list, or for a
+    /// ``DeclaredCommand`` its option properties and groups.
+    static var options: [any OptionDeclaration] { get }
     /// Types and validates the scanned arguments.
     ///
     /// - Throws: ``UsageError`` naming what is wrong, with this subcommand for the usage hint.
@@ -28,6 +31,14 @@ protocol ParsableCommand: Sendable {
 extension ParsableCommand {
     /// This command's entry in the registry, for usage errors and reports.
     static var subcommand: Subcommand { Subcommand(Self.self) }
+
+    static var options: [any OptionDeclaration] { configuration.options }
+
+    /// The declaration of the option named `name` (without dashes), for readers that name one option
+    /// (the server's query parameters, the recipe keys).
+    static func option(_ name: String) -> (any OptionDeclaration)? {
+        options.first { $0.spec.name == name }
+    }
 }
 
 extension ParsableCommand where Self: Equatable {
@@ -45,6 +56,8 @@ struct CommandConfiguration: Sendable {
     var arguments: [PositionalArgument]
     /// The options, in help order, without `--help` (every subcommand has it, listed last).
     var options: [any OptionDeclaration]
+    /// The long names of group options a ``DeclaredCommand`` does not take.
+    var hidden: [String] = []
 
     /// Declares a subcommand.
     ///
@@ -58,6 +71,18 @@ struct CommandConfiguration: Sendable {
         self.abstract = abstract
         self.arguments = arguments
         self.options = options
+    }
+
+    /// Declares a subcommand whose options are its properties (a ``DeclaredCommand``).
+    ///
+    /// - Parameters:
+    ///   - name: the name typed after `preview-loop`.
+    ///   - abstract: the one-line summary shown in help.
+    ///   - arguments: the positional arguments, in order.
+    ///   - hidden: the options of its groups the command does not take.
+    init(name: String, abstract: String, arguments: [PositionalArgument], hiding hidden: [any OptionDeclaration] = []) {
+        self.init(name: name, abstract: abstract, arguments: arguments, options: [])
+        self.hidden = hidden.map(\.spec.name)
     }
 }
 
@@ -111,7 +136,7 @@ struct Subcommand: Hashable, Sendable, CaseIterable, RawRepresentable, CustomStr
     var arguments: [PositionalArgument] { command.configuration.arguments }
 
     /// The options this subcommand accepts, in help order, `--help` last.
-    var declarations: [any OptionDeclaration] { command.configuration.options + [CommonOptions.help] }
+    var declarations: [any OptionDeclaration] { command.options + [CommonOptions.help] }
 
     /// The options' spellings and help, in help order.
     var options: [OptionSpec] { declarations.map(\.spec) }

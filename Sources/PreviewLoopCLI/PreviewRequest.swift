@@ -28,7 +28,7 @@ package struct QueryParameter: Sendable {
     }
 
     /// `true` or `false`, turning `flag` on for `on` (`false` for a flag that leaves something out).
-    static func toggle(_ name: String, _ help: String, _ flag: Flag, on: String) -> QueryParameter {
+    static func toggle(_ name: String, _ help: String, _ flag: FlagOption, on: String) -> QueryParameter {
         let spelling = flag.spec.longSpelling
         return QueryParameter(name: name, help: help, option: flag.spec, arguments: { value in
             guard value == "true" || value == "false" else { return nil }

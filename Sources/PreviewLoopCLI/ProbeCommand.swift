@@ -26,10 +26,10 @@ extension ProbeOptions: ClipCommand {
 
 extension ProbeOptions {
     /// `--json`.
-    static let json = Flag("json", help: "Print one JSON object with sorted keys instead of aligned text.")
+    static let json = FlagOption("json", help: "Print one JSON object with sorted keys instead of aligned text.")
 
     /// `--flashes`.
-    static let flashes = Flag(
+    static let flashes = FlagOption(
         "flashes",
         help: "Also decode every frame (at 96 pixels wide, HDR tone mapped) and look for photosensitive flashes "
             + "as WCAG 2.3.1 defines them: per second the luminance and red flashes in its worst one-second window, "

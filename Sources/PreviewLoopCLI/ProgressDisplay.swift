@@ -16,12 +16,12 @@ struct ReportingOptions: Equatable, Sendable {
     var isQuiet = false
 
     /// `--progress`.
-    static let progress = Flag(
+    static let progress = FlagOption(
         "progress", help: "Print progress on standard error even when it is not a terminal: plain lines "
             + "(percent, done/total, rate, ETA), at most two a second, ending with the 100% line (batch: one "
             + "JSON object per finished clip). A terminal gets one line redrawn in place without it.")
     /// `--quiet`.
-    static let quiet = Flag("quiet", help: "Print nothing but errors: no progress, no warnings, no summary line.")
+    static let quiet = FlagOption("quiet", help: "Print nothing but errors: no progress, no warnings, no summary line.")
 
     /// Types the group's flags (those the subcommand has; the others stay off).
     init(_ arguments: ScannedArguments) throws(UsageError) {

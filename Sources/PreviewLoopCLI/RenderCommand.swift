@@ -58,14 +58,14 @@ extension RenderOptions: ClipOutputCommand, ReportsProgress {
 
 extension RenderOptions {
     /// `-o, --output <file>`.
-    static let output = Option<String?>.path(
+    static let output = ValueOption<String?>.path(
         "output", short: "o", value: "file",
         help: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
             + "no audio), .webp (animated) or .gif (one palette per clip, dithered), each "
             + "looping forever. Written whole or not at all.",
         required: true)
     /// `--start <poster|time>`.
-    static let start = Option<HoverStart>(
+    static let start = ValueOption<HoverStart>(
         "start", value: "poster|time",
         help: "Where the window starts: poster (the poster frame 'thumb' picks by default, the first good frame of "
             + "the first 15 s, so the preview opens on the picture past a title card or fade; needs an input "
@@ -82,10 +82,10 @@ extension RenderOptions {
             + "source's shape (480, x270) or source; even for .mp4 (H.264 4:2:0), an odd side given "
             + "is a usage error, a computed one is rounded to even. \(PictureOptions.encoderLimits)")
     /// `--fps <n>`.
-    static let fps = Option<Int>.integer("fps", help: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
+    static let fps = ValueOption<Int>.integer("fps", help: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
                                          default: 15, in: ValueRanges.framesPerSecond)
     /// `-q, --quality <0-100>`.
-    static let quality = Option<Int?>.optionalInteger(
+    static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100",
         help: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",

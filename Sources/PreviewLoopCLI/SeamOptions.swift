@@ -4,7 +4,7 @@ import PreviewLoop
 
 extension RenderOptions {
     /// `--loop-point <auto|time>`; absent, the loop ends at the end of `--length`.
-    static let loopPoint = Option<LoopEnd?>(
+    static let loopPoint = ValueOption<LoopEnd?>(
         "loop-point", value: "auto|time",
         help: "Where the loop ends: auto (within ±25 % of --length, the frame whose picture best matches the "
             + "first one, by mean luma difference on small pictures, becomes the one after the last) or a time in "
@@ -16,7 +16,7 @@ extension RenderOptions {
 
     /// `--seam <cut|crossfade[=T]>`: `cut`, `crossfade` (half a second) or `crossfade=T` with `T` in
     /// seconds above 0 (checked against the length by ``validateSeam(_:)``).
-    static let seam = Option<LoopSeam>(
+    static let seam = ValueOption<LoopSeam>(
         "seam", value: "cut|crossfade[=T]",
         help: "How the last frame joins the first: cut, or crossfade: the T seconds after the loop point are "
             + "blended over the loop's first T seconds (T above 0 and below the length, default 0.5, at most half "
@@ -27,7 +27,7 @@ extension RenderOptions {
     }
 
     /// `--flash-safety <check|avoid|off>`.
-    static let flashSafety = Option<FlashSafety>.choice(
+    static let flashSafety = ValueOption<FlashSafety>.choice(
         "flash-safety", value: "mode",
         help: "check: analyse the frames written, played on repeat through the loop's seam, for photosensitive "
             + "flashes (WCAG 2.3.1, as probe --flashes does) and report a warning line on standard error for an "

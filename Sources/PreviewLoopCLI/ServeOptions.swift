@@ -55,83 +55,83 @@ package struct ServeOptions: Equatable, Sendable {
     package var isFeedEnabled = true
 
     /// `--root <dir>`.
-    static let root = Option<String?>.path(
+    static let root = ValueOption<String?>.path(
         "root", value: "dir", help: "The folder of videos to serve: /CLIP/thumbnail.jpg serves CLIP, a path relative to it. "
             + "A path leaving it (.., a symbolic link pointing outside) is 404 and never opened.",
         required: true, completing: .directory)
     /// `--listen <host:port>`.
-    static let listen = Option<ListenAddress>(
+    static let listen = ValueOption<ListenAddress>(
         "listen", value: "host:port", help: "The IPv4 address and port to listen on; port 0 picks a free port, which the "
             + "start-up line names.",
         default: ListenAddress(host: "127.0.0.1", port: 8080), showing: "127.0.0.1:8080",
         expecting: "an IPv4 address and a port from 0 to 65535 (127.0.0.1:8080, 0.0.0.0:0)") { ListenAddress(parsing: $0) }
     /// `--workers <n>`.
-    static let workers = Option<Int>.integer(
+    static let workers = ValueOption<Int>.integer(
         "workers", help: "Renders at once, 1 to 64; each decodes with FFmpeg's own threads.",
         default: max(1, PreviewWall.coreCount), in: 1...64, showing: "the number of cores")
     /// `--queue <n>`.
-    static let queue = Option<Int>.integer(
+    static let queue = ValueOption<Int>.integer(
         "queue", help: "Renders that may wait for a worker, 0 to 10000; past it a request gets 503 with Retry-After.",
         default: 64, in: 0...10_000)
     /// `--memory-cache <MiB>`.
-    static let memoryCache = Option<Int>.integer(
+    static let memoryCache = ValueOption<Int>.integer(
         "memory-cache", value: "MiB", help: "The cap of the in-memory cache of rendered responses, least recently used "
             + "evicted first; 0 turns it off.", default: 256, in: 0...1_048_576)
     /// `--cache <dir>`.
-    static let cache = Option<String?>.path(
+    static let cache = ValueOption<String?>.path(
         "cache", value: "dir", help: "Keep rendered responses on disk in this folder (made if absent; else empty or an "
             + "earlier cache, marked by its CACHEDIR.TAG), shared safely by several servers and kept across restarts.",
         completing: .directory)
     /// `--cache-size <size>`.
-    static let cacheSize = Option<Int>.byteSize(
+    static let cacheSize = ValueOption<Int>.byteSize(
         "cache-size", help: "The cap of the disk cache, least recently used evicted first.",
         default: 10 << 30, showing: "10G", in: (1 << 20)...(1 << 50))
     /// `--max-memory <MiB>`.
-    static let maxMemory = Option<Int>.integer(
+    static let maxMemory = ValueOption<Int>.integer(
         "max-memory", value: "MiB", help: "The memory all renders in flight may use together; a render waits for room "
             + "and one that alone needs more is refused with 413.", default: 2048, in: 16...1_048_576)
     /// `--request-deadline <time>`.
-    static let requestDeadline = Option<Double>.seconds(
+    static let requestDeadline = ValueOption<Double>.seconds(
         "request-deadline", help: "How long a request may wait and render before it gets 504.",
         default: 30, showing: "30", allowsZero: false)
     /// `--max-connections <n>`.
-    static let maxConnections = Option<Int>.integer(
+    static let maxConnections = ValueOption<Int>.integer(
         "max-connections", help: "Open connections at most; more are refused at accept.", default: 512, in: 1...65_536)
     /// `--max-connections-per-address <n>`.
-    static let maxConnectionsPerAddress = Option<Int>.integer(
+    static let maxConnectionsPerAddress = ValueOption<Int>.integer(
         "max-connections-per-address", help: "Open connections from one client address at most.", default: 64, in: 1...65_536)
     /// `--connection-timeout <time>`.
-    static let connectionTimeout = Option<Double>.seconds(
+    static let connectionTimeout = ValueOption<Double>.seconds(
         "connection-timeout", help: "Seconds a connection may sit idle or trickle its request before it is closed.",
         default: 10, showing: "10", allowsZero: false)
     /// `--grace <time>`.
-    static let grace = Option<Double>.seconds(
+    static let grace = ValueOption<Double>.seconds(
         "grace", help: "After SIGTERM or SIGINT: how long requests in flight get to finish before the server exits.",
         default: 10, showing: "10", allowsZero: true)
     /// `--access-log <file>`.
-    static let accessLog = Option<String?>.path(
+    static let accessLog = ValueOption<String?>.path(
         "access-log", value: "file", help: "Append the access log (one JSON object per request) to this file instead of "
             + "standard error.")
     /// `--signing-key-file <file>`.
-    static let signingKeyFile = Option<String?>.path(
+    static let signingKeyFile = ValueOption<String?>.path(
         "signing-key-file", value: "file", help: "Serve signed URLs only: each request needs expires (Unix seconds, not "
             + "past) and signature, the hex HMAC-SHA256 under this file's bytes (16 to 4096; one final newline "
             + "dropped) of the path, ?, and the other parameters sorted by name. Else 403.")
     /// `--animated-max-length <time>`.
-    static let animatedMaxLength = Option<Double>.seconds(
+    static let animatedMaxLength = ValueOption<Double>.seconds(
         "animated-max-length", help: "The most seconds of the clip one animated.* request renders (its window, with "
             + "loop_point=auto's search and a crossfade's tail); longer is 413.",
         default: AnimationCaps().seconds, showing: "10", allowsZero: false)
     /// `--animated-max-side <px>`.
-    static let animatedMaxSide = Option<Int>.integer(
+    static let animatedMaxSide = ValueOption<Int>.integer(
         "animated-max-side", value: "px", help: "The most pixels on either side of an animated.* picture, 2 to 4096; "
             + "more is 413.", default: AnimationCaps().side, in: 2...4096)
     /// `--animated-max-fps <n>`.
-    static let animatedMaxFPS = Option<Int>.integer(
+    static let animatedMaxFPS = ValueOption<Int>.integer(
         "animated-max-fps", help: "The most frames per second an animated.* request asks for, 1 to 120; more is 413.",
         default: AnimationCaps().framesPerSecond, in: ValueRanges.framesPerSecond)
     /// `--allow-source <url-prefix>`, repeatable.
-    static let allowSource = Option<URLAllowList?>(
+    static let allowSource = ValueOption<URLAllowList?>(
         "allow-source", value: "url-prefix",
         help: "Also serve http(s) videos under this URL prefix, by /thumbnail.jpg?url=URL (any route, the URL "
             + "percent-encoded); may be given more than once. A URL, redirect or playlist segment outside every "
@@ -141,20 +141,20 @@ package struct ServeOptions: Equatable, Sendable {
         (try? URLAllowList([text])).map { .some($0) }
     }
     /// `--source-check-interval <time>`.
-    static let sourceCheckInterval = Option<Double>.seconds(
+    static let sourceCheckInterval = ValueOption<Double>.seconds(
         "source-check-interval", help: "How long a remote source's ETag and Last-Modified are trusted before its "
             + "server is asked again with HEAD (0 asks on every request).",
         default: 10, showing: "10", allowsZero: true)
     /// `--feed-manifest <file>`.
-    static let feedManifest = Option<String?>.path(
+    static let feedManifest = ValueOption<String?>.path(
         "feed-manifest", value: "file",
         help: "The clips the feed page (/) lists, in order: JSON Lines {\"path\": \"dir/clip.mp4\", \"title\": \"…\", "
             + "\"preview_length\": 5} (title and preview_length optional) or one path a line, relative to --root. "
             + "Without it the page lists every video under the root.")
     /// `--no-feed`.
-    static let noFeed = Flag("no-feed", help: "Answer / with 404 instead of the feed page.")
+    static let noFeed = FlagOption("no-feed", help: "Answer / with 404 instead of the feed page.")
     /// `--json`.
-    static let jsonFlag = Flag("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
+    static let jsonFlag = FlagOption("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
     /// Types and validates `serve`'s scanned arguments.
     init(_ arguments: ScannedArguments) throws(UsageError) {

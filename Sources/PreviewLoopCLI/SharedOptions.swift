@@ -1,11 +1,11 @@
 import PreviewLoop
 
-// Option groups shared by the commands that take them; each option declared once (see OptionDeclaration).
+// ValueOption groups shared by the commands that take them; each option declared once (see OptionDeclaration).
 
 /// The output group: `-o` for an image, `--format` and `-q` for its quality.
 enum OutputOptions {
     /// `-o, --output <file>`: the image to write.
-    static let image = Option<String?>.path(
+    static let image = ValueOption<String?>.path(
         "output", short: "o", value: "file",
         help: "The image to write; its extension chooses the format (supported: \(ImageFileFormat.extensionList)). "
             + "Written whole or not at all. - writes it to standard output (PNG unless --format says "
@@ -17,9 +17,9 @@ enum OutputOptions {
                                         + "an extension; with an extension it must agree.", showing: "the extension; png for -o -")
 
     /// `--format <format>` among `formats`, spelled by their extensions (`jpg` or `jpeg` for JPEG).
-    static func format(among formats: [ImageFileFormat], help: String, showing: String) -> Option<ImageFileFormat?> {
+    static func format(among formats: [ImageFileFormat], help: String, showing: String) -> ValueOption<ImageFileFormat?> {
         let names = formats.map { $0.fileExtensions[0] }
-        return Option("format", value: "format", help: help + " One of " + names.joined(separator: ", ") + ".",
+        return ValueOption("format", value: "format", help: help + " One of " + names.joined(separator: ", ") + ".",
                       default: nil, showing: showing,
                       expecting: names.dropLast().joined(separator: ", ") + " or " + names.last!,
                       completing: .choices(names)) { text in
@@ -28,7 +28,7 @@ enum OutputOptions {
     }
 
     /// `-q, --quality <0-100>` for image outputs; absent, the format's default.
-    static let imageQuality = Option<Int?>.optionalInteger(
+    static let imageQuality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100",
         help: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFileFormat.lossyExtensionList) outputs "
             + "(WebP at 100 is lossless); a usage error with .png and .ppm, which are lossless.",
@@ -38,7 +38,7 @@ enum OutputOptions {
 /// The picture group: `--size` (each command's own default box), `--fit`, and the overlays.
 enum PictureOptions {
     /// `-s, --size <WxH>` with the subcommand's default box, turned for a portrait source.
-    static func size(default box: Size, tile: Bool = false) -> Option<SizeRequest> {
+    static func size(default box: Size, tile: Bool = false) -> ValueOption<SizeRequest> {
         size(default: box,
              help: (tile ? "The size of each tile in pixels, 1 to 16384 a side" : "The output size in pixels, 1 to 16384 a side")
                 + ": WxH exactly; one side keeping the source's shape (320, 320x-1, x180); or source (the "
@@ -46,8 +46,8 @@ enum PictureOptions {
     }
 
     /// `-s, --size <WxH>` with its own help.
-    static func size(default box: Size, help: String) -> Option<SizeRequest> {
-        Option("size", short: "s", value: "WxH", help: help, default: .orientedBox(box),
+    static func size(default box: Size, help: String) -> ValueOption<SizeRequest> {
+        ValueOption("size", short: "s", value: "WxH", help: help, default: .orientedBox(box),
                showing: box.description + " (\(box.transposed) for a portrait source)",
                expecting: "WIDTHxHEIGHT in pixels, each 1 to 16384 (320x180), one side keeping the source's "
                    + "shape (320, 320x-1, x180) or source") { SizeRequest(parsing: $0) }
@@ -58,14 +58,14 @@ enum PictureOptions {
         + "below 268435456 (about 16250x16250; not for .ppm), JPEG at most 65535 and WebP at most \(ImageFileFormat.maxWebPSide) a side."
 
     /// `--fit <mode>`.
-    static let fit = Option<ContentMode>.choice(
+    static let fit = ValueOption<ContentMode>.choice(
         "fit", value: "mode",
         help: "fill (cover the size, cropping the overflow), fit (show it all, on black bars) or stretch.",
         default: .aspectFill)
 
     /// `--corner-radius <px>` with the subcommand's default.
-    static func cornerRadius(default radius: Double) -> Option<Double> {
-        Option("corner-radius", value: "px",
+    static func cornerRadius(default radius: Double) -> ValueOption<Double> {
+        ValueOption("corner-radius", value: "px",
                help: "Round the corners with this radius in pixels (anti-aliased); 0 for square corners.",
                default: radius, showing: Format.limit(radius), expecting: "a number of pixels, 0 or more") { text in
             DecimalText.number(text).flatMap { $0 >= 0 ? $0 : nil }
@@ -73,7 +73,7 @@ enum PictureOptions {
     }
 
     /// `--background <color>`; absent, transparent where the format can be, else white.
-    static let background = Option<RGBAColor?>(
+    static let background = ValueOption<RGBAColor?>(
         "background", value: "color",
         help: "The colour outside rounded corners: #rrggbb, #rrggbbaa, black, white or transparent. Without "
             + "it, .png, .webp and a card's .gif are transparent there and other formats white.",
@@ -85,7 +85,7 @@ enum PictureOptions {
 /// The window group: `--start` and `--length`.
 enum WindowOptions {
     /// `--start <time>` for a window.
-    static let start = Option<TimePosition>.time(
+    static let start = ValueOption<TimePosition>.time(
         "start", help: "Where the window starts: seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
         default: .seconds(0), showing: "0")
 
@@ -93,7 +93,7 @@ enum WindowOptions {
     static let length = length(default: 15)
 
     /// `--length <time>` with the subcommand's default in seconds.
-    static func length(default seconds: Double) -> Option<TimePosition> {
+    static func length(default seconds: Double) -> ValueOption<TimePosition> {
         .time("length", help: "How long the window lasts, in the same forms as --start; cut at the end of the clip. Must be above 0.",
               default: .seconds(seconds), showing: Format.limit(seconds), positive: true)
     }
@@ -102,7 +102,7 @@ enum WindowOptions {
 /// How strip and sheet choose their tiles: `--pick`.
 enum TilePlanOptions {
     /// `--pick <pick>`.
-    static let pick = Option<TilePick>.choice(
+    static let pick = ValueOption<TilePick>.choice(
         "pick", value: "pick",
         help: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
             + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
@@ -145,7 +145,7 @@ extension ScannedArguments {
     }
 
     /// A required output option's value, not empty.
-    func requiredOutput(_ option: Option<String?>, example: String) throws(UsageError) -> String {
+    func requiredOutput(_ option: ValueOption<String?>, example: String) throws(UsageError) -> String {
         guard let path = text(option) else {
             throw UsageError(.missingOption(option.spec.name), subcommand: subcommand,
                              "Missing expected option '\(option.spec.usageSpelling)' (for example -o \(example)).")
@@ -168,7 +168,7 @@ extension ScannedArguments {
     ///   - lossy: whether the output format has a quality setting.
     ///   - output: the output path, for the message.
     ///   - alternatives: the extensions that do take a quality, for the message.
-    func quality(_ option: Option<Int?>, lossy: Bool, output: String,
+    func quality(_ option: ValueOption<Int?>, lossy: Bool, output: String,
                  alternatives: String = ImageFileFormat.lossyExtensionList) throws(UsageError) -> Int? {
         guard let quality = try value(option) else { return nil }
         guard lossy else {

@@ -62,7 +62,7 @@ extension SheetOptions {
     static let maximumTiles = 400
 
     /// `--grid <CxR>`.
-    static let grid = Option<Size>(
+    static let grid = ValueOption<Size>(
         "grid", value: "CxR",
         help: "C columns by R rows of tiles, each 1 to 100, at most \(maximumTiles) "
             + "tiles; the frames are taken at the middles of C×R equal slices of the clip.",
@@ -73,21 +73,21 @@ extension SheetOptions {
         }
     }
     /// `--width <px>`: the sheet's.
-    static let width = Option<Int>.integer(
+    static let width = ValueOption<Int>.integer(
         "width", value: "px",
         help: "The sheet's width, 16 to \(ImageFileFormat.maxWebPSide): the tiles share what the margins and gaps leave "
             + "(so the sheet may come out up to C-1 pixels narrower); their height keeps the picture's "
             + "display aspect ratio. Not with --tile-width.",
         default: 1280, in: ValueRanges.sheetWidth)
     /// `--tile-width <px>`.
-    static let tileWidth = Option<Int?>.optionalInteger(
+    static let tileWidth = ValueOption<Int?>.optionalInteger(
         "tile-width", value: "px", help: "Each tile's width instead, 16 to 4096; the sheet's width follows from it.",
         in: ValueRanges.sheetTileWidth)
     /// `--gap <px>`.
-    static let gap = Option<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, 0 to 256.",
+    static let gap = ValueOption<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, 0 to 256.",
                                          default: 6, in: ValueRanges.tileGap)
     /// `--margin <px>`.
-    static let margin = Option<Int>.integer("margin", value: "px", help: "Pixels around everything, 0 to 1024.",
+    static let margin = ValueOption<Int>.integer("margin", value: "px", help: "Pixels around everything, 0 to 1024.",
                                             default: 12, in: ValueRanges.sheetMargin)
     /// `--background <color>`.
     static let background = opaqueColor(
@@ -98,17 +98,17 @@ extension SheetOptions {
         "text-color", help: "The colour of the header and of the tile times, in the same forms.",
         default: ContactSheetStyle().textColor, showing: "white")
     /// `--font <file>`.
-    static let font = Option<String?>.path(
+    static let font = ValueOption<String?>.path(
         "font", value: "file",
         help: "A TrueType/OpenType font for all text, instead of DejaVu Sans (header) and DejaVu "
             + "Sans Mono (times) from Debian's fonts-dejavu-core.")
     /// `--no-header`.
-    static let noHeader = Flag("no-header", help: "Leave out the header (file name; duration, display size, codec, frame rate, bit "
+    static let noHeader = FlagOption("no-header", help: "Leave out the header (file name; duration, display size, codec, frame rate, bit "
                                    + "rate, file size).")
     /// `--no-timestamps`.
-    static let noTimestamps = Flag("no-timestamps", help: "Leave out the times on the tiles.")
+    static let noTimestamps = FlagOption("no-timestamps", help: "Leave out the times on the tiles.")
     /// `--accuracy <accuracy>`.
-    static let accuracy = Option<SeekAccuracy>.choice(
+    static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",
         help: "exact (the frame shown at each slice's middle), keyframe (the nearest keyframe at or "
             + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise "
@@ -116,8 +116,8 @@ extension SheetOptions {
         default: .exact)
 
     /// An opaque colour: `#rrggbb`, `#rgb`, `black` or `white` (a sheet has no transparency).
-    static func opaqueColor(_ name: String, help: String, default defaultValue: RGBAColor, showing: String) -> Option<RGBAColor> {
-        Option(name, value: "color", help: help, default: defaultValue, showing: showing,
+    static func opaqueColor(_ name: String, help: String, default defaultValue: RGBAColor, showing: String) -> ValueOption<RGBAColor> {
+        ValueOption(name, value: "color", help: help, default: defaultValue, showing: showing,
                expecting: "an opaque colour: #rrggbb, #rgb, black or white") { text in
             RGBAColor(parsing: text).flatMap { $0.isOpaque ? $0 : nil }
         }

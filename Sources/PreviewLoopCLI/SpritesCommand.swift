@@ -52,14 +52,14 @@ extension SpritesOptions: ClipOutputCommand, ReportsProgress {
 
 extension SpritesOptions {
     /// `-o, --output <dir>`.
-    static let output = Option<String?>.path(
+    static let output = ValueOption<String?>.path(
         "output", short: "o", value: "dir",
         help: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
             + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
             + "directory holding other files is refused.",
         required: true, completing: .directory)
     /// `--every <auto|time>`: seconds between thumbnails.
-    static let every = Option<SpriteInterval>(
+    static let every = ValueOption<SpriteInterval>(
         "every", value: "auto|time",
         help: "One thumbnail per this many seconds (or mm:ss) of the clip, above 0; auto chooses from the duration: "
             + "\(SpriteInterval.autoThumbnails) thumbnails for a clip under \(Int(SpriteInterval.longClip / 60)) minutes, "
@@ -68,30 +68,30 @@ extension SpritesOptions {
         default: .auto, showing: "auto", expecting: "auto or a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms",
         completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }
     /// `-n, --count <n>`: thumbnails over the clip.
-    static let count = Option<Int?>.optionalInteger(
+    static let count = ValueOption<Int?>.optionalInteger(
         "count", short: "n", help: "This many thumbnails spread evenly over the clip, 1 to 100000 (never closer than "
             + "one frame). Not with --every.", in: ValueRanges.spriteCount)
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--grid <CxR>`.
-    static let grid = Option<Size>(
+    static let grid = ValueOption<Size>(
         "grid", value: "CxR", help: "Tiles per sheet: C columns by R rows, each 1 to 100.",
         default: Size(width: 10, height: 10), showing: "10x10",
         expecting: "COLUMNSxROWS, each 1 to 100, for example 10x10") { text in
         Size(parsing: text).flatMap { ValueRanges.spriteGrid.contains($0.width) && ValueRanges.spriteGrid.contains($0.height) ? $0 : nil }
     }
     /// `--format <format>`.
-    static let format = Option<SheetFormat>.choice("format", value: "format", help: "The sheets' image format: jpg or webp.",
+    static let format = ValueOption<SheetFormat>.choice("format", value: "format", help: "The sheets' image format: jpg or webp.",
                                                    default: .jpg)
     /// `--accuracy <accuracy>`.
-    static let accuracy = Option<SeekAccuracy>.choice(
+    static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",
         help: "auto (the keyframe nearest each interval's middle when one lies inside the "
             + "interval, else the exact frame), exact (the frame at the middle) or keyframe "
             + "(the keyframe at or before the middle; fastest, may be from an earlier interval).",
         default: .auto)
     /// `-q, --quality <0-100>`.
-    static let quality = Option<Int?>.optionalInteger(
+    static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100", help: "Lossy quality of the sheets, 0 (smallest) to 100 (best).",
         in: ValueRanges.quality, showing: "85")
 

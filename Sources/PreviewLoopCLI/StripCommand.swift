@@ -60,31 +60,31 @@ extension StripOptions: ClipOutputCommand, ReportsProgress {
 
 extension StripOptions {
     /// `-n, --count <n>`.
-    static let count = Option<Int>.integer(
+    static let count = ValueOption<Int>.integer(
         "count", short: "n", help: "How many frames, 1 to 1000, taken at the middles of equal slices of the span.",
         default: 8, in: ValueRanges.stripCount)
     /// `-c, --columns <n>`; absent, `--count` (one row).
-    static let columns = Option<Int?>.optionalInteger(
+    static let columns = ValueOption<Int?>.optionalInteger(
         "columns", short: "c", help: "Frames per row, 1 to 1000; more than --count is reduced to --count.",
         in: ValueRanges.stripColumns, showing: "--count, one row")
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--span <span>`.
-    static let span = Option<StripSpan>.choice(
+    static let span = ValueOption<StripSpan>.choice(
         "span", value: "span",
         help: "window (from --start for --length) or all (the whole clip; then --start and --length do not apply).",
         default: .window)
     /// `--accuracy <accuracy>`.
-    static let accuracy = Option<SeekAccuracy>.choice(
+    static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",
         help: "exact (the frame shown at each time), keyframe (the nearest keyframe at or "
             + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise exact).",
         default: .auto)
     /// `--gap <px>`.
-    static let gap = Option<Int>.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, 0 to 256.",
+    static let gap = ValueOption<Int>.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, 0 to 256.",
                                          default: 0, in: ValueRanges.tileGap)
     /// `--timestamps`.
-    static let timestamps = Flag("timestamps",
+    static let timestamps = FlagOption("timestamps",
                                  help: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
                                      + "bottom-right corner, as 'sheet' does.")
 

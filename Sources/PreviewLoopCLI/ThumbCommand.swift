@@ -66,7 +66,7 @@ extension ThumbOptions: ClipOutputCommand, ReportsProgress {
 
 extension ThumbOptions {
     /// `-t, --at <time>`.
-    static let at = Option<PosterTime>(
+    static let at = ValueOption<PosterTime>(
         "at", short: "t", value: "time",
         help: "When to take the frame: auto (the poster frame: the first frame of the window "
             + "that is not black, white, flat, a title card, fading, dark or blurred, judged against "
@@ -78,31 +78,31 @@ extension ThumbOptions {
         PosterTime(parsing: text)
     }
     /// `--start <time>`: where the `--at auto` window starts.
-    static let start = Option<TimePosition>.time(
+    static let start = ValueOption<TimePosition>.time(
         "start", help: "Where the window --at auto searches starts: seconds, mm:ss, hh:mm:ss.ms, or a "
             + "percentage of the duration. Only with --at auto.",
         default: WindowOptions.start.defaultValue, showing: "0")
     /// `--length <time>`: how long the `--at auto` window lasts.
-    static let length = Option<TimePosition>.time(
+    static let length = ValueOption<TimePosition>.time(
         "length", help: "How long that window lasts, in the same forms; cut at the end of the clip. "
             + "Must be above 0. Only with --at auto.",
         default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
     /// `-s, --size <WxH>`.
     static let size = PictureOptions.size(default: defaultBox)
     /// `--accuracy <accuracy>`.
-    static let accuracy = Option<SeekAccuracy>.choice(
+    static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",
         help: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
             + "before it; faster). Only with an explicit --at time.",
         default: .exact, among: [.exact, .keyframe])
     /// `--play-button`.
-    static let playButton = Flag("play-button",
+    static let playButton = FlagOption("play-button",
                                  help: "Draw a play button in the middle: a white triangle in a translucent dark disc, "
                                      + "72 pixels across at 320 wide, scaling with the picture.")
     /// `--corner-radius <px>`.
     static let cornerRadius = PictureOptions.cornerRadius(default: 0)
     /// `--candidates <n>`: how many of `--at best`'s ranked candidates are listed.
-    static let candidates = Option<Int?>.optionalInteger(
+    static let candidates = ValueOption<Int?>.optionalInteger(
         "candidates", help: "With --at best: list the top n of the candidates it ranked, 1 to "
             + "\(FrameSampler.bestPosterCandidates) (the keyframes it samples), with their times, the scores it "
             + "compared (brightness, contrast, sharpness, uniformity, colourfulness, exposure, typicality, the "

@@ -4,18 +4,18 @@ import PreviewLoop
 /// The options of `preview-loop timing`.
 struct TimingOptions: Equatable, Sendable {
     /// The CSV timing log written by `loop --log`.
-    var input: String
+    var input = ""
     /// Whether to print one JSON object (`--json`) rather than aligned text lines.
+    @Flag("json", help: "Print one JSON object with sorted keys instead of aligned text.")
     var isJSON = false
 }
 
-extension TimingOptions: ParsableCommand {
+extension TimingOptions: DeclaredCommand {
     /// `preview-loop timing`: its name, summary, arguments and options in help order.
     static let configuration = CommandConfiguration(
         name: "timing",
         abstract: "Summarise a loop's CSV timing log: rates, decode and scale times, lateness, seams, drops.",
-        arguments: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")],
-        options: [TimingOptions.json.bind(\Self.isJSON)])
+        arguments: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")])
 
     func run(in context: CommandContext) -> Int32 {
         CommandLineTool.reportingErrors(for: input) { try TimingCommand(options: self).run() }
@@ -23,13 +23,9 @@ extension TimingOptions: ParsableCommand {
 }
 
 extension TimingOptions {
-    /// `--json`.
-    static let json = Flag("json", help: "Print one JSON object with sorted keys instead of aligned text.")
-
-    /// Types `timing`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        self.init(input: try arguments.input())
-        try arguments.assign(to: &self)
+    /// Takes the log's path.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        input = try arguments.input()
     }
 }
 

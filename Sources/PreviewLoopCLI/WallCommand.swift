@@ -94,7 +94,7 @@ extension WallOptions: ParsableCommand {
 
 extension WallOptions {
     /// `--flash-safety <check|off>`: render's option, without `avoid` (each loop plays the window given).
-    static let flashSafety = Option<FlashSafety>.choice(
+    static let flashSafety = ValueOption<FlashSafety>.choice(
         "flash-safety", value: "mode",
         help: "check: analyse each loop's window as it first plays (the frames presented, then on repeat through its "
             + "seam) for photosensitive flashes (WCAG 2.3.1) and report a warning line on standard error for an "
@@ -102,50 +102,50 @@ extension WallOptions {
             + "analysis. avoid is render's: a wall plays the windows given.",
         default: .check, among: [.check, .off])
 
-    static let log = Option<String?>.path(
+    static let log = ValueOption<String?>.path(
         "log", value: "dir",
         help: "Write each loop's CSV timing log (the 'loop --log' format) as DIR/NNN-<name>.csv and the "
             + "'timing' summary over all of them as DIR/summary.txt; created if missing. Each file is "
             + "written whole when its loop ends.",
         required: true, completing: .directory)
-    static let realtime = Flag(
+    static let realtime = FlagOption(
         "realtime",
         help: "Deliver frames at playback speed, late frames dropped and counted; without it frames "
             + "are delivered as fast as the workers decode.")
-    static let loops = Option<Int>.integer(
+    static let loops = ValueOption<Int>.integer(
         "loops", help: "Passes over each loop's window, 1 to 1000000. Not with --seconds.", default: 1, in: 1...1_000_000)
-    static let seconds = Option<Double?>(
+    static let seconds = ValueOption<Double?>(
         "seconds", value: "s",
         help: "Instead of passes, loop every input until this many seconds after the wall started "
             + "(above 0, at most 86400), then stop them all.",
         default: nil, showing: nil, expecting: "seconds above 0 and at most 86400") { text in
         DecimalText.number(text).flatMap { $0 > 0 && $0 <= 86_400 ? .some($0) : nil }
     }
-    static let size = Option<Size>(
+    static let size = ValueOption<Size>(
         "size", short: "s", value: "WxH", help: "Each loop's picture size in pixels, WxH exactly, 1 to 16384 a side.",
         default: Size(width: 320, height: 180), showing: "320x180",
         expecting: "WIDTHxHEIGHT in pixels, each 1 to 16384, for example 320x180") { Size(parsing: $0) }
-    static let start = Option<Double>.seconds(
+    static let start = ValueOption<Double>.seconds(
         "start", help: "Where each window starts: seconds (12.5), mm:ss or hh:mm:ss.ms.", default: 0, showing: "0",
         allowsZero: true)
-    static let length = Option<Double>.seconds(
+    static let length = ValueOption<Double>.seconds(
         "length", help: "How long each window lasts, in the same forms; cut at the clip's end. Above 0.",
         default: 15, showing: "15", allowsZero: false)
-    static let cacheBudget = Option<Int>.integer(
+    static let cacheBudget = ValueOption<Int>.integer(
         "cache-budget", value: "MiB",
         help: "The frame-cache budget all loops share, 0 to 65536 MiB: later passes replay cached "
             + "frames; when it is full the least recently used loop cache is evicted and that loop "
             + "decodes again.",
         default: 256, in: 0...65_536)
-    static let workers = Option<Int>.integer(
+    static let workers = ValueOption<Int>.integer(
         "workers", help: "Decode worker threads shared by all loops, 1 to 64 (plus one presenter thread).",
         default: PreviewWall.coreCount, in: 1...64, showing: "cores")
-    static let stagger = Option<Double>(
+    static let stagger = ValueOption<Double>(
         "stagger", value: "s", help: "Seconds between starting one loop and the next, 0 to 60.",
         default: 0, showing: "0", expecting: "seconds from 0 to 60") { text in
         DecimalText.number(text).flatMap { $0 >= 0 && $0 <= 60 ? $0 : nil }
     }
-    static let admissionOption = Option<WallAdmissionChoice>.choice(
+    static let admissionOption = ValueOption<WallAdmissionChoice>.choice(
         "admission", value: "policy",
         help: "always (start every loop; drops are counted), refuse (refuse a realtime loop the "
             + "measured decode cost says would make others late) or reduce (start it at 1/2, 1/3 or "

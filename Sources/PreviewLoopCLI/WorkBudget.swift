@@ -96,14 +96,14 @@ extension WorkBudget {
     }
 
     /// `--max-memory <MB>`.
-    static let maxMemory = Option<Int>.integer(
+    static let maxMemory = ValueOption<Int>.integer(
         "max-memory", value: "MB",
         help: "Refuse, before decoding, a job whose pictures would take more memory than this (estimated from "
             + "sizes and counts; a GIF holds all its frames), \(memoryRange.lowerBound) to \(memoryRange.upperBound).",
         default: defaultMemoryMB, in: memoryRange)
 
     /// `--max-frames <n>`.
-    static let maxFrames = Option<Int>.integer(
+    static let maxFrames = ValueOption<Int>.integer(
         "max-frames",
         help: "Refuse, before decoding, a job that would make more frames or thumbnails than this; frames repeated "
             + "or replayed from memory count too. \(framesRange.lowerBound) to \(framesRange.upperBound).",

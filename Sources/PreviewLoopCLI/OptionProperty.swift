@@ -1,0 +1,192 @@
+import Synchronization
+
+// Options as properties, the way swift-argument-parser's `@Option`, `@Flag` and `@OptionGroup` work,
+// written by hand: a command's stored property carries its option's declaration and holds the typed
+// value, so an option is one declaration. Parsing runs the command's `init()` with the scanned arguments
+// as the current ``ArgumentContext``: each property wrapper finds its option there by name, converts it
+// and records the first conversion error (a wrapper's init cannot throw). Listing reads a default
+// instance with `Mirror`: the command's own options in property order, then its groups' options.
+
+/// The scanned arguments the option properties of the command being built read, and the first error met.
+final class ArgumentContext: Sendable {
+    /// The arguments being typed.
+    let arguments: ScannedArguments
+    /// The first conversion error, in property order (the order the properties are initialised).
+    private let firstError = Mutex<UsageError?>(nil)
+
+    /// The context the option properties being initialised read; `nil` outside parsing, where every
+    /// property takes its default.
+    @TaskLocal static var current: ArgumentContext?
+
+    init(_ arguments: ScannedArguments) {
+        self.arguments = arguments
+    }
+
+    /// Keeps `error` unless an earlier one is kept.
+    func record(_ error: UsageError) {
+        firstError.withLock { if $0 == nil { $0 = error } }
+    }
+
+    /// The first error recorded, if any.
+    var error: UsageError? { firstError.withLock { $0 } }
+}
+
+/// How an option was given on the command line, as `$property` reads it for validation messages.
+struct OptionInput: Equatable, Sendable {
+    /// Whether the option or flag was given.
+    var isGiven = false
+    /// The option's text as typed; `nil` when absent or a flag.
+    var text: String?
+}
+
+/// A stored property that declares an option: what listing reads from a default instance.
+protocol OptionProperty {
+    /// The option the property declares.
+    var declaration: any OptionDeclaration { get }
+}
+
+/// A value holding the options several commands share (`InputOptions`, `WorkBudget`, …): a command
+/// stores it as a property and its options are listed after the command's own.
+protocol OptionGroup: Sendable {
+    /// A group with every option at its default, or read from the current ``ArgumentContext``.
+    init()
+}
+
+extension OptionGroup {
+    /// The group's options in property order.
+    static var declaredOptions: [any OptionDeclaration] { DeclaredOptions.list(of: Self.init()).own }
+}
+
+/// `@Option(.integer("count", help: …, default: 8, in: 1...64)) var count`: a property typed, checked
+/// and defaulted by the declaration it carries. `$count` says whether and how it was given.
+@propertyWrapper
+struct Option<Value: Sendable>: OptionProperty, Sendable {
+    /// The option's declaration: spellings, help, default, conversion.
+    let option: ValueOption<Value>
+    /// The typed value: the option's when given, else its default.
+    var wrappedValue: Value
+    /// Whether and how the option was given.
+    var projectedValue: OptionInput
+
+    var declaration: any OptionDeclaration { option }
+
+    /// A property declared by `option`, read from the current ``ArgumentContext`` when there is one.
+    init(_ option: ValueOption<Value>) {
+        self.option = option
+        wrappedValue = option.defaultValue
+        projectedValue = OptionInput()
+        guard let context = ArgumentContext.current, let text = context.arguments.text(option) else { return }
+        projectedValue = OptionInput(isGiven: true, text: text)
+        do throws(UsageError) {
+            wrappedValue = try context.arguments.value(option)
+        } catch {
+            context.record(error)
+        }
+    }
+
+    /// A property holding `wrappedValue` (what a memberwise initialiser passes), declared by `option`.
+    init(wrappedValue: Value, _ option: ValueOption<Value>) {
+        self.init(option)
+        if ArgumentContext.current == nil { self.wrappedValue = wrappedValue }
+    }
+}
+
+extension Option: Equatable where Value: Equatable {
+    /// Equal values: commands compare by what they hold, not by how it was typed.
+    static func == (lhs: Option, rhs: Option) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
+}
+
+/// `@Flag("json", help: …) var isJSON = false`: a property that is true when the flag is given.
+@propertyWrapper
+struct Flag: OptionProperty, Equatable, Sendable {
+    /// The flag's declaration: spellings and help.
+    let flag: FlagOption
+    /// Whether the flag was given (or the value a memberwise initialiser passed).
+    var wrappedValue: Bool
+    /// Whether the flag was given.
+    var projectedValue: OptionInput { OptionInput(isGiven: wrappedValue) }
+
+    var declaration: any OptionDeclaration { flag }
+
+    /// A property declared by `flag`, set from the current ``ArgumentContext`` when there is one.
+    init(wrappedValue: Bool = false, _ flag: FlagOption) {
+        self.flag = flag
+        if let context = ArgumentContext.current { self.wrappedValue = context.arguments.isSet(flag) }
+        else { self.wrappedValue = wrappedValue }
+    }
+
+    /// A property declaring the flag `--name` (`-short`).
+    init(wrappedValue: Bool = false, _ name: String, short: Character? = nil, help: String) {
+        self.init(wrappedValue: wrappedValue, FlagOption(name, short: short, help: help))
+    }
+
+    /// Equal values: commands compare by what they hold.
+    static func == (lhs: Flag, rhs: Flag) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
+}
+
+/// A command whose options are its `@Option`/`@Flag` properties and ``OptionGroup`` properties: built by
+/// `init()` inside an ``ArgumentContext``, then given its positional arguments, then validated.
+protocol DeclaredCommand: ParsableCommand {
+    /// A command with every option at its default, or read from the current ``ArgumentContext``.
+    init()
+    /// Takes the positional arguments (`arguments.input()` and the like).
+    ///
+    /// - Throws: ``UsageError`` for a missing or unexpected argument.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError)
+    /// The checks across options, once every value is typed.
+    ///
+    /// - Throws: ``UsageError`` naming the options that conflict.
+    func validate() throws(UsageError)
+}
+
+extension DeclaredCommand {
+    func validate() throws(UsageError) {}
+
+    /// Types the scanned arguments: the properties read their options, the first conversion error is
+    /// thrown, then the positional arguments are taken and the command validated.
+    init(_ arguments: ScannedArguments) throws(UsageError) {
+        let context = ArgumentContext(arguments)
+        self = ArgumentContext.$current.withValue(context) { Self.init() }
+        if let error = context.error { throw error }
+        try takeArguments(arguments)
+        try validate()
+    }
+
+    /// The properties' options, then the groups', without those the configuration hides.
+    static var options: [any OptionDeclaration] {
+        let hidden = Set(configuration.hidden)
+        return DeclaredOptions.cached(for: Self.self) {
+            let list = DeclaredOptions.list(of: Self.init())
+            return list.own + list.groups
+        }.filter { !hidden.contains($0.spec.name) }
+    }
+}
+
+/// Listing a value's option properties by `Mirror`, cached per type.
+enum DeclaredOptions {
+    private static let cache = Mutex<[ObjectIdentifier: [any OptionDeclaration]]>([:])
+
+    /// The options of `type`, computed by `make` the first time.
+    static func cached(for type: Any.Type, _ make: () -> [any OptionDeclaration]) -> [any OptionDeclaration] {
+        let key = ObjectIdentifier(type)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let made = make()
+        cache.withLock { $0[key] = made }
+        return made
+    }
+
+    /// The value's own option properties in declaration order, and its groups' options after them.
+    static func list(of value: Any) -> (own: [any OptionDeclaration], groups: [any OptionDeclaration]) {
+        var own: [any OptionDeclaration] = []
+        var groups: [any OptionDeclaration] = []
+        for child in Mirror(reflecting: value).children {
+            if let property = child.value as? any OptionProperty {
+                own.append(property.declaration)
+            } else if let group = child.value as? any OptionGroup {
+                let inner = list(of: group)
+                groups += inner.own + inner.groups
+            }
+        }
+        return (own, groups)
+    }
+}
