@@ -4,23 +4,23 @@ import PreviewLoop
 /// The input group (swift-argument-parser's `@OptionGroup`): the `<input>` argument and how it is read —
 /// `--timeout`, `--deadline`, `--threads`, `--allow-redirects`, `--tonemap`, `--deinterlace`. Every command that reads a
 /// clip holds one; its ``sourceOptions`` are the only place the CLI builds the library's ``SourceOptions``.
-struct InputOptions: Equatable, Sendable {
+struct InputOptions: Equatable, Sendable, OptionGroup {
     /// The video: a path, an http(s) URL or `-`.
-    var input: String
-    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
-    var timeout = SourceOptions.defaultTimeout
-    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
-    var deadline: Double?
-    /// Decoding threads (`--threads`).
-    var threads = DecodingDefaults.threads
-    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
-    var allowsRedirects = false
+    var input = ""
     /// `--tonemap`: how HDR frames become SDR.
-    var toneMapping = ToneMapping.auto
+    @Option(InputOptions.tonemap) var toneMapping = ToneMapping.auto
     /// `--deinterlace`: which frames are deinterlaced.
-    var deinterlacing = Deinterlacing.auto
+    @Option(InputOptions.deinterlace) var deinterlacing = Deinterlacing.auto
+    /// Decoding threads (`--threads`).
+    @Option(InputOptions.threads) var threads = DecodingDefaults.threads
+    /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
+    @Flag(InputOptions.allowRedirects) var allowsRedirects = false
     /// `--insecure`, `--ca-file`: how https servers are authenticated.
     var tls = TLSOptions()
+    /// Seconds allowed for opening the input and without any read or decoded frame (`--timeout`).
+    @Option(InputOptions.timeout) var timeout = SourceOptions.defaultTimeout
+    /// Seconds the whole job may take (`--deadline`); `nil` for no limit.
+    @Option(InputOptions.deadline) var deadline: Double? = nil
     /// The URLs a URL input may read (a server's `--allow-source`); `nil` for the origin rules alone.
     var allowedURLs: URLAllowList?
     /// Header fields sent with the input's http(s) requests (a server's preconditions).
@@ -50,14 +50,9 @@ extension InputOptions {
     /// Types the group's arguments: the one positional input and whichever of the group's options the
     /// subcommand has (the others keep their defaults).
     init(_ arguments: ScannedArguments) throws(UsageError) {
-        self.init(input: try arguments.input())
-        timeout = try arguments.value(Self.timeout)
-        deadline = try arguments.value(Self.deadline)
-        threads = try arguments.value(Self.threads)
-        allowsRedirects = arguments.isSet(Self.allowRedirects)
-        toneMapping = try arguments.value(Self.tonemap)
-        deinterlacing = try arguments.value(Self.deinterlace)
-        tls = try TLSOptions(arguments)
+        let input = try arguments.input()
+        try self.init(reading: arguments)
+        self.input = input
     }
 
     /// `--timeout <seconds>`: a stall, not work.
@@ -126,29 +121,43 @@ extension ScannedArguments {
 
 /// How https inputs are authenticated (`--insecure`, `--ca-file`): by default the server's
 /// certificate must chain to an authority in the system's store and name the URL's host.
-package struct TLSOptions: Equatable, Sendable {
+package struct TLSOptions: Equatable, Sendable, OptionGroup {
     /// `--insecure`: accept any certificate.
-    package var verifies = true
+    @Flag(TLSOptions.insecure) var isInsecure = false
     /// `--ca-file FILE`: the authorities to trust instead of the system's.
-    package var caFile: String?
+    @Option(TLSOptions.caFile) var authoritiesFile: String? = nil
+
+    /// Whether certificates are checked (no `--insecure`).
+    package var verifies: Bool {
+        get { !isInsecure }
+        set { isInsecure = !newValue }
+    }
+
+    /// `--ca-file FILE`: the authorities to trust instead of the system's.
+    package var caFile: String? {
+        get { authoritiesFile }
+        set { authoritiesFile = newValue }
+    }
 
     package init() {}
 
     init(_ arguments: ScannedArguments) throws(UsageError) {
-        verifies = !arguments.isSet(Self.insecure)
-        caFile = try arguments.value(Self.caFile)
+        try self.init(reading: arguments)
+    }
+
+    func validate(for subcommand: Subcommand) throws(UsageError) {
         if !verifies, caFile != nil {
-            throw UsageError(.conflictingOptions("insecure", "ca-file"), subcommand: arguments.subcommand,
+            throw UsageError(.conflictingOptions("insecure", "ca-file"), subcommand: subcommand,
                              "'--insecure' skips the certificate check that '--ca-file' sets up; give one of them.")
         }
         // FFmpeg takes the authorities' path as a text option (`ca_file`), which cannot carry a byte
         // that is not UTF-8: such a path is refused here rather than reported missing by GnuTLS later.
         if let caFile, FilePathBytes.encode(caFile) != Array(caFile.utf8) {
-            throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: arguments.subcommand,
+            throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: subcommand,
                              "'--ca-file \(caFile)': the path is not UTF-8, which FFmpeg's TLS option needs; give a link with a UTF-8 name.")
         }
         if let caFile, FileSystem.access(caFile, R_OK) != 0 {
-            throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: arguments.subcommand,
+            throw UsageError(.invalidValue(option: "ca-file", value: caFile), subcommand: subcommand,
                              "'--ca-file \(caFile)': no readable file there (a PEM file of certificate authorities).")
         }
     }

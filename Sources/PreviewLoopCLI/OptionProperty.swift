@@ -46,15 +46,30 @@ protocol OptionProperty {
 }
 
 /// A value holding the options several commands share (`InputOptions`, `WorkBudget`, …): a command
-/// stores it as a property and its options are listed after the command's own.
+/// stores it as a property and its options are listed after the command's own, in property order.
 protocol OptionGroup: Sendable {
     /// A group with every option at its default, or read from the current ``ArgumentContext``.
     init()
+    /// The checks across the group's options, once every value is typed.
+    ///
+    /// - Throws: ``UsageError`` naming `subcommand` for the usage hint.
+    func validate(for subcommand: Subcommand) throws(UsageError)
 }
 
 extension OptionGroup {
-    /// The group's options in property order.
-    static var declaredOptions: [any OptionDeclaration] { DeclaredOptions.list(of: Self.init()).own }
+    func validate(for subcommand: Subcommand) throws(UsageError) {}
+
+    /// The group read from `arguments` on its own (for a command that lists the group's options by
+    /// hand): its options typed, then validated.
+    ///
+    /// - Throws: ``UsageError`` for the first option that does not convert, or the group's checks.
+    init(reading arguments: ScannedArguments) throws(UsageError) {
+        let context = ArgumentContext(arguments)
+        self = ArgumentContext.$current.withValue(context) { Self.init() }
+        if let error = context.error { throw error }
+        try DeclaredOptions.validateGroups(in: self, for: arguments.subcommand)
+        try validate(for: arguments.subcommand)
+    }
 }
 
 /// `@Option(.integer("count", help: …, default: 8, in: 1...64)) var count`: a property typed, checked
@@ -149,6 +164,7 @@ extension DeclaredCommand {
         self = ArgumentContext.$current.withValue(context) { Self.init() }
         if let error = context.error { throw error }
         try takeArguments(arguments)
+        try DeclaredOptions.validateGroups(in: self, for: arguments.subcommand)
         try validate()
     }
 
@@ -156,8 +172,12 @@ extension DeclaredCommand {
     static var options: [any OptionDeclaration] {
         let hidden = Set(configuration.hidden)
         return DeclaredOptions.cached(for: Self.self) {
-            let list = DeclaredOptions.list(of: Self.init())
-            return list.own + list.groups
+            var own: [any OptionDeclaration] = [], groups: [any OptionDeclaration] = []
+            for child in Mirror(reflecting: Self.init()).children {
+                if let property = child.value as? any OptionProperty { own.append(property.declaration) }
+                else if let group = child.value as? any OptionGroup { groups += DeclaredOptions.list(of: group) }
+            }
+            return own + groups
         }.filter { !hidden.contains($0.spec.name) }
     }
 }
@@ -175,18 +195,21 @@ enum DeclaredOptions {
         return made
     }
 
-    /// The value's own option properties in declaration order, and its groups' options after them.
-    static func list(of value: Any) -> (own: [any OptionDeclaration], groups: [any OptionDeclaration]) {
-        var own: [any OptionDeclaration] = []
-        var groups: [any OptionDeclaration] = []
-        for child in Mirror(reflecting: value).children {
-            if let property = child.value as? any OptionProperty {
-                own.append(property.declaration)
-            } else if let group = child.value as? any OptionGroup {
-                let inner = list(of: group)
-                groups += inner.own + inner.groups
-            }
+    /// The group's options in property order, a nested group's where it stands.
+    static func list(of group: any OptionGroup) -> [any OptionDeclaration] {
+        Mirror(reflecting: group).children.flatMap { child -> [any OptionDeclaration] in
+            if let property = child.value as? any OptionProperty { return [property.declaration] }
+            if let inner = child.value as? any OptionGroup { return list(of: inner) }
+            return []
         }
-        return (own, groups)
+    }
+
+    /// Runs the checks of every group `value` holds (nested groups first), in property order.
+    static func validateGroups(in value: Any, for subcommand: Subcommand) throws(UsageError) {
+        for child in Mirror(reflecting: value).children {
+            guard let group = child.value as? any OptionGroup else { continue }
+            try validateGroups(in: group, for: subcommand)
+            try group.validate(for: subcommand)
+        }
     }
 }

@@ -2,45 +2,42 @@ import PreviewLoop
 
 /// The options of `preview-loop probe`.
 struct ProbeOptions: Equatable, Sendable {
-    /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
-    /// `--tonemap` (the input group).
-    var source: InputOptions
+    /// The input and how it is read: `<input>`, `--tonemap`, `--threads`, `--allow-redirects`, `--insecure`,
+    /// `--ca-file`, `--timeout`, `--deadline` (the input group).
+    var source = InputOptions()
     /// Whether to print one JSON object (`--json`) rather than aligned text lines.
+    @Flag("json", help: "Print one JSON object with sorted keys instead of aligned text.")
     var isJSON = false
     /// Whether every frame is decoded and analysed for photosensitive flashes (`--flashes`).
+    @Flag("flashes",
+          help: "Also decode every frame (at 96 pixels wide, HDR tone mapped) and look for photosensitive flashes "
+              + "as WCAG 2.3.1 defines them: per second the luminance and red flashes in its worst one-second window, "
+              + "the largest area changing together, and a verdict (pass, warning, extended_failure, failure), then "
+              + "the risky spans. See Docs/flashes.md.")
     var analysesFlashes = false
 }
 
-extension ProbeOptions: ClipCommand {
-    /// `preview-loop probe`: its name, summary, arguments and options in help order.
+extension ProbeOptions: ClipCommand, DeclaredCommand {
+    /// `preview-loop probe`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "probe",
         abstract: "Show a video's duration, size, rotation, frame rate and streams.",
         arguments: [.input],
-        options: [ProbeOptions.json.bind(\Self.isJSON), ProbeOptions.flashes.bind(\Self.analysesFlashes), InputOptions.tonemap, InputOptions.threads, InputOptions.timeout, InputOptions.deadline, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile])
+        hiding: [InputOptions.deinterlace])
 
     func run(in context: CommandContext) -> Int32 {
         CommandLineTool.reportingErrors(for: source) { try ProbeCommand(options: self).run() }
     }
-}
 
-extension ProbeOptions {
-    /// `--json`.
-    static let json = FlagOption("json", help: "Print one JSON object with sorted keys instead of aligned text.")
+    /// Takes the input.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+    }
 
-    /// `--flashes`.
-    static let flashes = FlagOption(
-        "flashes",
-        help: "Also decode every frame (at 96 pixels wide, HDR tone mapped) and look for photosensitive flashes "
-            + "as WCAG 2.3.1 defines them: per second the luminance and red flashes in its worst one-second window, "
-            + "the largest area changing together, and a verdict (pass, warning, extended_failure, failure), then "
-            + "the risky spans. See Docs/flashes.md.")
-
-    /// Types `probe`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        self.init(source: try InputOptions(arguments))
-        try arguments.assign(to: &self)
-        for option in [InputOptions.tonemap, InputOptions.threads] as [any OptionDeclaration] where arguments.isGiven(option) && !analysesFlashes {
+    /// `--tonemap` and `--threads` apply to the frames `--flashes` decodes.
+    func validate() throws(UsageError) {
+        for (given, option) in [(source.$toneMapping.isGiven, InputOptions.tonemap), (source.$threads.isGiven, InputOptions.threads)]
+            as [(Bool, any OptionDeclaration)] where given && !analysesFlashes {
             throw UsageError(.conflictingOptions(option.spec.name, "flashes"), subcommand: Self.subcommand,
                              "'\(option.spec.longSpelling)' applies to the frames '--flashes' decodes; give '--flashes' too.")
         }

@@ -104,7 +104,7 @@ struct SheetTests {
                                                   "--text-color", "#102030", "--font", "/f.ttf", "--no-header",
                                                   "--no-timestamps", "-q", "70", "--accuracy", "keyframe", "--threads", "3",
                                                   "--timeout", "9"])
-        var expected = SheetOptions(source: .init(input: "c.mp4", timeout: 9, threads: 3), output: "s.webp", format: .webp, columns: 5, rows: 3,
+        var expected = SheetOptions(source: .init(input: "c.mp4", threads: 3, timeout: 9), output: "s.webp", format: .webp, columns: 5, rows: 3,
                                     sheetWidth: 5 * 200 + 4 * 2, tileWidth: 200, gap: 2, margin: 0, showsHeader: false,
                                     quality: 70, accuracy: .keyframe)
         expected.style.background = .white
