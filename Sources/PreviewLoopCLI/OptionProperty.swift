@@ -82,12 +82,18 @@ struct Option<Value: Sendable>: OptionProperty, Sendable {
     var wrappedValue: Value
     /// Whether and how the option was given.
     var projectedValue: OptionInput
+    /// Whether the command turns the value into other properties (`-o` into the output and its format):
+    /// then the property is left out of comparisons, which look at what it became, and the command
+    /// checks the text (a conversion error is not recorded).
+    let isFolded: Bool
 
     var declaration: any OptionDeclaration { option }
 
-    /// A property declared by `option`, read from the current ``ArgumentContext`` when there is one.
-    init(_ option: ValueOption<Value>) {
+    /// A property declared by `option`, read from the current ``ArgumentContext`` when there is one;
+    /// `folded` when the command turns it into other properties (in `takeArguments(_:)`).
+    init(_ option: ValueOption<Value>, folded: Bool = false) {
         self.option = option
+        isFolded = folded
         wrappedValue = option.defaultValue
         projectedValue = OptionInput()
         guard let context = ArgumentContext.current, let text = context.arguments.text(option) else { return }
@@ -95,20 +101,21 @@ struct Option<Value: Sendable>: OptionProperty, Sendable {
         do throws(UsageError) {
             wrappedValue = try context.arguments.value(option)
         } catch {
-            context.record(error)
+            // A folded option's text is checked where the command turns it into its properties.
+            if !folded { context.record(error) }
         }
     }
 
     /// A property holding `wrappedValue` (what a memberwise initialiser passes), declared by `option`.
-    init(wrappedValue: Value, _ option: ValueOption<Value>) {
-        self.init(option)
+    init(wrappedValue: Value, _ option: ValueOption<Value>, folded: Bool = false) {
+        self.init(option, folded: folded)
         if ArgumentContext.current == nil { self.wrappedValue = wrappedValue }
     }
 }
 
 extension Option: Equatable where Value: Equatable {
     /// Equal values: commands compare by what they hold, not by how it was typed.
-    static func == (lhs: Option, rhs: Option) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
+    static func == (lhs: Option, rhs: Option) -> Bool { lhs.isFolded || lhs.wrappedValue == rhs.wrappedValue }
 }
 
 /// `@Flag("json", help: …) var isJSON = false`: a property that is true when the flag is given.

@@ -9,11 +9,11 @@ import Synchronization
 /// logs (at most two a second, and always the final 100 % line). `--quiet` prints nothing but errors:
 /// no progress, no warnings, no summary line. Data asked for explicitly (`--json`, `--log -`, an image
 /// written with `-o -`) is still written.
-struct ReportingOptions: Equatable, Sendable {
+struct ReportingOptions: Equatable, Sendable, OptionGroup {
     /// `--progress`: progress lines even when standard error is not a terminal.
-    var forcesProgress = false
+    @Flag(ReportingOptions.progress) var forcesProgress = false
     /// `--quiet`: errors only.
-    var isQuiet = false
+    @Flag(ReportingOptions.quiet) var isQuiet = false
 
     /// `--progress`.
     static let progress = FlagOption(
@@ -25,10 +25,13 @@ struct ReportingOptions: Equatable, Sendable {
 
     /// Types the group's flags (those the subcommand has; the others stay off).
     init(_ arguments: ScannedArguments) throws(UsageError) {
-        forcesProgress = arguments.isSet(Self.progress)
-        isQuiet = arguments.isSet(Self.quiet)
+        try self.init(reading: arguments)
+    }
+
+    /// `--progress` and `--quiet` contradict each other.
+    func validate(for subcommand: Subcommand) throws(UsageError) {
         if forcesProgress && isQuiet {
-            throw UsageError(.conflictingOptions("progress", "quiet"), subcommand: arguments.subcommand,
+            throw UsageError(.conflictingOptions("progress", "quiet"), subcommand: subcommand,
                              "'--progress' and '--quiet' contradict each other; give one of them.")
         }
     }

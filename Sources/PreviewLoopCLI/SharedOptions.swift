@@ -1,6 +1,6 @@
 import PreviewLoop
 
-// ValueOption groups shared by the commands that take them; each option declared once (see OptionDeclaration).
+// Option groups shared by the commands that take them; each option declared once (see OptionDeclaration).
 
 /// The output group: `-o` for an image, `--format` and `-q` for its quality.
 enum OutputOptions {
@@ -160,6 +160,35 @@ extension ScannedArguments {
                              + "for example -o \(example); thumb, strip and sheet can write to standard output.")
         }
         return path
+    }
+
+    /// Throws a usage error naming the limit when `refusal` is not `nil`.
+    static func refuse(_ refusal: WorkBudget.Refusal?, for subcommand: Subcommand) throws(UsageError) {
+        guard let refusal else { return }
+        throw UsageError(.overLimit(refusal.option), subcommand: subcommand, refusal.message + ".")
+    }
+
+    /// `--json`, refused with `-o -`: the image has standard output to itself.
+    static func checkReportJSON(_ json: Bool, output: String, for subcommand: Subcommand) throws(UsageError) {
+        if json, output == ImageDestination.standardOutput {
+            throw UsageError(.conflictingOptions("json", "output"), subcommand: subcommand,
+                             "'--json' prints on standard output, which '-o -' gives to the image; write the image to a file.")
+        }
+    }
+
+    /// A usage error for a `--quality` given to an output without a quality setting.
+    ///
+    /// - Parameters:
+    ///   - lossy: whether the output format has a quality setting.
+    ///   - output: the output path, for the message.
+    ///   - alternatives: the extensions that do take a quality, for the message.
+    static func checkQuality(_ quality: Int?, option: ValueOption<Int?>, lossy: Bool, output: String,
+                             alternatives: String = ImageFileFormat.lossyExtensionList,
+                             for subcommand: Subcommand) throws(UsageError) {
+        guard quality != nil, !lossy else { return }
+        throw UsageError(.conflictingOptions(option.spec.name, "output"), subcommand: subcommand,
+                         "'--quality' has no effect on '\(output)': its format is lossless or has no quality "
+                             + "setting; drop it or write \(alternatives).")
     }
 
     /// `--quality`, or `nil` when absent; a usage error for an output without a quality setting.

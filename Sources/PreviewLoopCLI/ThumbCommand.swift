@@ -2,64 +2,63 @@ import PreviewLoop
 
 /// The options of `preview-loop thumb`.
 struct ThumbOptions: Equatable, Sendable {
+    /// The work limits (`--max-memory`); declared first, so its option is listed before the input group's.
+    var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
-    var source: InputOptions
+    var source = InputOptions()
+    /// `-o` as typed, which becomes ``output`` and ``format``.
+    @Option(OutputOptions.image, folded: true) var outputOption: String? = nil
     /// The image to write (`-o`, `--output`).
-    var output: String
+    var output = ""
+    /// `--format` as typed, which with the output's extension becomes ``format``.
+    @Option(OutputOptions.imageFormat, folded: true) var formatOption: ImageFileFormat? = nil
     /// The image format, chosen by the output's extension.
-    var format: ImageFileFormat
+    var format = ImageFileFormat.png
     /// When to take the frame (`-t`, `--at`): the poster frame of the window (`auto`) or a time.
-    var time = ThumbOptions.at.defaultValue
+    @Option(ThumbOptions.at) var time = ThumbOptions.at.defaultValue
     /// Where the window `--at auto` searches starts (`--start`).
-    var start = ThumbOptions.start.defaultValue
+    @Option(ThumbOptions.start) var start = ThumbOptions.start.defaultValue
     /// How long that window lasts (`--length`), cut at the end of the clip.
-    var length = ThumbOptions.length.defaultValue
+    @Option(ThumbOptions.length) var length = ThumbOptions.length.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 320, height: 180)
     /// The image size (`-s`, `--size`); by default a box that turns with a portrait source.
-    var size = ThumbOptions.size.defaultValue
+    @Option(ThumbOptions.size) var size = ThumbOptions.size.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
-    var quality: Int?
+    @Option(OutputOptions.imageQuality) var quality: Int? = nil
     /// How the picture fills the size (`--fit`).
-    var contentMode = PictureOptions.fit.defaultValue
+    @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Which frame answers an explicit time (`--accuracy`): exact or keyframe.
-    var accuracy = ThumbOptions.accuracy.defaultValue
+    @Option(ThumbOptions.accuracy) var accuracy = ThumbOptions.accuracy.defaultValue
     /// Whether a play button is drawn in the middle (`--play-button`).
-    var showsPlayButton = false
+    @Flag(ThumbOptions.playButton) var showsPlayButton = false
     /// The rounded corners' radius in pixels (`--corner-radius`); 0 for none.
-    var cornerRadius = ThumbOptions.cornerRadius.defaultValue
+    @Option(ThumbOptions.cornerRadius) var cornerRadius = ThumbOptions.cornerRadius.defaultValue
     /// The colour outside rounded corners (`--background`); `nil`: transparent in PNG and WebP, white
     /// elsewhere.
-    var background: RGBAColor?
-    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
-    var budget = WorkBudget()
-    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
-    var json = false
+    @Option(PictureOptions.background) var background: RGBAColor? = nil
     /// With `--at best`: how many ranked candidates to list (`--candidates`); `nil` lists none.
-    var candidates: Int?
+    @Option(ThumbOptions.candidates) var candidates: Int? = nil
+    /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
+    @Flag(ReportOptions.json) var json = false
     /// Whether an exact `size` is a box the picture fits inside keeping its shape (the image API's
     /// `fit_mode=preserve`), rather than the picture's size.
     var preservesShape = false
 
     /// Whether the picture gets a play button or rounded corners.
     var hasOverlays: Bool { showsPlayButton || cornerRadius > 0 }
-    /// Progress and quiet (`--progress`, `--quiet`).
+    /// Progress and quiet (`--quiet`).
     var reporting = ReportingOptions()
 }
 
-extension ThumbOptions: ClipOutputCommand, ReportsProgress {
-    /// `preview-loop thumb`: its name, summary, arguments and options in help order.
+extension ThumbOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+    /// `preview-loop thumb`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "thumb",
         abstract: "Write one frame of a video as an image: by default the poster frame, the first good one of the window.",
         arguments: [.input],
-        options: [OutputOptions.image, OutputOptions.imageFormat, ThumbOptions.at.bind(\Self.time), ThumbOptions.start.bind(\Self.start), ThumbOptions.length.bind(\Self.length), ThumbOptions.size.bind(\Self.size),
-             OutputOptions.imageQuality, PictureOptions.fit.bind(\Self.contentMode), ThumbOptions.accuracy.bind(\Self.accuracy), ThumbOptions.playButton.bind(\Self.showsPlayButton),
-             ThumbOptions.cornerRadius.bind(\Self.cornerRadius), PictureOptions.background.bind(\Self.background),
-             ThumbOptions.candidates.bind(\Self.candidates), ReportOptions.json,
-             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
-             InputOptions.timeout, InputOptions.deadline, ReportingOptions.quiet])
+        hiding: [WorkBudget.maxFrames, ReportingOptions.progress])
 
     func make(report: ClipReport?) throws -> Int32 { try ThumbCommand(options: self, report: report).run() }
 }
@@ -110,40 +109,42 @@ extension ThumbOptions {
             + "\"candidates\" in the --json record's poster entry.",
         in: 1...FrameSampler.bestPosterCandidates)
 
-    /// Types and validates `thumb`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let source = try InputOptions(arguments)
-        let (output, format) = try arguments.imageOutput()
-        self.init(source: source, output: output, format: format)
-        try arguments.assign(to: &self)
-        quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
-        // Each value is valid on its own; now whether they go together.
+    /// Takes the input, and the output with its format.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+        (output, format) = try arguments.imageOutput()
+    }
+
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        try ScannedArguments.checkQuality(quality, option: OutputOptions.imageQuality, lossy: format.isLossy, output: output,
+                                          for: Self.subcommand)
         if candidates != nil, time != .best {
             throw UsageError(.conflictingOptions("candidates", "at"), subcommand: Self.subcommand,
                              "'--candidates' lists the candidates of '--at best'; give '--at best' too.")
         }
         switch time {
         case .auto:
-            if arguments.isGiven(Self.accuracy) {
+            if $accuracy.isGiven {
                 throw UsageError(.conflictingOptions("accuracy", "at"), subcommand: Self.subcommand,
                                  "'--accuracy' applies only to an explicit '--at' time, not to '--at auto' (the default).")
             }
         case .best:
-            for option in [Self.start, Self.length, Self.accuracy] as [any OptionDeclaration] where arguments.isGiven(option) {
+            for (given, option) in [($start.isGiven, Self.start), ($length.isGiven, Self.length), ($accuracy.isGiven, Self.accuracy)]
+                as [(Bool, any OptionDeclaration)] where given {
                 throw UsageError(.conflictingOptions(option.spec.name, "at"), subcommand: Self.subcommand,
                                  "'\(option.spec.longSpelling)' has no effect with '--at best', which looks at the whole clip.")
             }
         case .at:
-            for option in [Self.start, Self.length] where arguments.isGiven(option) {
+            for (given, option) in [($start.isGiven, Self.start), ($length.isGiven, Self.length)] where given {
                 throw UsageError(.conflictingOptions(option.spec.name, "at"), subcommand: Self.subcommand,
                                  "'\(option.spec.longSpelling)' sets the window of '--at auto'; it has no effect with an explicit '--at' time.")
             }
         }
-        budget = try WorkBudget(arguments)
-        json = try arguments.reportJSON(output: output)
-        reporting = try ReportingOptions(arguments)
-        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+        try ScannedArguments.checkReportJSON(json, output: output, for: Self.subcommand)
+        try ScannedArguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first, for: Self.subcommand)
     }
+
     /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
         if let reason = WorkBudget.encoderRefusal(size, webp: format == .webp, ownEncoder: format == .ppm) {

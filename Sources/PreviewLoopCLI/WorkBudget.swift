@@ -9,11 +9,11 @@ import PreviewLoop
 ///   frames repeated or replayed from memory cannot exceed it either.
 /// - Encoder sizes: FFmpeg's image encoders need (W+128)×(H+128) below 268,435,456 (so at most about
 ///   16,250×16,250); WebP at most 16383 a side. Not settable.
-struct WorkBudget: Equatable, Sendable {
+struct WorkBudget: Equatable, Sendable, OptionGroup {
     /// `--max-memory`, in MB (2^20 bytes).
-    var maxMemoryMB = WorkBudget.defaultMemoryMB
+    @Option(WorkBudget.maxMemory) var maxMemoryMB = WorkBudget.defaultMemoryMB
     /// `--max-frames`.
-    var maxFrames = WorkBudget.defaultFrames
+    @Option(WorkBudget.maxFrames) var maxFrames = WorkBudget.defaultFrames
 
     static let defaultMemoryMB = 1024
     static let memoryRange = 16...65_536
@@ -92,7 +92,7 @@ extension WorkBudget {
     /// The work-budget group: `--max-memory` and `--max-frames` (each only where the subcommand has it;
     /// absent, the default).
     init(_ arguments: ScannedArguments) throws(UsageError) {
-        self.init(maxMemoryMB: try arguments.value(Self.maxMemory), maxFrames: try arguments.value(Self.maxFrames))
+        try self.init(reading: arguments)
     }
 
     /// `--max-memory <MB>`.
