@@ -2,58 +2,60 @@ import PreviewLoop
 
 /// The options of `preview-loop strip`.
 struct StripOptions: Equatable, Sendable {
+    /// The work limits (`--max-memory`); declared first, so its option is listed before the input group's.
+    var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
-    var source: InputOptions
+    var source = InputOptions()
+    /// `-o` as typed, which becomes ``output`` and ``format``.
+    @Option(OutputOptions.image, folded: true) var outputOption: String? = nil
     /// The image to write (`-o`, `--output`).
-    var output: String
+    var output = ""
+    /// `--format` as typed, which with the output's extension becomes ``format``.
+    @Option(OutputOptions.imageFormat, folded: true) var formatOption: ImageFileFormat? = nil
     /// The image format, chosen by the output's extension.
-    var format: ImageFileFormat
+    var format = ImageFileFormat.png
     /// How many frames (`-n`, `--count`), 1 to 1000.
-    var count = StripOptions.count.defaultValue
+    @Option(StripOptions.count) var count = StripOptions.count.defaultValue
+    /// `--columns` as typed, which becomes ``columns``.
+    @Option(StripOptions.columns, folded: true) var columnsOption: Int? = nil
     /// Frames per row (`-c`, `--columns`); never more than `count`.
     var columns = StripOptions.count.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    var size = StripOptions.size.defaultValue
+    @Option(StripOptions.size) var size = StripOptions.size.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
-    var quality: Int?
+    @Option(OutputOptions.imageQuality) var quality: Int? = nil
     /// Which part of the clip is sampled (`--span`).
-    var span = StripOptions.span.defaultValue
+    @Option(StripOptions.span) var span = StripOptions.span.defaultValue
     /// Where the window starts (`--start`); only with `span == .window`.
-    var start = WindowOptions.start.defaultValue
+    @Option(WindowOptions.start) var start = WindowOptions.start.defaultValue
     /// How long the window lasts (`--length`); only with `span == .window`.
-    var length = WindowOptions.length.defaultValue
+    @Option(WindowOptions.length) var length = WindowOptions.length.defaultValue
     /// Which frame answers each time (`--accuracy`).
-    var accuracy = StripOptions.accuracy.defaultValue
-    /// How each picture fills its tile (`--fit`).
-    var contentMode = PictureOptions.fit.defaultValue
-    /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
-    var gap = StripOptions.gap.defaultValue
-    /// Whether each tile shows its frame's time (`--timestamps`).
-    var showsTimestamps = false
-    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
-    var budget = WorkBudget()
+    @Option(StripOptions.accuracy) var accuracy = StripOptions.accuracy.defaultValue
     /// How the frames' times are chosen (`--pick`): even slices, or shot changes.
-    var pick = TilePlanOptions.pick.defaultValue
+    @Option(TilePlanOptions.pick) var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
-    var json = false
+    @Flag(ReportOptions.json) var json = false
+    /// How each picture fills its tile (`--fit`).
+    @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
+    /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
+    @Option(StripOptions.gap) var gap = StripOptions.gap.defaultValue
+    /// Whether each tile shows its frame's time (`--timestamps`).
+    @Flag(StripOptions.timestamps) var showsTimestamps = false
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting = ReportingOptions()
 }
 
-extension StripOptions: ClipOutputCommand, ReportsProgress {
-    /// `preview-loop strip`: its name, summary, arguments and options in help order.
+extension StripOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+    /// `preview-loop strip`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "strip",
         abstract: "Write frames sampled evenly over a span, tiled in one image.",
         arguments: [.input],
-        options: [OutputOptions.image, OutputOptions.imageFormat, StripOptions.count.bind(\Self.count), StripOptions.columns, StripOptions.size.bind(\Self.size), OutputOptions.imageQuality,
-             StripOptions.span.bind(\Self.span), WindowOptions.start.bind(\Self.start), WindowOptions.length.bind(\Self.length), StripOptions.accuracy.bind(\Self.accuracy),
-             TilePlanOptions.pick.bind(\Self.pick), ReportOptions.json, PictureOptions.fit.bind(\Self.contentMode), StripOptions.gap.bind(\Self.gap), StripOptions.timestamps.bind(\Self.showsTimestamps),
-             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
-             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+        hiding: [WorkBudget.maxFrames])
 
     func make(report: ClipReport?) throws -> Int32 { try StripCommand(options: self, report: report).run() }
 }
@@ -88,24 +90,25 @@ extension StripOptions {
                                  help: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
                                      + "bottom-right corner, as 'sheet' does.")
 
-    /// Types and validates `strip`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let source = try InputOptions(arguments)
-        let (output, format) = try arguments.imageOutput()
-        self.init(source: source, output: output, format: format)
-        try arguments.assign(to: &self)
+    /// Takes the input, the output with its format, and the columns (capped by the count).
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+        (output, format) = try arguments.imageOutput()
         columns = min(try arguments.value(Self.columns) ?? count, count)
-        quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
+    }
+
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        try ScannedArguments.checkQuality(quality, option: OutputOptions.imageQuality, lossy: format.isLossy, output: output,
+                                          for: Self.subcommand)
         if span == .all {
-            for option in [WindowOptions.start, WindowOptions.length] where arguments.isGiven(option) {
+            for (given, option) in [($start.isGiven, WindowOptions.start), ($length.isGiven, WindowOptions.length)] where given {
                 throw UsageError(.conflictingOptions(option.spec.name, "span"), subcommand: Self.subcommand,
                                  "'\(option.spec.longSpelling)' applies only to '--span window', not '--span all'.")
             }
         }
-        budget = try WorkBudget(arguments)
-        json = try arguments.reportJSON(output: output)
-        reporting = try ReportingOptions(arguments)
-        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+        try ScannedArguments.checkReportJSON(json, output: output, for: Self.subcommand)
+        try ScannedArguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first, for: Self.subcommand)
     }
     /// Why a strip of tiles of `size` is refused before decoding; `nil` when it fits.
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
