@@ -130,9 +130,15 @@ struct Flag: OptionProperty, Equatable, Sendable {
 
     var declaration: any OptionDeclaration { flag }
 
-    /// A property declared by `flag`, set from the current ``ArgumentContext`` when there is one.
-    init(wrappedValue: Bool = false, _ flag: FlagOption) {
+    /// Whether the command turns the flag into another property (`--no-header` into `showsHeader`):
+    /// then the property is left out of comparisons.
+    let isFolded: Bool
+
+    /// A property declared by `flag`, set from the current ``ArgumentContext`` when there is one;
+    /// `folded` when the command turns it into another property (in `takeArguments(_:)`).
+    init(wrappedValue: Bool = false, _ flag: FlagOption, folded: Bool = false) {
         self.flag = flag
+        isFolded = folded
         if let context = ArgumentContext.current { self.wrappedValue = context.arguments.isSet(flag) }
         else { self.wrappedValue = wrappedValue }
     }
@@ -143,7 +149,7 @@ struct Flag: OptionProperty, Equatable, Sendable {
     }
 
     /// Equal values: commands compare by what they hold.
-    static func == (lhs: Flag, rhs: Flag) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
+    static func == (lhs: Flag, rhs: Flag) -> Bool { lhs.isFolded || lhs.wrappedValue == rhs.wrappedValue }
 }
 
 /// A command whose options are its `@Option`/`@Flag` properties and ``OptionGroup`` properties: built by

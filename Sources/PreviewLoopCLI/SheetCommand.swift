@@ -5,54 +5,61 @@ import PreviewLoop
 struct SheetOptions: Equatable, Sendable {
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
-    var source: InputOptions
+    var source = InputOptions()
+    /// `-o` as typed, which becomes ``output`` and ``format``.
+    @Option(OutputOptions.image, folded: true) var outputOption: String? = nil
     /// The image to write (`-o`, `--output`).
-    var output: String
+    var output = ""
+    /// `--format` as typed, which with the output's extension becomes ``format``.
+    @Option(OutputOptions.imageFormat, folded: true) var formatOption: ImageFileFormat? = nil
     /// The image format, chosen by the output's extension.
-    var format: ImageFileFormat
+    var format = ImageFileFormat.png
+    /// `--grid` as typed, which becomes ``columns`` and ``rows``.
+    @Option(SheetOptions.grid, folded: true) var gridOption = SheetOptions.grid.defaultValue
     /// Tiles per row (`--grid` C).
     var columns = SheetOptions.grid.defaultValue.width
     /// Rows of tiles (`--grid` R).
     var rows = SheetOptions.grid.defaultValue.height
     /// The whole sheet's width (`--width`); the tiles share what margins and gaps leave. Ignored when
     /// ``tileWidth`` is set.
-    var sheetWidth = SheetOptions.width.defaultValue
+    @Option(SheetOptions.width) var sheetWidth = SheetOptions.width.defaultValue
     /// Each tile's width (`--tile-width`); `nil` to derive it from ``sheetWidth``.
-    var tileWidth: Int?
+    @Option(SheetOptions.tileWidth) var tileWidth: Int? = nil
     /// Pixels between tiles and below the header (`--gap`).
-    var gap = SheetOptions.gap.defaultValue
+    @Option(SheetOptions.gap) var gap = SheetOptions.gap.defaultValue
     /// Pixels around everything (`--margin`).
-    var margin = SheetOptions.margin.defaultValue
+    @Option(SheetOptions.margin) var margin = SheetOptions.margin.defaultValue
+    /// `--background`, `--text-color`, `--font`, `--no-header` and `--no-timestamps` as given, which
+    /// become ``style`` and ``showsHeader``.
+    @Option(SheetOptions.background, folded: true) var backgroundOption = SheetOptions.background.defaultValue
+    @Option(SheetOptions.textColor, folded: true) var textColorOption = SheetOptions.textColor.defaultValue
+    @Option(SheetOptions.font, folded: true) var fontOption: String? = nil
+    @Flag(SheetOptions.noHeader, folded: true) var noHeaderOption = false
+    @Flag(SheetOptions.noTimestamps, folded: true) var noTimestampsOption = false
     /// Whether the header is drawn (`--no-header` turns it off).
     var showsHeader = true
     /// Colours, fonts and tile times (`--background`, `--text-color`, `--font`, `--no-timestamps`).
     var style = ContactSheetStyle()
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
-    var quality: Int?
+    @Option(OutputOptions.imageQuality) var quality: Int? = nil
     /// Which frame answers each time (`--accuracy`): exact by default, since `auto` may give two
     /// neighbouring slices the same keyframe and a sheet's tiles should all differ.
-    var accuracy = SheetOptions.accuracy.defaultValue
+    @Option(SheetOptions.accuracy) var accuracy = SheetOptions.accuracy.defaultValue
     /// How the tiles' times are chosen (`--pick`): even slices, or shot changes.
-    var pick = TilePlanOptions.pick.defaultValue
+    @Option(TilePlanOptions.pick) var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
-    var json = false
+    @Flag(ReportOptions.json) var json = false
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting = ReportingOptions()
 }
 
-extension SheetOptions: ClipOutputCommand, ReportsProgress {
-    /// `preview-loop sheet`: its name, summary, arguments and options in help order.
+extension SheetOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+    /// `preview-loop sheet`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "sheet",
         abstract: "Write a contact sheet of the whole clip: a header (name, duration, size, codec, frame rate, bit "
             + "rate, file size), then a grid of frames with their times.",
-        arguments: [.input],
-        options: [OutputOptions.image, OutputOptions.imageFormat, SheetOptions.grid, SheetOptions.width.bind(\Self.sheetWidth), SheetOptions.tileWidth, SheetOptions.gap.bind(\Self.gap),
-             SheetOptions.margin.bind(\Self.margin), SheetOptions.background.bind(\Self.style.background), SheetOptions.textColor.bind(\Self.style.textColor), SheetOptions.font.bind(\Self.style.fontPath),
-             SheetOptions.noHeader, SheetOptions.noTimestamps, OutputOptions.imageQuality, SheetOptions.accuracy.bind(\Self.accuracy),
-             TilePlanOptions.pick.bind(\Self.pick), ReportOptions.json,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
-             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+        arguments: [.input])
 
     func make(report: ClipReport?) throws -> Int32 { try SheetCommand(options: self, report: report).run() }
 }
@@ -123,22 +130,28 @@ extension SheetOptions {
         }
     }
 
-    /// Types and validates `sheet`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let source = try InputOptions(arguments)
-        let (output, format) = try arguments.imageOutput()
-        self.init(source: source, output: output, format: format)
-        try arguments.assign(to: &self)
+    /// Takes the input and the output with its format, and turns the folded options into the grid,
+    /// the style and the header.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+        (output, format) = try arguments.imageOutput()
+        style.background = try arguments.value(Self.background)
+        style.textColor = try arguments.value(Self.textColor)
+        style.fontPath = try arguments.value(Self.font)
         let grid = try arguments.value(Self.grid)
         (columns, rows) = (grid.width, grid.height)
-        if arguments.isGiven(Self.width) && arguments.isGiven(Self.tileWidth) {
+        if let tileWidth { sheetWidth = 2 * margin + columns * tileWidth + (columns - 1) * gap }
+        showsHeader = !arguments.isSet(Self.noHeader)
+        style.showsTimestamps = !arguments.isSet(Self.noTimestamps)
+    }
+
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        if $sheetWidth.isGiven && $tileWidth.isGiven {
             throw UsageError(.conflictingOptions("width", "tile-width"), subcommand: Self.subcommand,
                              "'--width' and '--tile-width' both set the tiles' width; give one of them.")
         }
-        if let width = try arguments.value(Self.tileWidth) {
-            tileWidth = width
-            sheetWidth = 2 * margin + columns * width + (columns - 1) * gap
-        } else if ContactSheetLayout.tileWidth(sheetWidth: sheetWidth, columns: columns, gap: gap, margin: margin)
+        if tileWidth == nil, ContactSheetLayout.tileWidth(sheetWidth: sheetWidth, columns: columns, gap: gap, margin: margin)
                     .map({ $0 < 16 }) ?? true {
             throw UsageError(.conflictingOptions("width", "grid"), subcommand: Self.subcommand,
                              "A \(sheetWidth)-pixel sheet leaves tiles under 16 pixels wide with \(columns) columns, "
@@ -149,11 +162,9 @@ extension SheetOptions {
                              "\(columns) tiles of \(tileWidth ?? 0) pixels with their gaps and margins make a sheet "
                                  + "\(sheetWidth) pixels wide; at most \(ImageFileFormat.maxWebPSide): use a smaller --tile-width or fewer columns.")
         }
-        showsHeader = !arguments.isSet(Self.noHeader)
-        style.showsTimestamps = !arguments.isSet(Self.noTimestamps)
-        quality = try arguments.quality(OutputOptions.imageQuality, lossy: format.isLossy, output: output)
-        json = try arguments.reportJSON(output: output)
-        reporting = try ReportingOptions(arguments)
+        try ScannedArguments.checkQuality(quality, option: OutputOptions.imageQuality, lossy: format.isLossy, output: output,
+                                          for: Self.subcommand)
+        try ScannedArguments.checkReportJSON(json, output: output, for: Self.subcommand)
     }
 }
 
