@@ -4,54 +4,52 @@ import Synchronization
 
 /// The options of `preview-loop loop`.
 struct LoopOptions: Equatable, Sendable {
+    /// The work limits (`--max-memory`); declared first, so its option is listed before the input group's.
+    var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
-    var source: InputOptions
+    var source = InputOptions()
     /// Where the window starts (`--start`).
-    var start = WindowOptions.start.defaultValue
+    @Option(WindowOptions.start) var start = WindowOptions.start.defaultValue
     /// How long the window lasts (`--length`).
-    var length = WindowOptions.length.defaultValue
+    @Option(WindowOptions.length) var length = WindowOptions.length.defaultValue
     /// Passes over the window (`--loops`); 0 means until interrupted.
-    var loops = LoopOptions.loops.defaultValue
+    @Option(LoopOptions.loops) var loops = LoopOptions.loops.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 320, height: 180)
     /// The frame size (`-s`, `--size`).
-    var size = LoopOptions.size.defaultValue
+    @Option(LoopOptions.size) var size = LoopOptions.size.defaultValue
     /// How the picture fills the size (`--fit`).
-    var contentMode = PictureOptions.fit.defaultValue
+    @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Whether frames are paced at playback speed (`--realtime`) rather than decoded flat out.
-    var isRealtime = false
+    @Flag(LoopOptions.realtime) var isRealtime = false
     /// Where the CSV timing log goes (`--log`), if anywhere.
-    var log: LogDestination?
+    @Option(LoopOptions.log) var log: LogDestination? = nil
     /// The directory every frame is written to (`--frames`), if any.
-    var framesDirectory: String?
+    @Option(LoopOptions.frames) var framesDirectory: String? = nil
     /// Loop-relative wall times (seconds) at which to write a still of the frame presented (`--capture-at`).
-    var captureTimes: [Double] = []
+    @Option(LoopOptions.captureAt) var captureTimes: [Double] = []
     /// The wall-time span (seconds, from the loop's start) whose frames are recorded (`--record FROM-TO`).
-    var recordSpan: Range<Double>?
+    @Option(LoopOptions.record) var recordSpan: Range<Double>? = nil
     /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
-    var captureDirectory: String?
+    @Option(LoopOptions.captureDir) var captureDirectory: String? = nil
+    /// `--format` as typed, which becomes ``imageFormat``.
+    @Option(LoopOptions.format, folded: true) var formatOption: ImageFileFormat? = nil
     /// The format of frames, captures and recordings (`--format`): PPM, PNG or JPEG.
     var imageFormat = ImageFileFormat.ppm
-    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
-    var budget = WorkBudget()
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
-    var json = false
+    @Flag(ReportOptions.json) var json = false
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting = ReportingOptions()
 }
 
-extension LoopOptions: ClipCommand, ReportsProgress {
-    /// `preview-loop loop`: its name, summary, arguments and options in help order.
+extension LoopOptions: ClipCommand, ReportsProgress, DeclaredCommand {
+    /// `preview-loop loop`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "loop",
         abstract: "Play a window of a video in a loop, writing frames and a timing log.",
         arguments: [.input],
-        options: [WindowOptions.start.bind(\Self.start), WindowOptions.length.bind(\Self.length), LoopOptions.loops.bind(\Self.loops), LoopOptions.size.bind(\Self.size), PictureOptions.fit.bind(\Self.contentMode),
-             LoopOptions.realtime.bind(\Self.isRealtime), LoopOptions.log.bind(\Self.log), LoopOptions.frames.bind(\Self.framesDirectory), LoopOptions.captureAt.bind(\Self.captureTimes), LoopOptions.record.bind(\Self.recordSpan),
-             LoopOptions.captureDir.bind(\Self.captureDirectory), LoopOptions.format, ReportOptions.json.bind(\Self.json),
-             WorkBudget.maxMemory, InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile,
-             InputOptions.timeout, InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+        hiding: [WorkBudget.maxFrames])
 
     func run(in context: CommandContext) -> Int32 {
         let report = json ? ClipReport(command: Self.subcommand, input: source.input) : nil
@@ -122,29 +120,29 @@ extension LoopOptions {
         return nil
     }
 
-    /// Types and validates `loop`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        self.init(source: try InputOptions(arguments))
-        try arguments.assign(to: &self)
-        if let format = try arguments.value(Self.format) {
-            guard framesDirectory != nil || !captureTimes.isEmpty || recordSpan != nil else {
-                throw UsageError(.conflictingOptions("format", "frames"), subcommand: Self.subcommand,
-                                 "'--format' sets the format of '--frames', '--capture-at' and '--record' files; give one of them.")
-            }
-            imageFormat = format
+    /// Takes the input, and the frames' format.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+        if let format = try arguments.value(Self.format) { imageFormat = format }
+    }
+
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        if $formatOption.isGiven, framesDirectory == nil && captureTimes.isEmpty && recordSpan == nil {
+            throw UsageError(.conflictingOptions("format", "frames"), subcommand: Self.subcommand,
+                             "'--format' sets the format of '--frames', '--capture-at' and '--record' files; give one of them.")
         }
         if (!captureTimes.isEmpty || recordSpan != nil) && captureDirectory == nil && framesDirectory == nil {
             throw UsageError(.missingOption("capture-dir"), subcommand: Self.subcommand,
                              "'--capture-at' and '--record' need '--capture-dir <dir>' (or '--frames <dir>').")
         }
-        budget = try WorkBudget(arguments)
         if json && log == .standardOutput {
             throw UsageError(.conflictingOptions("json", "log"), subcommand: Self.subcommand,
                              "'--json' prints its record on standard output, where '--log -' writes the log; write the log to a file.")
         }
-        reporting = try ReportingOptions(arguments)
-        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+        try ScannedArguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first, for: Self.subcommand)
     }
+
     /// Why a loop at `size` is refused before decoding; `nil` when it fits.
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
         // Frames in flight between the decoder and the consumer, the scaler's and the writer's copies.
