@@ -3,55 +3,56 @@ import PreviewLoop
 
 /// The options of `preview-loop render`.
 struct RenderOptions: Equatable, Sendable {
+    /// The work limits (`--max-memory`, `--max-frames`); declared first, so its options are listed before
+    /// the input group's.
+    var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
-    var source: InputOptions
+    var source = InputOptions()
+    /// `-o` as typed, which becomes ``output`` and ``format``.
+    @Option(RenderOptions.output, folded: true) var outputOption: String? = nil
     /// The file to write (`-o`, `--output`).
-    var output: String
+    var output = ""
     /// The file format, chosen by the output's extension.
-    var format: AnimationFormat
+    var format = AnimationFormat.mp4
+    /// `--start` as typed, which becomes ``start`` or ``startsAtPoster``.
+    @Option(RenderOptions.start, folded: true) var startOption = RenderOptions.start.defaultValue
     /// Where the window starts (`--start`); with `--start poster`, 0 until the poster is found.
     var start = WindowOptions.start.defaultValue
     /// Whether the window starts at the poster's frame (`--start poster`).
     var startsAtPoster = false
     /// How long the window lasts (`--length`).
-    var length = RenderOptions.length.defaultValue
+    @Option(RenderOptions.length) var length = RenderOptions.length.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 480, height: 270)
     /// The picture size (`-s`, `--size`); even for MP4.
-    var size = RenderOptions.size.defaultValue
+    @Option(RenderOptions.size) var size = RenderOptions.size.defaultValue
     /// The constant frame rate (`--fps`).
-    var framesPerSecond = RenderOptions.fps.defaultValue
+    @Option(RenderOptions.fps) var framesPerSecond = RenderOptions.fps.defaultValue
     /// Quality 0–100 (`-q`, `--quality`); `nil` for the format's default. Not for GIF.
-    var quality: Int?
+    @Option(RenderOptions.quality) var quality: Int? = nil
     /// How the picture fills the size (`--fit`).
-    var contentMode = PictureOptions.fit.defaultValue
+    @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Where the loop ends (`--loop-point`); `nil` at the end of `--length`.
-    var loopPoint = RenderOptions.loopPoint.defaultValue
+    @Option(RenderOptions.loopPoint) var loopPoint = RenderOptions.loopPoint.defaultValue
     /// How the last frame joins the first (`--seam`).
-    var seam = RenderOptions.seam.defaultValue
+    @Option(RenderOptions.seam) var seam = RenderOptions.seam.defaultValue
     /// Whether the frames written are checked for photosensitive flashes (`--flash-safety`).
-    var flashSafety = RenderOptions.flashSafety.defaultValue
-    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
-    var budget = WorkBudget()
+    @Option(RenderOptions.flashSafety) var flashSafety = RenderOptions.flashSafety.defaultValue
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
-    var json = false
+    @Flag(ReportOptions.json) var json = false
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting = ReportingOptions()
     /// What a server lets one request render (`serve --animated-max-*`); `nil` on the command line.
     var caps: AnimationCaps?
 }
 
-extension RenderOptions: ClipOutputCommand, ReportsProgress {
-    /// `preview-loop render`: its name, summary, arguments and options in help order.
+extension RenderOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+    /// `preview-loop render`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "render",
         abstract: "Write a window of a video as a muted hover preview that loops: MP4, animated WebP or GIF.",
-        arguments: [.input],
-        options: [RenderOptions.output, RenderOptions.start, RenderOptions.length.bind(\Self.length), RenderOptions.size.bind(\Self.size), RenderOptions.fps.bind(\Self.framesPerSecond),
-             RenderOptions.quality, PictureOptions.fit.bind(\Self.contentMode), RenderOptions.loopPoint, RenderOptions.seam, RenderOptions.flashSafety, ReportOptions.json.bind(\Self.json), WorkBudget.maxMemory, WorkBudget.maxFrames,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
-             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+        arguments: [.input])
 
     func make(report: ClipReport?) throws -> Int32 { try RenderCommand(options: self, report: report).run() }
 }
@@ -91,26 +92,27 @@ extension RenderOptions {
             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
         in: ValueRanges.quality, showing: "75")
 
-    /// Types and validates `render`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let source = try InputOptions(arguments)
-        let output = try arguments.requiredOutput(Self.output, example: "preview.mp4")
+    /// Takes the input, the output with its format, and the start.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+        output = try arguments.requiredOutput(Self.output, example: "preview.mp4")
         guard let format = AnimationFormat(path: output) else {
             throw UsageError(.unsupportedOutputFormat(output), subcommand: Self.subcommand,
                              "Cannot tell a video format from '\(output)'; use an extension among: \(AnimationFormat.extensionList).")
         }
-        self.init(source: source, output: output, format: format)
-        try arguments.assign(to: &self)
+        self.format = format
         switch try arguments.value(Self.start) {
-        case .poster:
-            startsAtPoster = true
-            if source.input == "-" {
-                throw UsageError(.conflictingOptions("start", "input"), subcommand: Self.subcommand,
-                                 "'--start poster' reads the input twice (the poster's search, then the window); "
-                                     + "standard input can be read once: save it to a file first.")
-            }
-        case .at(let position):
-            start = position
+        case .poster: startsAtPoster = true
+        case .at(let position): start = position
+        }
+    }
+
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        if startsAtPoster, source.input == "-" {
+            throw UsageError(.conflictingOptions("start", "input"), subcommand: Self.subcommand,
+                             "'--start poster' reads the input twice (the poster's search, then the window); "
+                                 + "standard input can be read once: save it to a file first.")
         }
         let given: Size? = switch size {
         case .exact(let exact): exact
@@ -120,15 +122,14 @@ extension RenderOptions {
         }
         if format.needsEvenSize, let given, given.width % 2 != 0 || given.height % 2 != 0 {
             let even = Size(width: max(2, given.width & ~1), height: max(2, given.height & ~1))
-            throw UsageError(.invalidValue(option: "size", value: arguments.text(Self.size) ?? size.description), subcommand: Self.subcommand,
+            throw UsageError(.invalidValue(option: "size", value: $size.text ?? size.description), subcommand: Self.subcommand,
                              "Invalid value '\(size)' for '--size <WxH>': H.264 MP4 needs an even width and height "
                                  + "(for example \(even)); .webp and .gif take any size.")
         }
-        quality = try arguments.quality(Self.quality, lossy: format.hasQuality, output: output, alternatives: ".mp4, .webp")
-        try readSeam(arguments)
-        budget = try WorkBudget(arguments)
-        reporting = try ReportingOptions(arguments)
-        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+        try ScannedArguments.checkQuality(quality, option: Self.quality, lossy: format.hasQuality, output: output,
+                                          alternatives: ".mp4, .webp", for: Self.subcommand)
+        try validateSeam()
+        try ScannedArguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first, for: Self.subcommand)
     }
 
     /// Why a render at `size` is refused before decoding; `nil` when it fits.

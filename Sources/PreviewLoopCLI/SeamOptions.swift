@@ -37,15 +37,12 @@ extension RenderOptions {
             + "nothing, when there is none. off: no analysis.",
         default: .check)
 
-    /// Reads `--loop-point` and `--seam`: a loop point at or before `--start`, or a crossfade not shorter
+    /// Checks `--loop-point` and `--seam`: a loop point at or before `--start`, or a crossfade not shorter
     /// than the loop (when both are known in seconds), is a usage error.
-    mutating func readSeam(_ arguments: ScannedArguments) throws(UsageError) {
-        loopPoint = try arguments.value(Self.loopPoint)
-        seam = try arguments.value(Self.seam)
-        flashSafety = try arguments.value(Self.flashSafety)
-        let length = try renderLength(arguments)
+    func validateSeam() throws(UsageError) {
+        let length = try renderLength()
         if case .crossfade(let duration) = seam, case .seconds(let seconds) = length, duration.seconds >= seconds {
-            let text = arguments.text(Self.seam) ?? ""
+            let text = $seam.text ?? ""
             throw UsageError(.invalidValue(option: Self.seam.spec.name, value: text), subcommand: Self.subcommand,
                              "Invalid value '\(text)' for '\(Self.seam.spec.errorSpelling)': the crossfade must be "
                                  + "shorter than the loop (\(Format.limit(seconds)) s).")
@@ -54,7 +51,7 @@ extension RenderOptions {
 
     /// The loop's length as far as the arguments tell it: `--loop-point <time>` minus `--start` when both
     /// are seconds (a loop point at or before the start is a usage error), else `--length`.
-    private func renderLength(_ arguments: ScannedArguments) throws(UsageError) -> TimePosition {
+    private func renderLength() throws(UsageError) -> TimePosition {
         guard case .at(let point)? = loopPoint else { return length }
         if startsAtPoster, case .seconds = point {
             throw UsageError(.conflictingOptions(Self.loopPoint.spec.name, "start"), subcommand: Self.subcommand,
@@ -63,7 +60,7 @@ extension RenderOptions {
         }
         guard case .seconds(let end) = point, case .seconds(let begin) = start else { return .percent(100) }
         guard end > begin else {
-            let text = arguments.text(Self.loopPoint) ?? ""
+            let text = $loopPoint.text ?? ""
             throw UsageError(.invalidValue(option: Self.loopPoint.spec.name, value: text), subcommand: Self.subcommand,
                              "Invalid value '\(text)' for '\(Self.loopPoint.spec.errorSpelling)': "
                                  + "the loop point must come after --start (\(Format.limit(begin)) s).")
