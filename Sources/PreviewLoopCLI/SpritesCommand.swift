@@ -3,49 +3,52 @@ import PreviewLoop
 
 /// The options of `preview-loop sprites`.
 struct SpritesOptions: Equatable, Sendable {
+    /// The work limits (`--max-memory`, `--max-frames`); declared first, so its options are listed before
+    /// the input group's.
+    var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
-    var source: InputOptions
+    var source = InputOptions()
+    /// `-o` as typed, which becomes ``outputDirectory``.
+    @Option(SpritesOptions.output, folded: true) var outputOption: String? = nil
     /// The directory the sheets and `thumbnails.vtt` go to (`-o`, `--output`); created if missing.
-    var outputDirectory: String
+    var outputDirectory = ""
     /// How far apart the thumbnails are (`--every`, `--count`).
-    var every = SpritesOptions.every.defaultValue
+    @Option(SpritesOptions.every) var every = SpritesOptions.every.defaultValue
+    /// `--count` as typed, which becomes ``every``.
+    @Option(SpritesOptions.count, folded: true) var countOption: Int? = nil
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    var size = SpritesOptions.size.defaultValue
+    @Option(SpritesOptions.size) var size = SpritesOptions.size.defaultValue
+    /// `--grid` as typed, which becomes ``columns`` and ``rows``.
+    @Option(SpritesOptions.grid, folded: true) var gridOption = SpritesOptions.grid.defaultValue
     /// Tiles per row (`--grid` C).
     var columns = SpritesOptions.grid.defaultValue.width
     /// Rows per sheet (`--grid` R).
     var rows = SpritesOptions.grid.defaultValue.height
     /// The sheets' image format (`--format`).
-    var format = SpritesOptions.format.defaultValue
+    @Option(SpritesOptions.format) var format = SpritesOptions.format.defaultValue
     /// Which frame each tile shows (`--accuracy`).
-    var accuracy = SpritesOptions.accuracy.defaultValue
+    @Option(SpritesOptions.accuracy) var accuracy = SpritesOptions.accuracy.defaultValue
     /// Where in its interval each tile is taken (`--pick`): the middle, or the longest shot's middle.
-    var pick = TilePlanOptions.pick.defaultValue
+    @Option(TilePlanOptions.pick) var pick = TilePlanOptions.pick.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the default.
-    var quality: Int?
+    @Option(SpritesOptions.quality) var quality: Int? = nil
     /// How each picture fills its tile (`--fit`).
-    var contentMode = PictureOptions.fit.defaultValue
-    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
-    var budget = WorkBudget()
+    @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
-    var json = false
+    @Flag(ReportOptions.json) var json = false
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting = ReportingOptions()
 }
 
-extension SpritesOptions: ClipOutputCommand, ReportsProgress {
-    /// `preview-loop sprites`: its name, summary, arguments and options in help order.
+extension SpritesOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+    /// `preview-loop sprites`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "sprites",
         abstract: "Write scrub-bar thumbnails: frames every few seconds tiled into sprite sheets, and a WebVTT track.",
-        arguments: [.input],
-        options: [SpritesOptions.output, SpritesOptions.every.bind(\Self.every), SpritesOptions.count, SpritesOptions.size.bind(\Self.size), SpritesOptions.grid, SpritesOptions.format.bind(\Self.format),
-             SpritesOptions.accuracy.bind(\Self.accuracy), TilePlanOptions.pick.bind(\Self.pick), SpritesOptions.quality, PictureOptions.fit.bind(\Self.contentMode), ReportOptions.json.bind(\Self.json), WorkBudget.maxMemory, WorkBudget.maxFrames,
-             InputOptions.tonemap, InputOptions.deinterlace, InputOptions.threads, InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout,
-             InputOptions.deadline, ReportingOptions.progress, ReportingOptions.quiet])
+        arguments: [.input])
 
     func make(report: ClipReport?) throws -> Int32 { try SpritesCommand(options: self, report: report).run() }
 }
@@ -95,18 +98,18 @@ extension SpritesOptions {
         "quality", short: "q", value: "0-100", help: "Lossy quality of the sheets, 0 (smallest) to 100 (best).",
         in: ValueRanges.quality, showing: "85")
 
-    /// Types and validates `sprites`' scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let source = try InputOptions(arguments)
-        self.init(source: source, outputDirectory: try arguments.requiredOutput(Self.output, example: "thumbnails/"))
-        try arguments.assign(to: &self)
+    /// Takes the input and the output directory, and turns `--count` and `--grid` into the interval and
+    /// the sheets' shape.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+        outputDirectory = try arguments.requiredOutput(Self.output, example: "thumbnails/")
         if let fileExtension = ImageFileFormat.fileExtension(of: outputDirectory), Self.fileExtensions.contains(fileExtension) {
             throw UsageError(.invalidValue(option: "output", value: outputDirectory), subcommand: Self.subcommand,
                              "'\(outputDirectory)' looks like a file, but sprites writes a directory (sheet-1.jpg…, "
                                  + "\(SpritesCommand.trackName)); name a directory, for example -o thumbnails/.")
         }
         if let count = try arguments.value(Self.count) {
-            if arguments.isGiven(Self.every) {
+            if $every.isGiven {
                 throw UsageError(.conflictingOptions("count", "every"), subcommand: Self.subcommand,
                                  "'--count' and '--every' both set the interval; give one.")
             }
@@ -114,15 +117,16 @@ extension SpritesOptions {
         }
         let grid = try arguments.value(Self.grid)
         (columns, rows) = (grid.width, grid.height)
+    }
+
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
         if let size = size.exactSize, columns * size.width > ImageFileFormat.maxWebPSide || rows * size.height > ImageFileFormat.maxWebPSide {
             throw UsageError(.conflictingOptions("grid", "size"), subcommand: Self.subcommand,
                              "A sheet of \(columns)x\(rows) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
                                  + "pixels; JPEG and WebP sheets are at most \(ImageFileFormat.maxWebPSide) a side: use a smaller --grid or --size.")
         }
-        quality = try arguments.quality(Self.quality, lossy: true, output: outputDirectory)
-        budget = try WorkBudget(arguments)
-        reporting = try ReportingOptions(arguments)
-        try arguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first)
+        try ScannedArguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first, for: Self.subcommand)
     }
 
     /// The extensions of files the output must not look like: images, videos, WebVTT.
