@@ -2,53 +2,61 @@ import PreviewLoop
 
 /// The options of `preview-loop card`.
 struct CardOptions: Equatable, Sendable {
+    /// The work limits (`--max-memory`, `--max-frames`); declared first, so its options are listed before
+    /// the input group's.
+    var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
-    var source: InputOptions
+    var source = InputOptions()
+    /// `-o` as typed, which becomes ``output`` and ``destination``.
+    @Option(CardOptions.output, folded: true) var outputOption: String? = nil
     /// The file or directory to write (`-o`, `--output`).
-    var output: String
+    var output = ""
     /// What the output's extension asks for.
-    var destination: CardDestination
+    var destination = CardDestination.directory
+    /// `--size`, `--aspect`, `--corner-radius`, `--reveal`, `--poster-hold`, `--play-length`, `--close`,
+    /// `--background` and `--no-play-button` as given, which become ``style``.
+    @Option(CardOptions.size, folded: true) var sizeOption = CardOptions.size.defaultValue
+    @Option(CardOptions.aspect, folded: true) var aspectOption: Double? = nil
+    @Option(CardOptions.cornerRadius, folded: true) var cornerRadiusOption = CardOptions.cornerRadius.defaultValue
+    @Option(CardOptions.reveal, folded: true) var revealOption = CardOptions.reveal.defaultValue
+    @Option(CardOptions.posterHold, folded: true) var posterHoldOption = CardOptions.posterHold.defaultValue
+    @Option(CardOptions.playLength, folded: true) var playLengthOption = CardOptions.playLength.defaultValue
+    @Flag(CardOptions.close, folded: true) var closeOption = false
+    @Option(PictureOptions.background, folded: true) var backgroundOption: RGBAColor? = nil
+    @Flag(CardOptions.noPlayButton, folded: true) var noPlayButtonOption = false
     /// The card's look and timing (`--size`/`--aspect`, `--corner-radius`, `--reveal`, `--poster-hold`,
     /// `--play-length`, `--close`, `--background`, `--no-play-button`).
     var style = CardStyle()
     /// Frames per second of animations and frame directories (`--fps`).
-    var framesPerSecond = CardOptions.fps.defaultValue
+    @Option(CardOptions.fps) var framesPerSecond = CardOptions.fps.defaultValue
     /// Where the loop window starts (`--start`): the poster is its first good frame.
-    var start = WindowOptions.start.defaultValue
+    @Option(WindowOptions.start) var start = WindowOptions.start.defaultValue
     /// How long the loop window lasts (`--length`).
-    var length = CardOptions.length.defaultValue
+    @Option(CardOptions.length) var length = CardOptions.length.defaultValue
     /// The poster's time in the clip (`--poster-at`); `nil` for the window's first good frame.
-    var posterTime: TimePosition?
+    @Option(CardOptions.posterAt) var posterTime: TimePosition? = nil
     /// The instant a still shows, seconds from the sequence's start (`--at`); 0 is the poster.
-    var stillTime = CardOptions.at.defaultValue
+    @Option(CardOptions.at) var stillTime = CardOptions.at.defaultValue
     /// Quality 0–100 (`-q`, `--quality`) for lossy outputs; `nil` for the default.
-    var quality: Int?
-    /// The work limits (`--max-memory`, `--max-frames` where the subcommand has them).
-    var budget = WorkBudget()
+    @Option(CardOptions.quality) var quality: Int? = nil
     /// Whether an animation's pictures are checked for photosensitive flashes (`--flash-safety`).
-    var flashSafety = CardOptions.flashSafety.defaultValue
+    @Option(CardOptions.flashSafety) var flashSafety = CardOptions.flashSafety.defaultValue
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
-    var json = false
+    @Flag(ReportOptions.json) var json = false
     /// Whether warnings stay off standard error (a server's renders).
     var isQuiet = false
 }
 
-extension CardOptions: ClipOutputCommand {
-    /// `preview-loop card`: its name, summary, arguments and options in help order.
+extension CardOptions: ClipOutputCommand, DeclaredCommand {
+    /// `preview-loop card`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "card",
         abstract: "Write a preview card: the poster with a play button, the circular reveal (or a fade), the playing "
             + "video in rounded corners, as an animation, PNG frames or one still.",
-        arguments: [.input],
-        options: [CardOptions.output, CardOptions.size.bind(\Self.style.size), CardOptions.aspect, CardOptions.cornerRadius.bind(\Self.style.cornerRadius), CardOptions.reveal.bind(\Self.style.reveal),
-             CardOptions.posterHold.bind(\Self.style.posterHold), CardOptions.playLength.bind(\Self.style.playLength), CardOptions.close.bind(\Self.style.closes), PictureOptions.background.bind(\Self.style.background),
-             CardOptions.noPlayButton, CardOptions.fps.bind(\Self.framesPerSecond), WindowOptions.start.bind(\Self.start), CardOptions.length.bind(\Self.length), CardOptions.posterAt.bind(\Self.posterTime),
-             CardOptions.at, CardOptions.quality, CardOptions.flashSafety.bind(\Self.flashSafety), ReportOptions.json.bind(\Self.json),
-             InputOptions.tonemap, InputOptions.deinterlace, WorkBudget.maxMemory, WorkBudget.maxFrames, InputOptions.threads,
-             InputOptions.allowRedirects, TLSOptions.insecure, TLSOptions.caFile, InputOptions.timeout, InputOptions.deadline])
+        arguments: [.input])
 
     func make(report: ClipReport?) throws -> Int32 { try CardCommand(options: self, report: report).run() }
 }
@@ -132,34 +140,42 @@ extension CardOptions {
         "quality", short: "q", value: "0-100", help: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best).",
         in: ValueRanges.quality)
 
-    /// Types and validates `card`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let source = try InputOptions(arguments)
-        let output = try arguments.requiredOutput(Self.output, example: "card.webp")
-        let destination = Self.destination(for: output)
-        self.init(source: source, output: output, destination: destination)
-        try arguments.assign(to: &self)
-        if arguments.isGiven(Self.size) && arguments.isGiven(Self.aspect) {
+    /// Takes the input and the output with what it asks for, and turns the folded options into the
+    /// card's style.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        source.input = try arguments.input()
+        output = try arguments.requiredOutput(Self.output, example: "card.webp")
+        destination = Self.destination(for: output)
+        style.size = try arguments.value(Self.size)
+        style.cornerRadius = try arguments.value(Self.cornerRadius)
+        style.reveal = try arguments.value(Self.reveal)
+        style.posterHold = try arguments.value(Self.posterHold)
+        style.playLength = try arguments.value(Self.playLength)
+        style.closes = arguments.isSet(Self.close)
+        style.background = try arguments.value(PictureOptions.background)
+        if $sizeOption.isGiven && arguments.isGiven(Self.aspect) {
             throw UsageError(.conflictingOptions("size", "aspect"), subcommand: Self.subcommand,
                              "'--size' and '--aspect' both set the card's shape; give one of them.")
         }
-        let needsEvenSize = destination == .animation(.mp4)
         if let ratio = try arguments.value(Self.aspect) {
-            style.size = CardStyle.size(width: 480, aspectRatio: ratio, even: needsEvenSize)
+            style.size = CardStyle.size(width: 480, aspectRatio: ratio, even: destination == .animation(.mp4))
         }
-        if needsEvenSize && (style.size.width % 2 != 0 || style.size.height % 2 != 0) {
+        style.showsPlayButton = !arguments.isSet(Self.noPlayButton)
+    }
+
+    /// Whether the values, each valid on its own, go together, and the card fits the work budget.
+    func validate() throws(UsageError) {
+        if destination == .animation(.mp4) && (style.size.width % 2 != 0 || style.size.height % 2 != 0) {
             throw UsageError(.invalidValue(option: "size", value: style.size.description), subcommand: Self.subcommand,
                              "Invalid value '\(style.size)' for '--size <WxH>': H.264 MP4 needs an even width and height; "
                                  + ".webp, .gif and .png take any size.")
         }
-        style.showsPlayButton = !arguments.isSet(Self.noPlayButton)
-        if arguments.isGiven(Self.at) {
+        if $stillTime.isGiven {
             guard case .still = destination else {
                 throw UsageError(.conflictingOptions("at", "output"), subcommand: Self.subcommand,
                                  "'--at' picks the instant of a still; '\(output)' gets the whole sequence. "
                                      + "Write a .png, .jpg or .ppm to use it.")
             }
-            stillTime = try arguments.value(Self.at)
         }
         let isLossy: Bool
         switch destination {
@@ -167,30 +183,33 @@ extension CardOptions {
         case .still(let format): isLossy = format.isLossy
         case .directory: isLossy = false
         }
-        quality = try arguments.quality(Self.quality, lossy: isLossy, output: output, alternatives: ".webp, .mp4, .jpg")
-        budget = try WorkBudget(arguments)
+        try ScannedArguments.checkQuality(quality, option: Self.quality, lossy: isLossy, output: output,
+                                          alternatives: ".webp, .mp4, .jpg", for: Self.subcommand)
         let size = style.size
         let encoderRefusal: String? = switch destination {
         case .animation(let format): WorkBudget.encoderRefusal(size, webp: format == .webp)
         case .still(let format): WorkBudget.encoderRefusal(size, webp: false, ownEncoder: format == .ppm)
         case .directory: WorkBudget.encoderRefusal(size, webp: false)
         }
-        try arguments.refuse(encoderRefusal.map { "A \(size) card cannot be written: \($0)" },
-                             option: arguments.isGiven(Self.aspect) ? "aspect" : "size")
+        try ScannedArguments.refuse(encoderRefusal.map { WorkBudget.Refusal(option: $aspectOption.isGiven ? "aspect" : "size",
+                                                               message: "A \(size) card cannot be written: \($0)") },
+                                    for: Self.subcommand)
         var frames = 1.0
         if case .still = destination {} else {
             frames = Double(PreviewCard.frameCount(duration: CardTimeline(style: style).duration,
                                                    framesPerSecond: framesPerSecond))
-            try arguments.refuse(budget.frameRefusal(frames, what: "A card of \(Format.fixed(CardTimeline(style: style).duration, 3)) s "
-                                                      + "at \(framesPerSecond) fps"), option: "max-frames")
+            try ScannedArguments.refuse(budget.frameRefusal(frames, what: "A card of \(Format.fixed(CardTimeline(style: style).duration, 3)) s "
+                                                                + "at \(framesPerSecond) fps").map { WorkBudget.Refusal(option: "max-frames", message: $0) },
+                                        for: Self.subcommand)
         }
         // The poster, the video frame, the composited and encoded pictures, the encoder's own frames;
         // a GIF holds all its frames.
         let gifFrames = destination == .animation(.gif) ? frames : 0
         var encoder = 0.0
         if case .animation(let format) = destination { encoder = OutputLimits.encoderBytes(size, format: format) }
-        try arguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size) + encoder,
-                                                  what: "A \(size) card"), option: "max-memory")
+        try ScannedArguments.refuse(budget.memoryRefusal(8 * WorkBudget.rgba(size) + gifFrames * WorkBudget.rgb(size) + encoder,
+                                                         what: "A \(size) card").map { WorkBudget.Refusal(option: "max-memory", message: $0) },
+                                    for: Self.subcommand)
     }
 
     /// What an output path asks for: an animation or still by extension, else a directory.
