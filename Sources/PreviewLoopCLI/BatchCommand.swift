@@ -13,46 +13,73 @@ struct BatchCommandOptions: Equatable, Sendable {
         /// `batch export-page <OUT>`: the static feed page over an output folder.
         case exportPage(directory: String)
     }
-    var mode: Mode
+    var mode = Mode.run(manifest: "")
+    /// `-o` as typed, which becomes ``outputDirectory`` (a run needs it).
+    @Option(BatchCommandOptions.out, folded: true) var outOption: String? = nil
     /// `-o`, `--out`: the output directory.
     var outputDirectory = ""
     /// `--recipe FILE`.
-    var recipePath: String?
+    @Option(BatchCommandOptions.recipe) var recipePath: String? = nil
     /// `-j`, `--jobs`.
-    var jobs = BatchCommandOptions.jobs.defaultValue
-    var force = false
-    var retryFailed = false
-    var retries = BatchCommandOptions.retries.defaultValue
-    var retryDelay = BatchCommandOptions.retryDelay.defaultValue
+    @Option(BatchCommandOptions.jobs) var jobs = BatchCommandOptions.jobs.defaultValue
+    @Flag(BatchCommandOptions.force) var force = false
+    @Flag(BatchCommandOptions.retryFailed) var retryFailed = false
+    @Option(BatchCommandOptions.retries) var retries = BatchCommandOptions.retries.defaultValue
+    @Option(BatchCommandOptions.retryDelay) var retryDelay = BatchCommandOptions.retryDelay.defaultValue
     /// `--shard I/N`, if given.
-    var shard: BatchShard?
+    @Option(BatchCommandOptions.shard) var shard: BatchShard? = nil
     /// `--shard-count N`: the count for an index from the environment.
-    var shardCount: Int?
-    /// `--progress` (JSON progress lines on standard error) and `--quiet`.
-    var reporting = ReportingOptions()
-    /// `--progress`: JSON progress lines on standard error.
-    var isMachineProgress: Bool { reporting.forcesProgress }
-    var timeout = BatchCommandOptions.timeout.defaultValue
-    var deadline = BatchCommandOptions.deadline.defaultValue
+    @Option(BatchCommandOptions.shardCount) var shardCount: Int? = nil
+    /// `--progress` (the reporting group's flag): JSON progress lines on standard error, one per finished clip.
+    @Flag(ReportingOptions.progress) var isMachineProgress = false
+    /// `--quiet`.
+    @Flag(ReportingOptions.quiet) var isQuiet = false
+    @Option(BatchCommandOptions.timeout) var timeout = BatchCommandOptions.timeout.defaultValue
+    @Option(BatchCommandOptions.deadline) var deadline = BatchCommandOptions.deadline.defaultValue
     /// `--memory-budget MB`, if given.
-    var memoryBudget: Int?
+    @Option(BatchCommandOptions.memoryBudget) var memoryBudgetMB: Int? = nil
     /// `--threads`, 0 for cores ÷ jobs.
-    var threads = BatchCommandOptions.threads.defaultValue
+    @Option(BatchCommandOptions.threads) var threads = BatchCommandOptions.threads.defaultValue
     /// `--deinterlace`: which frames every clip's outputs deinterlace.
-    var deinterlacing = InputOptions.deinterlace.defaultValue
-    /// `--insecure`, `--ca-file`.
-    var tls = TLSOptions()
-    /// `--json` (report).
-    var isJSON = false
-    /// `--duplicates` (report): the Hamming threshold it compares with (`--hamming`), or `nil` without it.
-    var duplicateThreshold: Int?
+    @Option(InputOptions.deinterlace) var deinterlacing = InputOptions.deinterlace.defaultValue
+    /// `--insecure`.
+    @Flag(TLSOptions.insecure) var isInsecure = false
+    /// `--ca-file`.
+    @Option(TLSOptions.caFile) var caFile: String? = nil
+    /// `--include` and `--exclude` as typed (the last of each), which become ``include`` and ``exclude``.
+    @Option(BatchCommandOptions.include, folded: true) var includeOption: String? = nil
+    @Option(BatchCommandOptions.exclude, folded: true) var excludeOption: String? = nil
     /// `--include`, `--exclude`: globs for a folder's files.
     var include: [String] = []
     var exclude: [String] = []
+    /// `--json` (report).
+    @Flag(BatchCommandOptions.json) var isJSON = false
+    /// `--duplicates` and `--hamming` as typed, which become ``duplicateThreshold``.
+    @Flag(BatchCommandOptions.duplicates, folded: true) var duplicatesOption = false
+    @Option(BatchCommandOptions.hamming, folded: true) var hammingOption = BatchCommandOptions.hamming.defaultValue
+    /// `--duplicates` (report): the Hamming threshold it compares with (`--hamming`), or `nil` without it.
+    var duplicateThreshold: Int?
+
+    /// `--progress` (JSON progress lines on standard error) and `--quiet`.
+    var reporting: ReportingOptions {
+        var reporting = ReportingOptions()
+        reporting.forcesProgress = isMachineProgress
+        reporting.isQuiet = isQuiet
+        return reporting
+    }
+    /// `--memory-budget`, in bytes.
+    var memoryBudget: Int? { memoryBudgetMB.map { $0 << 20 } }
+    /// `--insecure`, `--ca-file`.
+    var tls: TLSOptions {
+        var tls = TLSOptions()
+        tls.isInsecure = isInsecure
+        tls.authoritiesFile = caFile
+        return tls
+    }
 }
 
-extension BatchCommandOptions: ParsableCommand, ReportsProgress {
-    /// `preview-loop batch`: its name, summary, arguments and options in help order.
+extension BatchCommandOptions: DeclaredCommand, ReportsProgress {
+    /// `preview-loop batch`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "batch",
         abstract: "Make posters, strips, sprites and hover previews for a whole manifest of clips, resumable "
@@ -65,10 +92,7 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
                     + "A folder instead: every video file under it, recursively (by extension; hidden entries skipped), ids from "
                     + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude. "
                     + "'batch report <OUT or results files…>' merges results instead; 'batch export-page <OUT>' writes the "
-                    + "feed page (index.html, feed.css, feed.js) over OUT's completed clips, for any static host.")],
-        options: [out, recipe, jobs, force, retryFailed, retries, retryDelay, shard, shardCount, progress, ReportingOptions.quiet,
-                  timeout, deadline, memoryBudget, threads, InputOptions.deinterlace.bind(\Self.deinterlacing), TLSOptions.insecure, TLSOptions.caFile,
-                  include, exclude, json, duplicates, hamming])
+                    + "feed page (index.html, feed.css, feed.js) over OUT's completed clips, for any static host.")])
 
     var input: String { "batch" }
 
@@ -78,7 +102,8 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
 }
 
 extension BatchCommandOptions {
-    /// Types and validates `batch`'s scanned arguments.
+    /// Types and validates `batch`'s scanned arguments: `batch report` and `batch export-page` refuse the
+    /// options they do not take by name, before any value is typed.
     init(_ arguments: ScannedArguments) throws(UsageError) {
         let positionals = arguments.positionals
         if positionals.first == "report" {
@@ -89,9 +114,25 @@ extension BatchCommandOptions {
                 throw UsageError(.conflictingOptions(given.spec.name, "report"), subcommand: Self.subcommand,
                                  "'\(given.spec.longSpelling)' does not apply to 'batch report'.")
             }
-            self.init(mode: .report(paths: Array(positionals.dropFirst())))
-            isJSON = arguments.isSet(Self.json)
-            if arguments.isSet(Self.duplicates) {
+        } else if positionals.first == "export-page" {
+            guard positionals.count == 2 else {
+                throw UsageError(positionals.count < 2 ? .missingInput : .unexpectedArgument(positionals[2]), subcommand: Self.subcommand,
+                                 "'batch export-page' takes one batch output folder.")
+            }
+            if let given = Self.options.first(where: arguments.isGiven) {
+                throw UsageError(.conflictingOptions(given.spec.name, "export-page"), subcommand: Self.subcommand,
+                                 "'\(given.spec.longSpelling)' does not apply to 'batch export-page'.")
+            }
+        }
+        try self.init(typing: arguments)
+    }
+
+    /// Takes the mode and its paths, and for a run its output directory and globs.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        let positionals = arguments.positionals
+        if positionals.first == "report" {
+            mode = .report(paths: Array(positionals.dropFirst()))
+            if duplicatesOption {
                 duplicateThreshold = try arguments.value(Self.hamming)
             } else if arguments.isGiven(Self.hamming) {
                 throw UsageError(.conflictingOptions("hamming", "duplicates"), subcommand: Self.subcommand,
@@ -100,15 +141,7 @@ extension BatchCommandOptions {
             return
         }
         if positionals.first == "export-page" {
-            guard positionals.count == 2 else {
-                throw UsageError(positionals.count < 2 ? .missingInput : .unexpectedArgument(positionals[2]), subcommand: Self.subcommand,
-                                 "'batch export-page' takes one batch output folder.")
-            }
-            if let given = (Self.runOnly + [Self.json, Self.duplicates, Self.hamming]).first(where: arguments.isGiven) {
-                throw UsageError(.conflictingOptions(given.spec.name, "export-page"), subcommand: Self.subcommand,
-                                 "'\(given.spec.longSpelling)' does not apply to 'batch export-page'.")
-            }
-            self.init(mode: .exportPage(directory: positionals[1]))
+            mode = .exportPage(directory: positionals[1])
             return
         }
         guard let manifest = positionals.first else {
@@ -118,40 +151,32 @@ extension BatchCommandOptions {
             throw UsageError(.unexpectedArgument(positionals[1]), subcommand: Self.subcommand,
                              "Unexpected argument '\(positionals[1])': batch takes one manifest.")
         }
-        self.init(mode: .run(manifest: manifest))
-        try arguments.assign(to: &self)
+        mode = .run(manifest: manifest)
         guard let out = try arguments.value(Self.out) else {
             throw UsageError(.missingOption("out"), subcommand: Self.subcommand, "Missing '--out <dir>': where the outputs and results go.")
         }
-        if arguments.isSet(Self.json) {
+        if isJSON {
             throw UsageError(.conflictingOptions("json", "batch"), subcommand: Self.subcommand,
                              "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
         }
-        for option in [Self.duplicates, Self.hamming] as [any OptionDeclaration] where arguments.isGiven(option) {
+        for option in Self.reportOnly where arguments.isGiven(option) {
             throw UsageError(.conflictingOptions(option.spec.name, "batch"), subcommand: Self.subcommand,
                              "'\(option.spec.longSpelling)' applies to 'batch report'.")
         }
         outputDirectory = out
-        recipePath = try arguments.value(Self.recipe)
-        jobs = try arguments.value(Self.jobs)
-        force = arguments.isSet(Self.force)
-        retryFailed = arguments.isSet(Self.retryFailed)
-        retries = try arguments.value(Self.retries)
-        retryDelay = try arguments.value(Self.retryDelay)
-        shard = try arguments.value(Self.shard)
-        shardCount = try arguments.value(Self.shardCount)
+        include = try arguments.all(Self.include)
+        exclude = try arguments.all(Self.exclude)
+    }
+
+    /// Whether the run's values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        guard case .run = mode else { return }
         if shard != nil && shardCount != nil {
             throw UsageError(.conflictingOptions("shard", "shard-count"), subcommand: Self.subcommand,
                              "'--shard I/N' already gives the count; '--shard-count' is for an index from the environment.")
         }
-        reporting = try ReportingOptions(arguments)
-        timeout = try arguments.value(Self.timeout)
-        deadline = try arguments.value(Self.deadline)
-        memoryBudget = try arguments.value(Self.memoryBudget).map { $0 << 20 }
-        threads = try arguments.value(Self.threads)
-        tls = try TLSOptions(arguments)
-        include = try arguments.all(Self.include)
-        exclude = try arguments.all(Self.exclude)
+        try reporting.validate(for: Self.subcommand)
+        try tls.validate(for: Self.subcommand)
     }
 }
 
@@ -364,12 +389,15 @@ extension BatchCommandOptions {
     /// The library's defaults, which the CLI's defaults are.
     private static let libraryDefaults = BatchOptions(outputDirectory: "")
 
-    /// The options that only a run takes (`batch report` refuses them).
-    static let runOnly: [any OptionDeclaration] = [
-        out, recipe, jobs, retries, retryDelay, shard, shardCount, timeout, deadline, memoryBudget, threads,
-        InputOptions.deinterlace, TLSOptions.insecure, TLSOptions.caFile, force, retryFailed, progress, ReportingOptions.quiet,
-        include, exclude,
-    ]
+    /// The options only `batch report` takes (a run refuses `--duplicates` and `--hamming`).
+    static let reportOnly: [any OptionDeclaration] = [duplicates, hamming]
+
+    /// The options that only a run takes (`batch report` refuses them): all but `--json` and the
+    /// report's own.
+    static var runOnly: [any OptionDeclaration] {
+        let reportNames = Set(([json] + reportOnly).map(\.spec.name))
+        return options.filter { !reportNames.contains($0.spec.name) }
+    }
 
     /// `--include <glob>`, repeatable: with a folder, only the video files matching one.
     static let include = ValueOption<String?>(
@@ -425,8 +453,6 @@ extension BatchCommandOptions {
         "shard-count", help: "The shard count for an index taken from the "
             + "environment (Kubernetes gives only JOB_COMPLETION_INDEX; or set PREVIEW_LOOP_SHARD_COUNT).",
         in: ValueRanges.shardCount)
-    /// `--progress`, the reporting group's flag; a batch's lines are JSON objects, one per finished clip.
-    static let progress = ReportingOptions.progress
     static let timeout = ValueOption<Double>(
         "timeout", value: "seconds", help: "Allowed for opening each clip and for each read.",
         default: InputOptions.timeout.defaultValue, showing: InputOptions.timeout.spec.defaultValue,

@@ -173,6 +173,12 @@ extension DeclaredCommand {
     /// Types the scanned arguments: the properties read their options, the first conversion error is
     /// thrown, then the positional arguments are taken and the command validated.
     init(_ arguments: ScannedArguments) throws(UsageError) {
+        try self.init(typing: arguments)
+    }
+
+    /// What `init(_:)` does, for a command that checks something before its options are typed (`batch
+    /// report` refuses a run's options by name, whatever their values).
+    init(typing arguments: ScannedArguments) throws(UsageError) {
         let context = ArgumentContext(arguments)
         self = ArgumentContext.$current.withValue(context) { Self.init() }
         if let error = context.error { throw error }
