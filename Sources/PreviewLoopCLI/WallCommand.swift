@@ -10,38 +10,40 @@ struct WallOptions: Equatable, Sendable {
     static let maximumInputs = 256
 
     /// The videos, one loop each (`<inputs…>`).
-    var inputs: [String]
+    var inputs: [String] = []
+    /// `--log` as typed, which becomes ``logDirectory``.
+    @Option(WallOptions.log, folded: true) var logOption: String? = nil
     /// Where the per-loop timing logs and the summary go (`--log DIR`).
-    var logDirectory: String
-    /// Passes per loop (`--loops`), unless `seconds` is set.
-    var passes = 1
-    /// Run every loop this long, in seconds from the wall's start (`--seconds`), instead of passes.
-    var seconds: Double?
-    /// Output size per loop (`--size`).
-    var size = Size(width: 320, height: 180)
-    /// How the picture fills the frame (`--fit`).
-    var contentMode = ContentMode.aspectFill
-    /// Window start and length, seconds (`--start`, `--length`).
-    var start = 0.0
-    var length = 15.0
+    var logDirectory = ""
     /// Deliver frames at playback speed (`--realtime`).
-    var isRealtime = false
+    @Flag(WallOptions.realtime) var isRealtime = false
+    /// Passes per loop (`--loops`), unless `seconds` is set.
+    @Option(WallOptions.loops) var passes = 1
+    /// Run every loop this long, in seconds from the wall's start (`--seconds`), instead of passes.
+    @Option(WallOptions.seconds) var seconds: Double? = nil
+    /// Output size per loop (`--size`).
+    @Option(WallOptions.size) var size = Size(width: 320, height: 180)
+    /// How the picture fills the frame (`--fit`).
+    @Option(PictureOptions.fit) var contentMode = ContentMode.aspectFill
+    /// Window start and length, seconds (`--start`, `--length`).
+    @Option(WallOptions.start) var start = 0.0
+    @Option(WallOptions.length) var length = 15.0
     /// The shared frame-cache budget in MiB (`--cache-budget`).
-    var cacheBudgetMiB = 256
+    @Option(WallOptions.cacheBudget) var cacheBudgetMiB = 256
     /// Decode workers (`--workers`).
-    var workers = PreviewWall.coreCount
+    @Option(WallOptions.workers) var workers = PreviewWall.coreCount
     /// Seconds between starting one loop and the next (`--stagger`).
-    var stagger = 0.0
+    @Option(WallOptions.stagger) var stagger = 0.0
     /// What to do with a realtime loop that would make others late (`--admission`).
-    var admission = WallAdmissionChoice.always
-    /// Seconds allowed for opening and for each read (`--timeout`).
-    var timeout = 30.0
+    @Option(WallOptions.admissionOption) var admission = WallAdmissionChoice.always
+    /// Whether each loop's window is checked for photosensitive flashes (`--flash-safety`).
+    @Option(WallOptions.flashSafety) var flashSafety = WallOptions.flashSafety.defaultValue
     /// Which frames every loop deinterlaces (`--deinterlace`).
-    var deinterlacing = InputOptions.deinterlace.defaultValue
+    @Option(InputOptions.deinterlace) var deinterlacing = InputOptions.deinterlace.defaultValue
+    /// Seconds allowed for opening and for each read (`--timeout`).
+    @Option(InputOptions.timeout) var timeout = 30.0
     /// `--insecure`, `--ca-file`.
     var tls = TLSOptions()
-    /// Whether each loop's window is checked for photosensitive flashes (`--flash-safety`).
-    var flashSafety = WallOptions.flashSafety.defaultValue
 }
 
 extension WallOptions {
@@ -73,17 +75,14 @@ enum WallAdmissionChoice: String, CaseIterable, Sendable {
     }
 }
 
-extension WallOptions: ParsableCommand {
-    /// `preview-loop wall`: its name, summary, arguments and options in help order.
+extension WallOptions: DeclaredCommand {
+    /// `preview-loop wall`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "wall",
         abstract: "Play many loops at once in one process (one shared frame-cache budget, a bounded pool of "
             + "decode workers), writing one timing log per loop and a summary over all of them.",
         arguments: [PositionalArgument(name: "inputs", abstract: "The videos to loop at once, one loop each (files or http(s) URLs; the same "
-                    + "video may be given more than once), 1 to \(WallOptions.maximumInputs).", repeats: true)],
-        options: [WallOptions.log, WallOptions.realtime.bind(\Self.isRealtime), WallOptions.loops.bind(\Self.passes), WallOptions.seconds.bind(\Self.seconds), WallOptions.size.bind(\Self.size), PictureOptions.fit.bind(\Self.contentMode),
-                  WallOptions.start.bind(\Self.start), WallOptions.length.bind(\Self.length), WallOptions.cacheBudget.bind(\Self.cacheBudgetMiB), WallOptions.workers.bind(\Self.workers), WallOptions.stagger.bind(\Self.stagger),
-                  WallOptions.admissionOption.bind(\Self.admission), WallOptions.flashSafety.bind(\Self.flashSafety), InputOptions.deinterlace.bind(\Self.deinterlacing), InputOptions.timeout.bind(\Self.timeout), TLSOptions.insecure, TLSOptions.caFile])
+                    + "video may be given more than once), 1 to \(WallOptions.maximumInputs).", repeats: true)])
 
     var input: String { "wall" }
 
@@ -153,8 +152,8 @@ extension WallOptions {
             + "stderr and fails the run.",
         default: .always)
 
-    /// Types and validates `wall`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
+    /// Takes the inputs and the log directory.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
         let inputs = arguments.positionals
         guard !inputs.isEmpty else {
             throw UsageError(.missingInput, subcommand: Self.subcommand, "Missing expected argument '<inputs…>' (one or more videos).")
@@ -170,9 +169,12 @@ extension WallOptions {
             throw UsageError(.missingOption("log"), subcommand: Self.subcommand,
                              "Missing expected option '--log <dir>' (where the timing logs go).")
         }
-        self.init(inputs: inputs, logDirectory: log)
-        try arguments.assign(to: &self)
-        if arguments.isGiven(Self.loops) && arguments.isGiven(Self.seconds) {
+        (self.inputs, logDirectory) = (inputs, log)
+    }
+
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        if $passes.isGiven && $seconds.isGiven {
             throw UsageError(.conflictingOptions("loops", "seconds"), subcommand: Self.subcommand,
                              "'--loops' and '--seconds' both say when to stop; give one.")
         }
