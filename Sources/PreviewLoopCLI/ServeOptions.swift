@@ -4,55 +4,74 @@ import PreviewLoop
 /// on at once. The server itself (PreviewLoopServer) reads them; the CLI declares and parses them like
 /// every other subcommand's, so help, the manual page and the completions list them.
 package struct ServeOptions: Equatable, Sendable {
+    /// `--root` as typed, which becomes ``root`` (serve needs it).
+    @Option(ServeOptions.root, folded: true) var rootOption: String? = nil
     /// The folder whose videos are served by relative path (`--root`).
-    package var root: String
+    package var root = ""
     /// The address to listen on (`--listen`), host and port; port 0 picks a free one.
-    package var listen = ServeOptions.listen.defaultValue
+    @Option(ServeOptions.listen) package var listen = ServeOptions.listen.defaultValue
     /// Render workers (`--workers`).
-    package var workers = ServeOptions.workers.defaultValue
+    @Option(ServeOptions.workers) package var workers = ServeOptions.workers.defaultValue
     /// Renders that may wait for a worker before requests get 503 (`--queue`).
-    package var queue = ServeOptions.queue.defaultValue
+    @Option(ServeOptions.queue) package var queue = ServeOptions.queue.defaultValue
+    /// `--memory-cache` as typed, in MiB, which becomes ``memoryCacheBytes``.
+    @Option(ServeOptions.memoryCache, folded: true) var memoryCacheOption = ServeOptions.memoryCache.defaultValue
     /// The in-memory response cache's cap in bytes (`--memory-cache`).
     package var memoryCacheBytes = ServeOptions.memoryCache.defaultValue << 20
     /// The folder of the disk cache (`--cache`); `nil` keeps no disk cache.
-    package var cacheDirectory: String?
+    @Option(ServeOptions.cache) package var cacheDirectory = ServeOptions.cache.defaultValue
     /// The disk cache's cap in bytes (`--cache-size`).
-    package var cacheSizeBytes = ServeOptions.cacheSize.defaultValue
+    @Option(ServeOptions.cacheSize) package var cacheSizeBytes = ServeOptions.cacheSize.defaultValue
+    /// `--max-memory` as typed, in MiB, which becomes ``memoryBudget``.
+    @Option(ServeOptions.maxMemory, folded: true) var maxMemoryOption = ServeOptions.maxMemory.defaultValue
     /// The memory all renders in flight may use together, in bytes (`--max-memory`).
     package var memoryBudget = ServeOptions.maxMemory.defaultValue << 20
     /// Seconds a request may wait and render before it gets 504 (`--request-deadline`).
-    package var requestDeadline = ServeOptions.requestDeadline.defaultValue
+    @Option(ServeOptions.requestDeadline) package var requestDeadline = ServeOptions.requestDeadline.defaultValue
     /// Open connections at most (`--max-connections`).
-    package var maxConnections = ServeOptions.maxConnections.defaultValue
+    @Option(ServeOptions.maxConnections) package var maxConnections = ServeOptions.maxConnections.defaultValue
     /// Open connections from one address at most (`--max-connections-per-address`).
-    package var maxConnectionsPerAddress = ServeOptions.maxConnectionsPerAddress.defaultValue
+    @Option(ServeOptions.maxConnectionsPerAddress) package var maxConnectionsPerAddress = ServeOptions.maxConnectionsPerAddress.defaultValue
     /// Seconds a connection may be idle, or trickle its request, before it is closed (`--connection-timeout`).
-    package var connectionTimeout = ServeOptions.connectionTimeout.defaultValue
+    @Option(ServeOptions.connectionTimeout) package var connectionTimeout = ServeOptions.connectionTimeout.defaultValue
     /// Seconds in-flight requests get to finish after SIGTERM or SIGINT (`--grace`).
-    package var grace = ServeOptions.grace.defaultValue
+    @Option(ServeOptions.grace) package var grace = ServeOptions.grace.defaultValue
     /// Where the access log's JSON lines go (`--access-log`); `nil` for standard error.
-    package var accessLog: String?
-    /// Whether the start-up line is one JSON object (`--json`).
-    package var json = false
+    @Option(ServeOptions.accessLog) package var accessLog = ServeOptions.accessLog.defaultValue
     /// The key file of signed URLs (`--signing-key-file`); `nil` serves unsigned requests.
-    package var signingKeyFile: String?
-    /// The URL prefixes remote sources may be read from (`--allow-source`); `nil` serves files under the
-    /// root only.
-    package var allowedSources: URLAllowList?
-    /// How https sources are authenticated (`--insecure`, `--ca-file`).
-    package var tls = TLSOptions()
-    /// Seconds a remote source's validators are trusted before its server is asked again
-    /// (`--source-check-interval`).
-    package var sourceCheckInterval = ServeOptions.sourceCheckInterval.defaultValue
+    @Option(ServeOptions.signingKeyFile) package var signingKeyFile = ServeOptions.signingKeyFile.defaultValue
+    /// `--animated-max-length`, `--animated-max-side` and `--animated-max-fps` as typed, which become
+    /// ``animationCaps``.
+    @Option(ServeOptions.animatedMaxLength, folded: true) var animatedMaxLengthOption = ServeOptions.animatedMaxLength.defaultValue
+    @Option(ServeOptions.animatedMaxSide, folded: true) var animatedMaxSideOption = ServeOptions.animatedMaxSide.defaultValue
+    @Option(ServeOptions.animatedMaxFPS, folded: true) var animatedMaxFPSOption = ServeOptions.animatedMaxFPS.defaultValue
     /// What one animated request may render (`--animated-max-length`, `--animated-max-side`,
     /// `--animated-max-fps`).
     package var animationCaps = AnimationCaps()
+    /// `--allow-source` as typed (the last one), which with the others becomes ``allowedSources``.
+    @Option(ServeOptions.allowSource, folded: true) var allowSourceOption: URLAllowList? = nil
+    /// The URL prefixes remote sources may be read from (`--allow-source`); `nil` serves files under the
+    /// root only.
+    package var allowedSources: URLAllowList?
+    /// Seconds a remote source's validators are trusted before its server is asked again
+    /// (`--source-check-interval`).
+    @Option(ServeOptions.sourceCheckInterval) package var sourceCheckInterval = ServeOptions.sourceCheckInterval.defaultValue
+    /// `--insecure`: accept any certificate.
+    @Flag(TLSOptions.insecure) var isInsecure = false
+    /// `--ca-file FILE`: the authorities to trust instead of the system's.
+    @Option(TLSOptions.caFile) var authoritiesFile = TLSOptions.caFile.defaultValue
+    /// `--preview-length` as typed, which becomes ``feed``.
+    @Option(FeedSettings.previewLength, folded: true) var previewLengthOption = FeedSettings.previewLength.defaultValue
     /// The feed page's defaults (`--preview-length`).
     package var feed = FeedSettings()
     /// The clips the feed page lists (`--feed-manifest`); `nil` lists every video under the root.
-    package var feedManifest: String?
+    @Option(ServeOptions.feedManifest) package var feedManifest = ServeOptions.feedManifest.defaultValue
+    /// `--no-feed` as typed, which becomes ``isFeedEnabled``.
+    @Flag(ServeOptions.noFeed, folded: true) var noFeedOption = false
     /// Whether `/` answers with the feed page (`--no-feed` turns it off: 404).
     package var isFeedEnabled = true
+    /// Whether the start-up line is one JSON object (`--json`).
+    @Flag(ServeOptions.jsonFlag) package var json = false
 
     /// `--root <dir>`.
     static let root = ValueOption<String?>.path(
@@ -156,8 +175,9 @@ package struct ServeOptions: Equatable, Sendable {
     /// `--json`.
     static let jsonFlag = FlagOption("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
-    /// Types and validates `serve`'s scanned arguments.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
+    /// Takes `--root` and turns the folded options into the byte counts, caps, allow-list, TLS settings
+    /// and feed settings they become.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
         if let extra = arguments.positionals.first {
             throw UsageError(.unexpectedArgument(extra), subcommand: Self.subcommand,
                              "Unexpected argument '\(Format.oneLine(extra))'; serve takes its folder as --root.")
@@ -166,30 +186,14 @@ package struct ServeOptions: Equatable, Sendable {
             throw UsageError(.missingOption("root"), subcommand: Self.subcommand, "Missing '--root <dir>': the folder of videos to serve.")
         }
         self.root = root
-        listen = try arguments.value(Self.listen)
-        workers = try arguments.value(Self.workers)
-        queue = try arguments.value(Self.queue)
         memoryCacheBytes = try arguments.value(Self.memoryCache) << 20
-        cacheDirectory = try arguments.value(Self.cache)
-        cacheSizeBytes = try arguments.value(Self.cacheSize)
         memoryBudget = try arguments.value(Self.maxMemory) << 20
-        requestDeadline = try arguments.value(Self.requestDeadline)
-        maxConnections = try arguments.value(Self.maxConnections)
-        maxConnectionsPerAddress = try arguments.value(Self.maxConnectionsPerAddress)
-        connectionTimeout = try arguments.value(Self.connectionTimeout)
-        grace = try arguments.value(Self.grace)
-        accessLog = try arguments.value(Self.accessLog)
-        signingKeyFile = try arguments.value(Self.signingKeyFile)
         animationCaps = AnimationCaps(seconds: try arguments.value(Self.animatedMaxLength),
                                       side: try arguments.value(Self.animatedMaxSide),
                                       framesPerSecond: try arguments.value(Self.animatedMaxFPS))
         let prefixes = try arguments.all(Self.allowSource).flatMap(\.prefixes)
         allowedSources = prefixes.isEmpty ? nil : try? URLAllowList(prefixes)
-        sourceCheckInterval = try arguments.value(Self.sourceCheckInterval)
-        tls = try TLSOptions(arguments)
-        json = arguments.flags.contains(Self.jsonFlag.spec.name)
         feed.previewLength = try arguments.value(FeedSettings.previewLength)
-        feedManifest = try arguments.value(Self.feedManifest)
         isFeedEnabled = !arguments.isSet(Self.noFeed)
         let feedOptions: [any OptionDeclaration] = [FeedSettings.previewLength, Self.feedManifest]
         if !isFeedEnabled, let given = feedOptions.first(where: { arguments.isGiven($0) }) {
@@ -198,25 +202,46 @@ package struct ServeOptions: Equatable, Sendable {
         }
     }
 
+    /// Whether the values, each valid on its own, go together.
+    func validate() throws(UsageError) {
+        try tls.validate(for: Self.subcommand)
+    }
+
+    /// How https sources are authenticated (`--insecure`, `--ca-file`): the TLS group's options, held
+    /// here so that help lists them before the feed's.
+    package var tls: TLSOptions {
+        get {
+            var tls = TLSOptions()
+            tls.isInsecure = isInsecure
+            tls.authoritiesFile = authoritiesFile
+            return tls
+        }
+        set {
+            isInsecure = newValue.isInsecure
+            authoritiesFile = newValue.authoritiesFile
+        }
+    }
+
+    /// Options with every value at its default (`--root` empty), or read from the current
+    /// ``ArgumentContext``.
+    init() {}
+
     /// Options for a server embedded in a program (and its tests): `root`, the rest at their defaults
     /// but port 0.
     package init(root: String) {
+        self.init()
         self.root = root
         listen = ListenAddress(host: "127.0.0.1", port: 0)
     }
 }
 
-extension ServeOptions: ParsableCommand {
-    /// `preview-loop serve`: its name, summary and options in help order (it takes no positional argument).
+extension ServeOptions: DeclaredCommand {
+    /// `preview-loop serve`: its name and summary (it takes no positional argument).
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serve previews over HTTP, rendered on request and cached: thumbnails, probes and more by URL "
             + "(/CLIP/thumbnail.jpg?time=5&width=640), for <img> tags, a CDN or nginx in front.",
-        arguments: [],
-        options: [root, listen, workers, queue, memoryCache, cache, cacheSize, maxMemory, requestDeadline, maxConnections, maxConnectionsPerAddress,
-                  connectionTimeout, grace, accessLog, signingKeyFile, animatedMaxLength, animatedMaxSide, animatedMaxFPS,
-                  allowSource, sourceCheckInterval, TLSOptions.insecure, TLSOptions.caFile, FeedSettings.previewLength,
-                  feedManifest, noFeed, jsonFlag])
+        arguments: [])
 
     var input: String { "serve" }
 
