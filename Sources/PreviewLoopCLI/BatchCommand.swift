@@ -78,7 +78,7 @@ struct BatchCommandOptions: Equatable, Sendable {
     }
 }
 
-extension BatchCommandOptions: DeclaredCommand, ReportsProgress {
+extension BatchCommandOptions: ParsableCommand, ReportsProgress {
     /// `preview-loop batch`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "batch",

@@ -50,7 +50,7 @@ struct CardOptions: Equatable, Sendable {
     var isQuiet = false
 }
 
-extension CardOptions: ClipOutputCommand, DeclaredCommand {
+extension CardOptions: ClipOutputCommand {
     /// `preview-loop card`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "card",

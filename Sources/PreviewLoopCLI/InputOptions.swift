@@ -47,14 +47,6 @@ struct InputOptions: Equatable, Sendable, OptionGroup {
 }
 
 extension InputOptions {
-    /// Types the group's arguments: the one positional input and whichever of the group's options the
-    /// subcommand has (the others keep their defaults).
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let input = try arguments.input()
-        try self.init(reading: arguments)
-        self.input = input
-    }
-
     /// `--timeout <seconds>`: a stall, not work.
     static let timeout = ValueOption<Double>(
         "timeout", value: "seconds",
@@ -140,10 +132,6 @@ package struct TLSOptions: Equatable, Sendable, OptionGroup {
     }
 
     package init() {}
-
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        try self.init(reading: arguments)
-    }
 
     func validate(for subcommand: Subcommand) throws(UsageError) {
         if !verifies, caFile != nil {

@@ -43,7 +43,7 @@ struct LoopOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension LoopOptions: ClipCommand, ReportsProgress, DeclaredCommand {
+extension LoopOptions: ClipCommand, ReportsProgress {
     /// `preview-loop loop`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "loop",

@@ -1,9 +1,9 @@
 import PreviewLoop
 
 // Options declared once, the way swift-argument-parser's `@Option`/`@Flag` work, written by hand: one
-// value holds an option's spellings, value name, help, default, conversion and validation. The scanner
-// and the help text read its ``OptionSpec``; the command's parser reads its typed value with
-// ``ScannedArguments/value(_:)``, so no command names an option by a string.
+// value holds an option's spellings, value name, help, default, conversion and validation. A command
+// carries it on the property it fills (`@Option(…) var count`, OptionProperty.swift); the scanner and
+// the help text read its ``OptionSpec``, the property its typed value with ``ScannedArguments/value(_:)``.
 
 /// An option or flag as a subcommand's table lists it.
 protocol OptionDeclaration: Sendable {
@@ -219,42 +219,5 @@ extension ScannedArguments {
     /// The option's text as typed, or `nil` when absent.
     func text(_ option: any OptionDeclaration) -> String? {
         values[option.spec.name]
-    }
-}
-
-/// An option bound to the command property it sets, as listed in a command's ``CommandConfiguration``:
-/// the scanner and help read its spec, and the command's `init(_:)` sets every bound property with one
-/// call, ``ScannedArguments/assign(to:)``. An option whose value goes straight into a property is thus
-/// one entry in the list (beside the property it fills); only options read together (`--columns`
-/// capped by `--count`) or turned into something else (`--no-header`) are read by hand in `init(_:)`.
-struct Binding<Command>: OptionDeclaration, @unchecked Sendable {
-    // Unchecked: the only stored closure captures an option (Sendable) and a key path, which is immutable.
-    var spec: OptionSpec
-    /// Sets the property from the scanned arguments (the option's default when absent).
-    let assign: (inout Command, ScannedArguments) throws(UsageError) -> Void
-}
-
-extension ValueOption {
-    /// This option, setting `property` of the command it is listed in.
-    func bind<Command>(_ property: WritableKeyPath<Command, Value>) -> Binding<Command> {
-        Binding(spec: spec) { command, arguments throws(UsageError) in command[keyPath: property] = try arguments.value(self) }
-    }
-}
-
-extension FlagOption {
-    /// This flag, setting `property` (true when given) of the command it is listed in.
-    func bind<Command>(_ property: WritableKeyPath<Command, Bool>) -> Binding<Command> {
-        Binding(spec: spec) { command, arguments throws(UsageError) in command[keyPath: property] = arguments.isSet(self) }
-    }
-}
-
-extension ScannedArguments {
-    /// Sets every property the command's configuration binds an option to, in help order.
-    ///
-    /// - Throws: ``UsageError`` `.invalidValue` for the first bound option whose value does not convert.
-    func assign<Command: ParsableCommand>(to command: inout Command) throws(UsageError) {
-        for case let binding as Binding<Command> in Command.configuration.options {
-            try binding.assign(&command, self)
-        }
     }
 }

@@ -58,18 +58,6 @@ protocol OptionGroup: Sendable {
 
 extension OptionGroup {
     func validate(for subcommand: Subcommand) throws(UsageError) {}
-
-    /// The group read from `arguments` on its own (for a command that lists the group's options by
-    /// hand): its options typed, then validated.
-    ///
-    /// - Throws: ``UsageError`` for the first option that does not convert, or the group's checks.
-    init(reading arguments: ScannedArguments) throws(UsageError) {
-        let context = ArgumentContext(arguments)
-        self = ArgumentContext.$current.withValue(context) { Self.init() }
-        if let error = context.error { throw error }
-        try DeclaredOptions.validateGroups(in: self, for: arguments.subcommand)
-        try validate(for: arguments.subcommand)
-    }
 }
 
 /// `@Option(.integer("count", help: …, default: 8, in: 1...64)) var count`: a property typed, checked
@@ -152,22 +140,7 @@ struct Flag: OptionProperty, Equatable, Sendable {
     static func == (lhs: Flag, rhs: Flag) -> Bool { lhs.isFolded || lhs.wrappedValue == rhs.wrappedValue }
 }
 
-/// A command whose options are its `@Option`/`@Flag` properties and ``OptionGroup`` properties: built by
-/// `init()` inside an ``ArgumentContext``, then given its positional arguments, then validated.
-protocol DeclaredCommand: ParsableCommand {
-    /// A command with every option at its default, or read from the current ``ArgumentContext``.
-    init()
-    /// Takes the positional arguments (`arguments.input()` and the like).
-    ///
-    /// - Throws: ``UsageError`` for a missing or unexpected argument.
-    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError)
-    /// The checks across options, once every value is typed.
-    ///
-    /// - Throws: ``UsageError`` naming the options that conflict.
-    func validate() throws(UsageError)
-}
-
-extension DeclaredCommand {
+extension ParsableCommand {
     func validate() throws(UsageError) {}
 
     /// Types the scanned arguments: the properties read their options, the first conversion error is
@@ -187,7 +160,8 @@ extension DeclaredCommand {
         try validate()
     }
 
-    /// The properties' options, then the groups', without those the configuration hides.
+    /// The options, in help order, without `--help`: the properties' options, then the groups', without
+    /// those the configuration hides.
     static var options: [any OptionDeclaration] {
         let hidden = Set(configuration.hidden)
         return DeclaredOptions.cached(for: Self.self) {

@@ -1,23 +1,35 @@
 import PreviewLoop
 
 // Subcommands declared once, the way swift-argument-parser's `ParsableCommand` works, written by hand:
-// a subcommand is one type in one file — its name, summary, positional arguments and options in a static
-// `configuration`, its typing and validation in `init(_:)`, its work in `run(in:)` — listed once in
-// `CommandRegistry.commands`. The parser, help, the manual page, the completion scripts and the
-// server's query parameters read these declarations; nothing else names a subcommand.
+// a subcommand is one type in one file — its name, summary and positional arguments in a static
+// `configuration`, its options as `@Option`/`@Flag` properties and option groups, its positional
+// arguments in `takeArguments(_:)`, its cross-option checks in `validate()`, its work in `run(in:)` —
+// listed once in `CommandRegistry.commands`. The parser, help, the manual page, the completion scripts
+// and the server's query parameters read these declarations; nothing else names a subcommand.
 
-/// One of the tool's jobs: what it accepts (``configuration``), how its arguments become a typed value
-/// (`init(_:)`, which validates), and how it runs (``run(in:)``).
+/// One of the tool's jobs: what it accepts (``configuration`` and its option properties), how its
+/// arguments become a typed value (`init(_:)`: `init()` inside an ``ArgumentContext``, then
+/// ``takeArguments(_:)`` and ``validate()``), and how it runs (``run(in:)``).
 protocol ParsableCommand: Sendable {
-    /// The subcommand's name, summary, positional arguments and options, in help order.
+    /// The subcommand's name, summary and positional arguments.
     static var configuration: CommandConfiguration { get }
-    /// The options, in help order, without `--help`: the configuration's list, or for a
-    /// ``DeclaredCommand`` its option properties and groups.
+    /// The options, in help order, without `--help`.
     static var options: [any OptionDeclaration] { get }
+    /// A command with every option at its default, or read from the current ``ArgumentContext``.
+    init()
     /// Types and validates the scanned arguments.
     ///
     /// - Throws: ``UsageError`` naming what is wrong, with this subcommand for the usage hint.
     init(_ arguments: ScannedArguments) throws(UsageError)
+    /// Takes the positional arguments (`arguments.input()` and the like) and turns folded options into
+    /// the properties they become.
+    ///
+    /// - Throws: ``UsageError`` for a missing or unexpected argument.
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError)
+    /// The checks across options, once every value is typed.
+    ///
+    /// - Throws: ``UsageError`` naming the options that conflict.
+    func validate() throws(UsageError)
     /// Runs the command and returns the exit status; errors are reported by the command itself.
     ///
     /// - Parameter context: what the tool hands every command (the server, when this build has one).
@@ -31,8 +43,6 @@ protocol ParsableCommand: Sendable {
 extension ParsableCommand {
     /// This command's entry in the registry, for usage errors and reports.
     static var subcommand: Subcommand { Subcommand(Self.self) }
-
-    static var options: [any OptionDeclaration] { configuration.options }
 
     /// The declaration of the option named `name` (without dashes), for readers that name one option
     /// (the server's query parameters, the recipe keys).
@@ -54,26 +64,10 @@ struct CommandConfiguration: Sendable {
     var abstract: String
     /// The positional arguments, in order.
     var arguments: [PositionalArgument]
-    /// The options, in help order, without `--help` (every subcommand has it, listed last).
-    var options: [any OptionDeclaration]
-    /// The long names of group options a ``DeclaredCommand`` does not take.
-    var hidden: [String] = []
+    /// The long names of group options the command does not take.
+    var hidden: [String]
 
-    /// Declares a subcommand.
-    ///
-    /// - Parameters:
-    ///   - name: the name typed after `preview-loop`.
-    ///   - abstract: the one-line summary shown in help.
-    ///   - arguments: the positional arguments, in order.
-    ///   - options: the options, in help order, without `--help`.
-    init(name: String, abstract: String, arguments: [PositionalArgument], options: [any OptionDeclaration]) {
-        self.name = name
-        self.abstract = abstract
-        self.arguments = arguments
-        self.options = options
-    }
-
-    /// Declares a subcommand whose options are its properties (a ``DeclaredCommand``).
+    /// Declares a subcommand; its options are its `@Option`/`@Flag` properties and option groups.
     ///
     /// - Parameters:
     ///   - name: the name typed after `preview-loop`.
@@ -81,7 +75,9 @@ struct CommandConfiguration: Sendable {
     ///   - arguments: the positional arguments, in order.
     ///   - hidden: the options of its groups the command does not take.
     init(name: String, abstract: String, arguments: [PositionalArgument], hiding hidden: [any OptionDeclaration] = []) {
-        self.init(name: name, abstract: abstract, arguments: arguments, options: [])
+        self.name = name
+        self.abstract = abstract
+        self.arguments = arguments
         self.hidden = hidden.map(\.spec.name)
     }
 }

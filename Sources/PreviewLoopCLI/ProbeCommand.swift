@@ -17,7 +17,7 @@ struct ProbeOptions: Equatable, Sendable {
     var analysesFlashes = false
 }
 
-extension ProbeOptions: ClipCommand, DeclaredCommand {
+extension ProbeOptions: ClipCommand {
     /// `preview-loop probe`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "probe",

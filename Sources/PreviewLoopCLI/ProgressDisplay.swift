@@ -23,11 +23,6 @@ struct ReportingOptions: Equatable, Sendable, OptionGroup {
     /// `--quiet`.
     static let quiet = FlagOption("quiet", help: "Print nothing but errors: no progress, no warnings, no summary line.")
 
-    /// Types the group's flags (those the subcommand has; the others stay off).
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        try self.init(reading: arguments)
-    }
-
     /// `--progress` and `--quiet` contradict each other.
     func validate(for subcommand: Subcommand) throws(UsageError) {
         if forcesProgress && isQuiet {

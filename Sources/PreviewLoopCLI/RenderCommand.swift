@@ -47,7 +47,7 @@ struct RenderOptions: Equatable, Sendable {
     var caps: AnimationCaps?
 }
 
-extension RenderOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+extension RenderOptions: ClipOutputCommand, ReportsProgress {
     /// `preview-loop render`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "render",

@@ -235,7 +235,7 @@ package struct ServeOptions: Equatable, Sendable {
     }
 }
 
-extension ServeOptions: DeclaredCommand {
+extension ServeOptions: ParsableCommand {
     /// `preview-loop serve`: its name and summary (it takes no positional argument).
     static let configuration = CommandConfiguration(
         name: "serve",

@@ -190,21 +190,4 @@ extension ScannedArguments {
                          "'--quality' has no effect on '\(output)': its format is lossless or has no quality "
                              + "setting; drop it or write \(alternatives).")
     }
-
-    /// `--quality`, or `nil` when absent; a usage error for an output without a quality setting.
-    ///
-    /// - Parameters:
-    ///   - lossy: whether the output format has a quality setting.
-    ///   - output: the output path, for the message.
-    ///   - alternatives: the extensions that do take a quality, for the message.
-    func quality(_ option: ValueOption<Int?>, lossy: Bool, output: String,
-                 alternatives: String = ImageFileFormat.lossyExtensionList) throws(UsageError) -> Int? {
-        guard let quality = try value(option) else { return nil }
-        guard lossy else {
-            throw UsageError(.conflictingOptions(option.spec.name, "output"), subcommand: subcommand,
-                             "'--quality' has no effect on '\(output)': its format is lossless or has no quality "
-                                 + "setting; drop it or write \(alternatives).")
-        }
-        return quality
-    }
 }

@@ -53,7 +53,7 @@ struct SheetOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension SheetOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+extension SheetOptions: ClipOutputCommand, ReportsProgress {
     /// `preview-loop sheet`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "sheet",

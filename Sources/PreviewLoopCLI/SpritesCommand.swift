@@ -43,7 +43,7 @@ struct SpritesOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension SpritesOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+extension SpritesOptions: ClipOutputCommand, ReportsProgress {
     /// `preview-loop sprites`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "sprites",

@@ -49,7 +49,7 @@ struct StripOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension StripOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+extension StripOptions: ClipOutputCommand, ReportsProgress {
     /// `preview-loop strip`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "strip",

@@ -52,7 +52,7 @@ struct ThumbOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension ThumbOptions: ClipOutputCommand, ReportsProgress, DeclaredCommand {
+extension ThumbOptions: ClipOutputCommand, ReportsProgress {
     /// `preview-loop thumb`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "thumb",

@@ -10,7 +10,7 @@ struct TimingOptions: Equatable, Sendable {
     var isJSON = false
 }
 
-extension TimingOptions: DeclaredCommand {
+extension TimingOptions: ParsableCommand {
     /// `preview-loop timing`: its name, summary, arguments and options in help order.
     static let configuration = CommandConfiguration(
         name: "timing",

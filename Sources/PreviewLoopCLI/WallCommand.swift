@@ -75,7 +75,7 @@ enum WallAdmissionChoice: String, CaseIterable, Sendable {
     }
 }
 
-extension WallOptions: DeclaredCommand {
+extension WallOptions: ParsableCommand {
     /// `preview-loop wall`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "wall",

@@ -89,12 +89,6 @@ extension SizeRequest {
 }
 
 extension WorkBudget {
-    /// The work-budget group: `--max-memory` and `--max-frames` (each only where the subcommand has it;
-    /// absent, the default).
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        try self.init(reading: arguments)
-    }
-
     /// `--max-memory <MB>`.
     static let maxMemory = ValueOption<Int>.integer(
         "max-memory", value: "MB",
@@ -108,18 +102,4 @@ extension WorkBudget {
         help: "Refuse, before decoding, a job that would make more frames or thumbnails than this; frames repeated "
             + "or replayed from memory count too. \(framesRange.lowerBound) to \(framesRange.upperBound).",
         default: defaultFrames, in: framesRange)
-}
-
-extension ScannedArguments {
-    /// Throws a usage error naming the limit when `refusal` is not `nil`.
-    func refuse(_ refusal: String?, option: String) throws(UsageError) {
-        guard let refusal else { return }
-        throw UsageError(.overLimit(option), subcommand: subcommand, refusal + ".")
-    }
-
-    /// A usage error for `refusal`, naming its option; nothing when it is `nil`.
-    func refuse(_ refusal: WorkBudget.Refusal?) throws(UsageError) {
-        guard let refusal else { return }
-        try refuse(refusal.message, option: refusal.option)
-    }
 }
