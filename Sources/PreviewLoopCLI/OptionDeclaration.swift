@@ -9,6 +9,8 @@ import PreviewLoop
 protocol OptionDeclaration: Sendable {
     /// Its spellings and help, for the scanner and the help text.
     var spec: OptionSpec { get }
+    /// What a valid value looks like, for errors; `nil` for a flag.
+    var valueExpectation: String? { get }
 }
 
 /// An option that takes a value: how the value is typed and checked, and what it is when absent.
@@ -20,6 +22,8 @@ struct ValueOption<Value: Sendable>: OptionDeclaration {
     var expectation: String
     /// Types and validates the text given; `nil` rejects it.
     var convert: @Sendable (String) -> Value?
+
+    var valueExpectation: String? { expectation }
 
     /// Declares an option.
     ///
@@ -49,6 +53,7 @@ struct ValueOption<Value: Sendable>: OptionDeclaration {
 /// An option that takes no value: present or not.
 struct FlagOption: OptionDeclaration {
     var spec: OptionSpec
+    var valueExpectation: String? { nil }
 
     /// Declares a flag.
     init(_ name: String, short: Character? = nil, help: String) {

@@ -45,9 +45,12 @@ extension ParsableCommand {
     static var subcommand: Subcommand { Subcommand(Self.self) }
 
     /// The declaration of the option named `name` (without dashes), for readers that name one option
-    /// (the server's query parameters, the recipe keys).
-    static func option(_ name: String) -> (any OptionDeclaration)? {
-        options.first { $0.spec.name == name }
+    /// (the server's query parameters): the command must take it.
+    static func option(_ name: String) -> any OptionDeclaration {
+        guard let option = options.first(where: { $0.spec.name == name }) else {
+            preconditionFailure("\(configuration.name) has no option --\(name)")
+        }
+        return option
     }
 }
 

@@ -5,7 +5,9 @@ import Synchronization
 // The image API's parameters, read by the subcommands' own declarations: a request's query becomes the
 // command line `thumb` (or `probe`) would take, which the commands' parser checks with the same ranges,
 // conflicts and work limits as on the command line, and the command renders the same bytes. A parameter
-// names the option it sets, so an error about that option is reported under the parameter's name.
+// names the option it sets, found by name among the command's declarations (`StripOptions.option("count")`,
+// which fails at once for an option the command does not take), so an error about that option is
+// reported under the parameter's name.
 
 /// A query parameter of a route: its name, the option it sets and how its value is spelled for it.
 package struct QueryParameter: Sendable {
@@ -21,14 +23,15 @@ package struct QueryParameter: Sendable {
     /// What a valid value looks like.
     var expectation: String
 
-    /// A parameter whose value is the option's argument as is.
-    static func passing(_ name: String, _ help: String, _ option: OptionSpec, expecting: String) -> QueryParameter {
-        let spelling = "--" + option.name + "="
-        return QueryParameter(name: name, help: help, option: option, arguments: { [spelling + $0] }, expectation: expecting)
+    /// A parameter whose value is the option's argument as is (`command.option("count")`).
+    static func passing(_ name: String, _ help: String, _ option: any OptionDeclaration) -> QueryParameter {
+        let spelling = "--" + option.spec.name + "="
+        return QueryParameter(name: name, help: help, option: option.spec, arguments: { [spelling + $0] },
+                              expectation: option.valueExpectation ?? "")
     }
 
-    /// `true` or `false`, turning `flag` on for `on` (`false` for a flag that leaves something out).
-    static func toggle(_ name: String, _ help: String, _ flag: FlagOption, on: String) -> QueryParameter {
+    /// `true` or `false`, turning the flag on for `on` (`false` for a flag that leaves something out).
+    static func toggle(_ name: String, _ help: String, _ flag: any OptionDeclaration, on: String) -> QueryParameter {
         let spelling = flag.spec.longSpelling
         return QueryParameter(name: name, help: help, option: flag.spec, arguments: { value in
             guard value == "true" || value == "false" else { return nil }
@@ -213,42 +216,42 @@ package enum PreviewRequests {
     /// Still images, as `thumb`, `strip` and `sheet` write them.
     private static let stills = ImageFileFormat.served.map { ($0.fileExtensions[0], $0.mediaType) }
 
-    /// `width` and `height`.
-    private static func sizePair(_ what: String, option: OptionSpec) -> [QueryParameter] {
-        [QueryParameter(name: "width", help: "Width of \(what) in pixels; with height absent the shape is kept.",
-                        option: option, arguments: { _ in nil }, expectation: sideExpectation),
-         QueryParameter(name: "height", help: "Height of \(what) in pixels; with width absent the shape is kept.",
-                        option: option, arguments: { _ in nil }, expectation: sideExpectation)]
+    /// `width` and `height`, which set the command's `--size`.
+    private static func sizePair(_ what: String, of command: any ParsableCommand.Type) -> [QueryParameter] {
+        let option = command.option("size").spec
+        return [QueryParameter(name: "width", help: "Width of \(what) in pixels; with height absent the shape is kept.",
+                               option: option, arguments: { _ in nil }, expectation: sideExpectation),
+                QueryParameter(name: "height", help: "Height of \(what) in pixels; with width absent the shape is kept.",
+                               option: option, arguments: { _ in nil }, expectation: sideExpectation)]
     }
 
     /// `fit_mode`.
-    private static let fitMode = QueryParameter(
-        name: "fit_mode", help: "crop (fill the size), preserve (fit inside it, no bars), pad (letterbox) or stretch.",
-        option: PictureOptions.fit.spec, arguments: { fitModes[$0].map { ["--fit=" + $0] } },
-        expectation: "crop, preserve, pad or stretch")
+    private static func fitMode(of command: any ParsableCommand.Type) -> QueryParameter {
+        QueryParameter(name: "fit_mode", help: "crop (fill the size), preserve (fit inside it, no bars), pad (letterbox) or stretch.",
+                       option: command.option("fit").spec, arguments: { fitModes[$0].map { ["--fit=" + $0] } },
+                       expectation: "crop, preserve, pad or stretch")
+    }
 
     /// `quality` of a still.
-    private static let imageQuality = QueryParameter.passing(
-        "quality", "Lossy quality 0 to 100 (JPEG, WebP).", OutputOptions.imageQuality.spec,
-        expecting: OutputOptions.imageQuality.expectation)
+    private static func imageQuality(of command: any ParsableCommand.Type) -> QueryParameter {
+        .passing("quality", "Lossy quality 0 to 100 (JPEG, WebP).", command.option("quality"))
+    }
 
     /// `pick` of a tiled route.
-    private static let pick = QueryParameter.passing("pick", "even or scenes.", TilePlanOptions.pick.spec,
-                                                     expecting: TilePlanOptions.pick.expectation)
+    private static func pick(of command: any ParsableCommand.Type) -> QueryParameter {
+        .passing("pick", "even or scenes.", command.option("pick"))
+    }
 
     /// `thumbnail.{jpg,png,webp}`: `thumb`.
     static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, subcommand: "thumb", parameters: [
         QueryParameter(name: "time", help: "When: absent (or poster) the poster frame, best, seconds, mm:ss or N%.",
-                       option: ThumbOptions.at.spec, arguments: { ["--at=" + ($0 == "poster" ? "auto" : $0)] },
-                       expectation: "poster, " + ThumbOptions.at.expectation.replacing("auto, ", with: "")),
-        .passing("start", "Where the poster search window starts.", ThumbOptions.start.spec,
-                 expecting: ThumbOptions.start.expectation),
-        .passing("length", "How long the poster search window lasts.", ThumbOptions.length.spec,
-                 expecting: ThumbOptions.length.expectation),
-    ] + sizePair("the picture", option: ThumbOptions.size.spec) + [
-        fitMode, imageQuality,
-        .passing("accuracy", "exact or keyframe, for an explicit time.", ThumbOptions.accuracy.spec,
-                 expecting: ThumbOptions.accuracy.expectation),
+                       option: ThumbOptions.option("at").spec, arguments: { ["--at=" + ($0 == "poster" ? "auto" : $0)] },
+                       expectation: "poster, " + ThumbOptions.option("at").valueExpectation!.replacing("auto, ", with: "")),
+        .passing("start", "Where the poster search window starts.", ThumbOptions.option("start")),
+        .passing("length", "How long the poster search window lasts.", ThumbOptions.option("length")),
+    ] + sizePair("the picture", of: ThumbOptions.self) + [
+        fitMode(of: ThumbOptions.self), imageQuality(of: ThumbOptions.self),
+        .passing("accuracy", "exact or keyframe, for an explicit time.", ThumbOptions.option("accuracy")),
     ], sizePair: "the picture")
 
     /// `placeholder.json`: the placeholder of the picture `thumbnail.*` serves for the same parameters
@@ -268,75 +271,66 @@ package enum PreviewRequests {
         stem: "animated", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4")], subcommand: "render",
         parameters: [
             .passing("start", "Where the animation starts: poster (where the poster frame is), seconds, mm:ss or N%.",
-                     RenderOptions.start.spec, expecting: RenderOptions.start.expectation),
-            .passing("length", "How long it lasts (within the server's cap).", RenderOptions.length.spec,
-                     expecting: RenderOptions.length.expectation),
+                     RenderOptions.option("start")),
+            .passing("length", "How long it lasts (within the server's cap).", RenderOptions.option("length")),
             QueryParameter(name: "end", help: "Where it ends instead of length: a time after start.",
-                           option: RenderOptions.loopPoint.spec,
+                           option: RenderOptions.option("loop-point").spec,
                            arguments: { $0 == "auto" ? nil : ["--loop-point=" + $0] },
                            expectation: "a time after start: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)"),
-        ] + sizePair("the picture", option: RenderOptions.size.spec) + [
-            .passing("fps", "Frames per second (within the server's cap).", RenderOptions.fps.spec,
-                     expecting: RenderOptions.fps.expectation),
-            fitMode,
-            .passing("quality", "0 to 100, for WebP and MP4.", RenderOptions.quality.spec,
-                     expecting: RenderOptions.quality.expectation),
+        ] + sizePair("the picture", of: RenderOptions.self) + [
+            .passing("fps", "Frames per second (within the server's cap).", RenderOptions.option("fps")),
+            fitMode(of: RenderOptions.self),
+            .passing("quality", "0 to 100, for WebP and MP4.", RenderOptions.option("quality")),
             .passing("loop_point", "auto: end on the frame that best matches the first, or a time after start.",
-                     RenderOptions.loopPoint.spec, expecting: RenderOptions.loopPoint.expectation),
-            .passing("seam", "cut, crossfade or crossfade=T.", RenderOptions.seam.spec, expecting: RenderOptions.seam.expectation),
+                     RenderOptions.option("loop-point")),
+            .passing("seam", "cut, crossfade or crossfade=T.", RenderOptions.option("seam")),
             .passing("flash_safety", "check (the default): analyse the loop for photosensitive flashes and say the verdict "
                          + "in the Flash-Safety header; avoid: move the window to the nearest safe start (422 when there is "
-                         + "none); off.", RenderOptions.flashSafety.spec, expecting: RenderOptions.flashSafety.expectation),
+                         + "none); off.", RenderOptions.option("flash-safety")),
         ], sizePair: "the picture")
 
     /// `strip.{jpg,png,webp}`: `strip`.
     static let strip = PreviewRoute(stem: "strip", formats: stills, subcommand: "strip", parameters: [
-        .passing("count", "Frames, 1 to 1000.", StripOptions.count.spec, expecting: StripOptions.count.expectation),
-        .passing("columns", "Frames per row.", StripOptions.columns.spec, expecting: StripOptions.columns.expectation),
-        .passing("span", "window (from start for length) or all (the whole clip).", StripOptions.span.spec,
-                 expecting: StripOptions.span.expectation),
-        .passing("start", "Where the window starts.", WindowOptions.start.spec, expecting: WindowOptions.start.expectation),
-        .passing("length", "How long the window lasts.", WindowOptions.length.spec, expecting: WindowOptions.length.expectation),
-    ] + sizePair("each tile", option: StripOptions.size.spec) + [
-        fitMode, imageQuality,
-        .passing("accuracy", "exact, keyframe or auto.", StripOptions.accuracy.spec, expecting: StripOptions.accuracy.expectation),
-        .passing("gap", "Pixels between tiles, 0 to 256.", StripOptions.gap.spec, expecting: StripOptions.gap.expectation),
-        .toggle("timestamps", "true: each frame's time in its tile's corner.", StripOptions.timestamps, on: "true"),
-        pick,
+        .passing("count", "Frames, 1 to 1000.", StripOptions.option("count")),
+        .passing("columns", "Frames per row.", StripOptions.option("columns")),
+        .passing("span", "window (from start for length) or all (the whole clip).", StripOptions.option("span")),
+        .passing("start", "Where the window starts.", StripOptions.option("start")),
+        .passing("length", "How long the window lasts.", StripOptions.option("length")),
+    ] + sizePair("each tile", of: StripOptions.self) + [
+        fitMode(of: StripOptions.self), imageQuality(of: StripOptions.self),
+        .passing("accuracy", "exact, keyframe or auto.", StripOptions.option("accuracy")),
+        .passing("gap", "Pixels between tiles, 0 to 256.", StripOptions.option("gap")),
+        .toggle("timestamps", "true: each frame's time in its tile's corner.", StripOptions.option("timestamps"), on: "true"),
+        pick(of: StripOptions.self),
     ], sizePair: "each tile")
 
     /// `sheet.{jpg,png,webp}`: `sheet` (its fonts are the server's defaults).
     static let sheet = PreviewRoute(stem: "sheet", formats: stills, subcommand: "sheet", parameters: [
-        .passing("grid", "Columns x rows (4x4).", SheetOptions.grid.spec, expecting: SheetOptions.grid.expectation),
-        .passing("width", "The sheet's width in pixels.", SheetOptions.width.spec, expecting: SheetOptions.width.expectation),
-        .passing("tile_width", "Each tile's width instead.", SheetOptions.tileWidth.spec,
-                 expecting: SheetOptions.tileWidth.expectation),
-        .passing("gap", "Pixels between tiles.", SheetOptions.gap.spec, expecting: SheetOptions.gap.expectation),
-        .passing("margin", "Pixels around everything.", SheetOptions.margin.spec, expecting: SheetOptions.margin.expectation),
-        .passing("background", "#rrggbb, #rgb, black or white.", SheetOptions.background.spec,
-                 expecting: SheetOptions.background.expectation),
-        .passing("text_color", "The text's colour, in the same forms.", SheetOptions.textColor.spec,
-                 expecting: SheetOptions.textColor.expectation),
-        .toggle("header", "false leaves out the header.", SheetOptions.noHeader, on: "false"),
-        .toggle("timestamps", "false leaves out the tiles' times.", SheetOptions.noTimestamps, on: "false"),
-        .passing("accuracy", "exact, keyframe or auto.", SheetOptions.accuracy.spec, expecting: SheetOptions.accuracy.expectation),
-        pick, imageQuality,
+        .passing("grid", "Columns x rows (4x4).", SheetOptions.option("grid")),
+        .passing("width", "The sheet's width in pixels.", SheetOptions.option("width")),
+        .passing("tile_width", "Each tile's width instead.", SheetOptions.option("tile-width")),
+        .passing("gap", "Pixels between tiles.", SheetOptions.option("gap")),
+        .passing("margin", "Pixels around everything.", SheetOptions.option("margin")),
+        .passing("background", "#rrggbb, #rgb, black or white.", SheetOptions.option("background")),
+        .passing("text_color", "The text's colour, in the same forms.", SheetOptions.option("text-color")),
+        .toggle("header", "false leaves out the header.", SheetOptions.option("no-header"), on: "false"),
+        .toggle("timestamps", "false leaves out the tiles' times.", SheetOptions.option("no-timestamps"), on: "false"),
+        .passing("accuracy", "exact, keyframe or auto.", SheetOptions.option("accuracy")),
+        pick(of: SheetOptions.self), imageQuality(of: SheetOptions.self),
     ])
 
     /// The parameters of a storyboard, its picture and its index alike.
     private static let storyboardParameters: [QueryParameter] = [
-        .passing("every", "Seconds between thumbnails, or auto.", SpritesOptions.every.spec,
-                 expecting: SpritesOptions.every.expectation),
-        .passing("count", "Thumbnails spread over the clip instead.", SpritesOptions.count.spec,
-                 expecting: SpritesOptions.count.expectation),
+        .passing("every", "Seconds between thumbnails, or auto.", SpritesOptions.option("every")),
+        .passing("count", "Thumbnails spread over the clip instead.", SpritesOptions.option("count")),
         QueryParameter(name: "columns", help: "Tiles per row, 1 to 100; the rows are as many as the thumbnails need.",
-                       option: SpritesOptions.grid.spec,
+                       option: SpritesOptions.option("grid").spec,
                        arguments: { text in Int(text).flatMap { ValueRanges.spriteGrid.contains($0) ? ["--grid=\($0)x1"] : nil } },
                        expectation: "a whole number from 1 to 100"),
-    ] + sizePair("each tile", option: SpritesOptions.size.spec) + [
-        fitMode, imageQuality,
-        .passing("accuracy", "auto, exact or keyframe.", SpritesOptions.accuracy.spec, expecting: SpritesOptions.accuracy.expectation),
-        pick,
+    ] + sizePair("each tile", of: SpritesOptions.self) + [
+        fitMode(of: SpritesOptions.self), imageQuality(of: SpritesOptions.self),
+        .passing("accuracy", "auto, exact or keyframe.", SpritesOptions.option("accuracy")),
+        pick(of: SpritesOptions.self),
     ]
 
     /// `storyboard.{jpg,webp}`: every thumbnail of `sprites` on one picture.
@@ -347,8 +341,7 @@ package enum PreviewRequests {
     static let storyboardIndex = PreviewRoute(
         stem: "storyboard", formats: [("vtt", "text/vtt; charset=utf-8"), ("json", "application/json")], subcommand: "sprites",
         parameters: storyboardParameters + [
-            .passing("format", "The picture the index points to: jpg or webp.", SpritesOptions.format.spec,
-                     expecting: SpritesOptions.format.expectation),
+            .passing("format", "The picture the index points to: jpg or webp.", SpritesOptions.option("format")),
         ], sizePair: "each tile")
 
     /// `card.{webp,gif,mp4}` (the card's sequence, within the server's ``AnimationCaps``) and
@@ -356,32 +349,23 @@ package enum PreviewRequests {
     static let card = PreviewRoute(
         stem: "card", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4"), ("png", "image/png"),
                                 ("jpg", "image/jpeg")], subcommand: "card",
-        parameters: sizePair("the card (both or neither)", option: CardOptions.size.spec) + [
-            .passing("aspect", "The card's shape at 480 pixels wide instead (16:9, 4:3, 1.5).", CardOptions.aspect.spec,
-                     expecting: CardOptions.aspect.expectation),
-            .passing("corner_radius", "Pixels of the rounded corners.", CardOptions.cornerRadius.spec,
-                     expecting: CardOptions.cornerRadius.expectation),
-            .passing("reveal", "circle or fade.", CardOptions.reveal.spec, expecting: CardOptions.reveal.expectation),
-            .passing("poster_hold", "How long the poster shows first.", CardOptions.posterHold.spec,
-                     expecting: CardOptions.posterHold.expectation),
-            .passing("play_length", "How long the video plays after the reveal.", CardOptions.playLength.spec,
-                     expecting: CardOptions.playLength.expectation),
-            .toggle("close", "true: end by fading back to the poster.", CardOptions.close, on: "true"),
-            .toggle("play_button", "false: the poster without its play button.", CardOptions.noPlayButton, on: "false"),
-            .passing("background", "The colour outside the corners.", PictureOptions.background.spec,
-                     expecting: PictureOptions.background.expectation),
-            .passing("fps", "Frames per second of an animation (within the server's cap).", CardOptions.fps.spec,
-                     expecting: CardOptions.fps.expectation),
-            .passing("start", "Where the loop window starts.", WindowOptions.start.spec, expecting: WindowOptions.start.expectation),
-            .passing("length", "How long the loop window lasts.", CardOptions.length.spec, expecting: CardOptions.length.expectation),
-            .passing("poster_at", "The poster's time instead of the window's first good frame.", CardOptions.posterAt.spec,
-                     expecting: CardOptions.posterAt.expectation),
-            .passing("at", "For card.png and card.jpg: the instant of the sequence, seconds from its start.", CardOptions.at.spec,
-                     expecting: CardOptions.at.expectation),
-            .passing("quality", "0 to 100, for WebP, MP4 and JPEG.", CardOptions.quality.spec, expecting: CardOptions.quality.expectation),
+        parameters: sizePair("the card (both or neither)", of: CardOptions.self) + [
+            .passing("aspect", "The card's shape at 480 pixels wide instead (16:9, 4:3, 1.5).", CardOptions.option("aspect")),
+            .passing("corner_radius", "Pixels of the rounded corners.", CardOptions.option("corner-radius")),
+            .passing("reveal", "circle or fade.", CardOptions.option("reveal")),
+            .passing("poster_hold", "How long the poster shows first.", CardOptions.option("poster-hold")),
+            .passing("play_length", "How long the video plays after the reveal.", CardOptions.option("play-length")),
+            .toggle("close", "true: end by fading back to the poster.", CardOptions.option("close"), on: "true"),
+            .toggle("play_button", "false: the poster without its play button.", CardOptions.option("no-play-button"), on: "false"),
+            .passing("background", "The colour outside the corners.", CardOptions.option("background")),
+            .passing("fps", "Frames per second of an animation (within the server's cap).", CardOptions.option("fps")),
+            .passing("start", "Where the loop window starts.", CardOptions.option("start")),
+            .passing("length", "How long the loop window lasts.", CardOptions.option("length")),
+            .passing("poster_at", "The poster's time instead of the window's first good frame.", CardOptions.option("poster-at")),
+            .passing("at", "For card.png and card.jpg: the instant of the sequence, seconds from its start.", CardOptions.option("at")),
+            .passing("quality", "0 to 100, for WebP, MP4 and JPEG.", CardOptions.option("quality")),
             .passing("flash_safety", "check (the default): analyse an animation for photosensitive flashes and say the "
-                         + "verdict in the Flash-Safety header; off. Stills are not analysed.", CardOptions.flashSafety.spec,
-                     expecting: CardOptions.flashSafety.expectation),
+                         + "verdict in the Flash-Safety header; off. Stills are not analysed.", CardOptions.option("flash-safety")),
         ], sizePair: "the card")
 
     /// `probe.json`: `probe --json`.
