@@ -11,7 +11,7 @@ struct TimingOptions: Equatable, Sendable {
 }
 
 extension TimingOptions: ParsableCommand {
-    /// `preview-loop timing`: its name, summary, arguments and options in help order.
+    /// `preview-loop timing`: its name, summary and argument.
     static let configuration = CommandConfiguration(
         name: "timing",
         abstract: "Summarise a loop's CSV timing log: rates, decode and scale times, lateness, seams, drops.",
