@@ -42,7 +42,8 @@ struct StripOptions: Equatable, Sendable {
     /// How each picture fills its tile (`--fit`).
     @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
-    @Option(StripOptions.gap) var gap = StripOptions.gap.defaultValue
+    @Option(.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, 0 to 256.",
+                     default: 0, in: ValueRanges.tileGap)) var gap: Int
     /// Whether each tile shows its frame's time (`--timestamps`).
     @Flag(StripOptions.timestamps) var showsTimestamps = false
     /// Progress and quiet (`--progress`, `--quiet`).
@@ -82,9 +83,6 @@ extension StripOptions {
         help: "exact (the frame shown at each time), keyframe (the nearest keyframe at or "
             + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise exact).",
         default: .auto)
-    /// `--gap <px>`.
-    static let gap = ValueOption<Int>.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, 0 to 256.",
-                                         default: 0, in: ValueRanges.tileGap)
     /// `--timestamps`.
     static let timestamps = FlagOption("timestamps",
                                  help: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
