@@ -166,7 +166,7 @@ struct HostileRoundThreeTests {
         }
         // 100,000 records: memory follows the clips kept, not the file (about 60 MB here).
         let big = directory + "/big.jsonl"
-        FileManager.default.createFile(atPath: big, contents: nil)
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
         let handle = try #require(FileHandle(forWritingAtPath: big))
         var chunk = ""
         for index in 0..<100_000 {
