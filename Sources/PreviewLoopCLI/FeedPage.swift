@@ -218,17 +218,6 @@ package struct FeedPage: Sendable, Equatable {
     /// A relative file path as a URL path: each byte of the name (``FilePathBytes/encode(_:)``) but
     /// RFC 3986's unreserved characters and `/` percent-encoded (`sub dir/é.mp4` → `sub%20dir/%C3%A9.mp4`).
     package static func urlPath(_ relative: String) -> String {
-        var result = ""
-        let digits = Array("0123456789ABCDEF")
-        for byte in FilePathBytes.encode(relative) {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
-            }
-        }
-        return result
+        PercentEncoding.encode(FilePathBytes.encode(relative), keeping: "/")
     }
 }

@@ -544,26 +544,10 @@ package enum PreviewRequests {
         }
         let sorted = canonical.sorted { $0.0 < $1.0 }
         // An index points to its picture: the same parameters but `format`, percent-encoded.
-        let picture = sorted.filter { $0.0 != "format" }.map { "\(Self.escaped($0))=\(Self.escaped($1))" }.joined(separator: "&")
+        let picture = sorted.filter { $0.0 != "format" }.map { "\(PercentEncoding.queryComponent($0))=\(PercentEncoding.queryComponent($1))" }.joined(separator: "&")
         return PreviewJob(route: name, contentType: format.mediaType,
                           canonicalQuery: sorted.map { "\($0)=\($1)" }.joined(separator: "&"),
                           memoryEstimate: estimate, command: command, pictureQuery: picture)
-    }
-
-    /// `text` percent-encoded but for RFC 3986's unreserved characters.
-    package static func escaped(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF".utf8)
-                result += "%" + String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
-            }
-        }
-        return result
     }
 
     /// A `width` or `height`: a whole number of pixels in the sizes' range.

@@ -26,6 +26,18 @@ struct FeedPageTests {
         #expect(FeedPage.urlPath("A-z_0.9~") == "A-z_0.9~")
     }
 
+    @Test("A query component keeps only unreserved characters; every byte survives decoding, + and / too")
+    func queryComponents() {
+        #expect(PercentEncoding.queryComponent("https://cdn.example/a b+c.mp4?x=1&y=%41")
+            == "https%3A%2F%2Fcdn.example%2Fa%20b%2Bc.mp4%3Fx%3D1%26y%3D%2541")
+        #expect(PercentEncoding.queryComponent("A-z_0.9~") == "A-z_0.9~")
+        #expect(PercentEncoding.queryComponent("é") == "%C3%A9")
+        let every = (0...255).map { UInt8($0) }
+        #expect(PercentEncoding.decode(PercentEncoding.encode(every)) == every)
+        #expect(PercentEncoding.decode(PercentEncoding.encode(every), plusIsSpace: true) == every)
+        #expect(PercentEncoding.encode(Array("a/b c".utf8), keeping: "/") == "a/b%20c")
+    }
+
     @Test("The page's query: each parameter in range is taken, anything else is a 400 naming it")
     func query() throws {
         let defaults = FeedSettings()
