@@ -413,6 +413,41 @@ def check_three_at_once(driver):
         close_card(driver, card)
 
 
+def check_cross_origin(driver, binary, root, base):
+    """A page on base reads a picture's placeholder header and pixels from a server that allows its
+    origin (--allow-origin base), through a preflight too, and cannot from one that does not."""
+    allowing = start_server(binary, root, ["--allow-origin", base, "--no-feed"])
+    plain = start_server(binary, root, ["--no-feed"])
+    facts = driver.execute_async_script("""
+        const [allowing, plain, done] = arguments;
+        const facts = {};
+        const picture = '/landscape.mp4/thumbnail.png?width=64&time=1';
+        try {
+            const reply = await fetch(allowing + picture);
+            facts.status = reply.status;
+            facts.thumbhash = reply.headers.get('Thumbhash');
+            // If-None-Match is not a safelisted header: the browser sends an OPTIONS preflight first.
+            facts.preflighted = (await fetch(allowing + picture, {headers: {'If-None-Match': '"other"'}})).status;
+            const image = new Image();
+            image.crossOrigin = 'anonymous';
+            image.src = allowing + picture;
+            await image.decode();
+            const canvas = document.createElement('canvas');
+            canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+            const context = canvas.getContext('2d');
+            context.drawImage(image, 0, 0);
+            facts.pixels = context.getImageData(0, 0, canvas.width, canvas.height).data.length;
+        } catch (error) { facts.error = String(error); }
+        try { await fetch(plain + picture); facts.plainRead = true; } catch (error) { facts.plainRead = false; }
+        done(facts);
+    """, allowing, plain)
+    check(facts.get("status") == 200 and facts.get("preflighted") == 200 and facts.get("error") is None,
+          "--allow-origin: the page reads a picture from the other origin, with and without a preflight (%s)" % facts)
+    check(bool(facts.get("thumbhash")) and facts.get("pixels", 0) > 0,
+          "--allow-origin: its Thumbhash header and canvas pixels are readable (%s)" % facts)
+    check(facts.get("plainRead") is False, "without --allow-origin the other origin's response is not readable from script")
+
+
 def check_hundred(binary, downloads, work):
     root = os.path.join(work, "hundred")
     os.makedirs(root)
@@ -491,6 +526,7 @@ def main():
         check_three_at_once(driver)
         errors = console_errors(driver)
         check(errors == [], "the console has no errors (%s)" % errors)
+        check_cross_origin(driver, binary, root, base)   # its refused read logs an error on purpose
         if arguments.screenshot:
             screenshot(driver, base, arguments.screenshot, work)
             print("     wrote " + arguments.screenshot)

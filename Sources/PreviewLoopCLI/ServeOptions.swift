@@ -56,6 +56,11 @@ package struct ServeOptions: Equatable, Sendable {
     /// Seconds a remote source's validators are trusted before its server is asked again
     /// (`--source-check-interval`).
     @Option(ServeOptions.sourceCheckInterval) package var sourceCheckInterval = ServeOptions.sourceCheckInterval.defaultValue
+    /// `--allow-origin` as typed (the last one), which with the others becomes ``allowedOrigins``.
+    @Option(ServeOptions.allowOrigin, folded: true) var allowOriginOption: String? = nil
+    /// The origins whose pages may read responses from script (`--allow-origin`): `["*"]` for any, empty
+    /// for none (no CORS header is sent).
+    package var allowedOrigins: [String] = []
     /// `--insecure`: accept any certificate.
     @Flag(TLSOptions.insecure) var isInsecure = false
     /// `--ca-file FILE`: the authorities to trust instead of the system's.
@@ -159,6 +164,18 @@ package struct ServeOptions: Equatable, Sendable {
         expecting: "an http(s) URL prefix with no user, query or fragment (https://media.example.com/videos/)") { text in
         (try? URLAllowList([text])).map { .some($0) }
     }
+    /// `--allow-origin <origin>`, repeatable.
+    static let allowOrigin = ValueOption<String?>(
+        "allow-origin", value: "origin",
+        help: "Let pages on this origin (https://www.example.com; * for any) read responses from script: fetch(), "
+            + "a crossorigin <img> drawn on a <canvas>, the placeholder headers. Responses get "
+            + "Access-Control-Allow-Origin and Access-Control-Expose-Headers, and an OPTIONS preflight 204; "
+            + "may be given more than once (the request's listed Origin is then echoed, with Vary: Origin). "
+            + "Without it no CORS header is sent.",
+        default: nil, showing: nil,
+        expecting: "* or an origin, http(s)://host[:port] with no path (https://www.example.com)") { text in
+        ServeOptions.origin(parsing: text).map { .some($0) }
+    }
     /// `--source-check-interval <time>`.
     static let sourceCheckInterval = ValueOption<Double>.seconds(
         "source-check-interval", help: "How long a remote source's ETag and Last-Modified are trusted before its "
@@ -193,6 +210,14 @@ package struct ServeOptions: Equatable, Sendable {
                                       framesPerSecond: try arguments.value(Self.animatedMaxFPS))
         let prefixes = try arguments.all(Self.allowSource).flatMap(\.prefixes)
         allowedSources = prefixes.isEmpty ? nil : try? URLAllowList(prefixes)
+        allowedOrigins = []
+        for origin in try arguments.all(Self.allowOrigin) where !allowedOrigins.contains(origin) {
+            allowedOrigins.append(origin)
+        }
+        if allowedOrigins.count > 1, allowedOrigins.contains("*") {
+            throw UsageError(.conflictingOptions("allow-origin", "allow-origin"), subcommand: Self.subcommand,
+                             "'--allow-origin *' already allows every origin; give it alone.")
+        }
         feed.previewLength = try arguments.value(FeedSettings.previewLength)
         isFeedEnabled = !arguments.isSet(Self.noFeed)
         let feedOptions: [any OptionDeclaration] = [FeedSettings.previewLength, Self.feedManifest]
@@ -200,6 +225,17 @@ package struct ServeOptions: Equatable, Sendable {
             throw UsageError(.conflictingOptions(given.spec.name, "no-feed"), subcommand: Self.subcommand,
                              "'\(given.spec.longSpelling)' sets up the feed page, which '--no-feed' turns off.")
         }
+    }
+
+    /// An origin as browsers send it in `Origin` (scheme and host lower-cased, the default port dropped,
+    /// no trailing slash), or `*`; `nil` for anything else (a path, a query, a user, another scheme).
+    static func origin(parsing text: String) -> String? {
+        if text == "*" { return text }
+        guard var origin = URLAllowList.normalized(text), origin.hasSuffix("/") else { return nil }
+        origin.removeLast()
+        guard let authority = origin.firstRange(of: "://")?.upperBound,
+              !origin[authority...].contains(where: { $0 == "/" || $0 == "?" }) else { return nil }
+        return origin
     }
 
     /// Whether the values, each valid on its own, go together.

@@ -52,6 +52,8 @@ package final class HTTPExchange: @unchecked Sendable {
     package let ifNoneMatch: String?
     /// The `Range` and `If-Range` headers, if sent.
     package let range: String?, ifRange: String?
+    /// The `Origin` header, if sent (a browser sends it with cross-origin requests).
+    package let origin: String?
     /// When the request arrived, on the monotonic clock.
     package let arrival: ContinuousClock.Instant
     /// What the cache did for it, for the access log: `hit`, `miss`, `coalesced` or empty.
@@ -74,7 +76,8 @@ package final class HTTPExchange: @unchecked Sendable {
     fileprivate var isHandled = false
 
     fileprivate init(connection: OpaquePointer, method: String, rawPath: String,
-                     rawQuery: [(name: String, value: String?)], ifNoneMatch: String?, range: String?, ifRange: String?) {
+                     rawQuery: [(name: String, value: String?)], ifNoneMatch: String?, range: String?, ifRange: String?,
+                     origin: String?) {
         self.connection = connection
         self.method = method
         self.rawPath = rawPath
@@ -82,6 +85,7 @@ package final class HTTPExchange: @unchecked Sendable {
         self.ifNoneMatch = ifNoneMatch
         self.range = range
         self.ifRange = ifRange
+        self.origin = origin
         arrival = .now
     }
 
@@ -153,6 +157,14 @@ package protocol HTTPHandler: AnyObject, Sendable {
     func respond(to exchange: HTTPExchange) -> HTTPResponse?
     /// The exchange is over: sent, or the connection closed (`completed` is `false` then).
     func finished(_ exchange: HTTPExchange, completed: Bool)
+    /// Headers added to every response to `exchange`, whichever path answered it (now, after a render,
+    /// or a refusal).
+    func commonHeaders(for exchange: HTTPExchange) -> [(name: String, value: String)]
+}
+
+extension HTTPHandler {
+    /// No headers but each response's own.
+    package func commonHeaders(for exchange: HTTPExchange) -> [(name: String, value: String)] { [] }
 }
 
 /// Why the server could not start.
@@ -248,7 +260,7 @@ package final class HTTPDaemon: @unchecked Sendable {
             }
             let exchange = HTTPExchange(connection: connection, method: method, rawPath: url,
                                         rawQuery: Self.query(of: connection), ifNoneMatch: header("If-None-Match"),
-                                        range: header("Range"), ifRange: header("If-Range"))
+                                        range: header("Range"), ifRange: header("If-Range"), origin: header("Origin"))
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             return .YES
         }
@@ -278,7 +290,7 @@ package final class HTTPDaemon: @unchecked Sendable {
         }
         guard let made else { return .NO }
         defer { MHD_destroy_response(made) }
-        for header in response.headers {
+        for header in response.headers + handler.commonHeaders(for: exchange) {
             _ = MHD_add_response_header(made, header.name, header.value)
         }
         return MHD_queue_response(exchange.connection, UInt32(response.status), made)

@@ -84,6 +84,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let feed: FeedListing
     /// The remote sources it may read, with `--allow-source`.
     let remoteSources: RemoteSources?
+    /// The pages on other origins that may read responses from script, with `--allow-origin`.
+    let crossOrigin: CrossOriginPolicy
     /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once).
     private let jobs = Mutex<[String: PreviewJob]>([:])
     static let rememberedJobs = 4096
@@ -96,6 +98,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         self.root = root
         self.accessLog = accessLog
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
+        crossOrigin = CrossOriginPolicy(origins: options.allowedOrigins)
         feed = try FeedListing(manifestPath: options.isFeedEnabled ? options.feedManifest : nil)
         remoteSources = options.allowedSources.map {
             RemoteSources(allowedURLs: $0, tls: options.tls, checkInterval: options.sourceCheckInterval,
@@ -124,8 +127,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     func respond(to exchange: HTTPExchange) -> HTTPResponse? {
         lock.withLock { open += 1 }
         guard exchange.method == "GET" || exchange.method == "HEAD" else {
+            if exchange.method == "OPTIONS", crossOrigin.isEnabled { return crossOrigin.preflight() }
             var response = Problem.response(PreviewRequestError(status: 405, detail: "Only GET and HEAD are served."))
-            response.headers.append(("Allow", "GET, HEAD"))
+            response.headers.append(("Allow", crossOrigin.isEnabled ? "GET, HEAD, OPTIONS" : "GET, HEAD"))
             return response
         }
         switch exchange.rawPath {
@@ -303,7 +307,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             let parts = item.split(separator: "=", maxSplits: 1)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : nil)
         }
-        if let remoteURL { items.insert(("url", PreviewRequests.escaped(remoteURL)), at: 0) }
+        if let remoteURL { items.insert(("url", PercentEncoding.queryComponent(remoteURL)), at: 0) }
         if let signer, let expires {
             items.append((URLSigner.expiresName, expires))
             let directory = rawPath[..<(rawPath.lastIndex(of: "/") ?? rawPath.startIndex)]
@@ -332,6 +336,10 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             }
             throw PreviewRequests.problem(forRenderError: error, source: validated.url)
         }
+    }
+
+    func commonHeaders(for exchange: HTTPExchange) -> [(name: String, value: String)] {
+        crossOrigin.headers(requestOrigin: exchange.origin)
     }
 
     func finished(_ exchange: HTTPExchange, completed: Bool) {

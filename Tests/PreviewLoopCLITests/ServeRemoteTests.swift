@@ -215,6 +215,26 @@ struct ServeRemoteTests {
             #expect(throws: UsageError.self, "\(bad)") { try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-source", bad]) }
         }
     }
+
+    @Test("serve --allow-origin takes * or origins in browsers' form; a path, a user, another scheme or * with others is a usage error")
+    func allowOriginOption() throws {
+        let parsed = try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-origin", "HTTPS://WWW.Example.com:443/",
+                                                  "--allow-origin", "http://b.example:8080", "--allow-origin", "https://www.example.com"])
+        guard case .command(let options as ServeOptions) = parsed else { Issue.record("not serve"); return }
+        #expect(options.allowedOrigins == ["https://www.example.com", "http://b.example:8080"])
+        let any = try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-origin", "*"])
+        guard case .command(let anyOptions as ServeOptions) = any else { Issue.record("not serve"); return }
+        #expect(anyOptions.allowedOrigins == ["*"])
+        let none = try CommandLineParser.parse(["serve", "--root", "/tmp"])
+        guard case .command(let noOptions as ServeOptions) = none else { Issue.record("not serve"); return }
+        #expect(noOptions.allowedOrigins.isEmpty)
+        for bad in [["https://a.example/page"], ["ftp://a.example"], ["a.example"], ["https://u@a.example"], ["https://a.example?x=1"],
+                    ["null"], [""], ["*", "https://a.example"]] {
+            #expect(throws: UsageError.self, "\(bad)") {
+                try CommandLineParser.parse(["serve", "--root", "/tmp"] + bad.flatMap { ["--allow-origin", $0] })
+            }
+        }
+    }
 }
 
 /// The prefix rule on its own.

@@ -641,6 +641,58 @@ struct ServeTests {
         }
     }
 
+    @Test("--allow-origin: allowed pages may read responses and placeholders, preflights get 204; without it no CORS header")
+    func crossOrigin() throws {
+        let page = "Origin: https://www.example.com"
+        try Self.withServer { base, _ in
+            let reply = try Self.fetch("\(base)/landscape.mp4/thumbnail.jpg?width=64", headers: [page])
+            #expect(reply.status == 200)
+            #expect(reply.headers["access-control-allow-origin"] == nil && reply.headers["vary"] == nil)
+            let options = try Self.fetch("\(base)/landscape.mp4/thumbnail.jpg", method: "OPTIONS", headers: [page])
+            #expect(options.status == 405 && options.headers["allow"] == "GET, HEAD")
+        }
+        try Self.withServer({ $0.allowedOrigins = ["https://www.example.com"] }) { base, _ in
+            // Rendered, then from the memory cache, a 304, a problem, the feed page: all carry the headers.
+            let picture = "\(base)/landscape.mp4/thumbnail.jpg?width=64"
+            let first = try Self.fetch(picture, headers: [page])
+            let cached = try Self.fetch(picture, headers: [page])
+            let unchanged = try Self.fetch(picture, headers: [page, "If-None-Match: \(first.headers["etag"] ?? "")"])
+            let problem = try Self.fetch("\(base)/landscape.mp4/thumbnail.jpg?width=0", headers: [page])
+            let placeholder = try Self.fetch("\(base)/landscape.mp4/placeholder.json?width=64")
+            let feed = try Self.fetch("\(base)/")
+            let statuses: [Int] = [first.status, cached.status, unchanged.status, problem.status, placeholder.status, feed.status]
+            #expect(statuses == [200, 200, 304, 400, 200, 200])
+            for reply in [first, cached, unchanged, problem, placeholder, feed] {
+                #expect(reply.headers["access-control-allow-origin"] == "https://www.example.com")
+                #expect(reply.headers["access-control-expose-headers"]?.contains("Thumbhash, Blurhash, Dominant-Color") == true)
+                #expect(reply.headers["vary"] == nil)
+            }
+            #expect(first.headers["thumbhash"] != nil && cached.headers["thumbhash"] == first.headers["thumbhash"])
+            let preflight = try Self.fetch(picture, method: "OPTIONS", headers: [
+                page, "Access-Control-Request-Method: GET", "Access-Control-Request-Headers: range"])
+            #expect(preflight.status == 204 && preflight.body.isEmpty)
+            #expect(preflight.headers["access-control-allow-origin"] == "https://www.example.com")
+            #expect(preflight.headers["access-control-allow-methods"] == "GET, HEAD")
+            #expect(preflight.headers["access-control-allow-headers"]?.lowercased().contains("range") == true)
+            #expect(preflight.headers["access-control-max-age"] == "86400")
+            let post = try Self.fetch(picture, method: "POST", headers: [page])
+            #expect(post.status == 405 && post.headers["allow"] == "GET, HEAD, OPTIONS")
+        }
+        try Self.withServer({ $0.allowedOrigins = ["https://a.example", "http://b.example:8080"] }) { base, _ in
+            let picture = "\(base)/landscape.mp4/thumbnail.jpg?width=64"
+            for (origin, allowed) in [("https://a.example", true), ("http://b.example:8080", true), ("https://c.example", false),
+                                      ("https://a.example.evil.test", false), (nil, false)] as [(String?, Bool)] {
+                let reply = try Self.fetch(picture, headers: origin.map { ["Origin: \($0)"] } ?? [])
+                #expect(reply.status == 200 && reply.headers["vary"] == "Origin", "\(origin ?? "no origin")")
+                #expect(reply.headers["access-control-allow-origin"] == (allowed ? origin : nil), "\(origin ?? "no origin")")
+            }
+        }
+        try Self.withServer({ $0.allowedOrigins = ["*"] }) { base, _ in
+            let reply = try Self.fetch("\(base)/landscape.mp4/probe.json", headers: [page])
+            #expect(reply.headers["access-control-allow-origin"] == "*" && reply.headers["vary"] == nil)
+        }
+    }
+
     @Test("The access log's strings are JSON: quotes, backslashes and control characters escaped")
     func accessLogQuoting() throws {
         for text in ["/plain/thumbnail.jpg", "/a\"b\\c/thumbnail.jpg", "/tab\there/\u{1}x", "/é/%22"] {
