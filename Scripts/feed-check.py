@@ -448,6 +448,32 @@ def check_cross_origin(driver, binary, root, base):
     check(facts.get("plainRead") is False, "without --allow-origin the other origin's response is not readable from script")
 
 
+def check_unavailable(driver, binary, work):
+    """A file under the root that is not a video (415 for its poster) gets a card that says so, with no
+    play button and no preview; the video beside it is unaffected."""
+    root = os.path.join(work, "mixed")
+    os.makedirs(root)
+    shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "landscape.mp4"), root + "/a-good.mp4")
+    with open(root + "/b-notes.mp4", "w") as file:
+        file.write("not a video\n")
+    base = start_server(binary, root)
+    driver.get(base + "/")
+    bad = wait_for("the unplayable card to be marked", lambda: driver.execute_script(
+        "const c = document.querySelector('.pl-card[data-name=\"b-notes\"]'); return c && c.dataset.unavailable"))
+    facts = driver.execute_script("""
+        const bad = document.querySelector('.pl-card[data-name="b-notes"]');
+        const good = document.querySelector('.pl-card[data-name="a-good"]');
+        bad.querySelector('.pl-poster-link').click();
+        return {playHidden: bad.querySelector('.pl-play').hidden, state: bad.dataset.state,
+                videos: bad.querySelectorAll('video').length, text: getComputedStyle(bad, '::after').content,
+                good: good.dataset.unavailable === undefined && !good.querySelector('.pl-play').hidden};
+    """)
+    check(bad == "415" and facts["playHidden"] and facts["state"] == "poster" and facts["videos"] == 0
+          and "unavailable" in facts["text"] and facts["good"],
+          "a file that is not a video gets an unavailable card (status %s) that does not play; its neighbour is unaffected (%s)"
+          % (bad, facts))
+
+
 def check_hundred(binary, downloads, work):
     root = os.path.join(work, "hundred")
     os.makedirs(root)
@@ -527,6 +553,7 @@ def main():
         errors = console_errors(driver)
         check(errors == [], "the console has no errors (%s)" % errors)
         check_cross_origin(driver, binary, root, base)   # its refused read logs an error on purpose
+        check_unavailable(driver, binary, work)          # its refused poster logs an error on purpose
         if arguments.screenshot:
             screenshot(driver, base, arguments.screenshot, work)
             print("     wrote " + arguments.screenshot)

@@ -81,7 +81,7 @@
   }
 
   function open(card) {
-    if (!card.dataset.video) return;
+    if (!card.dataset.video || "unavailable" in card.dataset) return;
     clearTimeout(card.plHoverTimer);
     card.dataset.state = "playing";
     startVideo(card);
@@ -107,7 +107,7 @@
   }
 
   function startHover(card) {
-    if (card.dataset.state !== "poster" || !card.dataset.video || !visible.has(card)) return;
+    if (card.dataset.state !== "poster" || !card.dataset.video || !visible.has(card) || "unavailable" in card.dataset) return;
     card.dataset.state = "hover";
     card.dataset.hoverDelayMs = String(Math.round(performance.now() - card.plEnteredAt));
     startVideo(card);
@@ -141,6 +141,7 @@
   }
 
   function scrub(card, event) {
+    if ("unavailable" in card.dataset) return;
     const promise = loadStoryboard(card);
     if (!promise) return;
     const fraction = Math.min(1, Math.max(0, (event.clientX - card.getBoundingClientRect().left) / card.clientWidth));
@@ -223,6 +224,28 @@
       }).catch(function () {});
   }
 
+  // A poster that did not load: the server's status says whether to ask again. Busy or slow (503,
+  // 504), no answer, or ready by now (200): the picture is asked for again after 1 s, then 2 s. Anything
+  // else (415, not a video; 422, corrupt; 404) or a third failure marks the card unavailable
+  // (data-unavailable holds the status): no play button, no hover preview, no scrubbing, and
+  // "Preview unavailable" in place of the picture.
+  function posterFailed(card, poster) {
+    const attempts = card.plPosterAttempts = (card.plPosterAttempts || 0) + 1;
+    const address = poster.currentSrc || poster.src;
+    fetch(address, { method: "HEAD", cache: "no-store" })
+      .then(function (response) { return response.status; }, function () { return 0; })
+      .then(function (status) {
+        if ([0, 200, 503, 504].indexOf(status) >= 0 && attempts < 3) {
+          setTimeout(function () { poster.removeAttribute("srcset"); poster.src = address; }, 1000 * attempts);
+          return;
+        }
+        if (card.dataset.state !== "poster") stop(card, false);
+        card.dataset.unavailable = String(status);
+        setHidden(card, ".pl-play", true);
+        delete card.dataset.scrubbing;
+      });
+  }
+
   const observer = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
     for (const entry of entries) {
       const card = entry.target;
@@ -242,8 +265,9 @@
     if (link) link.tabIndex = -1;
     if (poster) {
       const loaded = function () { poster.classList.add("pl-loaded"); };
-      if (poster.complete && poster.naturalWidth > 0) loaded(); else poster.addEventListener("load", loaded);
-      poster.addEventListener("error", loaded);
+      poster.addEventListener("load", loaded);
+      poster.addEventListener("error", function () { posterFailed(card, poster); });
+      if (poster.complete) { if (poster.naturalWidth > 0) loaded(); else if (poster.currentSrc) posterFailed(card, poster); }
     }
     if (observer) observer.observe(card); else visible.add(card);
     const play = card.querySelector(".pl-play");
