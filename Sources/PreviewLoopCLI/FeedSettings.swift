@@ -17,18 +17,27 @@ package struct FeedSettings: Equatable, Sendable {
     static let previewLength = ValueOption<Double>(
         "preview-length", value: "time",
         help: "The feed page (/): a playing preview seeks back to its start every this many seconds, as a "
-            + "PlayerView loop does, 0.5 to 3600; a page's preview_length parameter overrides it.",
+            + "PlayerView loop does, \(secondsRange); a page's preview_length parameter overrides it.",
         default: FeedPage.defaultPreviewLength, showing: Format.limit(FeedPage.defaultPreviewLength),
-        expecting: "a time from 0.5 to 3600 seconds: seconds (1.5), mm:ss or hh:mm:ss.ms") { text in
+        expecting: "a time from \(secondsRange) seconds: seconds (1.5), mm:ss or hh:mm:ss.ms") { text in
         if case .seconds(let value)? = TimePosition(parsing: text), FeedPage.previewLengthRange.contains(value) { value } else { nil }
     }
+    /// `0.5 to 3600`: the preview length's range in words.
+    private static let secondsRange = Format.limit(FeedPage.previewLengthRange.lowerBound) + " to "
+        + Format.limit(FeedPage.previewLengthRange.upperBound)
     /// `max_playing`.
     static let maxPlaying = ValueOption<Int>.integer(
         "max-playing", help: "Previews playing at once at most.", default: FeedPage.defaultMaxPlaying,
         in: FeedPage.maxPlayingRange)
 
-    /// The query parameters of `/`.
-    package static let parameterNames = ["preview_length", "aspect", "max_playing"]
+    /// The query parameters of `/`, each read by an option's declaration.
+    static let parameters: [QueryParameter] = [
+        .passing("preview_length", "Seconds between a playing preview's seeks back to its start.", previewLength),
+        .passing("aspect", "The cards' shape (16:9, 4:3, 1.5).", CardOptions.aspect),
+        .passing("max_playing", "Previews playing at once at most.", maxPlaying),
+    ]
+    /// Their names.
+    package static let parameterNames = parameters.map(\.name)
 
     /// These settings with a page request's query applied (items percent-decoded).
     ///

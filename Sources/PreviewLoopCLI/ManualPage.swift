@@ -43,6 +43,7 @@ enum ManualPage {
                 lines.append(escape(option.abstract + (option.defaultValue.map { " (default: \($0))" } ?? "")))
             }
         }
+        lines += serveRoutes
         lines.append(".SH COMMANDS ABOUT THE TOOL")
         for command in MetaCommand.allCases {
             lines.append(".TP")
@@ -62,6 +63,39 @@ enum ManualPage {
         lines.append(".BR ffmpeg (1),")
         lines.append(".BR ffprobe (1)")
         return lines.filter { !$0.isEmpty }.joined(separator: "\n") + "\n"
+    }
+
+    /// The section on `serve`'s routes: each route's file names, the subcommand that renders it and its
+    /// query parameters, each with the option it sets and the values it takes, read from the routes'
+    /// declarations (which read the subcommands' own), then the feed page's parameters.
+    static var serveRoutes: [String] {
+        let serve = ServeOptions.configuration.name
+        var lines = [".SH SERVE ROUTES"]
+        lines.append(escape("\(serve) answers GET and HEAD for /PATH/ROUTE?PARAMETERS, PATH a video under "
+            + "\(ServeOptions.root.spec.longSpelling); with \(ServeOptions.allowSource.spec.longSpelling), /ROUTE?url=URL "
+            + "serves a remote video instead. Each route "
+            + "is rendered by a subcommand and gives the bytes it writes; each parameter sets one of that subcommand's "
+            + "options, with the same values, ranges and limits, and an absent one leaves the option at its default. "
+            + "An unknown parameter, or one given twice, is a 400 naming it. With "
+            + "\(ServeOptions.signingKeyFile.spec.longSpelling), every request also carries expires and signature."))
+        for route in PreviewRequests.routes {
+            lines.append(".SS \(escape(route.fileNames.joined(separator: ", ")))")
+            lines.append(escape("Rendered by \(route.subcommand)" + (route.parameters.isEmpty ? "; no parameters." : ".")))
+            for parameter in route.parameters {
+                lines.append(".TP")
+                lines.append("\\fB\(escape(parameter.name))\\fR=\\fIvalue\\fR")
+                lines.append(escape(parameter.help + " Sets \(parameter.option.longSpelling)"
+                    + (parameter.expectation.isEmpty ? "." : "; takes \(parameter.expectation).")))
+            }
+        }
+        lines.append(".SS /")
+        lines.append(escape("The feed page, unless \(ServeOptions.noFeed.spec.longSpelling). Its parameters override the server's settings for one page."))
+        for parameter in FeedSettings.parameters {
+            lines.append(".TP")
+            lines.append("\\fB\(escape(parameter.name))\\fR=\\fIvalue\\fR")
+            lines.append(escape(parameter.help + " Takes \(parameter.expectation)."))
+        }
+        return lines
     }
 
     /// `\fB\-o\fR, \fB\-\-output\fR \fIfile\fR`: an option's spellings, bold, and its value, italic.

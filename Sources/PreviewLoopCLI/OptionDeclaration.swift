@@ -123,9 +123,8 @@ extension ValueOption where Value == Int? {
 }
 
 /// `a whole number from 1 to 64`, or `of at least 1` for an open range.
-private func integerExpectation(_ range: ClosedRange<Int>) -> String {
-    range.upperBound == Int.max ? "a whole number of at least \(range.lowerBound)"
-        : "a whole number from \(range.lowerBound) to \(range.upperBound)"
+func integerExpectation(_ range: ClosedRange<Int>) -> String {
+    range.upperBound == Int.max ? "a whole number of at least \(range.lowerBound)" : "a whole number from \(range.inWords)"
 }
 
 extension ValueOption where Value: RawRepresentable & CaseIterable & Equatable, Value.RawValue == String {

@@ -234,7 +234,7 @@ package enum PreviewRequests {
 
     /// `quality` of a still.
     private static func imageQuality(of command: any ParsableCommand.Type) -> QueryParameter {
-        .passing("quality", "Lossy quality 0 to 100 (JPEG, WebP).", command.option("quality"))
+        .passing("quality", "Lossy quality (JPEG, WebP).", command.option("quality"))
     }
 
     /// `pick` of a tiled route.
@@ -280,7 +280,7 @@ package enum PreviewRequests {
         ] + sizePair("the picture", of: RenderOptions.self) + [
             .passing("fps", "Frames per second (within the server's cap).", RenderOptions.option("fps")),
             fitMode(of: RenderOptions.self),
-            .passing("quality", "0 to 100, for WebP and MP4.", RenderOptions.option("quality")),
+            .passing("quality", "Lossy quality (WebP, MP4).", RenderOptions.option("quality")),
             .passing("loop_point", "auto: end on the frame that best matches the first, or a time after start.",
                      RenderOptions.option("loop-point")),
             .passing("seam", "cut, crossfade or crossfade=T.", RenderOptions.option("seam")),
@@ -291,7 +291,7 @@ package enum PreviewRequests {
 
     /// `strip.{jpg,png,webp}`: `strip`.
     static let strip = PreviewRoute(stem: "strip", formats: stills, subcommand: "strip", parameters: [
-        .passing("count", "Frames, 1 to 1000.", StripOptions.option("count")),
+        .passing("count", "How many frames.", StripOptions.option("count")),
         .passing("columns", "Frames per row.", StripOptions.option("columns")),
         .passing("span", "window (from start for length) or all (the whole clip).", StripOptions.option("span")),
         .passing("start", "Where the window starts.", StripOptions.option("start")),
@@ -299,7 +299,7 @@ package enum PreviewRequests {
     ] + sizePair("each tile", of: StripOptions.self) + [
         fitMode(of: StripOptions.self), imageQuality(of: StripOptions.self),
         .passing("accuracy", "exact, keyframe or auto.", StripOptions.option("accuracy")),
-        .passing("gap", "Pixels between tiles, 0 to 256.", StripOptions.option("gap")),
+        .passing("gap", "Pixels between tiles.", StripOptions.option("gap")),
         .toggle("timestamps", "true: each frame's time in its tile's corner.", StripOptions.option("timestamps"), on: "true"),
         pick(of: StripOptions.self),
     ], sizePair: "each tile")
@@ -323,10 +323,10 @@ package enum PreviewRequests {
     private static let storyboardParameters: [QueryParameter] = [
         .passing("every", "Seconds between thumbnails, or auto.", SpritesOptions.option("every")),
         .passing("count", "Thumbnails spread over the clip instead.", SpritesOptions.option("count")),
-        QueryParameter(name: "columns", help: "Tiles per row, 1 to 100; the rows are as many as the thumbnails need.",
+        QueryParameter(name: "columns", help: "Tiles per row; the rows are as many as the thumbnails need.",
                        option: SpritesOptions.option("grid").spec,
                        arguments: { text in Int(text).flatMap { ValueRanges.spriteGrid.contains($0) ? ["--grid=\($0)x1"] : nil } },
-                       expectation: "a whole number from 1 to 100"),
+                       expectation: integerExpectation(ValueRanges.spriteGrid)),
     ] + sizePair("each tile", of: SpritesOptions.self) + [
         fitMode(of: SpritesOptions.self), imageQuality(of: SpritesOptions.self),
         .passing("accuracy", "auto, exact or keyframe.", SpritesOptions.option("accuracy")),
@@ -363,7 +363,7 @@ package enum PreviewRequests {
             .passing("length", "How long the loop window lasts.", CardOptions.option("length")),
             .passing("poster_at", "The poster's time instead of the window's first good frame.", CardOptions.option("poster-at")),
             .passing("at", "For card.png and card.jpg: the instant of the sequence, seconds from its start.", CardOptions.option("at")),
-            .passing("quality", "0 to 100, for WebP, MP4 and JPEG.", CardOptions.option("quality")),
+            .passing("quality", "Lossy quality (WebP, MP4, JPEG).", CardOptions.option("quality")),
             .passing("flash_safety", "check (the default): analyse an animation for photosensitive flashes and say the "
                          + "verdict in the Flash-Safety header; off. Stills are not analysed.", CardOptions.option("flash-safety")),
         ], sizePair: "the card")

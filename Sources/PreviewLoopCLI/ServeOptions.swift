@@ -152,7 +152,7 @@ package struct ServeOptions: Equatable, Sendable {
             + "more is 413.", default: AnimationCaps().side, in: 2...4096)
     /// `--animated-max-fps <n>`.
     static let animatedMaxFPS = ValueOption<Int>.integer(
-        "animated-max-fps", help: "The most frames per second an animated.* request asks for, 1 to 120; more is 413.",
+        "animated-max-fps", help: "The most frames per second an animated.* request asks for, \(ValueRanges.framesPerSecond.inWords); more is 413.",
         default: AnimationCaps().framesPerSecond, in: ValueRanges.framesPerSecond)
     /// `--allow-source <url-prefix>`, repeatable.
     static let allowSource = ValueOption<URLAllowList?>(

@@ -111,16 +111,6 @@ enum TilePlanOptions {
 }
 
 extension ScannedArguments {
-    /// `--json`, refused with `-o -`: the image has standard output to itself.
-    func reportJSON(output: String) throws(UsageError) -> Bool {
-        guard isSet(ReportOptions.json) else { return false }
-        if output == ImageDestination.standardOutput {
-            throw UsageError(.conflictingOptions("json", "output"), subcommand: subcommand,
-                             "'--json' prints on standard output, which '-o -' gives to the image; write the image to a file.")
-        }
-        return true
-    }
-
     /// The required `-o` path and its image format: `--format`'s, else the one its extension names;
     /// PNG for `-o -` (standard output) without `--format`.
     func imageOutput() throws(UsageError) -> (path: String, format: ImageFileFormat) {

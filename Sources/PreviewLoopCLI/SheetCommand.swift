@@ -91,10 +91,10 @@ extension SheetOptions {
         "tile-width", value: "px", help: "Each tile's width instead, 16 to 4096; the sheet's width follows from it.",
         in: ValueRanges.sheetTileWidth)
     /// `--gap <px>`.
-    static let gap = ValueOption<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, 0 to 256.",
+    static let gap = ValueOption<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, \(ValueRanges.tileGap.inWords).",
                                          default: 6, in: ValueRanges.tileGap)
     /// `--margin <px>`.
-    static let margin = ValueOption<Int>.integer("margin", value: "px", help: "Pixels around everything, 0 to 1024.",
+    static let margin = ValueOption<Int>.integer("margin", value: "px", help: "Pixels around everything, \(ValueRanges.sheetMargin.inWords).",
                                             default: 12, in: ValueRanges.sheetMargin)
     /// `--background <color>`.
     static let background = opaqueColor(

@@ -72,7 +72,7 @@ extension SpritesOptions {
         completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }
     /// `-n, --count <n>`: thumbnails over the clip.
     static let count = ValueOption<Int?>.optionalInteger(
-        "count", short: "n", help: "This many thumbnails spread evenly over the clip, 1 to 100000 (never closer than "
+        "count", short: "n", help: "This many thumbnails spread evenly over the clip, \(ValueRanges.spriteCount.inWords) (never closer than "
             + "one frame). Not with --every.", in: ValueRanges.spriteCount)
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)

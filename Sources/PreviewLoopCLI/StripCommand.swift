@@ -42,7 +42,7 @@ struct StripOptions: Equatable, Sendable {
     /// How each picture fills its tile (`--fit`).
     @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
-    @Option(.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, 0 to 256.",
+    @Option(.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, \(ValueRanges.tileGap.inWords).",
                      default: 0, in: ValueRanges.tileGap)) var gap: Int
     /// Whether each tile shows its frame's time (`--timestamps`).
     @Flag(StripOptions.timestamps) var showsTimestamps = false
@@ -64,11 +64,11 @@ extension StripOptions: ClipOutputCommand, ReportsProgress {
 extension StripOptions {
     /// `-n, --count <n>`.
     static let count = ValueOption<Int>.integer(
-        "count", short: "n", help: "How many frames, 1 to 1000, taken at the middles of equal slices of the span.",
+        "count", short: "n", help: "How many frames, \(ValueRanges.stripCount.inWords), taken at the middles of equal slices of the span.",
         default: 8, in: ValueRanges.stripCount)
     /// `-c, --columns <n>`; absent, `--count` (one row).
     static let columns = ValueOption<Int?>.optionalInteger(
-        "columns", short: "c", help: "Frames per row, 1 to 1000; more than --count is reduced to --count.",
+        "columns", short: "c", help: "Frames per row, \(ValueRanges.stripColumns.inWords); more than --count is reduced to --count.",
         in: ValueRanges.stripColumns, showing: "--count, one row")
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)

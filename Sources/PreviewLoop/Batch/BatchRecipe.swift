@@ -311,7 +311,7 @@ struct DecodedRecipe: Decodable {
             if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
                 guard let parsed = Size(parsing: grid), ValueRanges.sheetGrid.contains(parsed.width), ValueRanges.sheetGrid.contains(parsed.height),
                       parsed.area <= ClipContactSheet.Configuration.maximumTiles else {
-                    throw RecipeError(message: "\"sheet\".\"grid\": expected CxR, each 1 to 100, at most "
+                    throw RecipeError(message: "\"sheet\".\"grid\": expected CxR, each \(ValueRanges.sheetGrid.inWords), at most "
                                       + "\(ClipContactSheet.Configuration.maximumTiles) tiles, not \(grid)")
                 }
                 (configuration.columns, configuration.rows) = (parsed.width, parsed.height)
@@ -361,7 +361,7 @@ struct DecodedRecipe: Decodable {
             s.size = s.sizeRequest.exactSize ?? s.size
             if let grid = try c.decodeIfPresent(String.self, forKey: AnyKey("grid")) {
                 guard let parsed = Size(parsing: grid), ValueRanges.spriteGrid.contains(parsed.width), ValueRanges.spriteGrid.contains(parsed.height) else {
-                    throw RecipeError(message: "\"sprites\".\"grid\": expected CxR, each 1 to 100, not \(grid)")
+                    throw RecipeError(message: "\"sprites\".\"grid\": expected CxR, each \(ValueRanges.spriteGrid.inWords), not \(grid)")
                 }
                 (s.columns, s.rows) = (parsed.width, parsed.height)
             }

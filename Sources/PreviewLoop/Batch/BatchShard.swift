@@ -17,7 +17,7 @@ public struct BatchShard: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` unless `0 ≤ index < count ≤ 100000`.
     public init(index: Int, count: Int) throws(PreviewLoopError) {
         guard ValueRanges.shardCount.contains(count), (0..<count).contains(index) else {
-            throw PreviewLoopError(.invalidArgument, "shard \(index)/\(count): the index must be 0 to count − 1, the count 1 to 100000")
+            throw PreviewLoopError(.invalidArgument, "shard \(index)/\(count): the index must be 0 to count − 1, the count \(ValueRanges.shardCount.inWords)")
         }
         self.index = index
         self.count = count

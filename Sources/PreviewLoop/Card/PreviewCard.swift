@@ -205,9 +205,7 @@ public final class PreviewCard {
     ///
     /// The video is decoded once, forward, and each picture takes the frame displayed at its instant.
     public func frames(framesPerSecond: Int, _ body: (CardFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
-        guard ValueRanges.framesPerSecond.contains(framesPerSecond) else {
-            throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
-        }
+        try ValueRanges.check(framesPerSecond: framesPerSecond)
         let poster = try poster()
         let timeline = self.timeline
         let count = Self.frameCount(duration: timeline.duration, framesPerSecond: framesPerSecond)

@@ -84,9 +84,7 @@ public final class AnimationWriter {
     ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
     public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
                 threads: Int = AnimationWriter.defaultThreads, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws(PreviewLoopError) {
-        guard ValueRanges.framesPerSecond.contains(framesPerSecond) else {
-            throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
-        }
+        try ValueRanges.check(framesPerSecond: framesPerSecond)
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "the size \(size) must be positive") }
         if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
             throw PreviewLoopError(.invalidArgument, "\(path): H.264 in 4:2:0 needs an even width and height, not \(size)")

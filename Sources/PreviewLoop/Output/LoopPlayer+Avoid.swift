@@ -9,9 +9,7 @@ extension LoopPlayer {
     func renderAvoidingFlashes(to path: String, format: AnimationFormat, framesPerSecond: Int, quality: Int?,
                                encoderThreads: Int, maxFrames: Int, loopPoint: LoopEnd, fade: Double,
                                progress: (_ completed: Int, _ total: Int) -> Void) throws(PreviewLoopError) -> RenderSummary {
-        guard (1...120).contains(framesPerSecond) else {
-            throw PreviewLoopError(.invalidArgument, "the frame rate must be 1 to 120 frames per second, not \(framesPerSecond)")
-        }
+        try ValueRanges.check(framesPerSecond: framesPerSecond)
         let fps = Double(framesPerSecond)
         let window = windowLength.seconds
         let requestedStart = windowStart.seconds

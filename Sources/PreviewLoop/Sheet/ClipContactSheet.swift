@@ -57,14 +57,15 @@ public struct ClipContactSheet: Sendable {
         /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the value out of range.
         public func validate() throws(PreviewLoopError) {
             guard ValueRanges.sheetGrid.contains(columns), ValueRanges.sheetGrid.contains(rows), columns * rows <= Self.maximumTiles else {
-                throw PreviewLoopError(.invalidArgument, "a sheet's grid is 1 to 100 columns by 1 to 100 rows, at most "
+                throw PreviewLoopError(.invalidArgument, "a sheet's grid is \(ValueRanges.sheetGrid.inWords) columns by \(ValueRanges.sheetGrid.inWords) rows, at most "
                     + "\(Self.maximumTiles) tiles, not \(columns)x\(rows)")
             }
             guard ValueRanges.tileGap.contains(gap), ValueRanges.sheetMargin.contains(margin) else {
-                throw PreviewLoopError(.invalidArgument, "a sheet's gap is 0 to 256 and its margin 0 to 1024 pixels, not \(gap) and \(margin)")
+                throw PreviewLoopError(.invalidArgument, "a sheet's gap is \(ValueRanges.tileGap.inWords) and its margin \(ValueRanges.sheetMargin.inWords) pixels, "
+                    + "not \(gap) and \(margin)")
             }
             if let tileWidth, !ValueRanges.sheetTileWidth.contains(tileWidth) {
-                throw PreviewLoopError(.invalidArgument, "a sheet's tile width is 16 to 4096 pixels, not \(tileWidth)")
+                throw PreviewLoopError(.invalidArgument, "a sheet's tile width is \(ValueRanges.sheetTileWidth.inWords) pixels, not \(tileWidth)")
             }
             guard let width = effectiveTileWidth, width >= 16 else {
                 throw PreviewLoopError(.invalidArgument, "a \(sheetWidth)-pixel sheet leaves tiles under 16 pixels wide with "

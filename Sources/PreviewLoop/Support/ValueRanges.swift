@@ -31,3 +31,17 @@ public enum ValueRanges {
     /// How many shards a batch manifest is split into (`batch --shard-count`): 1 to 100000.
     public static let shardCount: ClosedRange<Int> = 1...100_000
 }
+
+extension ValueRanges {
+    /// Throws unless `framesPerSecond` is within ``framesPerSecond``: every animation's one check.
+    package static func check(framesPerSecond value: Int) throws(PreviewLoopError) {
+        guard framesPerSecond.contains(value) else {
+            throw PreviewLoopError(.invalidArgument, "the frame rate must be \(framesPerSecond.inWords) frames per second, not \(value)")
+        }
+    }
+}
+
+extension ClosedRange<Int> {
+    /// `1 to 1000`: a range as messages and help texts state it, so a text names the range that is checked.
+    package var inWords: String { "\(lowerBound) to \(upperBound)" }
+}
