@@ -107,7 +107,7 @@ extension CardOptions {
     /// `--no-play-button`.
     static let noPlayButton = FlagOption("no-play-button", help: "Show the poster without the play button.")
     /// `--fps <n>`.
-    static let fps = ValueOption<Int>.integer("fps", help: "Frames per second of animations and frame directories, 1 to 120.",
+    static let fps = ValueOption<Int>.integer("fps", help: "Frames per second of animations and frame directories, \(ValueRanges.framesPerSecond.inWords).",
                                          default: 30, in: ValueRanges.framesPerSecond)
     /// `--length <time>`: the loop window.
     static let length = ValueOption<TimePosition>.time(

@@ -82,20 +82,21 @@ enum ManualPage {
             lines.append(".SS \(escape(route.fileNames.joined(separator: ", ")))")
             lines.append(escape("Rendered by \(route.subcommand)" + (route.parameters.isEmpty ? "; no parameters." : ".")))
             for parameter in route.parameters {
-                lines.append(".TP")
-                lines.append("\\fB\(escape(parameter.name))\\fR=\\fIvalue\\fR")
-                lines.append(escape(parameter.help + " Sets \(parameter.option.longSpelling)"
-                    + (parameter.expectation.isEmpty ? "." : "; takes \(parameter.expectation).")))
+                lines += entry(parameter, parameter.help + " Sets \(parameter.option.longSpelling)"
+                    + (parameter.expectation.isEmpty ? "." : "; takes \(parameter.expectation)."))
             }
         }
         lines.append(".SS /")
         lines.append(escape("The feed page, unless \(ServeOptions.noFeed.spec.longSpelling). Its parameters override the server's settings for one page."))
         for parameter in FeedSettings.parameters {
-            lines.append(".TP")
-            lines.append("\\fB\(escape(parameter.name))\\fR=\\fIvalue\\fR")
-            lines.append(escape(parameter.help + " Takes \(parameter.expectation)."))
+            lines += entry(parameter, parameter.help + " Takes \(parameter.expectation).")
         }
         return lines
+    }
+
+    /// A query parameter's entry: `name=value` in bold and italic, then `text`.
+    private static func entry(_ parameter: QueryParameter, _ text: String) -> [String] {
+        [".TP", "\\fB\(escape(parameter.name))\\fR=\\fIvalue\\fR", escape(text)]
     }
 
     /// `\fB\-o\fR, \fB\-\-output\fR \fIfile\fR`: an option's spellings, bold, and its value, italic.

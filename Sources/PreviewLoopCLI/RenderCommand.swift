@@ -83,7 +83,7 @@ extension RenderOptions {
             + "source's shape (480, x270) or source; even for .mp4 (H.264 4:2:0), an odd side given "
             + "is a usage error, a computed one is rounded to even. \(PictureOptions.encoderLimits)")
     /// `--fps <n>`.
-    static let fps = ValueOption<Int>.integer("fps", help: "Frames per second, 1 to 120: each frame is the one shown at its instant.",
+    static let fps = ValueOption<Int>.integer("fps", help: "Frames per second, \(ValueRanges.framesPerSecond.inWords): each frame is the one shown at its instant.",
                                          default: 15, in: ValueRanges.framesPerSecond)
     /// `-q, --quality <0-100>`.
     static let quality = ValueOption<Int?>.optionalInteger(

@@ -71,10 +71,10 @@ extension SheetOptions {
     /// `--grid <CxR>`.
     static let grid = ValueOption<Size>(
         "grid", value: "CxR",
-        help: "C columns by R rows of tiles, each 1 to 100, at most \(maximumTiles) "
+        help: "C columns by R rows of tiles, each \(ValueRanges.sheetGrid.inWords), at most \(maximumTiles) "
             + "tiles; the frames are taken at the middles of C×R equal slices of the clip.",
         default: Size(width: 4, height: 4), showing: "4x4",
-        expecting: "COLUMNSxROWS, each 1 to 100, at most \(maximumTiles) tiles, for example 4x4") { text in
+        expecting: "COLUMNSxROWS, each \(ValueRanges.sheetGrid.inWords), at most \(maximumTiles) tiles, for example 4x4") { text in
         Size(parsing: text).flatMap {
             ValueRanges.sheetGrid.contains($0.width) && ValueRanges.sheetGrid.contains($0.height) && $0.area <= maximumTiles ? $0 : nil
         }
@@ -82,13 +82,13 @@ extension SheetOptions {
     /// `--width <px>`: the sheet's.
     static let width = ValueOption<Int>.integer(
         "width", value: "px",
-        help: "The sheet's width, 16 to \(ImageFileFormat.maxWebPSide): the tiles share what the margins and gaps leave "
+        help: "The sheet's width, \(ValueRanges.sheetWidth.inWords): the tiles share what the margins and gaps leave "
             + "(so the sheet may come out up to C-1 pixels narrower); their height keeps the picture's "
             + "display aspect ratio. Not with --tile-width.",
         default: 1280, in: ValueRanges.sheetWidth)
     /// `--tile-width <px>`.
     static let tileWidth = ValueOption<Int?>.optionalInteger(
-        "tile-width", value: "px", help: "Each tile's width instead, 16 to 4096; the sheet's width follows from it.",
+        "tile-width", value: "px", help: "Each tile's width instead, \(ValueRanges.sheetTileWidth.inWords); the sheet's width follows from it.",
         in: ValueRanges.sheetTileWidth)
     /// `--gap <px>`.
     static let gap = ValueOption<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, \(ValueRanges.tileGap.inWords).",

@@ -78,9 +78,9 @@ extension SpritesOptions {
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--grid <CxR>`.
     static let grid = ValueOption<Size>(
-        "grid", value: "CxR", help: "Tiles per sheet: C columns by R rows, each 1 to 100.",
+        "grid", value: "CxR", help: "Tiles per sheet: C columns by R rows, each \(ValueRanges.spriteGrid.inWords).",
         default: Size(width: 10, height: 10), showing: "10x10",
-        expecting: "COLUMNSxROWS, each 1 to 100, for example 10x10") { text in
+        expecting: "COLUMNSxROWS, each \(ValueRanges.spriteGrid.inWords), for example 10x10") { text in
         Size(parsing: text).flatMap { ValueRanges.spriteGrid.contains($0.width) && ValueRanges.spriteGrid.contains($0.height) ? $0 : nil }
     }
     /// `--format <format>`.
