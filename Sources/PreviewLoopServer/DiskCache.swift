@@ -218,13 +218,16 @@ final class DiskCache: @unchecked Sendable {
         return found
     }
 
-    /// Whether `name` is an entry's: 32 lowercase hex digits, a dot and 1 to 5 lowercase letters or digits.
+    /// Whether `name` is an entry's: 64 (or 32) lowercase hex digits, a dot and 1 to 5 lowercase letters or digits.
     static func isEntryName(_ name: String) -> Bool {
+        // 64 hexadecimal digits (a SHA-256); 32 in caches written by earlier versions, which are
+        // still recognised so that eviction removes them.
         let bytes = Array(name.utf8)
-        guard bytes.count >= 34, bytes.count <= 38, bytes[32] == UInt8(ascii: ".") else { return false }
+        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")), dot == 64 || dot == 32,
+              bytes.count >= dot + 2, bytes.count <= dot + 6 else { return false }
         let isHex = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) }
         let isLower = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) }
-        return bytes[..<32].allSatisfy(isHex) && bytes[33...].allSatisfy(isLower)
+        return bytes[..<dot].allSatisfy(isHex) && bytes[(dot + 1)...].allSatisfy(isLower)
     }
 
     /// The process id in a temporary file's name (`.tmp-PID-SERIAL-ENTRY`), or `nil` for another name.

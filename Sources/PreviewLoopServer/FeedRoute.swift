@@ -19,7 +19,7 @@ final class FeedListing: Sendable {
             return
         }
         do {
-            let bytes = try BatchFiles.readFile(manifestPath, limit: Self.maxManifestBytes)
+            let bytes = try BatchFiles.readRegularFile(manifestPath, limit: Self.maxManifestBytes)
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw PreviewLoopError(.invalidArgument, "\(manifestPath): not UTF-8 text")
             }

@@ -45,9 +45,12 @@ package final class HTTPExchange: @unchecked Sendable {
     package let method: String
     /// The path as sent, percent escapes kept (`/a%20b.mp4/thumbnail.jpg`).
     package let rawPath: String
-    /// The query's items in order as sent, escapes kept (`+` may already be a space); a value is `nil`
-    /// for an item without `=`.
+    /// The query's items in order, exactly as sent (escapes and `+` kept); a value is `nil` for an item
+    /// without `=`.
     package let rawQuery: [(name: String, value: String?)]
+    /// Whether the request announced a body (`Content-Length` above 0 or `Transfer-Encoding`). The
+    /// daemon hands such a request to the handler at once, before its body, and never reads the body.
+    package let hasBody: Bool
     /// The `If-None-Match` header, if sent.
     package let ifNoneMatch: String?
     /// The `Range` and `If-Range` headers, if sent.
@@ -76,12 +79,13 @@ package final class HTTPExchange: @unchecked Sendable {
     fileprivate var isHandled = false
 
     fileprivate init(connection: OpaquePointer, method: String, rawPath: String,
-                     rawQuery: [(name: String, value: String?)], ifNoneMatch: String?, range: String?, ifRange: String?,
-                     origin: String?) {
+                     rawQuery: [(name: String, value: String?)], hasBody: Bool, ifNoneMatch: String?, range: String?,
+                     ifRange: String?, origin: String?) {
         self.connection = connection
         self.method = method
         self.rawPath = rawPath
         self.rawQuery = rawQuery
+        self.hasBody = hasBody
         self.ifNoneMatch = ifNoneMatch
         self.range = range
         self.ifRange = ifRange
@@ -180,11 +184,14 @@ package final class HTTPDaemon: @unchecked Sendable {
     private var listenSocket: Int32
     private let handler: any HTTPHandler
     private let lock = ConditionLock()
+    /// Closes connections whose request does not arrive whole within the connection timeout.
+    fileprivate let deadlines: RequestDeadlines
 
     /// Binds `address` and starts serving requests with `handler`.
     package init(address: ListenAddress, maxConnections: Int, maxConnectionsPerAddress: Int,
                  connectionTimeout: Double, handler: any HTTPHandler) throws(ServerStartError) {
         self.handler = handler
+        deadlines = RequestDeadlines(limit: .milliseconds(Int64(max(0.001, connectionTimeout) * 1000)))
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw ServerStartError(message: "cannot open a socket: \(Self.errorText())") }
         var reuse: Int32 = 1
@@ -215,10 +222,16 @@ package final class HTTPDaemon: @unchecked Sendable {
         listenSocket = socket
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
+        guard deadlines.start() else {
+            close(socket)
+            throw ServerStartError(message: "cannot start the request deadline thread (pthread_create failed)")
+        }
         // One polling thread per core: a cache hit is answered on the thread that read its request.
         daemon = cmhd_start(flags, socket, UInt32(max(1, PreviewWall.coreCount)), UInt32(maxConnections), UInt32(maxConnectionsPerAddress),
-                            UInt32(max(1, connectionTimeout.rounded(.up))), accessHandler, completedHandler, context)
+                            UInt32(max(1, connectionTimeout.rounded(.up))), accessHandler, completedHandler,
+                            connectionHandler, targetHook, context)
         guard daemon != nil else {
+            deadlines.stop()
             close(socket)
             throw ServerStartError(message: "libmicrohttpd could not start on \(address)")
         }
@@ -242,6 +255,7 @@ package final class HTTPDaemon: @unchecked Sendable {
         }
         guard let stopping else { return }
         MHD_stop_daemon(stopping)
+        deadlines.stop()
         lock.withLock {
             if listenSocket >= 0 { close(listenSocket) }
             listenSocket = -1
@@ -252,19 +266,34 @@ package final class HTTPDaemon: @unchecked Sendable {
 
     fileprivate func respond(connection: OpaquePointer, url: String, method: String,
                              state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        guard let existing = state.pointee else {
-            // The first call has the headers; answering on it would make libmicrohttpd close the
-            // connection (the request might still have a body), so the answer comes on the next call.
+        // The request-line hook left the request target; the first call has the headers.
+        let start: RequestStart
+        if let pointer = state.pointee {
+            start = Unmanaged<RequestStart>.fromOpaque(pointer).takeUnretainedValue()
+        } else {
+            start = RequestStart(target: url)
+            state.pointee = Unmanaged.passRetained(start).toOpaque()
+        }
+        guard let exchange = start.exchange else {
+            deadlines.requestArrived(on: connection)
             func header(_ name: String) -> String? {
                 MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
             }
+            let length = header("Content-Length").map { $0.filter { $0 != " " && $0 != "\t" } }
+            let hasBody = header("Transfer-Encoding") != nil || (length.map { $0 != "0" } ?? false)
             let exchange = HTTPExchange(connection: connection, method: method, rawPath: url,
-                                        rawQuery: Self.query(of: connection), ifNoneMatch: header("If-None-Match"),
-                                        range: header("Range"), ifRange: header("If-Range"), origin: header("Origin"))
-            state.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            return .YES
+                                        rawQuery: Self.query(of: start.target), hasBody: hasBody,
+                                        ifNoneMatch: header("If-None-Match"), range: header("Range"),
+                                        ifRange: header("If-Range"), origin: header("Origin"))
+            start.exchange = exchange
+            // A request that is not a plain GET or HEAD is answered now, before its body (which is never
+            // read: libmicrohttpd then closes the connection after the answer). Others are answered on
+            // the next call, so a keep-alive connection stays open.
+            guard hasBody || (method != "GET" && method != "HEAD") else { return .YES }
+            exchange.isHandled = true
+            guard let response = handler.respond(to: exchange) else { return .YES }
+            return queue(response, for: exchange)
         }
-        let exchange = Unmanaged<HTTPExchange>.fromOpaque(existing).takeUnretainedValue()
         if !exchange.isHandled {
             exchange.isHandled = true
             guard let response = handler.respond(to: exchange) else { return .YES }
@@ -296,27 +325,26 @@ package final class HTTPDaemon: @unchecked Sendable {
         return MHD_queue_response(exchange.connection, UInt32(response.status), made)
     }
 
-    fileprivate func finished(state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_RequestTerminationCode) {
+    fileprivate func finished(connection: OpaquePointer?, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                              code: MHD_RequestTerminationCode) {
+        // MHD_REQUEST_TERMINATED_COMPLETED_OK is 0: the connection may carry another request.
+        if let connection, code.rawValue == 0 { deadlines.responseSent(on: connection) }
         guard let state, let pointer = state.pointee else { return }
         state.pointee = nil
-        let exchange = Unmanaged<HTTPExchange>.fromOpaque(pointer).takeRetainedValue()
-        // MHD_REQUEST_TERMINATED_COMPLETED_OK is 0.
+        let start = Unmanaged<RequestStart>.fromOpaque(pointer).takeRetainedValue()
+        guard let exchange = start.exchange else { return }
         handler.finished(exchange, completed: code.rawValue == 0)
     }
 
-    /// The query's items in order, as libmicrohttpd split them (escapes kept by `cmhd_keep_escapes`).
-    private static func query(of connection: OpaquePointer) -> [(name: String, value: String?)] {
-        final class Items { var list: [(name: String, value: String?)] = [] }
-        let items = Items()
-        let context = Unmanaged.passUnretained(items).toOpaque()
-        _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, { context, _, key, value in
-            guard let context, let key else { return .YES }
-            let items = Unmanaged<Items>.fromOpaque(context).takeUnretainedValue()
-            items.list.append((String(cString: key), value.map { String(cString: $0) }))
-            return .YES
-        }, context)
-        withExtendedLifetime(items) {}
-        return items.list
+    /// The query's items of a request target, in order and exactly as sent: split at `&` (empty items
+    /// dropped) and each at its first `=`; escapes and `+` kept.
+    static func query(of target: String) -> [(name: String, value: String?)] {
+        let bytes = target.utf8
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return [] }
+        return bytes[bytes.index(after: mark)...].split(separator: UInt8(ascii: "&")).map { item in
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")) else { return (String(decoding: item, as: UTF8.self), nil) }
+            return (String(decoding: item[..<equals], as: UTF8.self), String(decoding: item[item.index(after: equals)...], as: UTF8.self))
+        }
     }
 
     /// `MHD_RESPMEM_MUST_COPY` (2): libmicrohttpd copies the body, so the response owns its bytes.
@@ -336,7 +364,36 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
 }
 
 /// libmicrohttpd's completion callback.
-private let completedHandler: MHD_RequestCompletedCallback = { context, _, state, code in
+private let completedHandler: MHD_RequestCompletedCallback = { context, connection, state, code in
     guard let context else { return }
-    Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().finished(state: state, code: code)
+    Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().finished(connection: connection, state: state, code: code)
+}
+
+/// What the request-line hook hands the access handler (through libmicrohttpd's per-request pointer):
+/// the request target as sent and, from the first call of the access handler on, the exchange.
+private final class RequestStart {
+    let target: String
+    var exchange: HTTPExchange?
+    init(target: String) { self.target = target }
+}
+
+/// libmicrohttpd's request-line hook: keeps the whole request target and leaves libmicrohttpd no query
+/// to split (the server splits it: `HTTPDaemon.query(of:)`).
+private let targetHook: cmhd_target_hook = { _, uri, _ in
+    guard let uri else { return nil }
+    let start = RequestStart(target: String(cString: uri))
+    cmhd_empty_query(uri)
+    return Unmanaged.passRetained(start).toOpaque()
+}
+
+/// libmicrohttpd's connection notifications: accepted connections are watched for their request's
+/// deadline until they close.
+private let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, code in
+    guard let context, let connection else { return }
+    let deadlines = Unmanaged<HTTPDaemon>.fromOpaque(context).takeUnretainedValue().deadlines
+    if code.rawValue == 0 { // MHD_CONNECTION_NOTIFY_STARTED
+        deadlines.opened(connection, socket: cmhd_connection_fd(connection))
+    } else {
+        deadlines.closed(connection)
+    }
 }

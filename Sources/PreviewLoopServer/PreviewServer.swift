@@ -39,24 +39,26 @@ public final class PreviewServer: Sendable {
                                     maxConnectionsPerAddress: options.maxConnectionsPerAddress,
                                     connectionTimeout: options.connectionTimeout, handler: core)
         } catch {
-            core.queue.stop()
+            core.queue.stop(within: .seconds(1))
             core.scratch.remove()
             throw error
         }
         port = daemon.port
     }
 
-    /// Stops accepting connections, lets requests in flight finish for up to `grace` seconds, answers
-    /// those still waiting with 503 and stops.
+    /// Stops accepting connections, lets requests in flight finish for up to `grace` seconds, then
+    /// cancels the renders still running, answers those still waiting with 503 and stops: within
+    /// `grace` and one second more.
     public func stop(grace: Double) {
         daemon.stopAccepting()
         core.isAccepting = false
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, grace) * 1000))
         while core.openExchanges > 0 && ContinuousClock.now < deadline { usleep(10_000) }
-        core.queue.stop()
-        // The refusals just answered still need their connections' turn to be sent.
-        let flush = ContinuousClock.now + .seconds(1)
-        while core.openExchanges > 0 && ContinuousClock.now < flush { usleep(10_000) }
+        // Past the grace: half a second for cancelled renders to return, then the refusals just
+        // answered get their connections' turn to be sent.
+        let end = ContinuousClock.now + .milliseconds(900)
+        core.queue.stop(within: .milliseconds(500))
+        while core.openExchanges > 0 && ContinuousClock.now < end { usleep(10_000) }
         daemon.stop()
         core.scratch.remove()
     }
@@ -126,6 +128,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
 
     func respond(to exchange: HTTPExchange) -> HTTPResponse? {
         lock.withLock { open += 1 }
+        if exchange.hasBody && (exchange.method == "GET" || exchange.method == "HEAD") {
+            return Problem.response(PreviewRequestError(status: 400, detail: "A GET or HEAD request carries no body here."))
+        }
         guard exchange.method == "GET" || exchange.method == "HEAD" else {
             if exchange.method == "OPTIONS", crossOrigin.isEnabled { return crossOrigin.preflight() }
             var response = Problem.response(PreviewRequestError(status: 405, detail: "Only GET and HEAD are served."))
@@ -312,7 +317,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             items.append((URLSigner.expiresName, expires))
             let directory = rawPath[..<(rawPath.lastIndex(of: "/") ?? rawPath.startIndex)]
             items.append((URLSigner.signatureName, signer.signature(path: directory + "/" + pictureRoute, query: items)))
-            job.canonicalQuery += "\nexpires=\(expires)"
+            // The index holds a signature: it depends on the request's own path (two paths may name one
+            // file), the expiry and the key, so the validator does too.
+            job.canonicalQuery += "\nexpires=\(expires)\npath=\(directory)\nkey=\(signer.keyIdentity)"
         }
         job.pictureQuery = items.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
         return job
@@ -363,10 +370,13 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    /// A strong validator: the source's identity, the route, the normalised query and the engine's version.
+    /// A strong validator, and the response's cache key: the SHA-256 of the engine's version, the
+    /// source's version (its path under the root, size and modification time), the route and the
+    /// normalised query (with, for a storyboard index under signed URLs, what its picture URL's
+    /// signature depends on).
     static func entityTag(source: ResolvedSource, job: PreviewJob) -> String {
-        let key = "\(CommandLineTool.version)\n\(source.identity)\n\(job.route)\n\(job.canonicalQuery)"
-        return "\"" + StableHash.hex(key) + StableHash.hex("etag\n" + key) + "\""
+        let key = "\(CommandLineTool.version)\n\(source.version)\n\(job.route)\n\(job.canonicalQuery)"
+        return "\"" + SHA256.hex(SHA256.hash(Array(key.utf8))) + "\""
     }
 
     /// A rendered body, in memory or in the disk cache.
@@ -458,6 +468,7 @@ enum Problem {
         case 413: "Content Too Large"
         case 415: "Unsupported Media Type"
         case 416: "Range Not Satisfiable"
+        case 499: "Client Closed Request"
         case 422: "Unprocessable Content"
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"
@@ -492,10 +503,12 @@ package final class AccessLog: Sendable {
     func record(_ exchange: HTTPExchange, seconds: Double, completed: Bool) {
         // Written out by hand (keys sorted, as JSONValue writes them): this runs once per request.
         let tenths = Int((seconds * 1e4).rounded())
-        var line = "{\"bytes\":\(exchange.sentBytes)"
+        // A request whose client left before its answer (499) was sent nothing.
+        let clientClosed = exchange.sentStatus == RenderQueue.clientClosed
+        var line = "{\"bytes\":\(clientClosed ? 0 : exchange.sentBytes)"
         let cache = exchange.cacheOutcome
         if !cache.isEmpty { line += ",\"cache\":\"\(cache)\"" }
-        if !completed { line += ",\"closed\":true" }
+        if !completed || clientClosed { line += ",\"closed\":true" }
         line += ",\"method\":" + Self.quoted(String(exchange.method.prefix(16)))
         line += ",\"ms\":\(tenths / 10).\(tenths % 10)"
         line += ",\"path\":" + Self.quoted(String(exchange.rawPath.prefix(1024)))

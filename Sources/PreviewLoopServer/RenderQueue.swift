@@ -72,6 +72,8 @@ final class RenderQueue: @unchecked Sendable {
     private var isStopping = false
     private var nextWaiter = 0
     private var threads: [pthread_t] = []
+    /// Threads (workers and the sweeper) that have returned.
+    private var exited = 0
 
     init(workers: Int, queueLimit: Int, memoryBudget: Int, cache: ResponseCache,
          metrics: ServerMetrics) throws(ServerStartError) {
@@ -82,10 +84,11 @@ final class RenderQueue: @unchecked Sendable {
         self.cache = cache
         self.metrics = metrics
         var started = true
-        for _ in 0..<workers where started { started = spawn { [unowned self] in self.work() } }
-        if started { started = spawn { [unowned self] in self.sweep() } }
+        // The threads hold the queue until they return (after `stop()`).
+        for _ in 0..<workers where started { started = spawn { self.work() } }
+        if started { started = spawn { self.sweep() } }
         guard started else {
-            stop()
+            stop(within: .seconds(60))
             throw ServerStartError(message: "cannot start the render workers (pthread_create failed)")
         }
     }
@@ -121,20 +124,31 @@ final class RenderQueue: @unchecked Sendable {
         return admission
     }
 
-    /// Stops the workers after their renders; every waiting request is answered 503.
-    func stop() {
-        let waiting: [Waiter] = lock.withLock {
+    /// Stops: every waiting request is answered 503, running renders are cancelled (the library's
+    /// cancellation interrupts their inputs), and the workers are waited for up to `within`. A render
+    /// that has not returned by then is left to finish on its own thread, which holds the queue.
+    func stop(within limit: Duration = .seconds(30)) {
+        let (waiting, started): ([Waiter], [Flight]) = lock.withLock {
             isStopping = true
             let waiting = flights.values.flatMap(\.waiters)
+            let started = flights.values.filter(\.isStarted)
             for flight in flights.values { flight.waiters = [] }
             for key in pending { flights[key] = nil }
             pending = []
             lock.broadcast()
-            return waiting
+            return (waiting, started)
         }
+        for flight in started { flight.cancellation.cancel() }
         let refusal = PreviewRequestError(status: 503, detail: "The server is shutting down.")
         for waiter in waiting { waiter.deliver(.failure(refusal)) }
-        for thread in threads { pthread_join(thread, nil) }
+        let deadline = ContinuousClock.now + limit
+        let allReturned: Bool = lock.withLock {
+            while exited < threads.count && ContinuousClock.now < deadline { lock.wait(timeout: deadline - ContinuousClock.now) }
+            return exited == threads.count
+        }
+        for thread in threads {
+            if allReturned { pthread_join(thread, nil) } else { pthread_detach(thread) }
+        }
         threads = []
     }
 
@@ -143,6 +157,8 @@ final class RenderQueue: @unchecked Sendable {
             lock.lock()
             while pending.isEmpty && !isStopping { lock.wait() }
             if isStopping {
+                exited += 1
+                lock.broadcast()
                 lock.unlock()
                 return
             }
@@ -185,7 +201,11 @@ final class RenderQueue: @unchecked Sendable {
         while true {
             var expired: [Waiter] = [], gone: [Waiter] = [], abandoned: [Flight] = []
             let stopping: Bool = lock.withLock {
-                if isStopping { return true }
+                if isStopping {
+                    exited += 1
+                    lock.broadcast()
+                    return true
+                }
                 let now = ContinuousClock.now
                 for (key, flight) in flights {
                     var staying: [Waiter] = []
@@ -218,12 +238,16 @@ final class RenderQueue: @unchecked Sendable {
                 metrics.deadlinePassed()
                 waiter.deliver(.failure(late))
             }
-            // Nobody reads this answer: it resumes the connection, so libmicrohttpd closes it.
-            let left = PreviewRequestError(status: 503, detail: "The client closed the connection.")
+            // Nobody reads this answer: it resumes the connection, so libmicrohttpd closes it. The status
+            // is nginx's 499 (the client closed the request), which the access log and metrics then show.
+            let left = PreviewRequestError(status: RenderQueue.clientClosed, detail: "The client closed the connection.")
             for waiter in gone { waiter.deliver(.failure(left)) }
             usleep(20_000)
         }
     }
+
+    /// The status of a request whose client left before its answer (nginx's convention); nothing is sent.
+    static let clientClosed = 499
 
     private func publish() {
         let (depth, inFlight) = lock.withLock { (pending.count, running) }

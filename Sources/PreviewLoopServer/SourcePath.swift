@@ -12,6 +12,18 @@ struct ResolvedSource: Sendable {
     var identity: String
     /// A remote source's validators; `nil` for a file under the root.
     var remote: RemoteValidators? = nil
+    /// What the response's validator and cache key are made from: for a file under the root, its path
+    /// relative to the root (outputs may show it, and hard links are two paths), size and modification
+    /// time — nothing that differs between machines holding the same file; for a remote source, its
+    /// URL and validators.
+    var version: String
+
+    init(path: String, identity: String, remote: RemoteValidators? = nil, version: String? = nil) {
+        self.path = path
+        self.identity = identity
+        self.remote = remote
+        self.version = version ?? identity
+    }
 
     /// Whether a response made from it may be cached and validated: a file always; a remote source
     /// when its server names the version (an ETag or a Last-Modified).
@@ -68,7 +80,9 @@ enum SourcePath {
         guard let real = realPath(joined), real.hasPrefix(root == "/" ? "/" : root + "/") else { return nil }
         var status = stat()
         guard FileSystem.stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return ResolvedSource(path: real, identity: identity(of: status))
+        let relative = root == "/" ? String(real.dropFirst()) : String(real.dropFirst(root.count + 1))
+        return ResolvedSource(path: real, identity: identity(of: status),
+                              version: "file\n\(relative)\n\(status.st_size)\n\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)")
     }
 
     /// The file `source` names, opened for a render: the file actually opened must still be the one the

@@ -77,29 +77,29 @@ struct URLSigner: Sendable {
     /// The parameter names the signature takes.
     static let expiresName = "expires", signatureName = "signature"
 
-    /// Reads the key from `path`: its bytes with one trailing newline removed; at least 16 bytes.
+    /// Reads the key from `path`, a regular file: its bytes with one final newline (`\n`) removed, as
+    /// the documented recipes write it (a `\r` is part of the key); 16 to 4096 bytes.
     init(keyFile path: String) throws(ServerStartError) {
-        let descriptor = FileSystem.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw ServerStartError(message: "--signing-key-file \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 4096 {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
+        var bytes: [UInt8]
+        do {
+            bytes = try BatchFiles.readRegularFile(path, limit: 4097)
+        } catch {
+            throw ServerStartError(message: "--signing-key-file \(Format.oneLine(error.message))")
         }
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         guard (16...4096).contains(bytes.count) else {
             throw ServerStartError(message: "--signing-key-file \(Format.oneLine(path)): a key is 16 to 4096 bytes (this one is \(bytes.count))")
         }
-        key = bytes
+        self.init(key: bytes)
     }
 
-    init(key: [UInt8]) { self.key = key }
+    init(key: [UInt8]) {
+        self.key = key
+        keyIdentity = SHA256.hex(SHA256.hash(Array("previewloop signing key\n".utf8) + key)).prefix(16).description
+    }
+
+    /// Names the key without revealing it (a hash of it), for cache keys of what holds a signature.
+    let keyIdentity: String
 
     /// The signature of `path` with these raw query items (`signature` itself left out).
     func signature(path: String, query: [(name: String, value: String?)]) -> String {

@@ -46,14 +46,14 @@ struct ServeCancellationTests {
         firstGone.store(true, ordering: .relaxed)
         let soon = ContinuousClock.now + .seconds(20)
         while results.withLock({ $0["first"] == nil }) && ContinuousClock.now < soon { usleep(5000) }
-        #expect(results.withLock { $0["first"] } == [503])
+        #expect(results.withLock { $0["first"] } == [RenderQueue.clientClosed])
         let before = spins.load(ordering: .relaxed)
         usleep(100_000)
         #expect(spins.load(ordering: .relaxed) > before, "the render stopped while a client still waited")
         // The other leaves too: the render is cancelled, and the same key queues a new render.
         secondGone.store(true, ordering: .relaxed)
         while results.withLock({ $0["second"] == nil }) && ContinuousClock.now < soon { usleep(5000) }
-        #expect(results.withLock { $0["second"] } == [503])
+        #expect(results.withLock { $0["second"] } == [RenderQueue.clientClosed])
         let quick = RenderWork(memoryEstimate: 1, contentType: "text/plain") { RenderedBody(body: [7]) }
         #expect(queue.submit(key: "k", work: quick, deadline: far, deliver: deliver("third")) == .queued)
         while results.withLock({ $0["third"] == nil }) && ContinuousClock.now < soon { usleep(5000) }

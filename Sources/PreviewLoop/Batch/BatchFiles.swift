@@ -19,6 +19,24 @@ package enum BatchFiles {
         return try readAll(descriptor: descriptor, name: path, limit: limit)
     }
 
+    /// Reads a regular file, refusing more than `limit` bytes, and anything else — a FIFO, a device, a
+    /// socket, a folder — at once instead of blocking on it: for files read at start-up, where a FIFO
+    /// would hang the start with no output.
+    package static func readRegularFile(_ path: String, limit: Int) throws(PreviewLoopError) -> [UInt8] {
+        let descriptor = FileSystem.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw PreviewLoopError(code == ENOENT ? .inputNotFound : .inputNotReadable, "\(path): \(FileSystem.errorText(code))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw PreviewLoopError(.inputNotReadable, "\(path): not a regular file")
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return try readAll(descriptor: descriptor, name: path, limit: limit)
+    }
+
     /// Reads a descriptor to its end, refusing more than `limit` bytes.
     package static func readAll(descriptor: Int32, name: String, limit: Int) throws(PreviewLoopError) -> [UInt8] {
         var bytes: [UInt8] = []
