@@ -68,8 +68,28 @@ package struct PreviewJob: Sendable {
     /// The normalised parameters (`accuracy=exact&time=5`: sorted, each as given), for validators and
     /// cache keys: equal requests have equal queries.
     package var canonicalQuery: String
-    /// Memory the render may use at its peak, in bytes, for the server's shared budget.
-    package var memoryEstimate: Int
+    /// Memory the render may use at its peak, in bytes, for the server's shared budget, before the
+    /// source's size is known: its decoder's frames counted at 4K (``decoderFrames`` of
+    /// ``assumedFrameBytes``).
+    package var memoryEstimate: Int { heldBytes + Self.decoderFrames * Self.assumedFrameBytes }
+    /// What the render holds besides the decoder's frames: its pictures, conversions and encoder.
+    package var heldBytes: Int
+    /// Decoded frames a render's decoder holds at its peak, counted in frames of the source's coded
+    /// size: the references H.264 and HEVC keep at 4K (up to 6 at levels 5.x), one frame for each of
+    /// FFmpeg's decoding threads (2 by default) and the frame being converted. Measured on a 3840x2160
+    /// H.264 source: one 640x640 animation render grows the server by 150 MB, against 61 MB from a
+    /// 400x300 source, so its decoder holds about 7.2 4K frames (`Benchmarks/serve-overload.sh --burst-only`).
+    package static let decoderFrames = 9
+    /// An 8-bit 4:2:0 4K frame: the size assumed before the source is opened.
+    package static let assumedFrameBytes = 3840 * 2160 * 3 / 2
+
+    /// The memory estimate once the source's coded frame is known to take `frameBytes`.
+    package func memoryEstimate(frameBytes: Int) -> Int { heldBytes + Self.decoderFrames * frameBytes }
+
+    /// Bytes one decoded frame of a source takes: 4:2:0 at its coded size, two bytes a sample above 8 bits.
+    package static func frameBytes(width: Int, height: Int, bitDepth: Int) -> Int {
+        width * height * 3 / 2 * (bitDepth > 8 ? 2 : 1)
+    }
     /// The parsed command.
     let command: ParsedCommand
     /// A storyboard index's query for its picture (the request's parameters but `format`, encoded;
@@ -467,9 +487,9 @@ package enum PreviewRequests {
         } catch {
             throw problem(error, parameters: route.parameters)
         }
-        // The decoded source frame is unknown until it is opened: allow a 4K one and the decoder's
-        // copies, plus what the command holds.
-        let decoding = 4 * 3840 * 2160 * 3 / 2
+        // What the command holds beyond its decoder's frames (counted by `PreviewJob.memoryEstimate`,
+        // at the source's size once it is known).
+        let decoding = 0
         var command = parsed
         let estimate: Int
         switch parsed {
@@ -547,7 +567,7 @@ package enum PreviewRequests {
         let picture = sorted.filter { $0.0 != "format" }.map { "\(PercentEncoding.queryComponent($0))=\(PercentEncoding.queryComponent($1))" }.joined(separator: "&")
         return PreviewJob(route: name, contentType: format.mediaType,
                           canonicalQuery: sorted.map { "\($0)=\($1)" }.joined(separator: "&"),
-                          memoryEstimate: estimate, command: command, pictureQuery: picture)
+                          heldBytes: estimate, command: command, pictureQuery: picture)
     }
 
     /// A `width` or `height`: a whole number of pixels in the sizes' range.

@@ -88,6 +88,8 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let remoteSources: RemoteSources?
     /// The pages on other origins that may read responses from script, with `--allow-origin`.
     let crossOrigin: CrossOriginPolicy
+    /// The decoded frame size of each source, for renders' memory estimates.
+    let sourceSizes = SourceSizes()
     /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once).
     private let jobs = Mutex<[String: PreviewJob]>([:])
     static let rememberedJobs = 4096
@@ -276,6 +278,10 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             }
         }
         work.isCacheable = cacheable
+        if source.remote == nil {
+            let sizes = self.sourceSizes
+            work.refinedEstimate = { sizes.frameBytes(of: source).map { finalJob.memoryEstimate(frameBytes: $0) } }
+        }
         if cacheable, let disk { work.keep = { body in disk.store(body, as: entryName) } }
         let admission = queue.submit(key: tag, work: work, deadline: deadline, isGone: { exchange.isClientGone }) { result in
             switch result {
@@ -296,8 +302,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             metrics.refused()
             exchange.answer(Problem.response(PreviewRequestError(status: 503, detail: "Too many renders are waiting; retry later.")))
         case .tooLarge:
-            exchange.answer(Problem.response(PreviewRequestError(
-                status: 413, detail: "The render needs more memory than the server's whole budget (--max-memory).")))
+            exchange.answer(Problem.response(RenderQueue.tooLarge))
         }
         return nil
     }

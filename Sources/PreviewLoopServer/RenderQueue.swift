@@ -7,8 +7,11 @@ typealias RenderResult = Result<CachedBody, PreviewRequestError>
 
 /// A render to run on a worker: what it may use of the memory budget, and the work.
 struct RenderWork: Sendable {
-    /// Bytes it may use at its peak.
+    /// Bytes it may use at its peak, as known when the request arrives.
     var memoryEstimate: Int
+    /// The estimate once the source is looked at (its real size), asked on the worker before the render
+    /// takes its share of the budget; `nil` keeps ``memoryEstimate``.
+    var refinedEstimate: (@Sendable () -> Int?)? = nil
     /// The body's media type.
     var contentType: String
     /// Renders the body and its headers, or says why not as the problem to answer with.
@@ -171,15 +174,20 @@ final class RenderQueue: @unchecked Sendable {
             running += 1
             lock.unlock()
             publish()
-            let reservation = gate.acquire(flight.work.memoryEstimate)
+            let estimate = flight.work.refinedEstimate?() ?? flight.work.memoryEstimate
             let result: RenderResult
-            do throws(PreviewRequestError) {
-                let rendered = try flight.cancellation.run { () throws(PreviewRequestError) in try flight.work.run() }
-                result = .success(CachedBody(body: rendered.body, contentType: flight.work.contentType, headers: rendered.headers))
-            } catch {
-                result = .failure(error)
+            if estimate > memoryBudget {
+                result = .failure(RenderQueue.tooLarge)
+            } else {
+                let reservation = gate.acquire(estimate)
+                do throws(PreviewRequestError) {
+                    let rendered = try flight.cancellation.run { () throws(PreviewRequestError) in try flight.work.run() }
+                    result = .success(CachedBody(body: rendered.body, contentType: flight.work.contentType, headers: rendered.headers))
+                } catch {
+                    result = .failure(error)
+                }
+                gate.release(reservation)
             }
-            gate.release(reservation)
             let cancelled = flight.cancellation.isCancelled
             metrics.rendered(failed: (try? result.get()) == nil, cancelled: cancelled)
             if case .success(let body) = result, !cancelled, flight.work.isCacheable { cache.insert(body, for: key) }
@@ -245,6 +253,10 @@ final class RenderQueue: @unchecked Sendable {
             usleep(20_000)
         }
     }
+
+    /// The answer to a render that alone needs more than the whole budget.
+    static let tooLarge = PreviewRequestError(
+        status: 413, detail: "The render needs more memory than the server's whole budget (--max-memory).")
 
     /// The status of a request whose client left before its answer (nginx's convention); nothing is sent.
     static let clientClosed = 499

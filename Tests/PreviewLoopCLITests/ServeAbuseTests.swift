@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PreviewLoop
 import PreviewLoopCLI
+import Synchronization
 import Testing
 @testable import PreviewLoopServer
 import PreviewLoopTestSupport
@@ -309,5 +310,46 @@ struct ServeAbuseTests {
             let plus = try ServeTests.fetch("\(base)\(path)?\(query)&signature=\(try Self.sign(keyFile: keyFile, path: path, query: query))")
             #expect(plus.status == 200, "\(plus.text)")
         }
+    }
+}
+
+/// The memory budget holds renders at what they really take: estimates made at the source's size.
+@Suite("serve: memory estimates at the source's size", .serialized, .timeLimit(.minutes(3)))
+struct ServeMemoryEstimateTests {
+    @Test("A 640x640 animation of a 4K source is estimated above the 150 MB one such render was measured to add")
+    func fourKAnimationEstimate() throws {
+        let root = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for (size, name) in [("3840x2160", "4k"), ("400x300", "small")] {
+            let made = try Child.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30", "-t", "0.2",
+                                                 "-c:v", "libx264", "-preset", "ultrafast", root + "/\(name).mp4"],
+                                      killAfter: 120)
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        let sizes = SourceSizes()
+        let job = try PreviewRequests.job(route: "animated.mp4", query: [("width", "640"), ("height", "640"), ("length", "6"), ("fps", "30")],
+                                          source: root + "/4k.mp4", deadline: 30, caps: AnimationCaps())
+        let large = try #require(SourceSizes.resolve(root + "/4k.mp4").flatMap { sizes.frameBytes(of: $0) })
+        let small = try #require(SourceSizes.resolve(root + "/small.mp4").flatMap { sizes.frameBytes(of: $0) })
+        #expect(large == 3840 * 2160 * 3 / 2 && small == 400 * 300 * 3 / 2)
+        // Benchmarks/serve-overload.sh --burst-only: such a render grew the server by 150 MB.
+        #expect(job.memoryEstimate(frameBytes: large) >= 150_000_000, "\(job.memoryEstimate(frameBytes: large))")
+        #expect(job.memoryEstimate(frameBytes: small) < job.memoryEstimate(frameBytes: large) / 2)
+    }
+
+    @Test("A render whose estimate at its source's size passes the whole budget is 413 from the worker")
+    func refinedEstimateOverBudget() throws {
+        let metrics = ServerMetrics()
+        let queue = try RenderQueue(workers: 1, queueLimit: 4, memoryBudget: 100,
+                                    cache: ResponseCache(capacity: 1 << 20, metrics: metrics), metrics: metrics)
+        defer { queue.stop() }
+        var work = RenderWork(memoryEstimate: 10, contentType: "text/plain") { RenderedBody(body: [1]) }
+        work.refinedEstimate = { 101 }
+        let answer = Mutex<Int?>(nil)
+        #expect(queue.submit(key: "k", work: work, deadline: .now + .seconds(30)) { result in
+            answer.withLock { $0 = (try? result.get()).map { _ in 200 } ?? { if case .failure(let p) = result { p.status } else { 0 } }() }
+        } == .queued)
+        #expect(ServeCacheTests.eventually { answer.withLock { $0 } != nil })
+        #expect(answer.withLock { $0 } == 413)
     }
 }
