@@ -95,6 +95,8 @@ package struct PreviewJob: Sendable {
     /// A storyboard index's query for its picture (the request's parameters but `format`, encoded;
     /// a server adds what it needs to find the source and check the signature).
     package var pictureQuery = ""
+    /// The query the job was made from, decoded, in the order given.
+    package var query: [(name: String, value: String)] = []
 
     /// For a storyboard index (`storyboard.vtt`, `.json`), the route of the picture it points at
     /// (`storyboard.jpg`); `nil` for every other route.
@@ -110,7 +112,9 @@ package struct PreviewJob: Sendable {
     /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``); with
     /// `remote`, a URL source is read as a server's remote sources are (its allow list, TLS settings and
     /// preconditions).
-    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil) throws -> RenderedBody {
+    ///
+    /// `siblings` are jobs of ``siblingRequests``: their bodies come back in the result's `siblings`, in order.
+    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil, siblings: [PreviewJob] = []) throws -> RenderedBody {
         var command = command
         if let opened { command.changeSource { $0.opened = opened } }
         if let remote {
@@ -123,18 +127,13 @@ package struct PreviewJob: Sendable {
         switch command {
         case .command(let options as ThumbOptions):
             let picture = try ThumbCommand(options: options).render()
-            let placeholder = ImagePlaceholder(picture.frame.image)
             guard route.hasPrefix(PreviewRequests.placeholder.stem + ".") else {
-                return RenderedBody(body: picture.bytes, headers: PreviewRequests.headers(of: placeholder))
+                var body = RenderedBody(body: picture.bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture.frame.image)))
+                // The placeholder of the same picture, for `placeholder.json` with the same parameters.
+                body.siblings = siblings.map { _ in Self.placeholderBody(of: picture.frame) }
+                return body
             }
-            let image = picture.frame.image
-            let json = JSONValue.object([
-                "thumbhash": .string(placeholder.thumbHash), "blurhash": .string(placeholder.blurHash),
-                "dominant_color": .string("\(placeholder.dominantColor)"),
-                "phash": .string("\(PerceptualHash(image))"), "time": .number((picture.frame.sourceTime * 1e6).rounded() / 1e6),
-                "width": .integer(image.width), "height": .integer(image.height),
-            ])
-            return RenderedBody(body: Array((json.text(.memberPerLine) + "\n").utf8))
+            return Self.placeholderBody(of: picture.frame)
         case .command(let options as StripOptions):
             return RenderedBody(body: try StripCommand(options: options).render().bytes)
         case .command(let options as SheetOptions):
@@ -160,10 +159,9 @@ package struct PreviewJob: Sendable {
             }
         case .command(let options as SpritesOptions):
             let storyboard = try SpritesCommand(options: options).storyboard()
-            let picture = (pictureRoute ?? "storyboard.\(options.format.rawValue)") + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
-            if route.hasSuffix(".vtt") { return RenderedBody(body: Array(storyboard.track.webVTT { _ in picture }.utf8)) }
-            if route.hasSuffix(".json") { return RenderedBody(body: Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8)) }
-            return RenderedBody(body: storyboard.picture)
+            var body = storyboardBody(storyboard, format: options.format)
+            body.siblings = siblings.map { $0.storyboardBody(storyboard, format: options.format) }
+            return body
         case .command(let options as ProbeOptions):
             let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
             return RenderedBody(body: Array(ProbeCommand.json(for: info).utf8))
@@ -174,6 +172,50 @@ package struct PreviewJob: Sendable {
 
     /// Renders started in this process, naming their scratch files.
     private static let renders = Atomic<Int>(0)
+
+    /// `placeholder.json` of a picture: its ThumbHash, BlurHash, dominant colour, pHash, time and size.
+    private static func placeholderBody(of frame: VideoFrame) -> RenderedBody {
+        let image = frame.image
+        let placeholder = ImagePlaceholder(image)
+        let json = JSONValue.object([
+            "thumbhash": .string(placeholder.thumbHash), "blurhash": .string(placeholder.blurHash),
+            "dominant_color": .string("\(placeholder.dominantColor)"),
+            "phash": .string("\(PerceptualHash(image))"), "time": .number((frame.sourceTime * 1e6).rounded() / 1e6),
+            "width": .integer(image.width), "height": .integer(image.height),
+        ])
+        return RenderedBody(body: Array((json.text(.memberPerLine) + "\n").utf8))
+    }
+
+    /// This job's body made from a storyboard: the index (`.vtt`, `.json`) pointing at its picture, or
+    /// the picture.
+    private func storyboardBody(_ storyboard: Storyboard, format: SheetFormat) -> RenderedBody {
+        let picture = (pictureRoute ?? "storyboard.\(format.rawValue)") + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
+        if route.hasSuffix(".vtt") { return RenderedBody(body: Array(storyboard.track.webVTT { _ in picture }.utf8)) }
+        if route.hasSuffix(".json") { return RenderedBody(body: Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8)) }
+        return RenderedBody(body: storyboard.picture)
+    }
+
+    /// The routes one render of this job also makes, for the same parameters (the server keeps their
+    /// bodies under their own validators, so asking for them next costs no render): a storyboard's
+    /// picture and its two indexes make each other; a thumbnail makes its `placeholder.json`. Each is
+    /// named with the query it is asked with.
+    package var siblingRequests: [(route: String, query: [(name: String, value: String)])] {
+        switch command {
+        case .command(let options as SpritesOptions):
+            let picture = "storyboard.\(options.format.rawValue)"
+            let indexQuery = options.format == .jpg ? baseQuery : baseQuery + [("format", options.format.rawValue)]
+            return ["storyboard.vtt", "storyboard.json", picture].filter { $0 != route }.map { sibling in
+                (sibling, sibling == picture ? baseQuery : indexQuery)
+            }
+        case .command(is ThumbOptions) where !route.hasPrefix(PreviewRequests.placeholder.stem + "."):
+            return [(PreviewRequests.placeholder.stem + ".json", baseQuery)]
+        default:
+            return []
+        }
+    }
+
+    /// The query without `format` (which a storyboard's picture takes from its extension).
+    private var baseQuery: [(name: String, value: String)] { query.filter { $0.name != "format" } }
 }
 
 /// A rendered response: its body and the headers that describe it (``PreviewRequests/headers(of:)``),
@@ -183,6 +225,8 @@ package struct RenderedBody: Sendable {
     package var body: [UInt8]
     /// Headers of the entity itself, sent with every full or partial response of it.
     package var headers: [(name: String, value: String)]
+    /// The bodies of the sibling jobs the render was given (``PreviewJob/siblingRequests``), in order.
+    package var siblings: [RenderedBody] = []
 
     package init(body: [UInt8], headers: [(name: String, value: String)] = []) {
         self.body = body
@@ -567,7 +611,7 @@ package enum PreviewRequests {
         let picture = sorted.filter { $0.0 != "format" }.map { "\(PercentEncoding.queryComponent($0))=\(PercentEncoding.queryComponent($1))" }.joined(separator: "&")
         return PreviewJob(route: name, contentType: format.mediaType,
                           canonicalQuery: sorted.map { "\($0)=\($1)" }.joined(separator: "&"),
-                          heldBytes: estimate, command: command, pictureQuery: picture)
+                          heldBytes: estimate, command: command, pictureQuery: picture, query: query)
     }
 
     /// A `width` or `height`: a whole number of pixels in the sizes' range.

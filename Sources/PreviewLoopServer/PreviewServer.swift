@@ -261,9 +261,13 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
         let path = source.path, scratch = self.scratch.path, root = self.root, finalJob = job
+        // What the same render also makes (a storyboard's picture and indexes, a thumbnail's placeholder),
+        // each under the validator its own request would have.
+        let siblings = siblingJobs(of: job, source: source, rawPath: exchange.rawPath, remoteURL: remoteURL, expires: expires)
+        let siblingJobs = siblings.map(\.job)
         var work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
             if let validated = source.remote, let remoteSources = self.remoteSources {
-                return try Self.renderRemote(finalJob, validated: validated, from: remoteSources, scratch: scratch)
+                return try Self.renderRemote(finalJob, siblings: siblingJobs, validated: validated, from: remoteSources, scratch: scratch)
             }
             // Opened and checked now, and read through its descriptor: a swap since the request resolved
             // the path cannot make the render read another file.
@@ -272,12 +276,20 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             }
             defer { close(opened.descriptor) }
             do {
-                return try finalJob.render(scratch: scratch, opened: opened.path)
+                return try finalJob.render(scratch: scratch, opened: opened.path, siblings: siblingJobs)
             } catch {
                 throw PreviewRequests.problem(forRenderError: error, source: path, opened: opened.path)
             }
         }
         work.isCacheable = cacheable
+        work.siblings = siblings.map { sibling in
+            var kept = RenderWork.Sibling(key: sibling.tag, contentType: sibling.job.contentType)
+            if cacheable, let disk {
+                let entry = DiskCache.entryName(tag: sibling.tag, route: sibling.job.route)
+                kept.keep = { @Sendable body in disk.store(body, as: entry) }
+            }
+            return kept
+        }
         if source.remote == nil {
             let sizes = self.sourceSizes
             work.refinedEstimate = { sizes.frameBytes(of: source).map { finalJob.memoryEstimate(frameBytes: $0) } }
@@ -307,6 +319,20 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         return nil
     }
 
+    /// The jobs one render of `job` also answers (``PreviewJob/siblingRequests``), each with its
+    /// validator; a sibling whose parameters its route does not take is left out.
+    func siblingJobs(of job: PreviewJob, source: ResolvedSource, rawPath: String, remoteURL: String?,
+                     expires: String?) -> [(job: PreviewJob, tag: String)] {
+        job.siblingRequests.compactMap { request in
+            guard var sibling = try? PreviewRequests.job(route: request.route, query: request.query, source: source.path,
+                                                         deadline: options.requestDeadline, caps: options.animationCaps) else { return nil }
+            if let pictureRoute = sibling.pictureRoute {
+                sibling = pointing(sibling, at: pictureRoute, rawPath: rawPath, remoteURL: remoteURL, expires: expires)
+            }
+            return (sibling, Self.entityTag(source: source, job: sibling))
+        }
+    }
+
     /// A storyboard index whose picture URL finds the same source and passes the signature check: the
     /// remote source's `url`, and with signed URLs the request's `expires` and the picture's own
     /// signature (the index's validator then covers `expires` too, so no cache hands out an index
@@ -333,10 +359,11 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     /// Renders `job` from a remote source, reading the version `validated` names (the preconditions
     /// make the server refuse another). A failed render whose source has changed since is 503, so the
     /// client asks again and gets the new version under new validators.
-    static func renderRemote(_ job: PreviewJob, validated: RemoteValidators, from remoteSources: RemoteSources,
+    static func renderRemote(_ job: PreviewJob, siblings: [PreviewJob] = [], validated: RemoteValidators, from remoteSources: RemoteSources,
                              scratch: String) throws(PreviewRequestError) -> RenderedBody {
         do {
-            return try job.render(scratch: scratch, remote: remoteSources.reading(validated.url, preconditions: validated.preconditions))
+            return try job.render(scratch: scratch, remote: remoteSources.reading(validated.url, preconditions: validated.preconditions),
+                                  siblings: siblings)
         } catch {
             if case .success(let now) = remoteSources.validators(of: validated.url),
                (now.entityTag, now.lastModified, now.contentLength) != (validated.entityTag, validated.lastModified, validated.contentLength) {

@@ -20,6 +20,15 @@ struct RenderWork: Sendable {
     var keep: (@Sendable (CachedBody) -> Void)? = nil
     /// Whether the body may go into the memory cache under its key.
     var isCacheable = true
+    /// Responses the same render also makes (``RenderedBody/siblings``, in order): each kept under its
+    /// own key in the memory cache (when cacheable) and by its own `keep`.
+    var siblings: [Sibling] = []
+
+    struct Sibling: Sendable {
+        var key: String
+        var contentType: String
+        var keep: (@Sendable (CachedBody) -> Void)? = nil
+    }
 }
 
 /// The render workers, the queue in front of them and the coalescing of identical requests.
@@ -176,6 +185,7 @@ final class RenderQueue: @unchecked Sendable {
             publish()
             let estimate = flight.work.refinedEstimate?() ?? flight.work.memoryEstimate
             let result: RenderResult
+            var siblings: [(RenderWork.Sibling, CachedBody)] = []
             if estimate > memoryBudget {
                 result = .failure(RenderQueue.tooLarge)
             } else {
@@ -183,6 +193,9 @@ final class RenderQueue: @unchecked Sendable {
                 do throws(PreviewRequestError) {
                     let rendered = try flight.cancellation.run { () throws(PreviewRequestError) in try flight.work.run() }
                     result = .success(CachedBody(body: rendered.body, contentType: flight.work.contentType, headers: rendered.headers))
+                    siblings = zip(flight.work.siblings, rendered.siblings).map { sibling, body in
+                        (sibling, CachedBody(body: body.body, contentType: sibling.contentType, headers: body.headers))
+                    }
                 } catch {
                     result = .failure(error)
                 }
@@ -190,7 +203,10 @@ final class RenderQueue: @unchecked Sendable {
             }
             let cancelled = flight.cancellation.isCancelled
             metrics.rendered(failed: (try? result.get()) == nil, cancelled: cancelled)
-            if case .success(let body) = result, !cancelled, flight.work.isCacheable { cache.insert(body, for: key) }
+            if case .success(let body) = result, !cancelled, flight.work.isCacheable {
+                cache.insert(body, for: key)
+                for (sibling, body) in siblings { cache.insert(body, for: sibling.key) }
+            }
             let waiters: [Waiter] = lock.withLock {
                 running -= 1
                 // A cancelled flight left `flights` when it was cancelled; a new one may hold the key.
@@ -199,7 +215,10 @@ final class RenderQueue: @unchecked Sendable {
             }
             publish()
             for waiter in waiters { waiter.deliver(result) }
-            if case .success(let body) = result, !cancelled { flight.work.keep?(body) }
+            if case .success(let body) = result, !cancelled {
+                flight.work.keep?(body)
+                for (sibling, body) in siblings { sibling.keep?(body) }
+            }
         }
     }
 
