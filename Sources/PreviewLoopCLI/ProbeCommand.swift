@@ -10,7 +10,7 @@ struct ProbeOptions: Equatable, Sendable {
     var isJSON = false
     /// Whether every frame is decoded and analysed for photosensitive flashes (`--flashes`).
     @Flag("flashes",
-          help: "Also decode every frame (at 96 pixels wide, HDR tone mapped) and look for photosensitive flashes "
+          help: "Also decode every frame (at most 96 pixels a side, HDR tone mapped) and look for photosensitive flashes "
               + "as WCAG 2.3.1 defines them: per second the luminance and red flashes in its worst one-second window, "
               + "the largest area changing together, and a verdict (pass, warning, extended_failure, failure), then "
               + "the risky spans. See Docs/flashes.md.")

@@ -26,12 +26,13 @@ package final class CodecContext {
     ///
     /// - Parameters:
     ///   - parameters: the stream's `codecpar`.
+    ///   - decoder: the decoder to use; `nil` for FFmpeg's default one for the codec.
     ///   - threads: decoder threads; frame and slice threading are both allowed.
     ///   - displayName: how errors name the input.
-    init(parameters: UnsafePointer<AVCodecParameters>, threads: Int, lowDelay: Bool = false, maxPixels: Int,
-         displayName: String) throws(FFmpegFailure) {
+    init(parameters: UnsafePointer<AVCodecParameters>, decoder: UnsafePointer<AVCodec>? = nil, threads: Int,
+         lowDelay: Bool = false, maxPixels: Int, displayName: String) throws(FFmpegFailure) {
         let codecID = parameters.pointee.codec_id
-        guard let codec = avcodec_find_decoder(codecID) else {
+        guard let codec = decoder ?? avcodec_find_decoder(codecID) else {
             let name = String(cString: avcodec_get_name(codecID))
             throw FFmpegFailure(.unsupportedCodec, "\(displayName): no decoder for the \(name) video codec in this FFmpeg build",
                                    operation: "avcodec_find_decoder")

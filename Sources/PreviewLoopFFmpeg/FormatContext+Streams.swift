@@ -167,14 +167,32 @@ extension FormatContext {
         return stamps
     }
 
-    /// Opens a decoder for stream `index` (see ``CodecContext/init(parameters:threads:lowDelay:maxPixels:displayName:)``).
+    /// Opens a decoder for stream `index` (see ``CodecContext/init(parameters:decoder:threads:lowDelay:maxPixels:displayName:)``):
+    /// FFmpeg's default one for the codec, or the one that keeps the stream's alpha (``alphaDecoder(for:)``).
     package func openDecoder(stream index: Int32, threads: Int, lowDelay: Bool = false, maxPixels: Int,
                              displayName: String) throws(FFmpegFailure) -> CodecContext {
         guard index >= 0, Int(index) < streamCount, let stream = pointer.pointee.streams[Int(index)] else {
             throw FFmpegFailure(.noVideoStream, "\(displayName): no stream \(index)")
         }
-        return try CodecContext(parameters: stream.pointee.codecpar, threads: threads, lowDelay: lowDelay, maxPixels: maxPixels,
-                                displayName: displayName)
+        return try CodecContext(parameters: stream.pointee.codecpar, decoder: Self.alphaDecoder(for: stream), threads: threads,
+                                lowDelay: lowDelay, maxPixels: maxPixels, displayName: displayName)
+    }
+
+    /// The decoder that keeps a VP8 or VP9 stream's alpha, or `nil` for FFmpeg's default decoder.
+    ///
+    /// WebM carries a VP8/VP9 picture's alpha as a second coded picture in each block's BlockAdditional
+    /// and says so with the track's `AlphaMode` 1 (FFmpeg's tag `alpha_mode`). FFmpeg's own `vp8` and
+    /// `vp9` decoders ignore it, so such a clip would show its colour planes as if opaque; libvpx's
+    /// wrappers (`libvpx`, `libvpx-vp9`) decode both pictures into `yuva420p`, which the scaler then
+    /// flattens like any other picture with alpha. `nil` too when this FFmpeg build has no libvpx.
+    static func alphaDecoder(for stream: UnsafeMutablePointer<AVStream>) -> UnsafePointer<AVCodec>? {
+        guard let tag = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0), let value = tag.pointee.value,
+              String(cString: value) == "1" else { return nil }
+        switch stream.pointee.codecpar.pointee.codec_id {
+        case AV_CODEC_ID_VP9: return avcodec_find_decoder_by_name("libvpx-vp9")
+        case AV_CODEC_ID_VP8: return avcodec_find_decoder_by_name("libvpx")
+        default: return nil
+        }
     }
 }
 

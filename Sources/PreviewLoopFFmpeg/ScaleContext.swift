@@ -30,7 +30,7 @@ package final class ScaleContext {
         var width: Int32, height: Int32
         var fullRange: Bool, colorSpace: Int32
         var flags: Int32
-        /// The source carries alpha: convert to GBRAP and flatten on black.
+        /// The source carries alpha: convert to GBRAP (GBRAP16 when tone mapped) and flatten on black.
         var hasAlpha: Bool
         /// The source is HDR and is tone mapped: convert to 16-bit planar RGB, then map in Swift.
         var isToneMapped: Bool
@@ -129,6 +129,9 @@ package final class ScaleContext {
                     let samples = Int(planarStrides[0]) / 2
                     toneMap(PlanarRGB16(red: Self.samples(planarPlanes[2]!), green: Self.samples(planarPlanes[0]!),
                                         blue: Self.samples(planarPlanes[1]!), planeStride: samples))
+                    if wanted.hasAlpha, let alpha = planarPlanes[3] {
+                        Self.darken(destination, stride: stride, width: width, height: height, byAlpha: Self.samples(alpha))
+                    }
                     return scaled
                 }
                 if wanted.hasAlpha {
@@ -154,7 +157,12 @@ package final class ScaleContext {
         key = nil
         let format = AVPixelFormat(rawValue: wanted.format)
         // HDR: 16-bit planar RGB (little endian: the machines this runs on), so the tone curve sees the 10-bit precision and more.
-        let planar = wanted.isToneMapped ? AV_PIX_FMT_GBRP16LE : wanted.hasAlpha ? AV_PIX_FMT_GBRAP : AV_PIX_FMT_GBRP
+        let planar = switch (wanted.isToneMapped, wanted.hasAlpha) {
+        case (true, true): AV_PIX_FMT_GBRAP16LE
+        case (true, false): AV_PIX_FMT_GBRP16LE
+        case (false, true): AV_PIX_FMT_GBRAP
+        case (false, false): AV_PIX_FMT_GBRP
+        }
         let bytesPerSample = wanted.isToneMapped ? 2 : 1
         context = sws_getContext(wanted.sourceWidth, wanted.sourceHeight, format,
                                  wanted.width, wanted.height, planar,
@@ -185,15 +193,30 @@ package final class ScaleContext {
         planarPlanes[2] = planarBuffer
         planarPlanes[3] = wanted.hasAlpha ? planarBuffer + 3 * planeBytes : nil
         for plane in 0..<3 { planarStrides[plane] = wanted.width * Int32(bytesPerSample) }
-        planarStrides[3] = wanted.hasAlpha ? wanted.width : 0
-        if wanted.isToneMapped {
-            planarPlanes[3] = nil
-            planarStrides[3] = 0
-        }
+        planarStrides[3] = wanted.hasAlpha ? wanted.width * Int32(bytesPerSample) : 0
         key = wanted
     }
 
-    /// Composites planar GBRA over black into RGB24: each colour times alpha / 255, rounded.
+    /// Composites tone-mapped RGB24 rows over black in place, by a 16-bit alpha plane of the same size:
+    /// each colour times alpha / 65535, rounded (the rule of ``flattenOnBlack(_:width:height:into:stride:)``
+    /// applied to the SDR picture the tone mapper made).
+    private static func darken(_ rows: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int,
+                               byAlpha alpha: UnsafePointer<UInt16>) {
+        for y in 0..<height {
+            let row = rows + y * stride
+            let offset = y * width
+            for x in 0..<width {
+                let a = UInt64(alpha[offset + x])
+                guard a < 65535 else { continue }
+                for channel in 0..<3 {
+                    row[3 * x + channel] = UInt8((UInt64(row[3 * x + channel]) * a + 32767) / 65535)
+                }
+            }
+        }
+    }
+
+    /// Composites planar GBRA over black into RGB24: each colour times alpha / 255, rounded. Every
+    /// picture with alpha is flattened this one way, whatever its codec, before any output sees it.
     private static func flattenOnBlack(_ planes: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>, width: Int, height: Int,
                                        into destination: UnsafeMutablePointer<UInt8>, stride: Int) {
         guard let green = planes[0], let blue = planes[1], let red = planes[2], let alpha = planes[3] else { return }

@@ -162,3 +162,46 @@ struct FlashAnalyzerTests {
         #expect(FlashVerdict.failure > .extendedFailure && FlashVerdict.extendedFailure > .warning && FlashVerdict.warning > .pass)
     }
 }
+
+@Suite("The flash analysis size: the source's shape, never more pixels than the source nor than 96 × 96")
+struct FlashAnalysisSizeTests {
+    @Test("Extreme, tiny and ordinary shapes", arguments: [
+        (Size(width: 1920, height: 1080), Size(width: 96, height: 54)),
+        (Size(width: 160, height: 90), Size(width: 96, height: 54)),
+        (Size(width: 1080, height: 1920), Size(width: 54, height: 96)),
+        (Size(width: 90, height: 160), Size(width: 54, height: 96)),
+        (Size(width: 16, height: 4000), Size(width: 1, height: 96)),
+        (Size(width: 4000, height: 16), Size(width: 96, height: 1)),
+        (Size(width: 16384, height: 1), Size(width: 96, height: 1)),
+        (Size(width: 2, height: 2), Size(width: 2, height: 2)),
+        (Size(width: 1, height: 1), Size(width: 1, height: 1)),
+        (Size(width: 64, height: 48), Size(width: 64, height: 48)),
+        (Size(width: 96, height: 96), Size(width: 96, height: 96)),
+        (Size(width: 97, height: 96), Size(width: 96, height: 95)),
+    ])
+    func size(display: Size, expected: Size) {
+        #expect(FlashSample.analysisSize(display: display) == expected)
+    }
+
+    @Test("Over every shape up to 300 a side and long strips: bounded, not enlarged, the shape kept")
+    func bounds() {
+        var displays: [Size] = []
+        for width in stride(from: 1, through: 300, by: 7) {
+            for height in stride(from: 1, through: 300, by: 11) { displays.append(Size(width: width, height: height)) }
+        }
+        for long in [500, 4000, 16384] {
+            for short in [1, 2, 16, 90] { displays += [Size(width: long, height: short), Size(width: short, height: long)] }
+        }
+        for display in displays {
+            let size = FlashSample.analysisSize(display: display)
+            #expect(size.width >= 1 && size.height >= 1)
+            #expect(size.width <= display.width && size.height <= display.height, "\(display) → \(size)")
+            #expect(max(size.width, size.height) <= FlashSample.maximumSide, "\(display) → \(size)")
+            #expect(size.width * size.height <= display.width * display.height)
+            // The shape: each side within half a pixel of the exact scaled side (or the one-pixel floor).
+            let scale = min(1, Double(FlashSample.maximumSide) / Double(max(display.width, display.height)))
+            #expect(abs(Double(size.width) - max(1, Double(display.width) * scale)) <= 0.5, "\(display) → \(size)")
+            #expect(abs(Double(size.height) - max(1, Double(display.height) * scale)) <= 0.5, "\(display) → \(size)")
+        }
+    }
+}

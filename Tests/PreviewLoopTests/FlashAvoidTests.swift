@@ -77,6 +77,41 @@ struct FlashAvoidTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test("A clip shorter than the window is one window: judged whole, written when it is safe, as check writes it")
+    func clipShorterThanWindow() throws {
+        let input = try FlashClips.make("short.mp4", "testsrc2=s=160x90:r=30:d=0.4")
+        let checked = try Self.loop(input, start: 0, length: 3).render(to: FlashClips.directory + "/short-check.mp4",
+                                                                       framesPerSecond: 15, flashSafety: .check)
+        #expect(checked.flashes?.verdict == .pass)
+        let path = FlashClips.directory + "/short-avoid.mp4"
+        let summary = try Self.loop(input, start: 0, length: 3).render(to: path, framesPerSecond: 15, flashSafety: .avoid)
+        #expect(summary.flashAvoidance?.isMoved == false)
+        #expect(summary.flashAvoidance?.windowsChecked == 1)
+        #expect(summary.flashes?.verdict == .pass)
+        #expect(summary.frameCount == checked.frameCount && summary.frameCount == 6)
+        #expect(FileManager.default.fileExists(atPath: path))
+        // A window asked for near the end of a longer clip, cut short by it, is judged on the frames there are.
+        let clean = try FlashClips.make("clean-2s.mp4", "testsrc2=s=160x90:r=30:d=2")
+        let late = try Self.loop(clean, start: 1.5, length: 3).render(to: FlashClips.directory + "/late-avoid.webp",
+                                                                      framesPerSecond: 15, flashSafety: .avoid)
+        #expect(late.flashAvoidance?.isMoved == false)
+        #expect(late.flashes?.verdict == .pass)
+    }
+
+    @Test("A short clip that strobes throughout is judged whole too: unsafeFlashes with its verdict, nothing written")
+    func shortClipThatStrobes() throws {
+        let input = try StrobeClip.make("strobe-short.mp4", seconds: 0.8, from: 0, to: 1)
+        let path = FlashClips.directory + "/short-none.mp4"
+        #expect {
+            try Self.loop(input, start: 0, length: 3).render(to: path, framesPerSecond: 15, flashSafety: .avoid)
+        } throws: { error in
+            guard let error = error as? PreviewLoopError else { return false }
+            // The window asked for was judged: the message gives its verdict.
+            return error.code == .unsafeFlashes && error.message.contains("(the window asked for: failure)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("The search keeps what it may still choose and stops as soon as the answer is known")
     func searchIsOnline() throws {
         func grey(_ level: UInt8) throws -> FlashSample {

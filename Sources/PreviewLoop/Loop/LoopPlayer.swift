@@ -102,8 +102,15 @@ public final class LoopPlayer: Sendable {
     ///   - evenSize: round a computed side of `sizeRequest` to an even number (H.264 4:2:0).
     /// - Throws: ``PreviewLoopError`` when the input cannot be used, the window is empty or lies past
     ///   its end, or is a percentage of a clip whose duration is unknown.
-    public init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
-                evenSize: Bool = false) throws(PreviewLoopError) {
+    public convenience init(source: Source, configuration: Configuration = .init(), sizeRequest: SizeRequest? = nil,
+                            evenSize: Bool = false) throws(PreviewLoopError) {
+        try self.init(source: source, configuration: configuration,
+                      resolvingSize: sizeRequest.map { request in { request.resolved(display: $0, even: evenSize) } })
+    }
+
+    /// Opens `source` with the output size `resolvingSize` gives for its upright display size, or the
+    /// configuration's size when it is `nil`.
+    init(source: Source, configuration: Configuration, resolvingSize: ((Size) -> Size)?) throws(PreviewLoopError) {
         try configuration.validate()
         let decoder = try VideoDecoder(source: source, options: configuration.sourceOptions, threads: configuration.threads)
         let window = try configuration.resolvedWindow(source: source, info: decoder.info)
@@ -111,7 +118,7 @@ public final class LoopPlayer: Sendable {
         configuration.windowStart = .seconds(window.start)
         configuration.windowLength = .seconds(window.length)
         configuration.windowEnd = nil
-        if let sizeRequest { configuration.size = sizeRequest.resolved(display: decoder.info.displaySize, even: evenSize) }
+        if let resolvingSize { configuration.size = resolvingSize(decoder.info.displaySize) }
         self.source = source
         self.configuration = configuration
         self.windowStart = .seconds(window.start)

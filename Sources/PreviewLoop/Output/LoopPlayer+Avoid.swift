@@ -35,6 +35,9 @@ extension LoopPlayer {
         var current: RGBImage?
         var times: [Double] = []
         let control = LoopControl()
+        // Whether the search stopped the read itself, its answer known: `control.isStopped` cannot tell,
+        // as a run that reaches the clip's end cancels its control's I/O too.
+        var stoppedEarly = false
         func emit(_ image: RGBImage) throws(PreviewLoopError) {
             made += 1
             held.append(image)
@@ -48,7 +51,10 @@ extension LoopPlayer {
             guard held.count <= maxFrames else {
                 throw PreviewLoopError(.tooLarge, "\(path): more than \(maxFrames) frames would be held to find a window free of flashes")
             }
-            if search.isDecided && (search.chosen.map { made >= $0 + decodeFrames } ?? true) { control.stop() }
+            if search.isDecided && (search.chosen.map { made >= $0 + decodeFrames } ?? true) {
+                stoppedEarly = true
+                control.stop()
+            }
         }
         do throws(PreviewLoopError) {
             try run(loops: 1, control: control, windowStart: .fromSeconds(searchStart),
@@ -59,15 +65,16 @@ extension LoopPlayer {
                 times.append(time)
                 progress(min(made, expected), max(expected, made))
             }
-        } catch where error.code == .cancelled && control.isStopped {
+        } catch where error.code == .cancelled && stoppedEarly {
             // The answer was known and its frames held: the rest of the clip is not read.
         }
         guard let last = current, let lastTime = times.last else {
             throw PreviewLoopError(.corruptData, "\(source): no frame could be decoded around the loop window")
         }
         var lastDuration = 1 / fps
-        if !control.isStopped {
-            // The clip ended within the range: its last frame fills the instants up to where it stops showing.
+        if !stoppedEarly {
+            // The clip ended within the range (a clip shorter than the window is one candidate, judged
+            // whole here): its last frame fills the instants up to where it stops showing.
             let interval = info.frameInterval(orElse: times.count > 1 ? lastTime - times[times.count - 2] : 1 / fps)
             let (remaining, finalDuration) = resampler.finish(length: min(rangeLength, lastTime + interval))
             for _ in 0..<remaining where !search.isDecided || search.chosen.map({ made < $0 + decodeFrames }) == true {

@@ -4,25 +4,26 @@ public struct FlashAnalysis: Sendable, Hashable {
     public var info: VideoInfo
     /// The verdicts.
     public var report: FlashReport
-    /// The size frames are decoded at: the whole picture scaled to ``FlashSample/maximumSide`` pixels wide
-    /// (a portrait picture is then halved or more to at most 96 cells down).
+    /// The size frames are decoded at: the whole picture, its shape kept, its longer side at most
+    /// ``FlashSample/maximumSide`` pixels and never enlarged (see ``FlashSample`` for the rule).
     public var size: Size
     /// Frames analysed.
     public var frameCount: Int
 }
 
 extension MediaProbe {
-    /// Decodes every frame of `source` at ``FlashSample/maximumSide`` pixels wide (the whole picture,
-    /// its shape kept, through the engine's scaler: upright, square pixels, HDR tone mapped as
-    /// `options.toneMapping` says, interlaced frames deinterlaced) and runs ``FlashAnalyzer`` over them
-    /// at their presentation times.
+    /// Decodes every frame of `source` at its analysis size (the whole picture, its shape kept, its
+    /// longer side at most ``FlashSample/maximumSide`` pixels and never enlarged, through the engine's
+    /// scaler: upright, square pixels, HDR tone mapped as `options.toneMapping` says, interlaced frames
+    /// deinterlaced) and runs ``FlashAnalyzer`` over them at their presentation times. The work is bounded
+    /// by the source's frames and at most 96 × 96 pixels each, whatever the picture's shape.
     ///
     /// - Throws: ``PreviewLoopError`` for an input that cannot be opened or has no decodable frame.
     public static func flashes(_ source: Source, options: SourceOptions = .init(),
                                threads: Int = DecodingDefaults.threads) throws(PreviewLoopError) -> FlashAnalysis {
         let loop = try LoopPlayer(source: source, configuration: .init(
             contentMode: .aspectFill, windowStart: .zero, windowLength: .seconds(1e9), threads: threads,
-            sourceOptions: options, frameCacheLimit: 0), sizeRequest: .width(FlashSample.maximumSide))
+            sourceOptions: options, frameCacheLimit: 0), resolvingSize: FlashSample.analysisSize(display:))
         var analyzer = FlashAnalyzer()
         try loop.run(loops: 1) { frame in
             analyzer.add(frame.image, at: frame.presentationTime)

@@ -15,6 +15,17 @@ public struct FlashSample: Sendable, Hashable {
     /// across and down (480x270 → 96x54; 270x480 → 54x96).
     public static let maximumSide = 96
 
+    /// The size a clip whose upright picture is `display` is decoded at for analysis: the whole picture
+    /// scaled so that its longer side is ``maximumSide`` pixels, or its own size when that is smaller
+    /// (never enlarged), each side rounded and at least one pixel. The shape is kept as closely as whole
+    /// pixels allow, and no analysis picture has more pixels than the source nor more than 96 × 96:
+    /// 1920x1080 → 96x54, 1080x1920 → 54x96, 16x4000 → 1x96, 2x2 → 2x2.
+    static func analysisSize(display: Size) -> Size {
+        let width = Double(max(1, display.width)), height = Double(max(1, display.height))
+        let scale = min(1, Double(maximumSide) / max(width, height))
+        return Size(width: max(1, Int((width * scale).rounded())), height: max(1, Int((height * scale).rounded())))
+    }
+
     /// Cells across.
     public let width: Int
     /// Cells down.
