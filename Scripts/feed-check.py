@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -352,6 +353,44 @@ def check_keyboard(driver):
     check(True, "Space opens and Enter on Close video returns to the poster")
 
 
+def storyboard_cues(track):
+    """A WebVTT storyboard's cues as (start, end, picture, x, y, w, h)."""
+    def clock(text):
+        return sum(float(part) * 60 ** power for power, part in enumerate(reversed(text.split(":"))))
+    cues = []
+    lines = track.splitlines()
+    for index, line in enumerate(lines):
+        timing = re.match(r"\s*([\d:.]+)\s+-->\s+([\d:.]+)", line)
+        if timing and index + 1 < len(lines):
+            target = re.match(r"(.*)#xywh=(\d+),(\d+),(\d+),(\d+)", lines[index + 1].strip())
+            if target:
+                cues.append((clock(timing.group(1)), clock(timing.group(2)), target.group(1), *map(int, target.groups()[1:])))
+    return cues
+
+
+def check_scrub(driver, card, cues, fraction, limit, where=""):
+    """Moves the mouse `fraction` of the way across the card; the scrub tile must be the one `cues` place
+    at that fraction of the track's duration. Returns the tile's background position, or None."""
+    width = card.size["width"]
+    x = int(width * fraction) - width // 2
+    ActionChains(driver).move_to_element_with_offset(card, x, 10).perform()
+    time_at = (width // 2 + x) / width * cues[-1][1]
+    what = "scrubbing%s at %.0f %% (%.2f s)" % (where, 100 * fraction, time_at)
+    try:
+        wait_for("the scrub tile", lambda: card.get_attribute("data-scrub-time") and
+                 abs(float(card.get_attribute("data-scrub-time")) - time_at) < 0.05, limit=limit)
+    except TimeoutError:
+        check(False, what + " shows a tile (none within %d s; data-scrub-time %s)" % (limit, card.get_attribute("data-scrub-time")))
+        return None
+    cue = next((c for c in cues if c[0] <= time_at < c[1]), cues[-1])
+    tile = driver.execute_script("""const s = arguments[0].querySelector('.pl-scrub').style;
+        return [s.backgroundPosition, s.width, s.height, s.backgroundImage]""", card)
+    expected = ["%dpx %dpx" % (-cue[3], -cue[4]), "%dpx" % cue[5], "%dpx" % cue[6]]
+    check(tile[:3] == expected and cue[2].split("?")[0] in tile[3],
+          "%s shows the tile at xywh=%d,%d,%d,%d (%s)" % (what, *cue[3:], tile[:3]))
+    return tile[0]
+
+
 def check_hover_and_scrub(driver, base):
     card = card_named(driver, "motion")
     driver.execute_script("""
@@ -373,29 +412,10 @@ def check_hover_and_scrub(driver, base):
     check(stage == ["visible", "none", True], "the hover preview plays in place, with no reveal (%s)" % stage)
     # Scrubbing: the tile of the pointer's time, as the server's storyboard index places it.
     storyboard = card.get_attribute("data-storyboard")
-    track = urllib.request.urlopen(base + storyboard, timeout=RENDER_WAIT).read().decode()
-    cues = []
-    lines = track.splitlines()
-    for index, line in enumerate(lines):
-        timing = re.match(r"\s*([\d:.]+)\s+-->\s+([\d:.]+)", line)
-        if timing and index + 1 < len(lines):
-            target = re.match(r"(.*)#xywh=(\d+),(\d+),(\d+),(\d+)", lines[index + 1].strip())
-            clock = lambda text: sum(float(part) * 60 ** power for power, part in enumerate(reversed(text.split(":"))))
-            cues.append((clock(timing.group(1)), clock(timing.group(2)), target.group(1), *map(int, target.groups()[1:])))
+    cues = storyboard_cues(urllib.request.urlopen(base + storyboard, timeout=RENDER_WAIT).read().decode())
     check(len(cues) > 1, "the storyboard index has %d cues" % len(cues))
     for fraction in (0.25, 0.8):
-        x = int(width * fraction) - width // 2
-        ActionChains(driver).move_to_element_with_offset(card, x, 10).perform()
-        left = driver.execute_script("return arguments[0].getBoundingClientRect().left", card)
-        time_at = (width // 2 + x) / width * cues[-1][1]
-        wait_for("the scrub tile", lambda: card.get_attribute("data-scrub-time") and
-                 abs(float(card.get_attribute("data-scrub-time")) - time_at) < 0.05, limit=60)
-        cue = next((c for c in cues if c[0] <= time_at < c[1]), cues[-1])
-        tile = driver.execute_script("""const s = arguments[0].querySelector('.pl-scrub').style;
-            return [s.backgroundPosition, s.width, s.height, s.backgroundImage]""", card)
-        expected = ["%dpx %dpx" % (-cue[3], -cue[4]), "%dpx" % cue[5], "%dpx" % cue[6]]
-        check(tile[:3] == expected and cue[2].split("?")[0] in tile[3],
-              "scrubbing at %.0f %% (%.2f s) shows the tile at xywh=%d,%d,%d,%d (%s)" % (100 * fraction, time_at, *cue[3:], tile[:3]))
+        check_scrub(driver, card, cues, fraction, limit=60)
     ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, ".pl-header")).perform()
     wait_for("leaving to return to the poster", lambda: card.get_attribute("data-state") == "poster", limit=10)
     check(card.find_elements(By.CSS_SELECTOR, "video") == [], "leaving the card returns to the poster")
@@ -504,6 +524,62 @@ def check_hundred(binary, downloads, work):
     print("     %d posters loaded in view" % loaded)
 
 
+def check_export_from_file(binary, root, downloads, work):
+    """`batch export-page` opened from file:// in a browser of its own: every poster loads, scrubbing over
+    a card shows the tiles its thumbnails.vtt places (read from the folder, the oracle), a sheet they
+    name loads, and the console has no error (a page from file:// may not fetch)."""
+    clips = os.path.join(work, "export-clips.txt")
+    with open(clips, "w") as file:
+        file.write(root + "/motion.mp4\n" + root + "/landscape.mp4\n")
+    recipe = os.path.join(work, "export-recipe.json")
+    with open(recipe, "w") as file:
+        json.dump({"poster": {}, "sprites": {"every": 1}, "hover": {"length": 2}}, file)
+    out = os.path.join(work, "export")
+    run([binary, "batch", clips, "--out", out, "--recipe", recipe, "--quiet"])
+    run([binary, "batch", "export-page", out])
+    driver = browser(downloads + "-export")
+    driver.get("file://" + urllib.request.pathname2url(out + "/index.html"))
+    posters = wait_posters(driver)
+    check(posters == 2, "from file://: every poster of the export loads (%d of 2)" % posters)
+    card = card_named(driver, "motion")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", card)
+    storyboard = card.get_attribute("data-storyboard") or ""
+    with open(os.path.join(out, urllib.request.url2pathname(storyboard)), encoding="utf-8") as file:
+        cues = storyboard_cues(file.read())
+    check(len(cues) > 1, "the export's %s has %d cues" % (storyboard, len(cues)))
+    ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, ".pl-header")).perform()
+    positions = [check_scrub(driver, card, cues, fraction, limit=10, where=" from file://") for fraction in (0.25, 0.8)]
+    check(None not in positions and positions[0] != positions[1],
+          "from file://: scrubbing across the card changes the tile shown (%s)" % positions)
+    picture = driver.execute_async_script("""
+        const [card, done] = arguments;
+        const url = /url\\("(.*)"\\)/.exec(card.querySelector('.pl-scrub').style.backgroundImage);
+        if (!url) { done(null); return; }
+        const image = new Image();
+        image.onload = () => done([image.naturalWidth, image.naturalHeight]);
+        image.onerror = () => done(null);
+        image.src = url[1];""", card)
+    check(bool(picture) and picture[0] > 0, "from file://: the sheet the tile names loads (%s)" % picture)
+    ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, ".pl-header")).perform()
+    errors = console_errors(driver)
+    check(errors == [], "from file://: the console has no errors (%s)" % errors)
+    # A poster gone from the folder: the card is unavailable at once, and the page fetches nothing (its
+    # one console error is the picture's own failed load).
+    poster = card_named(driver, "landscape").find_element(By.CSS_SELECTOR, ".pl-poster").get_attribute("src")
+    missing = out + "-missing"        # a copy, so that no cache has its pictures
+    shutil.copytree(out, missing)
+    os.remove(os.path.join(missing, os.path.relpath(urllib.request.url2pathname(urllib.parse.urlparse(poster).path), out)))
+    driver.get("file://" + urllib.request.pathname2url(missing + "/index.html"))
+    try:
+        status = wait_for("the card without a poster to be marked", lambda: driver.execute_script(
+            "const c = document.querySelector('.pl-card[data-name=\"landscape\"]'); return c && c.dataset.unavailable"), limit=10)
+    except TimeoutError:
+        status = None
+    errors = [entry["message"] for entry in console_errors(driver)]
+    check(status == "0" and len(errors) == 1 and "poster.jpg" in errors[0],
+          "from file://: a missing poster marks its card unavailable (%s) with no fetch (%s)" % (status, errors))
+
+
 def screenshot(driver, base, path, work):
     driver.get(base + "/")
     wait_posters(driver)
@@ -558,6 +634,7 @@ def main():
             screenshot(driver, base, arguments.screenshot, work)
             print("     wrote " + arguments.screenshot)
         check_hundred(binary, downloads, work)
+        check_export_from_file(binary, root, downloads, work)
     except Exception as error:        # a timeout or a missing element is a failure, reported as one line
         check(False, "%s: %s" % (type(error).__name__, str(error).splitlines()[0] if str(error) else ""))
     finally:
@@ -572,7 +649,7 @@ def main():
                 pass
         if not arguments.keep:
             shutil.rmtree(work, ignore_errors=True)
-            for suffix in ("-profile", "-hundred", "-hundred-profile"):
+            for suffix in ("-profile", "-hundred", "-hundred-profile", "-export", "-export-profile"):
                 shutil.rmtree(downloads + suffix, ignore_errors=True)
     print("feed-check: %s" % ("%d failed: %s" % (len(failures), "; ".join(failures)) if failures else "all passed"))
     return 1 if failures else 0

@@ -5,7 +5,10 @@ import PreviewLoop
 /// `preview-loop batch export-page OUT`: the feed page over a batch output folder, as static files
 /// (`OUT/index.html`, `OUT/feed.css`, `OUT/feed.js`) whose URLs are relative to the folder: each clip
 /// that batch completed is a card with its `poster.jpg`, its `hover.mp4` as the preview and its
-/// `thumbnails.vtt` sprites for scrubbing. Any static host (or the file system) serves it.
+/// `thumbnails.vtt` sprites for scrubbing. Any static host serves it, and it works opened from the file
+/// system: the page carries each `thumbnails.vtt` in itself (``FeedPage/Card/storyboardTrack``), since
+/// a page from `file://` may not fetch, and everything else it shows is an `<img>`, a `<video>` or a
+/// CSS background, which such a page may load.
 ///
 /// Only its own files are replaced: an `index.html`, `feed.css` or `feed.js` already there that this
 /// command did not write is left as it is and the export fails naming it.
@@ -53,7 +56,7 @@ struct FeedExport {
                 latest[record.id] = record
             }
         }
-        let cards = latest.values.filter { $0.status == .ok }.sorted { $0.id < $1.id }.compactMap(card)
+        let cards = latest.values.filter { $0.status == .ok }.sorted { $0.id < $1.id }.compactMap { card($0, directory: directory) }
         guard !cards.isEmpty else {
             throw PreviewLoopError(.inputNotFound, "\(directory): no completed clip with a poster in its results")
         }
@@ -63,8 +66,13 @@ struct FeedExport {
         return page
     }
 
-    /// A clip's card: its poster, its hover MP4 (when the recipe made one) and its sprites' track.
-    static func card(_ record: BatchRecord) -> FeedPage.Card? {
+    /// The most bytes of a storyboard track the page carries: ample for any track batch writes (100
+    /// cues by default, about 7 KB; 4 hours at one tile a second, about 1 MB).
+    static let maxTrackBytes = 2 << 20
+
+    /// A clip's card: its poster, its hover MP4 (when the recipe made one) and its sprites' track, whose
+    /// text the page carries.
+    static func card(_ record: BatchRecord, directory: String) -> FeedPage.Card? {
         func output(_ kind: String, suffix: String? = nil) -> BatchRecord.Output? {
             record.outputs.first { $0.kind == kind && (suffix.map($0.path.hasSuffix) ?? true) }
         }
@@ -73,6 +81,30 @@ struct FeedExport {
             title: record.id, name: record.id, posters: [FeedPage.urlPath(poster.path)],
             video: output("hover", suffix: ".mp4").map { FeedPage.urlPath($0.path) },
             storyboard: output("webvtt").map { FeedPage.urlPath($0.path) },
+            storyboardTrack: output("webvtt").flatMap { track($0.path, in: directory) },
             color: poster.dominantColor)
+    }
+
+    /// The text of the WebVTT file at `path` (relative to `directory`) for the page to carry; `nil`, with
+    /// a warning, for one that cannot be had: not under the folder (an absolute path, or `.` or `..` in
+    /// it), unreadable, over ``maxTrackBytes`` or not WebVTT. The card keeps the track's URL, which a
+    /// page on a host fetches.
+    static func track(_ path: String, in directory: String) -> String? {
+        func skipped(_ why: String) -> String? {
+            Console.writeWarning(Format.oneLine(why) + "; the page does not carry that storyboard (scrubbing it works on a host, not from file://)")
+            return nil
+        }
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !path.hasPrefix("/"), !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            return skipped("\(path): not a path inside \(directory)")
+        }
+        let text: String
+        do {
+            text = String(decoding: try BatchFiles.readFile(directory + "/" + path, limit: maxTrackBytes), as: UTF8.self)
+        } catch {
+            return skipped(error.message)
+        }
+        guard text.hasPrefix("WEBVTT") else { return skipped("\(directory)/\(path): not a WebVTT file") }
+        return text
     }
 }

@@ -19,6 +19,10 @@ package struct FeedPage: Sendable, Equatable {
         package var video: String?
         /// A WebVTT storyboard track (`#xywh=` cues) for scrubbing.
         package var storyboard: String?
+        /// The storyboard track's text, carried in the page so that scrubbing needs no fetch (a static
+        /// export: a page opened from `file://` may not fetch); `nil` to fetch ``storyboard``. Its tiles'
+        /// URLs stay relative to ``storyboard``.
+        package var storyboardTrack: String?
         /// `probe.json`, for a capture's full size.
         package var probe: String?
         /// `thumbnail.jpg` without `time`: a tap on the capture button adds `time` and `accuracy`.
@@ -33,13 +37,14 @@ package struct FeedPage: Sendable, Equatable {
         package var previewLength: Double?
 
         package init(title: String, name: String, posters: [String], video: String? = nil, storyboard: String? = nil,
-                     probe: String? = nil, still: String? = nil, record: String? = nil, placeholder: String? = nil,
-                     color: String? = nil, previewLength: Double? = nil) {
+                     storyboardTrack: String? = nil, probe: String? = nil, still: String? = nil, record: String? = nil,
+                     placeholder: String? = nil, color: String? = nil, previewLength: Double? = nil) {
             self.title = title
             self.name = name
             self.posters = posters
             self.video = video
             self.storyboard = storyboard
+            self.storyboardTrack = storyboardTrack
             self.probe = probe
             self.still = still
             self.record = record
@@ -130,6 +135,13 @@ package struct FeedPage: Sendable, Equatable {
         for card in cards { page += item(card, size: size) }
         page += "</ul>\n</main>\n"
         page += "<noscript><p class=\"pl-header\">Each poster links to its preview.</p></noscript>\n"
+        var tracks: [String: JSONValue] = [:]
+        for card in cards {
+            if let url = card.storyboard, let track = card.storyboardTrack { tracks[url] = .string(track) }
+        }
+        if !tracks.isEmpty {
+            page += "<script type=\"application/json\" id=\"\(Self.storyboardsID)\">\(Self.scriptData(.object(tracks)))</script>\n"
+        }
         switch assets {
         case .inline: page += "<script>\n\(Self.script)</script>\n"
         case .files: page += "<script src=\"feed.js\"></script>\n"
@@ -210,6 +222,32 @@ package struct FeedPage: Sendable, Equatable {
                 } else {
                     result.unicodeScalars.append(scalar)
                 }
+            }
+        }
+        return result
+    }
+
+    /// The `id` of the `<script type="application/json">` element carrying the cards' storyboard tracks:
+    /// an object from each card's `data-storyboard` URL to its track's text.
+    package static let storyboardsID = "pl-storyboards"
+
+    /// `value` as JSON text for inside a `<script>` element: `<`, `>` and `&` written as `\u003c`,
+    /// `\u003e` and `\u0026`, U+2028 and U+2029 as `\u2028` and `\u2029`. No text in it (a file name,
+    /// a cue) can then close the element (`</script>`), open a comment (`<!--`) or be read as markup,
+    /// and `JSON.parse` of the element's text gives back `value`. (Those characters occur in JSON text
+    /// only inside strings, where the escape means the same character.)
+    package static func scriptData(_ value: JSONValue) -> String {
+        let json = value.text(.compact)
+        var result = ""
+        result.reserveCapacity(json.utf8.count)
+        for scalar in json.unicodeScalars {
+            switch scalar {
+            case "<": result += "\\u003c"
+            case ">": result += "\\u003e"
+            case "&": result += "\\u0026"
+            case "\u{2028}": result += "\\u2028"
+            case "\u{2029}": result += "\\u2029"
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

@@ -24,6 +24,8 @@ struct FeedTests {
         var body: [String: String]
         var cards: [Card]
         var scripts: Int
+        /// The text of each `<script type="application/json">` element.
+        var data: [String]
     }
 
     static let parser = """
@@ -31,12 +33,13 @@ struct FeedTests {
     class Reader(html.parser.HTMLParser):
         def __init__(self):
             super().__init__(convert_charrefs=True)
-            self.body, self.cards, self.scripts, self.caption = {}, [], 0, None
+            self.body, self.cards, self.scripts, self.caption, self.data, self.inData = {}, [], 0, None, [], None
         def handle_starttag(self, tag, attrs):
             a = {k: (v if v is not None else "") for k, v in attrs}
             classes = a.get("class", "").split()
             if tag == "body": self.body = a
             if tag == "script": self.scripts += 1
+            if tag == "script" and a.get("type") == "application/json": self.inData = ""
             if "pl-card" in classes: self.cards.append({"attributes": a, "poster": {}, "link": None, "caption": "", "buttons": []})
             if tag == "img" and self.cards: self.cards[-1]["poster"] = a
             if tag == "a" and self.cards and "pl-poster-link" in classes: self.cards[-1]["link"] = a.get("href")
@@ -44,13 +47,17 @@ struct FeedTests {
             if "pl-title" in classes: self.caption = ""
         def handle_data(self, data):
             if self.caption is not None: self.caption += data
+            if self.inData is not None: self.inData += data
         def handle_endtag(self, tag):
+            if tag == "script" and self.inData is not None:
+                self.data.append(self.inData)
+                self.inData = None
             if tag == "p" and self.caption is not None and self.cards:
                 self.cards[-1]["caption"] = self.caption
                 self.caption = None
     reader = Reader()
     reader.feed(sys.stdin.read())
-    print(json.dumps({"body": reader.body, "cards": reader.cards, "scripts": reader.scripts}))
+    print(json.dumps({"body": reader.body, "cards": reader.cards, "scripts": reader.scripts, "data": reader.data}))
     """
 
     static func parse(_ page: String) throws -> ParsedPage {
@@ -237,6 +244,13 @@ struct FeedTests {
         #expect(try String(contentsOfFile: out + "/feed.js", encoding: .utf8) == FeedPage.script)
         #expect(try String(contentsOfFile: out + "/feed.css", encoding: .utf8) == FeedPage.styleSheet)
         #expect(html.contains("<script src=\"feed.js\"></script>") && html.contains("href=\"feed.css\""))
+        // The page carries each card's storyboard track, the file's text, so that no fetch is needed.
+        #expect(page.scripts == 2 && page.data.count == 1)
+        let carried = try JSONDecoder().decode([String: String].self, from: Data((page.data.first ?? "").utf8))
+        for card in page.cards {
+            let storyboard = try #require(card.attributes["data-storyboard"])
+            #expect(carried[storyboard] == (try String(contentsOfFile: out + "/" + storyboard, encoding: .utf8)), "\(storyboard)")
+        }
         // Again: its own files are replaced. A user's index.html is never touched.
         #expect(try Child.cli(["batch", "export-page", out]).status == 0)
         try Data("<p>mine</p>\n".utf8).write(to: URL(fileURLWithPath: out + "/index.html"))
@@ -250,5 +264,35 @@ struct FeedTests {
         defer { try? FileManager.default.removeItem(atPath: empty) }
         let nothing = try Child.cli(["batch", "export-page", empty])
         #expect(nothing.status == 1 && nothing.stderr.hasPrefix("Error: "), "\(nothing.stderr)")
+    }
+
+    @Test("The export carries a storyboard track as JSON that markup in it cannot break out of; an unusable track is left out with a warning")
+    func carriedStoryboards() throws {
+        let folder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let recipe = folder + "/recipe.json"
+        try Data(#"{"poster": {}, "sprites": {"every": 1}}"#.utf8).write(to: URL(fileURLWithPath: recipe))
+        try Data("\(TestPaths.fixture("landscape.mp4"))\n\(TestPaths.fixture("card.mp4"))\n".utf8)
+            .write(to: URL(fileURLWithPath: folder + "/clips.txt"))
+        let out = folder + "/out"
+        let batch = try Child.cli(["batch", folder + "/clips.txt", "--out", out, "--recipe", recipe, "--quiet"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        // A track whose cue would end the script element, open a comment and start a script of its own.
+        let hostile = "WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n</script><script>alert(1)</script><!--<script>x & y\u{2028}\"\\é"
+            + "#xywh=0,0,160,90\n"
+        let tracks = try FileManager.default.subpathsOfDirectory(atPath: out).filter { $0.hasSuffix("thumbnails.vtt") }.sorted()
+        #expect(tracks.count == 2, "\(tracks)")
+        try Data(hostile.utf8).write(to: URL(fileURLWithPath: out + "/" + tracks[0]))
+        try Data("not a track\n".utf8).write(to: URL(fileURLWithPath: out + "/" + tracks[1]))
+        let export = try Child.cli(["batch", "export-page", out])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stderr == "Warning: \(out)/\(tracks[1]): not a WebVTT file; the page does not carry that storyboard "
+            + "(scrubbing it works on a host, not from file://)\n", "\(export.stderr)")
+        let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        let page = try Self.parse(html)
+        #expect(page.scripts == 2, "the data and feed.js, no script from the track")
+        let carried = try JSONDecoder().decode([String: String].self, from: Data((page.data.first ?? "").utf8))
+        #expect(carried == [tracks[0]: hostile], "the hostile track reads back whole; the other is not carried")
+        #expect(page.cards.allSatisfy { $0.attributes["data-storyboard"] != nil }, "both keep their track's URL")
     }
 }

@@ -156,5 +156,32 @@ struct FeedPageTests {
         let files = page.html()
         #expect(files.contains("<link rel=\"stylesheet\" href=\"feed.css\">") && files.contains("<script src=\"feed.js\"></script>"))
         #expect(!files.contains("<style>"))
+        #expect(!files.contains(FeedPage.storyboardsID), "no track carried, no data element")
+    }
+
+    @Test("Carried storyboard tracks are JSON in a script element that no name or cue can end or comment out")
+    func carriedTracks() throws {
+        let hostile = "</script><script>alert(1)</script><!--<script>--> & \u{2028}\u{2029} \"q\" \\ é \u{1}"
+        let track = "WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n" + hostile + "#xywh=0,0,160,90\n"
+        var page = FeedPage(title: hostile, cards: [
+            FeedPage.Card(title: hostile, name: hostile, posters: ["a/poster.jpg"], video: "a/hover.mp4",
+                          storyboard: "a/</SCRIPT ><!--.vtt", storyboardTrack: track),
+            FeedPage.Card(title: "B", name: "b", posters: ["b/poster.jpg"], storyboard: "b/thumbnails.vtt"),
+        ])
+        page.assets = .files
+        let html = page.html()
+        let open = "<script type=\"application/json\" id=\"\(FeedPage.storyboardsID)\">"
+        let start = try #require(html.range(of: open)).upperBound
+        let end = try #require(html[start...].range(of: "</script>")).lowerBound
+        let data = String(html[start..<end])
+        // No `<` at all: nothing in it can end the element, in any case, or start a comment or a tag.
+        #expect(!data.contains("<") && !data.contains(">") && !data.contains("&"), "\(data)")
+        #expect(!data.unicodeScalars.contains("\u{2028}") && !data.unicodeScalars.contains("\u{2029}"))
+        let decoded = try JSONDecoder().decode([String: String].self, from: Data(data.utf8))
+        #expect(decoded == ["a/</SCRIPT ><!--.vtt": track], "the carried track reads back whole; a card without one is not there")
+        // The rest of the page: the data element, then feed.js, the only two script elements.
+        #expect(html.components(separatedBy: "<script").count == 3)
+        #expect(html[end...].hasPrefix("</script>\n<script src=\"feed.js\"></script>"))
+        #expect(FeedPage.scriptData(.string("</script><!--&\u{2028}")) == #""\u003c/script\u003e\u003c!--\u0026\u2028""#)
     }
 }

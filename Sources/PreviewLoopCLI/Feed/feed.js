@@ -113,14 +113,30 @@
     startVideo(card);
   }
 
+  // Storyboard tracks the page carries (a static export): an object from a card's data-storyboard to
+  // the track's text, read instead of fetching it, which a page opened from file:// may not do.
+  const carriedTracks = (function () {
+    const element = document.getElementById("pl-storyboards");
+    if (!element) return {};
+    try {
+      const value = JSON.parse(element.textContent);
+      return value && typeof value === "object" ? value : {};
+    } catch (error) {
+      return {};
+    }
+  })();
+
   // Storyboard: WebVTT cues `start --> end` then `picture#xywh=x,y,w,h`, picture relative to the track.
   function loadStoryboard(card) {
     if (card.plStoryboard || !card.dataset.storyboard) return card.plStoryboard;
     const address = new URL(card.dataset.storyboard, document.baseURI);
-    card.plStoryboard = fetch(address).then(function (response) {
+    const carried = Object.prototype.hasOwnProperty.call(carriedTracks, card.dataset.storyboard)
+      ? carriedTracks[card.dataset.storyboard] : null;
+    const track = typeof carried === "string" ? Promise.resolve(carried) : fetch(address).then(function (response) {
       if (!response.ok) throw new Error("storyboard " + response.status);
       return response.text();
-    }).then(function (text) {
+    });
+    card.plStoryboard = track.then(function (text) {
       const cues = [];
       const lines = text.split(/\r?\n/);
       for (let i = 0; i < lines.length; i++) {
@@ -228,14 +244,16 @@
   // 504), no answer, or ready by now (200): the picture is asked for again after 1 s, then 2 s. Anything
   // else (415, not a video; 422, corrupt; 404) or a third failure marks the card unavailable
   // (data-unavailable holds the status): no play button, no hover preview, no scrubbing, and
-  // "Preview unavailable" in place of the picture.
+  // "Preview unavailable" in place of the picture. A page opened from file:// has no server to ask (and
+  // may not fetch): its missing poster marks the card unavailable at once, with status 0.
   function posterFailed(card, poster) {
     const attempts = card.plPosterAttempts = (card.plPosterAttempts || 0) + 1;
     const address = poster.currentSrc || poster.src;
-    fetch(address, { method: "HEAD", cache: "no-store" })
-      .then(function (response) { return response.status; }, function () { return 0; })
+    const isFile = location.protocol === "file:";
+    (isFile ? Promise.resolve(0) : fetch(address, { method: "HEAD", cache: "no-store" })
+      .then(function (response) { return response.status; }, function () { return 0; }))
       .then(function (status) {
-        if ([0, 200, 503, 504].indexOf(status) >= 0 && attempts < 3) {
+        if ([0, 200, 503, 504].indexOf(status) >= 0 && attempts < 3 && !isFile) {
           setTimeout(function () { poster.removeAttribute("srcset"); poster.src = address; }, 1000 * attempts);
           return;
         }
