@@ -91,6 +91,10 @@ struct FeedPageTests {
                 return problem?.status == 400 && problem?.parameter == parameter
             }
         }
+        // A time, as every time parameter reads it: no exponent, and the message says what a time is.
+        #expect { _ = try defaults.applying(query: [("preview_length", "1e3")]) } throws: { error in
+            (error as? PreviewRequestError)?.detail.contains("seconds (1.5), mm:ss or hh:mm:ss.ms") == true
+        }
         #expect { _ = try defaults.applying(query: [("aspect", "1"), ("aspect", "2")]) } throws: { error in
             (error as? PreviewRequestError)?.detail == "The parameter is given twice."
         }
