@@ -65,9 +65,8 @@ struct BatchReport {
         let slowest = ok.sorted { $0.totalMs > $1.totalMs }.prefix(5)
         let notDone = summaries.values.map(\.notDone).reduce(0, +)
         let bytes = ok.map(\.outputBytes).reduce(0, +)
-        let matches = duplicateThreshold.map { threshold in
-            DuplicateFinder.matches(prints.sorted { $0.key < $1.key }.map(\.value), threshold: threshold)
-        }
+        let sortedPrints = prints.sorted { $0.key < $1.key }.map(\.value)
+        let matches = duplicateThreshold.map { threshold in DuplicateFinder.matches(sortedPrints, threshold: threshold) }
         if isJSON {
             let object = ReportJSON(files: files.count, clips: records.count, ok: ok.count, failed: failed.count,
                                     permanent: failed.filter { $0.permanence == .permanent }.count,
@@ -77,6 +76,8 @@ struct BatchReport {
                                     slowest: slowest.map { ReportJSON.Slow(id: $0.id, totalMs: $0.totalMs) },
                                     nearDuplicates: matches.map { matches in
                                         ReportJSON.NearDuplicates(threshold: duplicateThreshold ?? 0, hashed: prints.count,
+                                                                  flatByColor: DuplicateFinder.flatByColor(sortedPrints),
+                                                                  incomparable: DuplicateFinder.incomparable(sortedPrints),
                                                                   groups: DuplicateFinder.groups(matches),
                                                                   pairs: matches.map(ReportJSON.Pair.init))
                                     })
@@ -100,15 +101,19 @@ struct BatchReport {
                 .joined(separator: ", ") + "\n"
         }
         if let matches, let threshold = duplicateThreshold {
-            text += Self.duplicatesText(matches, threshold: threshold, hashed: prints.count)
+            text += Self.duplicatesText(matches, threshold: threshold, hashed: prints.count,
+                                        flatByColor: DuplicateFinder.flatByColor(sortedPrints),
+                                        incomparable: DuplicateFinder.incomparable(sortedPrints))
         }
         Console.writeOutput(text)
         return ExitStatus.success
     }
 
     /// `near-duplicates: 1 group (pHash, at most 8 bits of 64 apart; 5 clips with hashes)`, then a line a
-    /// group and a line a pair with its distances.
-    static func duplicatesText(_ matches: [DuplicateFinder.Match], threshold: Int, hashed: Int) -> String {
+    /// group and a line a pair with its distances; then the clips whose pictures are all flat (one
+    /// colour), compared by their posters' colours alone or not at all.
+    static func duplicatesText(_ matches: [DuplicateFinder.Match], threshold: Int, hashed: Int,
+                               flatByColor: [String] = [], incomparable: [String] = []) -> String {
         let groups = DuplicateFinder.groups(matches)
         var text = "near-duplicates: \(groups.count) group\(groups.count == 1 ? "" : "s") (pHash, at most \(threshold) bits of 64 "
             + "apart; \(hashed) clip\(hashed == 1 ? "" : "s") with hashes)\n"
@@ -117,9 +122,18 @@ struct BatchReport {
             for match in matches where group.contains(match.first) {
                 var distances: [String] = []
                 if let poster = match.posterDistance { distances.append("poster \(poster)") }
+                if let color = match.colorDistance { distances.append("flat posters, colours \(color) of 255 apart") }
                 if let tiles = match.tileDistance { distances.append("tiles \(tiles) (median of \(match.tiles))") }
                 text += "    \(match.first) ~ \(match.second): " + distances.joined(separator: ", ") + "\n"
             }
+        }
+        func list(_ ids: [String]) -> String { ids.prefix(10).joined(separator: ", ") + (ids.count > 10 ? ", …" : "") }
+        if !flatByColor.isEmpty {
+            text += "  flat pictures (one colour; their hashes are alike), compared by the poster's colour alone "
+                + "(at most \(DuplicateFinder.maxColorDistance) of 255 apart): \(flatByColor.count) (\(list(flatByColor)))\n"
+        }
+        if !incomparable.isEmpty {
+            text += "  flat pictures without a poster colour, which cannot be compared: \(incomparable.count) (\(list(incomparable)))\n"
         }
         return text
     }
@@ -144,21 +158,28 @@ private struct ReportJSON: Encodable {
         var threshold: Int
         /// Clips whose records carry a hash.
         var hashed: Int
+        /// Clips whose pictures are all flat, compared by their posters' dominant colours alone.
+        var flatByColor: [String]
+        /// Clips whose pictures are all flat with no poster colour: never compared.
+        var incomparable: [String]
         var groups: [[String]]
         var pairs: [Pair]
+        enum CodingKeys: String, CodingKey { case threshold, hashed, incomparable, groups, pairs, flatByColor = "flat_by_color" }
     }
     struct Pair: Encodable {
         var ids: [String]
         var posterDistance: Int?
+        var colorDistance: Int?
         var tileDistance: Int?
         var tiles: Int
         init(_ match: DuplicateFinder.Match) {
             ids = [match.first, match.second]
             posterDistance = match.posterDistance
+            colorDistance = match.colorDistance
             tileDistance = match.tileDistance
             tiles = match.tiles
         }
-        enum CodingKeys: String, CodingKey { case ids, tiles, posterDistance = "poster_distance", tileDistance = "tile_distance" }
+        enum CodingKeys: String, CodingKey { case ids, tiles, posterDistance = "poster_distance", colorDistance = "color_distance", tileDistance = "tile_distance" }
     }
     enum CodingKeys: String, CodingKey {
         case files, clips, ok, failed, permanent, transient, duplicates, torn, slowest

@@ -204,7 +204,8 @@ package struct FeedPage: Sendable, Equatable {
     }
 
     /// `text` for HTML text or a quoted attribute: `&`, `<`, `>`, `"` and `'` as references; a control
-    /// character or a file name's undecodable byte (``FilePathBytes``' escape) as U+FFFD.
+    /// character, a bidirectional control (``isBidiControl(_:)``, which could show `clip\u{202E}4pm.exe`
+    /// as `clipexe.mp4`) or a file name's undecodable byte (``FilePathBytes``' escape) as U+FFFD.
     package static func escaped(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
@@ -217,7 +218,8 @@ package struct FeedPage: Sendable, Equatable {
             case "'": result += "&#39;"
             case "\t", "\n": result.unicodeScalars.append(" ")
             default:
-                if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || (0xF780...0xF7FF).contains(scalar.value) {
+                if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || (0xF780...0xF7FF).contains(scalar.value)
+                    || isBidiControl(scalar) {
                     result.unicodeScalars.append("\u{FFFD}")
                 } else {
                     result.unicodeScalars.append(scalar)
@@ -251,6 +253,36 @@ package struct FeedPage: Sendable, Equatable {
             }
         }
         return result
+    }
+
+    /// Whether `scalar` changes the direction text is shown in: the embeddings and overrides U+202A–U+202E,
+    /// the isolates U+2066–U+2069, the marks U+200E, U+200F and U+061C.
+    package static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+            || scalar.value == 0x200E || scalar.value == 0x200F || scalar.value == 0x061C
+    }
+
+    /// The longest request path `serve` reads, in bytes as sent (percent-encoded): a longer one is no source.
+    package static let maxRequestPathBytes = 4096
+
+    /// Why no `serve` URL can name the file at `relative` (a `/`-separated path under the root), or `nil`
+    /// when every route of it can be asked for: a control character (a newline, a tab, a NUL) or a
+    /// backslash in it (a request path may hold neither), or a path so long that its URL passes
+    /// ``maxRequestPathBytes`` once percent-encoded.
+    package static func unservableReason(_ relative: String) -> String? {
+        if let control = relative.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            return "the path holds a control character (U+\(String(repeating: "0", count: 4 - code.count) + code)), "
+                + "which no serve URL can name"
+        }
+        if relative.contains("\\") { return "the path holds a backslash, which no serve URL can name" }
+        let longestRoute = PreviewRequests.routeNames.map(\.utf8.count).max() ?? 0
+        let bytes = 1 + urlPath(relative).utf8.count + 1 + longestRoute
+        if bytes > maxRequestPathBytes {
+            return "the path is \(bytes) bytes long in a URL (percent-encoded, with its route); a serve URL's path is at most "
+                + "\(maxRequestPathBytes)"
+        }
+        return nil
     }
 
     /// A relative file path as a URL path: each byte of the name (``FilePathBytes/encode(_:)``) but

@@ -103,9 +103,10 @@ package struct FeedManifest: Equatable, Sendable {
 
     /// Parses a manifest's text.
     ///
-    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line: not an object with a string
-    ///   `path`, an unknown key, a path that is absolute or leaves the root, a title too long, a
-    ///   `preview_length` out of range; more than ``FeedPage/maxCards`` entries.
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line: not a JSON object, no `path`,
+    ///   a key of the wrong type or unknown, a path that is absolute, leaves the root or no URL can name
+    ///   (``FeedPage/unservableReason(_:)``), a title too long, a `preview_length` out of range; more than
+    ///   ``FeedPage/maxCards`` entries.
     package static func parse(_ text: String, name: String) throws(PreviewLoopError) -> FeedManifest {
         var entries: [Entry] = []
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
@@ -122,19 +123,22 @@ package struct FeedManifest: Equatable, Sendable {
                 do {
                     let decoded = try JSONDecoder().decode(Line.self, from: Data(trimmed.utf8))
                     entry = Entry(path: decoded.path, title: decoded.title, previewLength: decoded.previewLength)
-                } catch let error as Line.KeyError {
+                } catch let error as Line.Problem {
                     throw fail(error.message)
+                } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+                    throw fail("not a JSON object; a line is {\"path\": …, \"title\": …, \"preview_length\": …}")
                 } catch {
-                    throw fail("not a JSON object with a string \"path\"")
+                    throw fail("not a JSON object (invalid JSON)")
                 }
             } else {
                 entry = Entry(path: line)
             }
             let components = entry.path.split(separator: "/", omittingEmptySubsequences: false)
-            guard !entry.path.isEmpty, !entry.path.hasPrefix("/"), entry.path.utf8.count <= 4096,
+            guard !entry.path.isEmpty, !entry.path.hasPrefix("/"),
                   components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
                 throw fail("the path must be relative to --root, without empty, . or .. components")
             }
+            if let reason = FeedPage.unservableReason(entry.path) { throw fail(reason) }
             if let title = entry.title, title.count > maxTitleLength {
                 throw fail("the title is \(title.count) characters long; at most \(maxTitleLength)")
             }
@@ -156,13 +160,14 @@ package struct FeedManifest: Equatable, Sendable {
         return String(text[first...last])
     }
 
-    /// One JSON line; unknown keys are refused.
+    /// One JSON line; unknown keys are refused, and every problem of the line is reported at once.
     private struct Line: Decodable {
         var path: String
         var title: String?
         var previewLength: Double?
 
-        struct KeyError: Error { var message: String }
+        /// What is wrong with the line, on one line.
+        struct Problem: Error { var message: String }
         struct AnyKey: CodingKey {
             var stringValue: String
             var intValue: Int? { nil }
@@ -173,12 +178,31 @@ package struct FeedManifest: Equatable, Sendable {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: AnyKey.self)
             for key in container.allKeys where !["path", "title", "preview_length"].contains(key.stringValue) {
-                throw KeyError(message: "unknown key \"\(Format.oneLine(String(key.stringValue.prefix(40))))\"; "
-                                   + "a line takes path, title and preview_length")
+                throw Problem(message: "unknown key \"\(Format.oneLine(String(key.stringValue.prefix(40))))\"; "
+                                  + "a line takes path, title and preview_length")
             }
-            path = try container.decode(String.self, forKey: AnyKey(stringValue: "path"))
-            title = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "title"))
-            previewLength = try container.decodeIfPresent(Double.self, forKey: AnyKey(stringValue: "preview_length"))
+            var problems: [String] = []
+            let pathKey = AnyKey(stringValue: "path")
+            var path: String?
+            if !container.contains(pathKey) || (try? container.decodeNil(forKey: pathKey)) == true {
+                problems.append("no \"path\" (the clip's path under --root)")
+            } else if let text = try? container.decode(String.self, forKey: pathKey) {
+                path = text
+            } else {
+                problems.append("\"path\" must be a string")
+            }
+            do {
+                title = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "title"))
+            } catch {
+                problems.append("\"title\" must be a string")
+            }
+            do {
+                previewLength = try container.decodeIfPresent(Double.self, forKey: AnyKey(stringValue: "preview_length"))
+            } catch {
+                problems.append("\"preview_length\" must be a number of seconds")
+            }
+            guard let path, problems.isEmpty else { throw Problem(message: problems.joined(separator: "; ")) }
+            self.path = path
         }
     }
 }

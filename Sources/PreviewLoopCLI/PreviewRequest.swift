@@ -517,6 +517,15 @@ package enum PreviewRequests {
             throw PreviewRequestError(status: 400, parameter: width == nil ? "height" : "width",
                                       detail: "A card takes width and height together, or aspect.")
         }
+        if route.subcommand == "sprites" {
+            // A storyboard has as many rows as its thumbnails need (counted once the clip is open): its
+            // grid is the columns by one row here, and its sides are checked against what was sent.
+            let sentColumns = query.first { $0.name == "columns" }.flatMap { Int($0.value) }
+            let columns = sentColumns ?? SpritesOptions.grid.defaultValue.width
+            if sentColumns == nil { arguments.append("--grid=\(columns)x1") }
+            try checkStoryboardSides(columns: columns, columnsSent: sentColumns != nil, width: width.flatMap { Int($0) },
+                                     height: height.flatMap { Int($0) })
+        }
         switch (width, height) {
         case let (width?, height?): arguments.append("--size=\(width)x\(height)")
         case let (width?, nil): arguments.append("--size=\(width)x-1")
@@ -612,6 +621,22 @@ package enum PreviewRequests {
         return PreviewJob(route: name, contentType: format.mediaType,
                           canonicalQuery: sorted.map { "\($0)=\($1)" }.joined(separator: "&"),
                           heldBytes: estimate, command: command, pictureQuery: picture, query: query)
+    }
+
+    /// Refuses a storyboard whose tiles cannot fit the picture's sides, naming the parameter sent:
+    /// `width` (times the columns) or `height` past the JPEG and WebP limit.
+    private static func checkStoryboardSides(columns: Int, columnsSent: Bool, width: Int?, height: Int?) throws(PreviewRequestError) {
+        let most = ImageFileFormat.maxWebPSide
+        if let width, columns * width > most {
+            let shown = "\(columns) column\(columns == 1 ? "" : "s")" + (columnsSent ? "" : " (the default)")
+            throw PreviewRequestError(status: 413, parameter: "width",
+                                      detail: "Tiles \(width) pixels wide in \(shown) make the storyboard \(columns * width) pixels wide; "
+                                          + "it is at most \(most): ask for a smaller width or fewer columns.")
+        }
+        if let height, height > most {
+            throw PreviewRequestError(status: 413, parameter: "height",
+                                      detail: "Tiles \(height) pixels high make the storyboard at least that high; it is at most \(most).")
+        }
     }
 
     /// A `width` or `height`: a whole number of pixels in the sizes' range.

@@ -123,11 +123,15 @@ extension SpritesOptions {
     func validate() throws(UsageError) {
         if let size = size.exactSize, columns * size.width > ImageFileFormat.maxWebPSide || rows * size.height > ImageFileFormat.maxWebPSide {
             throw UsageError(.conflictingOptions("grid", "size"), subcommand: Self.subcommand,
-                             "A sheet of \(columns)x\(rows) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
+                             "A sheet of \(gridShown) tiles of \(size) would be \(columns * size.width)x\(rows * size.height) "
                                  + "pixels; JPEG and WebP sheets are at most \(ImageFileFormat.maxWebPSide) a side: use a smaller --grid or --size.")
         }
         try ScannedArguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first, for: Self.subcommand)
     }
+
+    /// `10x10`, and when `--grid` was not given, `10x10 (the default --grid)`: a message names only
+    /// what was sent as sent.
+    private var gridShown: String { "\(columns)x\(rows)" + ($gridOption.isGiven ? "" : " (the default --grid)") }
 
     /// The extensions of files the output must not look like: images, videos, WebVTT.
     static let fileExtensions: Set<String> = Set(ImageFileFormat.allCases.flatMap(\.fileExtensions)
@@ -137,7 +141,7 @@ extension SpritesOptions {
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
         let sheet = Size(width: columns * size.width, height: rows * size.height)
         if sheet.width > ImageFileFormat.maxWebPSide || sheet.height > ImageFileFormat.maxWebPSide {
-            return .init(option: "size", message: "A sheet of \(columns)x\(rows) tiles of \(size) would be \(sheet) pixels; "
+            return .init(option: "size", message: "A sheet of \(gridShown) tiles of \(size) would be \(sheet) pixels; "
                              + "JPEG and WebP sheets are at most \(ImageFileFormat.maxWebPSide) a side: use a smaller --grid or --size")
         }
         if let reason = WorkBudget.encoderRefusal(sheet, webp: format == .webp) {
@@ -268,12 +272,20 @@ struct SpritesCommand {
         }
         let wanted = ThumbnailTrack.thumbnailCount(duration: duration, every: every)
         let most = options.columns * Self.storyboardRows
+        let columns = "\(options.columns) column\(options.columns == 1 ? "" : "s")"
         guard wanted <= Double(most) else {
-            throw WorkLimitError(message: "A storyboard of \(Format.fixed(wanted, 0)) thumbnails in \(options.columns) column\(options.columns == 1 ? "" : "s") "
-                + "would need more than \(Self.storyboardRows) rows; at most \(most): ask for fewer (count, every) or more columns")
+            throw WorkLimitError(message: "A storyboard of \(Format.fixed(wanted, 0)) thumbnails in \(columns) would need "
+                + "\(Format.fixed((wanted / Double(options.columns)).rounded(.up), 0)) rows; it has at most \(Self.storyboardRows) rows, "
+                + "so at most \(most) thumbnails in \(columns): ask for fewer (count, every) or more columns")
         }
         var layout = options
         layout.rows = (Int(wanted) + options.columns - 1) / options.columns
+        let pictureSize = Size(width: layout.columns * size.width, height: layout.rows * size.height)
+        guard pictureSize.width <= ImageFileFormat.maxWebPSide, pictureSize.height <= ImageFileFormat.maxWebPSide else {
+            throw WorkLimitError(message: "A storyboard of \(layout.columns)x\(layout.rows) tiles of \(size) would be \(pictureSize) pixels; "
+                + "it is at most \(ImageFileFormat.maxWebPSide) a side: ask for smaller tiles (width, height), fewer thumbnails "
+                + "(count, every) or other columns")
+        }
         try WorkLimitError.check(layout.sizeRefusal(size))
         var picture: [UInt8] = []
         let track = try sampler.thumbnailTrack(

@@ -31,17 +31,19 @@ final class FeedListing: Sendable {
     }
 
     /// The entries to list for `root` (a real path): the manifest's, or the videos found under it in
-    /// path order, at most ``FeedPage/maxCards``.
+    /// path order that a URL can name (``FeedPage/unservableReason(_:)``), at most ``FeedPage/maxCards``.
     func entries(root: String) -> [FeedManifest.Entry] {
         if let manifest { return manifest.entries }
         let now = ContinuousClock.now
         if let known = scan.withLock({ $0 }), now - known.at < Self.rescanInterval { return known.entries }
         let prefix = root == "/" ? "/" : root + "/"
         let clips = (try? BatchFolder.scan(root).clips) ?? []
-        let entries = clips.prefix(FeedPage.maxCards).compactMap { clip -> FeedManifest.Entry? in
+        // A file no URL can name (a newline in its name, a path too long once encoded) gets no card.
+        let entries = Array(clips.lazy.compactMap { clip -> FeedManifest.Entry? in
             guard clip.input.hasPrefix(prefix) else { return nil }
-            return FeedManifest.Entry(path: String(clip.input.dropFirst(prefix.count)))
-        }
+            let relative = String(clip.input.dropFirst(prefix.count))
+            return FeedPage.unservableReason(relative) == nil ? FeedManifest.Entry(path: relative) : nil
+        }.prefix(FeedPage.maxCards))
         scan.withLock { $0 = (now, entries) }
         return entries
     }

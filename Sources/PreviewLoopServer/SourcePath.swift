@@ -59,7 +59,7 @@ enum SourcePath {
     /// `nil` when the path is malformed or could leave the root: an empty component (`//`, a leading
     /// `/` after the first), `.`, `..`, a backslash, or an escape that does not decode.
     static func split(_ rawPath: String) -> (source: [String], route: String)? {
-        guard rawPath.hasPrefix("/"), rawPath.utf8.count <= 4096 else { return nil }
+        guard rawPath.hasPrefix("/"), rawPath.utf8.count <= FeedPage.maxRequestPathBytes else { return nil }
         var components: [String] = []
         for raw in rawPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             guard let component = decode(String(decoding: raw, as: UTF8.self), asFileName: true), !component.isEmpty,

@@ -101,6 +101,80 @@ struct BatchDuplicatesTests {
         #expect(strict.status == 0)
     }
 
+    @Test("Solid clips of different colours are not duplicates; the same colour re-encoded is, by its colour")
+    func flatColours() throws {
+        let bench = BatchBench()
+        defer { try? FileManager.default.removeItem(atPath: bench.directory) }
+        // Every flat picture hashes to 8000000000000000: only the colour can tell them apart.
+        var clips: [(id: String, input: String)] = []
+        for (name, filter, size) in [("red", "color=red:s=320x240:r=25:d=3", "320:240"), ("blue", "color=blue:s=320x240:r=25:d=3", "320:240"),
+                                     ("red-small", "color=red:s=320x240:r=25:d=3", "160:120")] {
+            let path = bench.directory + "/\(name).mp4"
+            let made = try Child.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", filter, "-vf", "scale=\(size)", "-c:v", "libx264",
+                                                 "-pix_fmt", "yuv420p", path], killAfter: 120)
+            try #require(made.status == 0, "\(made.stderr)")
+            clips.append((name, path))
+        }
+        try bench.writeManifest(clips)
+        let recipe = bench.directory + "/recipe.json"
+        try #"{"poster": {}, "sprites": {"every": 1}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let run = try bench.batch(["--recipe", recipe])
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = try bench.records()
+        for (id, record) in records {
+            let poster = (record["outputs"] as? [[String: Any]])?.first { $0["kind"] as? String == "poster" }
+            #expect(poster?["phash"] as? String == "8000000000000000", "\(id): a flat picture's hash")
+        }
+
+        let report = try Child.run(TestPaths.cliBinary, ["batch", "report", bench.out, "--duplicates", "--json"])
+        #expect(report.status == 0, "\(report.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: report.stdout) as? [String: Any])
+        let near = try #require(object["near_duplicates"] as? [String: Any], "\(report.stdoutText)")
+        #expect(near["groups"] as? [[String]] == [["red", "red-small"]], "\(report.stdoutText)")
+        #expect(near["flat_by_color"] as? [String] == ["blue", "red", "red-small"], "\(report.stdoutText)")
+        #expect(near["incomparable"] as? [String] == [], "\(report.stdoutText)")
+        let pairs = near["pairs"] as? [[String: Any]] ?? []
+        #expect(pairs.count == 1 && pairs.first?["poster_distance"] == nil, "\(report.stdoutText)")
+        #expect((pairs.first?["color_distance"] as? Int).map { $0 <= DuplicateFinder.maxColorDistance } == true, "\(report.stdoutText)")
+
+        let text = try Child.run(TestPaths.cliBinary, ["batch", "report", bench.out, "--duplicates"])
+        #expect(text.stdoutText.contains("near-duplicates: 1 group "), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("\n  red, red-small\n") && !text.stdoutText.contains("\n  blue"), "\(text.stdoutText)")
+        #expect(text.stdoutText.contains("flat pictures") && text.stdoutText.contains("compared by the poster's colour alone"),
+                "\(text.stdoutText)")
+    }
+
+    @Test("Flat hashes: posters compared by colour, tiles flat in both clips left out, no colour means no comparison")
+    func flatRules() {
+        func print(_ id: String, poster: UInt64?, color: String? = nil, tiles: [UInt64] = []) -> DuplicateFinder.Fingerprint {
+            var record = BatchRecord(id: id, input: id, status: .ok, attempts: 1, outputs: [], clip: nil, timings: [:], shard: nil,
+                                     fingerprint: nil)
+            var posterEntry = BatchRecord.Output(kind: "poster", path: "p", bytes: 1)
+            posterEntry.phash = poster.map { PerceptualHash(bits: $0).description }
+            posterEntry.dominantColor = color
+            var sheet = BatchRecord.Output(kind: "sheet", path: "s", bytes: 1)
+            sheet.tilePhashes = tiles.map { PerceptualHash(bits: $0).description }
+            record.outputs = [posterEntry, sheet]
+            return DuplicateFinder.Fingerprint(record)!
+        }
+        let flat: UInt64 = 0x8000_0000_0000_0000
+        let red = print("red", poster: flat, color: "#ff0000", tiles: [flat, flat])
+        let blue = print("blue", poster: flat, color: "#0000ff", tiles: [flat, flat])
+        let darkRed = print("dark-red", poster: flat, color: "#f00a05", tiles: [flat, 0])
+        let black = print("black", poster: 0, tiles: [0, 0])                      // no colour: nothing to compare
+        let grey = print("grey", poster: flat, tiles: [flat, flat])
+        #expect(DuplicateFinder.isFlat(PerceptualHash(bits: flat)) && DuplicateFinder.isFlat(PerceptualHash(bits: 0)))
+        #expect(!DuplicateFinder.isFlat(PerceptualHash(bits: flat | 1)))
+        let matches = DuplicateFinder.matches([red, blue, darkRed, black, grey], threshold: 8)
+        #expect(matches.map { "\($0.first)~\($0.second)" } == ["red~dark-red"])
+        #expect(matches.first?.colorDistance == 15 && matches.first?.posterDistance == nil && matches.first?.tileDistance == nil)
+        #expect(DuplicateFinder.incomparable([red, blue, black, grey]) == ["black", "grey"])
+        #expect(DuplicateFinder.flatByColor([red, blue, black, grey]) == ["red", "blue"])
+        // A flat tile against one with structure is a real difference and counts.
+        let structured = print("structured", poster: flat, color: "#ff0000", tiles: [0x0F0F_0F0F_0F0F_0F0F, flat])
+        #expect(DuplicateFinder.matches([red, structured], threshold: 8).isEmpty)
+    }
+
     @Test("--hamming out of range, without --duplicates, or on a run is a usage error")
     func refusals() throws {
         for arguments in [["report", "OUT", "--duplicates", "--hamming", "25"], ["report", "OUT", "--duplicates", "--hamming=-1"],
@@ -118,10 +192,12 @@ struct BatchDuplicatesTests {
         func print(_ id: String, poster: UInt64?, tiles: [UInt64] = []) -> DuplicateFinder.Fingerprint {
             var record = BatchRecord(id: id, input: id, status: .ok, attempts: 1, outputs: [], clip: nil, timings: [:], shard: nil,
                                      fingerprint: nil)
+            // Every hash moved by one pattern (distances unchanged), so that none is a flat picture's.
+            let pattern: UInt64 = 0x3C5A_0000_0000_0000
             var posterEntry = BatchRecord.Output(kind: "poster", path: "p", bytes: 1)
-            posterEntry.phash = poster.map { PerceptualHash(bits: $0).description }
+            posterEntry.phash = poster.map { PerceptualHash(bits: $0 ^ pattern).description }
             var sheet = BatchRecord.Output(kind: "sheet", path: "s", bytes: 1)
-            sheet.tilePhashes = tiles.map { PerceptualHash(bits: $0).description }
+            sheet.tilePhashes = tiles.map { PerceptualHash(bits: $0 ^ pattern).description }
             record.outputs = [posterEntry, sheet]
             return DuplicateFinder.Fingerprint(record)!
         }

@@ -589,6 +589,21 @@ struct BatchRunTests {
         }
     }
 
+    @Test("A manifest input holding a NUL is refused naming its line; the name cut at the NUL is never opened")
+    func nulInputRefused() throws {
+        let bench = BatchBench()
+        defer { try? FileManager.default.removeItem(atPath: bench.directory) }
+        // Cut at the NUL, the input would be the landscape fixture, which opens fine.
+        let fixture = TestPaths.fixture("landscape.mp4")
+        try "{\"id\":\"cut\",\"input\":\"\(fixture)\\u0000.txt\"}\n".write(toFile: bench.manifest, atomically: true, encoding: .utf8)
+        let result = try bench.batch([])
+        #expect(result.status != 0, "\(result.stdoutText)")
+        #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains("clips.jsonl: line 1: ") && result.stderr.contains("NUL"),
+                "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: bench.out + "/cut"), "the clip was made from the cut name")
+    }
+
     @Test("The shard's lock is held until the results file has its summary line")
     func lockHeldUntilSummary() throws {
         let bench = BatchBench()

@@ -114,6 +114,58 @@ struct FeedTests {
         }
     }
 
+    @Test("A file no URL can name gets no card; every card listed loads; bidi controls in titles are neutralised, the file still served")
+    func unservableNames() throws {
+        try ServeTests.withServer { base, root in
+            let manager = FileManager.default
+            // A newline, a tab and a backslash in a name; a 1.5 KB path of accented letters (4.5 KB encoded).
+            for name in ["new\nline.mp4", "tab\tname.mp4", "back\\slash.mp4", "evil\u{202E}4pm.mp4"] {
+                try manager.copyItem(atPath: root + "/landscape.mp4", toPath: root + "/" + name)
+            }
+            var deep = root
+            for _ in 0..<6 { deep += "/" + String(repeating: "é", count: 125) }
+            try manager.createDirectory(atPath: deep, withIntermediateDirectories: true)
+            try manager.copyItem(atPath: root + "/landscape.mp4", toPath: deep + "/deep.mp4")
+            #expect(String(deep.dropFirst(root.count)).utf8.count > 1500)
+
+            let reply = try ServeTests.fetch(base + "/")
+            #expect(reply.status == 200)
+            let page = try Self.parse(reply.text)
+            let captions = page.cards.map(\.caption)
+            for gone in ["new", "tab", "back", "deep"] {
+                #expect(!captions.contains { $0.hasPrefix(gone) }, "\(gone): \(captions)")
+            }
+            #expect(captions.contains("landscape.mp4"), "\(captions)")
+            // Every card listed loads (notes.mp4 is text: its card is there and its poster is a 415, as batch would fail it).
+            for card in page.cards where card.caption != "notes.mp4" {
+                let poster = try #require(card.poster["src"])
+                #expect(poster.utf8.count < 4096)
+                let served = try ServeTests.fetch(base + poster)
+                #expect(served.status == 200, "\(card.caption): \(poster): \(served.text)")
+            }
+            // The right-to-left override is shown as U+FFFD, nowhere as itself; its URL names the file.
+            #expect(!reply.text.unicodeScalars.contains { FeedPage.isBidiControl($0) }, "a bidi control on the page")
+            let evil = try #require(page.cards.first { $0.caption == "evil\u{FFFD}4pm.mp4" }, "\(captions)")
+            #expect(evil.poster["alt"] == "evil\u{FFFD}4pm.mp4")
+            #expect(Self.path(evil.poster["src"] ?? "") == "/evil%E2%80%AE4pm.mp4/thumbnail.jpg")
+            #expect(try ServeTests.fetch(base + (evil.attributes["data-probe"] ?? "")).status == 200)
+        }
+        // A manifest naming such a path stops the start, naming the line.
+        let folder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let manifest = folder + "/feed.jsonl"
+        for (line, expected) in [(#"{"path": "a\u0000.mp4"}"#, "U+0000"), (#"{"path": "new\nline.mp4"}"#, "U+000A"),
+                                 (#"{"preview_length": "3"}"#, "no \"path\"")] {
+            try Data("{\"path\": \"landscape.mp4\"}\n\(line)\n".utf8).write(to: URL(fileURLWithPath: manifest))
+            var options = ServeOptions(root: folder)
+            options.feedManifest = manifest
+            #expect { _ = try PreviewServer(options: options, accessLog: nil) } throws: { error in
+                let message = (error as? ServerStartError)?.message ?? ""
+                return message.contains("feed.jsonl: line 2: ") && message.contains(expected) && !message.contains("\n")
+            }
+        }
+    }
+
     @Test("The page's query: preview_length, aspect and max_playing set the page; a bad or unknown one is a 400 problem")
     func pageQuery() throws {
         try ServeTests.withServer({ $0.feed.previewLength = 7 }) { base, _ in

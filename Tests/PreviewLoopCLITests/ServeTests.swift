@@ -197,6 +197,34 @@ struct ServeTests {
         }
     }
 
+    @Test("A storyboard too large for its picture is refused naming the parameter sent and the limit; one tile of 2000 is served")
+    func storyboardSides() throws {
+        try Self.withServer { base, _ in
+            func problem(_ query: String) throws -> (status: Int, parameter: String?, detail: String) {
+                let reply = try Self.fetch("\(base)/landscape.mp4/storyboard.jpg?\(query)")
+                let object = try JSONSerialization.jsonObject(with: reply.body) as? [String: Any]
+                return (reply.status, object?["parameter"] as? String, object?["detail"] as? String ?? "")
+            }
+            // 10 columns (the default) of 2000-pixel tiles: 20000 wide. columns was not sent, width was.
+            let wide = try problem("count=12&width=2000&height=2000")
+            #expect(wide.status == 413 && wide.parameter == "width", "\(wide)")
+            #expect(wide.detail.contains("16383") && wide.detail.contains("(the default)") && !wide.detail.contains("--"), "\(wide)")
+            let sent = try problem("count=12&columns=9&width=2000")
+            #expect(sent.status == 413 && sent.parameter == "width" && sent.detail.contains("9 columns make"), "\(sent)")
+            // Rows follow the count: 100 rows of 200-pixel tiles is past the side; the message speaks in parameters.
+            let tall = try problem("count=100&columns=1&height=200")
+            #expect(tall.status == 413 && tall.detail.contains("16383") && tall.detail.contains("(width, height)")
+                        && !tall.detail.contains("--"), "\(tall)")
+            // The rows are the count's, not a default grid's: one row of 2000-pixel-high tiles fits.
+            let fits = try Self.fetch("\(base)/landscape.mp4/storyboard.jpg?count=3&width=1000&height=2000")
+            #expect(fits.status == 200 && fits.headers["content-type"] == "image/jpeg", "\(fits.text.prefix(300))")
+            // The rows message says one thing: rows are at most 100, thumbnails at most columns × 100.
+            let many = try problem("every=0.02&columns=1")
+            #expect(many.status == 413 && many.detail.contains("at most 100 rows") && many.detail.contains("at most 100 thumbnails"),
+                    "\(many)")
+        }
+    }
+
     @Test("A path swapped after it was resolved is never read: the open file is checked, not its name")
     func swappedSourcesAreRefused() throws {
         let root = try Self.makeRoot(), outside = TestPaths.temporaryDirectory()

@@ -162,6 +162,19 @@ struct SpritesTests {
             """)
     }
 
+    @Test("A sheet too wide names the grid as sent, or says it is the default, and the limit")
+    func sheetTooWide() throws {
+        let output = TestPaths.temporaryDirectory() + "/sprites"
+        defer { try? FileManager.default.removeItem(atPath: (output as NSString).deletingLastPathComponent) }
+        let defaulted = try Child.cli(["sprites", TestPaths.fixture("landscape.mp4"), "--count", "1", "--size", "2000x2000", "-o", output])
+        #expect(defaulted.status == 64, "\(defaulted.stderr)")
+        #expect(defaulted.stderr.hasPrefix("Error: A sheet of 10x10 (the default --grid) tiles of 2000x2000") && defaulted.stderr.contains("16383"),
+                "\(defaulted.stderr)")
+        let given = try Child.cli(["sprites", TestPaths.fixture("landscape.mp4"), "--grid", "9x1", "--size", "2000x", "-o", output])
+        #expect(given.status == 64 && given.stderr.contains("A sheet of 9x1 tiles of 2000x") && !given.stderr.contains("default"),
+                "\(given.stderr)")
+    }
+
     @Test("Invalid thumbnail arguments throw invalidArgument or give nothing: never a trap")
     func invalidArgumentsDoNotTrap() throws {
         #expect(ThumbnailTrack.intervals(duration: 0, every: 10).isEmpty)

@@ -55,6 +55,17 @@ struct BatchManifestTests {
         #expect(try BatchManifest.parse("/m/\(String(repeating: "v", count: 80)).mp4").first?.id.count == 64 + 9)
     }
 
+    @Test("An input holding a NUL is refused naming its line, in JSON Lines and in a plain list")
+    func nulInput() {
+        for (text, line) in [("{\"id\":\"a\",\"input\":\"ok.mp4\"}\n{\"id\":\"b\",\"input\":\"clip.mp4\\u0000.txt\"}", 2),
+                             ("ok.mp4\nclip.mp4\u{0}.txt\n", 2), ("{\"input\":\"\\u0000\"}", 1)] {
+            #expect { _ = try BatchManifest.parse(text, name: "clips") } throws: { error in
+                let message = (error as? PreviewLoopError)?.message ?? ""
+                return message.hasPrefix("clips: line \(line): ") && message.contains("NUL") && !message.contains("\n")
+            }
+        }
+    }
+
     @Test("Shards come from Slurm, Kubernetes and AWS Batch environments")
     func environmentShards() throws {
         #expect(try BatchShard.fromEnvironment([:]) == nil)

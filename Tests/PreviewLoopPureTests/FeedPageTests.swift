@@ -18,6 +18,39 @@ struct FeedPageTests {
         #expect(FeedPage.escaped("é 日本 🎬") == "é 日本 🎬")
     }
 
+    @Test("Bidirectional controls in shown text become U+FFFD; right-to-left letters stay")
+    func bidiControls() {
+        #expect(FeedPage.escaped("clip\u{202E}4pm.exe") == "clip\u{FFFD}4pm.exe")
+        for value: UInt32 in [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C] {
+            let scalar = Unicode.Scalar(value)!
+            #expect(FeedPage.escaped("a\(Character(scalar))b") == "a\u{FFFD}b", "U+\(String(value, radix: 16))")
+        }
+        #expect(FeedPage.escaped("שלום عربي") == "שלום عربي")
+        var page = FeedPage(title: "x\u{2067}y", cards: [FeedPage.Card(title: "evil\u{202E}4pm.mp4", name: "evil\u{202E}4pm", posters: ["a.jpg"])])
+        page.assets = .files
+        let html = page.html()
+        #expect(!html.unicodeScalars.contains { FeedPage.isBidiControl($0) }, "\(html)")
+    }
+
+    @Test("Paths no serve URL can name: control characters, a backslash, an encoded path past 4096 bytes")
+    func unservablePaths() {
+        #expect(FeedPage.unservableReason("sub dir/clip é.mp4") == nil)
+        #expect(FeedPage.unservableReason(FilePathBytes.decode(Array("bad".utf8) + [0xFF])) == nil)
+        #expect(FeedPage.unservableReason("clip\u{202E}4pm.mp4") == nil, "shown neutralised, served as it is")
+        #expect(FeedPage.unservableReason("line\nbreak.mp4")?.contains("U+000A") == true)
+        #expect(FeedPage.unservableReason("nul\u{0}.mp4")?.contains("U+0000") == true)
+        #expect(FeedPage.unservableReason("tab\t.mp4")?.contains("control character") == true)
+        #expect(FeedPage.unservableReason("back\\slash.mp4")?.contains("backslash") == true)
+        // 1.5 KB of path: 4.5 KB once its é are percent-encoded.
+        let long = (0..<6).map { _ in String(repeating: "é", count: 125) }.joined(separator: "/") + "/clip.mp4"
+        #expect(long.utf8.count < 1600)
+        #expect(FeedPage.unservableReason(long)?.contains("at most 4096") == true)
+        let longest = PreviewRequests.routeNames.map(\.utf8.count).max()!
+        let fits = String(repeating: "a", count: 4096 - 2 - longest)
+        #expect(FeedPage.unservableReason(fits) == nil)
+        #expect(FeedPage.unservableReason(fits + "a") != nil)
+    }
+
     @Test("File paths become URL paths byte by byte: unreserved characters and / kept, the rest percent-encoded")
     func urlPaths() {
         #expect(FeedPage.urlPath("sub dir/clip é.mp4") == "sub%20dir/clip%20%C3%A9.mp4")
@@ -58,6 +91,10 @@ struct FeedPageTests {
                 return problem?.status == 400 && problem?.parameter == parameter
             }
         }
+        // A time, as every time parameter reads it: no exponent, and the message says what a time is.
+        #expect { _ = try defaults.applying(query: [("preview_length", "1e3")]) } throws: { error in
+            (error as? PreviewRequestError)?.detail.contains("seconds (1.5), mm:ss or hh:mm:ss.ms") == true
+        }
         #expect { _ = try defaults.applying(query: [("aspect", "1"), ("aspect", "2")]) } throws: { error in
             (error as? PreviewRequestError)?.detail == "The parameter is given twice."
         }
@@ -95,15 +132,27 @@ struct FeedPageTests {
         let bad: [(String, String)] = [
             (#"{"path": "../x.mp4"}"#, "line 1: the path must be relative"), (#"{"path": "/etc/x.mp4"}"#, "relative"),
             (#"{"path": "a//b.mp4"}"#, "relative"), (#"{"path": "a/./b.mp4"}"#, "relative"),
-            (#"{"path": "a.mp4", "id": "x"}"#, "unknown key \"id\""), (#"{"title": "x"}"#, "string \"path\""),
-            (#"{"path": 3}"#, "string \"path\""), (#"{"path": "a.mp4", "preview_length": 0}"#, "preview_length"),
+            (#"{"path": "a.mp4", "id": "x"}"#, "unknown key \"id\""), (#"{"title": "x"}"#, "line 1: no \"path\""),
+            (#"{"path": 3}"#, "line 1: \"path\" must be a string"), (#"{"path": "a.mp4", "preview_length": 0}"#, "preview_length"),
+            (#"{"preview_length":"3"}"#, "line 1: no \"path\" (the clip's path under --root); \"preview_length\" must be a number"),
+            (#"{"path": "a.mp4", "title": 7}"#, "line 1: \"title\" must be a string"), (#"{"path": "a.mp4"}"# + "\n[1]", "line 2: not a JSON object"),
+            (#"{"path": "a.mp4"}"# + "\n" + #"{"path": "x\u0000.mp4"}"#, "line 2: the path holds a control character (U+0000)"),
+            (#"{"path": "new\nline.mp4"}"#, "line 1: the path holds a control character (U+000A)"),
+            (#"{"path": "a\\b.mp4"}"#, "line 1: the path holds a backslash"),
+            ("{\"path\": \"\((0..<6).map { _ in String(repeating: "é", count: 125) }.joined(separator: "/"))/c.mp4\"}",
+             "line 1: the path is "),
             ("{\"path\": \"a.mp4\", \"title\": \"\(String(repeating: "x", count: 301))\"}", "at most 300"),
             ("{\"path\": \"a.mp4\"}\n{oops", "line 2"),
         ]
         for (text, message) in bad {
-            #expect { _ = try FeedManifest.parse(text, name: "feed.jsonl") } throws: { error in
+            #expect("\(text)") { _ = try FeedManifest.parse(text, name: "feed.jsonl") } throws: { error in
                 (error as? PreviewLoopError)?.message.contains(message) == true && (error as? PreviewLoopError)?.message.hasPrefix("feed.jsonl: ") == true
+                    && (error as? PreviewLoopError)?.message.contains("\n") == false
             }
+        }
+        // A plain list: a line holding a NUL or a tab is refused the same way.
+        #expect { _ = try FeedManifest.parse("a.mp4\nb\u{0}.mp4\n", name: "list") } throws: { error in
+            (error as? PreviewLoopError)?.message.hasPrefix("list: line 2: the path holds a control character (U+0000)") == true
         }
         let many = (0...FeedPage.maxCards).map { "c\($0).mp4" }.joined(separator: "\n")
         #expect(throws: PreviewLoopError.self) { _ = try FeedManifest.parse(many, name: "list") }

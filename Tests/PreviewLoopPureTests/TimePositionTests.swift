@@ -27,7 +27,7 @@ struct TimePositionTests {
     @Test("Invalid positions are rejected", arguments: [
         "", "   ", "-1", "abc", "1:60", "1:2:3:4", "101%", "-5%", "100.5%", "nan", "inf", "nan%", "inf%",
         "1e3", "1e3%", "12.5.3", ":30", "30:", "1::2", "1.5:30", "1:2.5:30", "-1:30", "1:-30", "%", "5 %",
-        "12s", "0x10", "+5", ".", "1:60.0", "1:59:60", "١٢",
+        "12s", "0x10", "+5", ".", "1:60.0", "1:59:60", "١٢", "1e1%", "5e-1%", "+5%", ".%",
     ])
     func rejects(text: String) {
         #expect(TimePosition(parsing: text) == nil, "\(text) → \(String(describing: TimePosition(parsing: text)))")

@@ -54,7 +54,8 @@ public enum BatchManifest {
     ///   - name: how errors name the manifest.
     ///   - baseDirectory: what relative input paths are relative to (`nil`: left as they are).
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the line for a line that is not a
-    ///   valid object, a missing input, an unknown key, an invalid or duplicate id, or an input `-`.
+    ///   valid object, a missing input, an unknown key, an invalid or duplicate id, an input `-` or one
+    ///   holding a NUL character (which would cut the path short).
     public static func parse(_ text: String, name: String = "manifest", baseDirectory: String? = nil) throws(PreviewLoopError) -> [BatchClip] {
         // Lines first (each checked alone), then the derived ids (which depend on the other lines).
         var entries: [(number: Int, clip: BatchClip, isDerived: Bool)] = []
@@ -89,6 +90,10 @@ public enum BatchManifest {
                 clip = BatchClip(id: "", input: line)
             }
             guard !clip.input.isEmpty else { throw fail(number, "the input is empty") }
+            // A path is a C string to the system: a NUL would cut it, and a shorter name be opened instead.
+            guard !clip.input.utf8.contains(0) else {
+                throw fail(number, "the input holds a NUL character (\\u0000), which no path or URL can hold")
+            }
             guard clip.input.utf8.count <= maxInputBytes else {
                 throw fail(number, "the input is \(clip.input.utf8.count) bytes long; at most \(maxInputBytes) (a path or URL)")
             }

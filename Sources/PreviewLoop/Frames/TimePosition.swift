@@ -13,13 +13,17 @@ public enum TimePosition: Hashable, Sendable, CustomStringConvertible, Expressib
 
     /// Parses `12.5`, `mm:ss`, `hh:mm:ss.ms` (fractions allowed on the last field) or `10%`.
     ///
-    /// Minutes and seconds after the first field must be below 60; negative times, NaN and
-    /// percentages above 100 are rejected.
+    /// Every field is ASCII digits with an optional `.` fraction: no sign, no exponent (`1e3`), as
+    /// a clock writes times. Minutes and seconds after the first field must be below 60; negative
+    /// times, NaN and percentages above 100 are rejected.
     public init?(parsing text: String) {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { return nil }
         if trimmed.hasSuffix("%") {
-            guard let value = DecimalText.number(trimmed.dropLast()), (0...100).contains(value) else { return nil }
+            // Written as the seconds are: digits and one optional `.`, no sign, no exponent.
+            let digits = trimmed.dropLast()
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                  let value = DecimalText.number(digits), (0...100).contains(value) else { return nil }
             self = .percent(value)
             return
         }
