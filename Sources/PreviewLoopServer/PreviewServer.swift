@@ -284,7 +284,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         work.isCacheable = cacheable
         work.siblings = siblings.map { sibling in
             var kept = RenderWork.Sibling(key: sibling.tag, contentType: sibling.job.contentType)
-            if cacheable, let disk {
+            // On disk only a storyboard's parts, which players ask for together; a thumbnail's placeholder
+            // stays in memory (one more file for every thumbnail would double the folder's files).
+            if cacheable, let disk, sibling.job.route.hasPrefix("storyboard.") {
                 let entry = DiskCache.entryName(tag: sibling.tag, route: sibling.job.route)
                 kept.keep = { @Sendable body in disk.store(body, as: entry) }
             }

@@ -46,7 +46,7 @@ struct ServeSharedRenderTests {
         }
     }
 
-    @Test("thumbnail.jpg then placeholder.json with the same parameters: one render; the disk cache keeps both")
+    @Test("thumbnail.jpg then placeholder.json with the same parameters: one render; only the thumbnail goes to disk")
     func placeholderComesWithTheThumbnail() throws {
         let root = try ServeTests.makeRoot(), cache = TestPaths.temporaryDirectory() + "/cache"
         defer {
@@ -58,9 +58,15 @@ struct ServeSharedRenderTests {
         #expect(together.renders == 1)
         let alone = try Self.fetchAll([paths[1]], root: root)
         #expect(alone.bodies[0] == together.bodies[1], "\(String(decoding: together.bodies[1], as: UTF8.self))")
-        // A second server on the same cache answers the placeholder from disk.
-        #expect(ServeCacheTests.eventually { ServeCacheTests.entries(cache).count == 2 })
+        // The placeholder stays in memory: a second server on the same cache renders it.
+        #expect(ServeCacheTests.eventually { ServeCacheTests.entries(cache).count == 1 })
         let again = try Self.fetchAll([paths[1]], root: root, cache: cache)
-        #expect(again.renders == 0 && again.bodies[0] == alone.bodies[0])
+        #expect(again.renders == 1 && again.bodies[0] == alone.bodies[0])
+        // A storyboard's parts all go to disk: a second server answers the picture without rendering.
+        let storyboard = ["/landscape.mp4/storyboard.vtt?count=4", "/landscape.mp4/storyboard.jpg?count=4"]
+        let before = ServeCacheTests.entries(cache).count
+        #expect(try Self.fetchAll([storyboard[0]], root: root, cache: cache).renders == 1)
+        #expect(ServeCacheTests.eventually { ServeCacheTests.entries(cache).count == before + 3 })
+        #expect(try Self.fetchAll([storyboard[1]], root: root, cache: cache).renders == 0)
     }
 }
