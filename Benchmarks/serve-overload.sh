@@ -103,12 +103,7 @@ fi
 budget_mib=512
 # A 720p clip with 2-second GOPs: an exact-time thumbnail decodes up to 60 frames.
 ffmpeg -v error -f lavfi -i testsrc2=size=1280x720:rate=30 -t 60 -c:v libx264 -preset ultrafast -g 60 "$scratch/clip.mp4"
-"$bin" serve --root "$scratch" --listen 127.0.0.1:0 --json --workers 2 --queue 16 --max-memory "$budget_mib" \
-  --access-log /dev/null > "$scratch/start" 2>"$scratch/serve.err" &
-serve_pid=$!
-for _ in $(seq 100); do [ -s "$scratch/start" ] && break; sleep 0.05; done
-port=$(sed 's/.*"port":\([0-9]*\).*/\1/' "$scratch/start")
-base="http://127.0.0.1:$port"
+start_serve --workers 2 --queue 16 --max-memory "$budget_mib"
 warm="$base/clip.mp4/thumbnail.jpg?time=1&width=320"
 curl -sf -o /dev/null "$warm"
 
@@ -150,12 +145,7 @@ capacity=$(sed -n 's/^Requests\/sec:[[:space:]]*//p' "$scratch/capacity.wrk")
 wrk -t2 -c4 -d5s --latency "$warm" > "$scratch/warm-before.wrk"
 
 # The overload, with RSS sampled throughout.
-( peak=0; while kill -0 "$serve_pid" 2>/dev/null; do
-    rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$serve_pid/status" 2>/dev/null || echo 0)
-    [ "${rss:-0}" -gt "$peak" ] && peak=$rss && echo "$peak" > "$scratch/peak"
-    sleep 0.2
-  done ) &
-sampler_pid=$!
+sample_rss
 wrk -t2 -c"$connections" -d"${seconds}s" --timeout 30s -s "$scratch/cold.lua" "$base" -- 7 > "$scratch/overload.wrk"
 stopped=$(date +%s%N)
 # Back to normal: the queue empty and renders finished.

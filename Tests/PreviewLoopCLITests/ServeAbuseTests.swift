@@ -158,28 +158,12 @@ struct ServeAbuseTests {
             try? FileManager.default.removeItem(atPath: root)
             try? FileManager.default.removeItem(atPath: scratch)
         }
-        let made = try Child.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "20",
-                                             "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", root + "/long.mp4"],
-                                  killAfter: 120)
-        try #require(made.status == 0, "\(made.stderr)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
-        process.arguments = ["serve", "--root", root, "--listen", "127.0.0.1:0", "--json", "--grace", "1", "--workers", "1"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch]) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ServeTests.makeLongClip(root + "/long.mp4")
+        let (process, object) = try ServeTests.launchServe(["--root", root, "--grace", "1", "--workers", "1"],
+                                                           environment: ["TMPDIR": scratch])
         let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: watchdog)
         defer { watchdog.cancel() }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
         let base = "http://127.0.0.1:\(try #require(object["port"] as? Int))"
         // A 10-second animation of 720p: seconds of work. curl waits for it in the background.
         let curl = Process()
@@ -205,10 +189,7 @@ struct ServeAbuseTests {
             try? FileManager.default.removeItem(atPath: root)
             try? FileManager.default.removeItem(atPath: logFolder)
         }
-        let made = try Child.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "20",
-                                             "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", root + "/long.mp4"],
-                                  killAfter: 120)
-        try #require(made.status == 0, "\(made.stderr)")
+        try ServeTests.makeLongClip(root + "/long.mp4")
         var options = ServeOptions(root: root)
         options.workers = 1
         let logPath = logFolder + "/access.log"

@@ -71,11 +71,8 @@ struct ServeCancellationTests {
             try? FileManager.default.removeItem(atPath: root)
             try? FileManager.default.removeItem(atPath: cache)
         }
-        // 20 s of 720p: a 10-second animation of it takes seconds, well past the client's 0.5 s.
-        let made = try Child.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "20",
-                                             "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", root + "/long.mp4"],
-                                  killAfter: 120)
-        try #require(made.status == 0, "\(made.stderr)")
+        // A 10-second animation of 20 s of 720p takes seconds, well past the client's 0.5 s.
+        try ServeTests.makeLongClip(root + "/long.mp4")
         var options = ServeOptions(root: root)
         options.workers = 1
         options.cacheDirectory = cache

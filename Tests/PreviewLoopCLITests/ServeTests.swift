@@ -44,6 +44,35 @@ struct ServeTests {
         return Reply(status: status, headers: fields, body: body)
     }
 
+    /// Starts the built binary's `serve` on a free port with `arguments` (and `--listen 127.0.0.1:0
+    /// --json`); the process and its start-up line's JSON object.
+    static func launchServe(_ arguments: [String], environment: [String: String]? = nil,
+                            standardError: Any = FileHandle.nullDevice) throws -> (Process, [String: Any]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--json"] + arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = standardError
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        return (process, (try? JSONSerialization.jsonObject(with: line) as? [String: Any]) ?? [:])
+    }
+
+    /// Writes 20 s of 720p H.264 (2 s GOPs) to `path`: a 10-second animation of it takes seconds.
+    static func makeLongClip(_ path: String) throws {
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-t", "20",
+                                             "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", path],
+                                  killAfter: 120)
+        try #require(made.status == 0, "\(made.stderr)")
+    }
+
     /// A root holding two fixtures, a text file, a link out of the root and a subfolder.
     static func makeRoot() throws -> String {
         let root = TestPaths.temporaryDirectory()
@@ -734,23 +763,11 @@ struct ServeTests {
     func serveCommand() throws {
         let root = try Self.makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
-        process.arguments = ["serve", "--root", root, "--listen", "127.0.0.1:0", "--json", "--grace", "5"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let err = Pipe()
+        let (process, object) = try Self.launchServe(["--root", root, "--grace", "5"], standardError: err)
         let watchdog = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
         defer { watchdog.cancel() }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
         let port = try #require(object["port"] as? Int)
         #expect(object["listening"] as? String == "http://127.0.0.1:\(port)/")
         #expect(try Self.fetch("http://127.0.0.1:\(port)/landscape.mp4/thumbnail.jpg?width=64").status == 200)
