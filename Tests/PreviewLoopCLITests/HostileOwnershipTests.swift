@@ -7,8 +7,8 @@ import PreviewLoopTestSupport
 /// The third attack's findings, each as a reproducer: what the engine did not make it never deletes,
 /// replaces or truncates; results files are never lost or torn; every fatal signal cleans up; reads
 /// that could wait for ever (a named pipe, a stalled server) are refused or interrupted.
-@Suite("Hostile input, round three: ownership, results files, signals, hangs", .serialized, .timeLimit(.minutes(4)))
-struct HostileRoundThreeTests {
+@Suite("Hostile input: ownership, results files, signals, hangs", .serialized, .timeLimit(.minutes(4)))
+struct HostileOwnershipTests {
     static let fixture = TestPaths.fixture("landscape.mp4")
 
     /// SHA-256-free byte comparison: the file's bytes, or `nil` when it is gone.
@@ -350,8 +350,8 @@ struct CertificateVerificationTests {
     }
 }
 
-@Suite("Round three: causes named, limits named, refused before work", .serialized, .timeLimit(.minutes(3)))
-struct RoundThreeMessagesTests {
+@Suite("Hostile input: causes named, limits named, refused before work", .serialized, .timeLimit(.minutes(3)))
+struct RefusalMessageTests {
     /// The clip record batch wrote for `id` in `out`.
     static func record(_ out: String, _ id: String) throws -> [String: Any] {
         let text = try String(contentsOfFile: out + "/results.jsonl", encoding: .utf8)
