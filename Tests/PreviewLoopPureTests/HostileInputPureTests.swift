@@ -4,7 +4,7 @@ import PreviewLoop
 @testable import PreviewLoopCLI
 
 /// The pure pieces: decimal numbers, interval counts, the timing rule's constants.
-@Suite("Hostile input, round two: pure checks")
+@Suite("Hostile input: pure checks")
 struct HostileInputPureTests {
     @Test("Decimal numbers only", arguments: [
         ("12.5", 12.5), ("0", 0), ("-3", -3), ("+2", 2), (".5", 0.5), ("5.", 5), ("1e3", 1000), ("2E-2", 0.02),
