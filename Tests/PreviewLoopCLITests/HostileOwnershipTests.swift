@@ -131,9 +131,9 @@ struct HostileOwnershipTests {
         }
     }
 
-    @Test("A full disk mid-append leaves only whole lines (a 64 KiB tmpfs, as root)")
+    @Test("A full disk mid-append leaves only whole lines (a 64 KiB tmpfs, as root)",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func fullDiskLeavesWholeLines() throws {
-        guard getuid() == 0 else { return }
         let mountPoint = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: mountPoint) }
         let mounted = try Child.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint])
