@@ -1,7 +1,5 @@
 internal import CMicroHTTPD
 import Glibc
-import PreviewLoop
-import PreviewLoopCLI
 import Synchronization
 
 // The only file that talks to libmicrohttpd. It owns the listening socket and the daemon, turns each
@@ -176,20 +174,24 @@ package struct ServerStartError: Error, Sendable {
     package var message: String
 }
 
-/// The daemon: a listening socket on an IPv4 address and libmicrohttpd's polling threads (epoll), one per core.
+/// The daemon: a listening socket on an IPv4 address and libmicrohttpd's polling threads (epoll). It
+/// knows HTTP only: what a request is for is the handler's business.
 package final class HTTPDaemon: @unchecked Sendable {
     /// The port listened on (the one the system picked for port 0).
     package let port: Int
     private var daemon: OpaquePointer?
     private var listenSocket: Int32
     private let handler: any HTTPHandler
-    private let lock = ConditionLock()
+    /// Guards `daemon` and `listenSocket` after start.
+    private let lock = Mutex(())
     /// Closes connections whose request does not arrive whole within the connection timeout.
     fileprivate let deadlines: RequestDeadlines
 
-    /// Binds `address` and starts serving requests with `handler`.
-    package init(address: ListenAddress, maxConnections: Int, maxConnectionsPerAddress: Int,
+    /// Binds `host` (an IPv4 address) and `port` (0 picks a free one) and starts serving requests with
+    /// `handler` on `threads` polling threads.
+    package init(host: String, port requestedPort: Int, threads: Int, maxConnections: Int, maxConnectionsPerAddress: Int,
                  connectionTimeout: Double, handler: any HTTPHandler) throws(ServerStartError) {
+        let address = "\(host):\(requestedPort)"
         self.handler = handler
         deadlines = RequestDeadlines(limit: .milliseconds(Int64(max(0.001, connectionTimeout) * 1000)))
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -198,10 +200,14 @@ package final class HTTPDaemon: @unchecked Sendable {
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var socketAddress = sockaddr_in()
         socketAddress.sin_family = sa_family_t(AF_INET)
-        socketAddress.sin_port = in_port_t(UInt16(address.port).bigEndian)
-        guard inet_pton(AF_INET, address.host, &socketAddress.sin_addr) == 1 else {
+        guard (0...65_535).contains(requestedPort) else {
             close(socket)
-            throw ServerStartError(message: "\(address.host) is not an IPv4 address")
+            throw ServerStartError(message: "\(requestedPort) is not a port")
+        }
+        socketAddress.sin_port = in_port_t(UInt16(requestedPort).bigEndian)
+        guard inet_pton(AF_INET, host, &socketAddress.sin_addr) == 1 else {
+            close(socket)
+            throw ServerStartError(message: "\(host) is not an IPv4 address")
         }
         let bound = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -226,8 +232,7 @@ package final class HTTPDaemon: @unchecked Sendable {
             close(socket)
             throw ServerStartError(message: "cannot start the request deadline thread (pthread_create failed)")
         }
-        // One polling thread per core: a cache hit is answered on the thread that read its request.
-        daemon = cmhd_start(flags, socket, UInt32(max(1, PreviewWall.coreCount)), UInt32(maxConnections), UInt32(maxConnectionsPerAddress),
+        daemon = cmhd_start(flags, socket, UInt32(max(1, threads)), UInt32(maxConnections), UInt32(maxConnectionsPerAddress),
                             UInt32(max(1, connectionTimeout.rounded(.up))), accessHandler, completedHandler,
                             connectionHandler, targetHook, context)
         guard daemon != nil else {
@@ -239,7 +244,7 @@ package final class HTTPDaemon: @unchecked Sendable {
 
     /// Stops accepting connections; those open are served on. The listening socket is closed.
     package func stopAccepting() {
-        lock.withLock {
+        lock.withLock { _ in
             guard let daemon, listenSocket >= 0 else { return }
             let socket = MHD_quiesce_daemon(daemon)
             if socket >= 0 { close(socket) }
@@ -249,14 +254,14 @@ package final class HTTPDaemon: @unchecked Sendable {
 
     /// Stops the daemon and closes every connection; every suspended exchange must have been answered.
     package func stop() {
-        let stopping: OpaquePointer? = lock.withLock {
+        let stopping: OpaquePointer? = lock.withLock { _ in
             defer { daemon = nil }
             return daemon
         }
         guard let stopping else { return }
         MHD_stop_daemon(stopping)
         deadlines.stop()
-        lock.withLock {
+        lock.withLock { _ in
             if listenSocket >= 0 { close(listenSocket) }
             listenSocket = -1
         }

@@ -35,7 +35,9 @@ public final class PreviewServer: Sendable {
         }
         core = try ServerCore(options: options, root: root, accessLog: accessLog)
         do {
-            daemon = try HTTPDaemon(address: options.listen, maxConnections: options.maxConnections,
+            // One polling thread per core: a cache hit is answered on the thread that read its request.
+            daemon = try HTTPDaemon(host: options.listen.host, port: options.listen.port, threads: PreviewWall.coreCount,
+                                    maxConnections: options.maxConnections,
                                     maxConnectionsPerAddress: options.maxConnectionsPerAddress,
                                     connectionTimeout: options.connectionTimeout, handler: core)
         } catch {
