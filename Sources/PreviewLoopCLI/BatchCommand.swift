@@ -415,7 +415,7 @@ extension BatchCommandOptions {
     static let out = ValueOption<String?>.path(
         "out", short: "o", value: "dir",
         help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, contact-sheet.jpg, "
-            + "sheet-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
+            + "sprites-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
         required: true, completing: .directory)
     static let recipe = ValueOption<String?>.path(
         "recipe", value: "file",
