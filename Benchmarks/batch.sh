@@ -175,9 +175,9 @@ complete() {  # dir poster sheet hover → clips whose three outputs exist and a
     for d in "$1"/*/; do [[ -s $d/$2 && -s $d/$3 && -s $d/$4 ]] && n=$((n + 1)); done
     echo $n
 }
-batch_ok=$(complete "$WORK/batch" poster.jpg sheet-1.jpg hover.mp4)
+batch_ok=$(complete "$WORK/batch" poster.jpg sprites-1.jpg hover.mp4)
 peers_ok=$(complete "$WORK/peers" poster.jpg sheet-1.jpg hover.mp4)
-single_ok=$(complete "$WORK/single" poster.jpg sprites/sheet-1.jpg hover.mp4)
+single_ok=$(complete "$WORK/single" poster.jpg sprites/sprites-1.jpg hover.mp4)
 echo "clips with all three outputs: batch $batch_ok/$N, peers $peers_ok/$N, single-clip commands $single_ok/$N"
 # Keep the per-output timings (results.jsonl of the batch, the single commands' --json records) for a look afterwards.
 KEEP="$LIB/last-run"; rm -rf "$KEEP"; mkdir -p "$KEEP"

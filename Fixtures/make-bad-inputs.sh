@@ -77,6 +77,13 @@ entry = unknown.find(b'avc1', moov_at, moov_at + moov_size)
 assert entry > 0
 unknown[entry:entry + 4] = b'zzzz'
 open('unknown-fourcc.mp4', 'wb').write(unknown)
+
+# The same entry as VVC (`vvc1`, which FFmpeg 5.1 does not know) and Dolby Vision AV1 (`dav1`, which
+# FFmpeg does not take as AV1): the error must name the tag, not FFmpeg's `none`.
+for tag in (b'vvc1', b'dav1'):
+    renamed = bytearray(data)
+    renamed[entry:entry + 4] = tag
+    open(tag.decode() + '-sample-entry.mp4', 'wb').write(renamed)
 EOF
 
 # Matroska and WebM cut at half their size: the Duration in their header still promises 2.0 s (the

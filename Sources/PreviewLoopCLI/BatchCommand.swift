@@ -14,9 +14,10 @@ struct BatchCommandOptions: Equatable, Sendable {
         case exportPage(directory: String)
     }
     var mode = Mode.run(manifest: "")
-    /// `-o` as typed, which becomes ``outputDirectory`` (a run needs it).
+    /// `-o` as typed, which becomes ``outputDirectory`` (a manifest's run needs it).
     @Option(BatchCommandOptions.out, folded: true) var outOption: String? = nil
-    /// `-o`, `--out`: the output directory.
+    /// `-o`, `--out`: the output directory; empty when not given (a folder's run then uses
+    /// ``BatchFolder/defaultOutputDirectory(for:)``, a manifest's run is refused).
     var outputDirectory = ""
     /// `--recipe FILE`.
     @Option(BatchCommandOptions.recipe) var recipePath: String? = nil
@@ -97,7 +98,14 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
     var input: String { "batch" }
 
     func run(in context: CommandContext) -> Int32 {
-        CommandLineTool.reportingErrors(for: "batch") { try BatchCommand(options: self).run() }
+        // Only a folder has a default output folder; whether the argument is one is known only now.
+        if case .run(let manifest) = mode, outputDirectory.isEmpty, manifest == "-" || !FileSystem.fileExists(manifest).isDirectory {
+            let error = UsageError(.missingOption("out"), subcommand: Self.subcommand, "Missing '--out <dir>': where the outputs and "
+                + "results go (a folder batch has a default, DIR\(BatchFolder.defaultOutputSuffix) beside the folder; a manifest has none).")
+            Console.writeError(error.report + "\n")
+            return ExitStatus.usage
+        }
+        return CommandLineTool.reportingErrors(for: "batch") { try BatchCommand(options: self).run() }
     }
 }
 
@@ -152,9 +160,6 @@ extension BatchCommandOptions {
                              "Unexpected argument '\(positionals[1])': batch takes one manifest.")
         }
         mode = .run(manifest: manifest)
-        guard let out = try arguments.value(Self.out) else {
-            throw UsageError(.missingOption("out"), subcommand: Self.subcommand, "Missing '--out <dir>': where the outputs and results go.")
-        }
         if isJSON {
             throw UsageError(.conflictingOptions("json", "batch"), subcommand: Self.subcommand,
                              "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
@@ -163,7 +168,7 @@ extension BatchCommandOptions {
             throw UsageError(.conflictingOptions(option.spec.name, "batch"), subcommand: Self.subcommand,
                              "'\(option.spec.longSpelling)' applies to 'batch report'.")
         }
-        outputDirectory = out
+        outputDirectory = try arguments.value(Self.out) ?? ""
         include = try arguments.all(Self.include)
         exclude = try arguments.all(Self.exclude)
     }
@@ -216,6 +221,7 @@ struct BatchCommand {
             }
         }
         let manifest: [BatchClip]
+        var outputDirectory = options.outputDirectory
         var status = stat()
         if manifestPath != "-", FileSystem.stat(manifestPath, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
             // A folder: its video files, found now and whole, like a manifest read before any clip starts.
@@ -224,8 +230,11 @@ struct BatchCommand {
                 throw WorkLimitError(message: "batch: \(manifestPath): no video files (\(scan.skippedSummary))")
             }
             manifest = scan.clips
+            let isDefaultOutput = outputDirectory.isEmpty
+            if isDefaultOutput { outputDirectory = try BatchFolder.defaultOutputDirectory(for: manifestPath) }
             if !options.reporting.isQuiet {
-                Console.writeError("batch: \(manifestPath): \(scan.clips.count) video\(scan.clips.count == 1 ? "" : "s"); \(scan.skippedSummary)\n")
+                Console.writeError("batch: \(manifestPath): \(scan.clips.count) video\(scan.clips.count == 1 ? "" : "s"); \(scan.skippedSummary)"
+                    + (isDefaultOutput ? "; outputs in \(outputDirectory) (no --out given)" : "") + "\n")
             }
         } else {
             if let glob = (options.include + options.exclude).first {
@@ -233,20 +242,27 @@ struct BatchCommand {
             }
             manifest = try BatchManifest.read(path: manifestPath)
         }
+        guard !outputDirectory.isEmpty else {
+            throw WorkLimitError(message: "batch: Missing '--out <dir>': a manifest has no default output folder")
+        }
         let null = FileSystem.open("/dev/null", O_RDONLY | O_CLOEXEC)
         if null >= 0 { dup2(null, STDIN_FILENO); close(null) }
 
         var shard = BatchShard.all
+        var isSharded = true
         if let given = options.shard {
             shard = given
         } else if let fromEnvironment = try BatchShard.fromEnvironment(ProcessInfo.processInfo.environment,
                                                                        countHint: options.shardCount) {
             shard = fromEnvironment.shard
-        } else if options.shardCount != nil {
+        } else {
+            isSharded = false
+        }
+        if !isSharded, options.shardCount != nil {
             throw PreviewLoopError(.invalidArgument, "--shard-count needs an index from SLURM_ARRAY_TASK_ID, "
                 + "JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX, or use --shard I/N")
         }
-        var batchOptions = BatchOptions(outputDirectory: options.outputDirectory)
+        var batchOptions = BatchOptions(outputDirectory: outputDirectory)
         batchOptions.recipe = recipe
         batchOptions.jobs = options.jobs
         batchOptions.force = options.force
@@ -262,7 +278,7 @@ struct BatchCommand {
         batchOptions.verifiesCertificates = options.tls.verifies
         batchOptions.certificateAuthorities = options.tls.caFile
         let runner = try BatchRunner(manifest: manifest, options: batchOptions)
-        let resultsPath = options.outputDirectory + "/" + shard.resultsFileName
+        let resultsPath = outputDirectory + "/" + shard.resultsFileName
         let results = try BatchLineWriter(path: resultsPath)
 
         let signalled = Mutex<Int32?>(nil)
@@ -313,7 +329,8 @@ struct BatchCommand {
         withExtendedLifetime(runner) {
             do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
         }
-        Console.writeSummary(Self.summaryLine(summary, resultsPath: resultsPath) + "\n")
+        Console.writeSummary(Self.summaryLine(summary, shard: isSharded ? shard : nil, outputDirectory: outputDirectory,
+                                              resultsPath: resultsPath) + "\n")
         if let failure = writeFailure.withLock({ $0 }) {
             Console.writeError("Error: the results file could not be written: \(Format.oneLine(failure))\n")
             return Self.transientFailures
@@ -321,9 +338,11 @@ struct BatchCommand {
         return summary.exitStatus
     }
 
-    /// `batch 0/1: 10 clips: 8 ok (3 skipped), 2 failed (permanent 2: corrupt_data 1, input_not_found 1) in 4.2 s; results in OUT/results.jsonl`.
-    static func summaryLine(_ summary: BatchSummary, resultsPath: String) -> String {
-        var line = "batch \(summary.shard): \(summary.clips) clip\(summary.clips == 1 ? "" : "s"): \(summary.ok) ok"
+    /// `batch: 10 clips: 8 ok, 2 failed (2 permanent, 0 transient: corrupt_data 1, input_not_found 1), 3 left as they
+    /// were in 4.2 s; outputs in OUT, results in OUT/results.jsonl`; `batch shard 3/16: …` when the run is a
+    /// shard (`shard` given: `--shard` or a scheduler's array index, even of a count of 1).
+    static func summaryLine(_ summary: BatchSummary, shard: BatchShard?, outputDirectory: String, resultsPath: String) -> String {
+        var line = "batch\(shard.map { " shard \($0)" } ?? ""): \(summary.clips) clip\(summary.clips == 1 ? "" : "s"): \(summary.ok) ok"
         line += ", \(summary.failed) failed"
         if summary.failed > 0 {
             line += " (\(summary.permanent) permanent, \(summary.transient) transient: "
@@ -335,7 +354,7 @@ struct BatchCommand {
             line += summary.stoppedBefore.map { "; stopped before \($0), \(summary.notDone) not done" } ?? "; stopped"
             if interrupted > 0 { line += ", \(interrupted) interrupted" }
         }
-        line += " in \(Format.fixed(summary.seconds, 1)) s; results in \(resultsPath)"
+        line += " in \(Format.fixed(summary.seconds, 1)) s; outputs in \(outputDirectory), results in \(resultsPath)"
         return line
     }
 }
@@ -415,8 +434,10 @@ extension BatchCommandOptions {
     static let out = ValueOption<String?>.path(
         "out", short: "o", value: "dir",
         help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, contact-sheet.jpg, "
-            + "sheet-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard).",
-        required: true, completing: .directory)
+            + "sprites-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard). "
+            + "Required with a manifest. With a folder DIR it defaults to DIR\(BatchFolder.defaultOutputSuffix) beside it "
+            + "(never inside, where a rerun would take the hover videos as inputs), used only while empty or made by batch.",
+        showing: nil, completing: .directory)
     static let recipe = ValueOption<String?>.path(
         "recipe", value: "file",
         help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sheet\": {…}, \"sprites\": {…}, \"hover\": {…}}, each "

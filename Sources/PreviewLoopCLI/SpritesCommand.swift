@@ -57,9 +57,9 @@ extension SpritesOptions {
     /// `-o, --output <dir>`.
     static let output = ValueOption<String?>.path(
         "output", short: "o", value: "dir",
-        help: "The directory for sheet-1.jpg, sheet-2.jpg… and thumbnails.vtt, built beside it and "
+        help: "The directory for sprites-1.jpg, sprites-2.jpg… and thumbnails.vtt, built beside it and "
             + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
-            + "directory holding other files is refused.",
+            + "directory holding anything but sprites' own files (sprites-N or sheet-N images, thumbnails.vtt) is refused.",
         required: true, completing: .directory)
     /// `--every <auto|time>`: seconds between thumbnails.
     static let every = ValueOption<SpriteInterval>(
@@ -105,7 +105,7 @@ extension SpritesOptions {
         outputDirectory = try arguments.requiredOutput(Self.output, example: "thumbnails/")
         if let fileExtension = ImageFileFormat.fileExtension(of: outputDirectory), Self.fileExtensions.contains(fileExtension) {
             throw UsageError(.invalidValue(option: "output", value: outputDirectory), subcommand: Self.subcommand,
-                             "'\(outputDirectory)' looks like a file, but sprites writes a directory (sheet-1.jpg…, "
+                             "'\(outputDirectory)' looks like a file, but sprites writes a directory (sprites-1.jpg…, "
                                  + "\(SpritesCommand.trackName)); name a directory, for example -o thumbnails/.")
         }
         if let count = try arguments.value(Self.count) {
@@ -164,7 +164,7 @@ enum SheetFormat: String, CaseIterable, Sendable {
 }
 
 /// `preview-loop sprites`: scrub-bar thumbnails, one frame per `--every` seconds of the whole clip,
-/// tiled into `sheet-N.jpg` (or `.webp`) sheets, plus `thumbnails.vtt` mapping each interval to its
+/// tiled into `sprites-N.jpg` (or `.webp`) sheets, plus `thumbnails.vtt` mapping each interval to its
 /// tile. The directory is built beside its destination and swapped in whole: a failure leaves the
 /// previous contents as they were, and a re-run leaves no stale sheet behind.
 struct SpritesCommand {
@@ -195,9 +195,11 @@ struct SpritesCommand {
         }
         let fileExtension = options.format.rawValue
         // Built beside the destination and swapped in whole: old sheets stay until the new set is complete.
+        // Sheets named `sheet-N` (their former name) are sprites' own too: a rerun over such a directory replaces them.
         let staged = try StagedDirectory(replacing: options.outputDirectory) { name in
-            name == Self.trackName || StagedDirectory.isNumbered(name, prefix: "sheet-", suffix: ".jpg")
-                || StagedDirectory.isNumbered(name, prefix: "sheet-", suffix: ".webp")
+            name == Self.trackName || ["sprites-", "sheet-"].contains { prefix in
+                StagedDirectory.isNumbered(name, prefix: prefix, suffix: ".jpg") || StagedDirectory.isNumbered(name, prefix: prefix, suffix: ".webp")
+            }
         }
         let directory = staged.path
         let display = ProgressDisplay(label: "sprites", unit: "thumbnails", rateUnit: "thumbnails/s",
@@ -221,9 +223,9 @@ struct SpritesCommand {
                         sheetHashes.append(layout.perceptualHashes(of: sheet, index: index, count: layout.columns * rows))
                     }
                     try staged.write(try ImageEncoder.encode(sheet, as: options.format.imageFormat, quality: options.quality),
-                                     named: "sheet-\(index + 1).\(fileExtension)")
+                                     named: ThumbnailTrack.sheetFileName(index, fileExtension: fileExtension))
                 })
-            let vtt = track.webVTT { "sheet-\($0 + 1).\(fileExtension)" }
+            let vtt = track.webVTT { ThumbnailTrack.sheetFileName($0, fileExtension: fileExtension) }
             try staged.write(Array(vtt.utf8), named: Self.trackName)
             try staged.commit()
             display.finish(completed: track.cues.count, total: track.cues.count)
@@ -239,7 +241,7 @@ struct SpritesCommand {
             vtt.duration = track.cues.last?.end
             report.add(vtt)
             for (index, sheetSize) in sheetSizes.enumerated() {
-                var output = ClipReport.output("sprite_sheet", directory + "/sheet-\(index + 1).\(fileExtension)",
+                var output = ClipReport.output("sprite_sheet", directory + "/" + ThumbnailTrack.sheetFileName(index, fileExtension: fileExtension),
                                                width: sheetSize.width, height: sheetSize.height)
                 output.tilePhashes = sheetHashes[index].prefix(track.cues.filter { $0.sheet == index }.count).map(\.description)
                 report.add(output, timing: index == sheetSizes.count - 1 ? "sprites" : nil)
@@ -248,7 +250,8 @@ struct SpritesCommand {
             return ExitStatus.success
         }
         Console.writeSummary("wrote \(directory)/\(Self.trackName) and \(sheets) sheet\(sheets == 1 ? "" : "s") "
-            + "(sheet-1.\(fileExtension)\(sheets > 1 ? "…sheet-\(sheets).\(fileExtension)" : "")): \(track.cues.count) "
+            + "(\(ThumbnailTrack.sheetFileName(0, fileExtension: fileExtension))"
+            + "\(sheets > 1 ? "…" + ThumbnailTrack.sheetFileName(sheets - 1, fileExtension: fileExtension) : "")): \(track.cues.count) "
             + "thumbnail\(track.cues.count == 1 ? "" : "s") "
             + "of \(size), one per \(Format.fixed(every, 3)) s\(options.every == .auto ? " (auto)" : ""), "
             + "\(options.columns)x\(options.rows) a sheet\n")

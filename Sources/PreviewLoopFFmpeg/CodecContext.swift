@@ -33,9 +33,8 @@ package final class CodecContext {
          lowDelay: Bool = false, maxPixels: Int, displayName: String) throws(FFmpegFailure) {
         let codecID = parameters.pointee.codec_id
         guard let codec = decoder ?? avcodec_find_decoder(codecID) else {
-            let name = String(cString: avcodec_get_name(codecID))
-            throw FFmpegFailure(.unsupportedCodec, "\(displayName): no decoder for the \(name) video codec in this FFmpeg build",
-                                   operation: "avcodec_find_decoder")
+            throw FFmpegFailure(.unsupportedCodec, "\(displayName): " + Self.missingDecoderReason(codecID: codecID, tag: parameters.pointee.codec_tag),
+                                operation: "avcodec_find_decoder")
         }
         guard let context = avcodec_alloc_context3(codec) else {
             throw FFmpegFailure(.tooLarge, "\(displayName): out of memory")

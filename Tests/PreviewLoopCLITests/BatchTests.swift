@@ -117,7 +117,7 @@ struct BatchRunTests {
         #expect(try bench.outputs() == before)
 
         // A deleted output makes the clip incomplete: the next run redoes it.
-        try FileManager.default.removeItem(atPath: bench.out + "/rot/sheet-1.jpg")
+        try FileManager.default.removeItem(atPath: bench.out + "/rot/sprites-1.jpg")
         _ = try bench.batch([])
         #expect(try bench.records()["rot"]?["skipped"] as? Bool == false)
         #expect(try bench.outputs() == before)
@@ -542,7 +542,7 @@ struct BatchRunTests {
         let copy = try #require(records["sub_copy"])
         #expect(copy["duplicate_of"] as? String == "a" && copy["status"] as? String == "ok")
         #expect(records["a"]?["duplicate_of"] == nil && records["b"]?["duplicate_of"] == nil)
-        for name in ["poster.jpg", "thumbnails.vtt", "sheet-1.jpg"] {
+        for name in ["poster.jpg", "thumbnails.vtt", "sprites-1.jpg"] {
             var original = stat(), linked = stat()
             #expect(stat(bench.out + "/a/" + name, &original) == 0 && stat(bench.out + "/sub_copy/" + name, &linked) == 0)
             #expect(original.st_ino == linked.st_ino, "\(name) is a hard link to a's")

@@ -70,7 +70,7 @@ struct HostileInputTests {
             #expect(result.stdout.count > 0)
             let vtt = try String(contentsOfFile: directory + "/sp/thumbnails.vtt", encoding: .utf8)
             #expect(vtt.contains("00:00:04.000 --> 00:00:05.000"), "\(vtt)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/sp").sorted() == ["sheet-1.jpg", "thumbnails.vtt"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/sp").sorted() == ["sprites-1.jpg", "thumbnails.vtt"])
             let probe = try Child.cli(["probe", try Self.bad(name), "--json"])
             let json = try JSONSerialization.jsonObject(with: probe.stdout) as? [String: Any]
             let duration = json?["duration"] as? Double

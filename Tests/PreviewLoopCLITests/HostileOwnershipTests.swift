@@ -471,7 +471,7 @@ struct BatchOrientationTests {
         let commands: [(String, [String], String)] = [
             ("poster.jpg", ["thumb", clip, "-o", directory + "/poster.jpg"], directory + "/poster.jpg"),
             ("strip.jpg", ["strip", clip, "-o", directory + "/strip.jpg", "--span", "all"], directory + "/strip.jpg"),
-            ("sheet-1.jpg", ["sprites", clip, "-o", directory + "/sprites", "--every", "1"], directory + "/sprites/sheet-1.jpg"),
+            ("sprites-1.jpg", ["sprites", clip, "-o", directory + "/sprites", "--every", "1"], directory + "/sprites/sprites-1.jpg"),
             ("hover.mp4", ["render", clip, "-o", directory + "/hover.mp4", "--length", "2"], directory + "/hover.mp4"),
         ]
         for (name, arguments, made) in commands {

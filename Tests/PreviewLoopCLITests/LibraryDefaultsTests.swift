@@ -96,6 +96,61 @@ struct BatchFolderTests {
         let ids = BatchFolder.ids(for: ["x/a.mp4", "x_a.mp4", "b.mov"])
         #expect(ids[2] == "b" && ids[0].hasPrefix("x_a-") && ids[1].hasPrefix("x_a-") && ids[0] != ids[1])
         #expect(throws: PreviewLoopError.self) { try BatchFolder.scan(root + "/missing") }
+        // A batch's output folder inside the library (`-o DIR/previews`) is not read as more videos.
+        try FileManager.default.createDirectory(atPath: root + "/previews/a", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: root + "/previews/.lock.all", contents: nil)
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("short.mp4"), toPath: root + "/previews/a/hover.mp4")
+        let again = try BatchFolder.scan(root)
+        #expect(again.clips.map(\.id) == ["Big_Clip", "a", "trailers_t1"] && again.skipped["batch output"] == 1, "\(again)")
+    }
+
+    @Test("batch DIR without --out writes DIR-previews beside the folder, says so, resumes it, refuses a folder batch did not make")
+    func defaultOutput() throws {
+        let root = try Self.makeLibrary()
+        let parent = root + "/.."
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let manager = FileManager.default
+        let inside = try manager.subpathsOfDirectory(atPath: root).sorted()
+        let out = root + BatchFolder.defaultOutputSuffix
+        let first = try Child.cli(["batch", root, "--jobs", "1"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(manager.fileExists(atPath: out + "/a/poster.jpg") && manager.fileExists(atPath: out + "/results.jsonl"))
+        #expect(try manager.subpathsOfDirectory(atPath: root).sorted() == inside, "nothing is written inside the folder")
+        #expect(first.stdoutText.hasPrefix("batch: 3 clips: 3 ok, 0 failed in ")
+                    && first.stdoutText.contains("; outputs in \(out), results in \(out)/results.jsonl"), "\(first.stdoutText)")
+        #expect(first.stderr.contains("outputs in \(out) (no --out given)"), "\(first.stderr)")
+        // The rerun finds its outputs and has nothing to do; `DIR/.` names the same folder.
+        let again = try Child.cli(["batch", root, "--jobs", "1"])
+        #expect(again.status == 0 && again.stdoutText.contains("3 left as they were"), "\(again.stdoutText)\(again.stderr)")
+        let dot = try Child.cli(["batch", root + "/.", "--jobs", "1"])
+        let resolved = URL(fileURLWithPath: root).resolvingSymlinksInPath().path + BatchFolder.defaultOutputSuffix
+        #expect(dot.status == 0 && dot.stdoutText.contains("; outputs in \(resolved), "), "\(dot.stdoutText)\(dot.stderr)")
+        #expect(try manager.contentsOfDirectory(atPath: parent).sorted() == ["lib", "lib" + BatchFolder.defaultOutputSuffix])
+
+        // A folder of that name batch did not make is left as it is.
+        let other = parent + "/other"
+        try manager.createDirectory(atPath: other + BatchFolder.defaultOutputSuffix, withIntermediateDirectories: true)
+        try manager.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try manager.copyItem(atPath: TestPaths.fixture("short.mp4"), toPath: other + "/s.mp4")
+        try "mine".write(toFile: other + BatchFolder.defaultOutputSuffix + "/notes.txt", atomically: true, encoding: .utf8)
+        let refused = try Child.cli(["batch", other])
+        #expect(refused.status == 1 && refused.stderr.hasPrefix("Error: ") && refused.stderr.contains("--out"), "\(refused.stderr)")
+        #expect(try manager.contentsOfDirectory(atPath: other + BatchFolder.defaultOutputSuffix) == ["notes.txt"])
+
+        // A manifest has no default.
+        try (root + "/a.mp4\n").write(toFile: parent + "/list.txt", atomically: true, encoding: .utf8)
+        let manifest = try Child.cli(["batch", parent + "/list.txt"])
+        #expect(manifest.status == 64 && manifest.stderr.hasPrefix("Error: Missing '--out <dir>'"), "\(manifest.stderr)")
+    }
+
+    @Test("The summary line names the shard only for a sharded run")
+    func summaryShard() throws {
+        let root = try Self.makeLibrary()
+        defer { try? FileManager.default.removeItem(atPath: root + "/..") }
+        let whole = try Child.cli(["batch", root, "-o", root + "/../OUT", "--include", "a.mp4"])
+        #expect(whole.status == 0 && whole.stdoutText.hasPrefix("batch: 1 clip: 1 ok"), "\(whole.stdoutText)\(whole.stderr)")
+        let shard = try Child.cli(["batch", root, "-o", root + "/../OUT", "--include", "a.mp4", "--shard", "0/1"])
+        #expect(shard.status == 0 && shard.stdoutText.hasPrefix("batch shard 0/1: 1 clip: "), "\(shard.stdoutText)\(shard.stderr)")
     }
 
     @Test("preview-loop batch DIR makes every video's outputs and says what it skipped")

@@ -36,7 +36,7 @@ struct OutputSafetyTests {
         #expect(names(output).count == 6)                     // 20 tiles on 5 sheets + the track
         let few = try Child.cli(["sprites", clip, "-o", output, "--every", "1", "--grid", "2x1"])
         #expect(few.status == 0, "\(few.stderr)")
-        #expect(names(output) == ["sheet-1.jpg", "sheet-2.jpg", "thumbnails.vtt"], "\(names(output))")
+        #expect(names(output) == ["sprites-1.jpg", "sprites-2.jpg", "thumbnails.vtt"], "\(names(output))")
         #expect(names(root) == ["sp"], "left beside it: \(names(root))")
 
         try Data("mine".utf8).write(to: URL(fileURLWithPath: output + "/notes.txt"))

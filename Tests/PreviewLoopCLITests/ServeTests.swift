@@ -194,12 +194,12 @@ struct ServeTests {
                 let made = try Child.cli(["sprites", root + "/landscape.mp4", "-o", output, "--count", "7", "--grid", "3x3",
                                           "--size", "96x-1", "--quality", "70", "--format", format])
                 #expect(made.status == 0, "\(made.stderr)")
-                let sheet = try Data(contentsOf: URL(fileURLWithPath: output + "/sheet-1.\(format)"))
+                let sheet = try Data(contentsOf: URL(fileURLWithPath: output + "/sprites-1.\(format)"))
                 #expect(picture.body == sheet, "storyboard.\(format): \(picture.body.count) bytes served, \(sheet.count) written")
                 let index = try Self.fetch("\(base)/landscape.mp4/storyboard.vtt?\(query)&format=\(format)")
                 #expect(index.status == 200 && index.headers["content-type"] == "text/vtt; charset=utf-8")
                 let track = try String(contentsOfFile: output + "/thumbnails.vtt", encoding: .utf8)
-                #expect(index.text == track.replacing("sheet-1.\(format)", with: "storyboard.\(format)?\(query.split(separator: "&").sorted().joined(separator: "&"))"),
+                #expect(index.text == track.replacing("sprites-1.\(format)", with: "storyboard.\(format)?\(query.split(separator: "&").sorted().joined(separator: "&"))"),
                         "\(index.text)")
             }
             // The JSON index: Mux's members, one tile per cue, positions on the grid.

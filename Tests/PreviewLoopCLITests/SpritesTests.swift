@@ -63,7 +63,7 @@ struct SpritesTests {
                               "--grid", "3x2", "--accuracy", accuracy])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "no progress when standard error is not a terminal")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["sheet-1.jpg", "sheet-2.jpg", "thumbnails.vtt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["sprites-1.jpg", "sprites-2.jpg", "thumbnails.vtt"])
         let vtt = try ParsedVTT(String(contentsOfFile: directory + "/thumbnails.vtt", encoding: .utf8))
         #expect(vtt.cues.count == 8)
         #expect(vtt.cues.first?.start == 0)
@@ -73,7 +73,7 @@ struct SpritesTests {
         let reference = try Oracle.reference("landscape.mp4", upright: Size(width: 400, height: 300), size: Self.tile)
         var sheets: [String: RGBImage] = [:]
         for (index, cue) in vtt.cues.enumerated() {
-            #expect(cue.sheet == (index < 6 ? "sheet-1.jpg" : "sheet-2.jpg"))
+            #expect(cue.sheet == (index < 6 ? "sprites-1.jpg" : "sprites-2.jpg"))
             if sheets[cue.sheet] == nil {
                 let report = try WebOracle.probe(directory + "/" + cue.sheet)
                 sheets[cue.sheet] = try WebOracle.firstFrame(of: directory + "/" + cue.sheet,
@@ -90,8 +90,8 @@ struct SpritesTests {
             #expect(best.psnr > 30, "cue \(index): tile matches no frame well (\(best.psnr) dB)")
             #expect(time >= cue.start - 1e-6 && time < cue.end, "cue \(index) [\(cue.start), \(cue.end)) shows the frame at \(time) s")
         }
-        #expect(sheets["sheet-1.jpg"]?.size == Size(width: 480, height: 180))
-        #expect(sheets["sheet-2.jpg"]?.size == Size(width: 320, height: 90), "the last sheet holds only what it needs")
+        #expect(sheets["sprites-1.jpg"]?.size == Size(width: 480, height: 180))
+        #expect(sheets["sprites-2.jpg"]?.size == Size(width: 320, height: 90), "the last sheet holds only what it needs")
     }
 
     @Test("The library's cues give each tile's frame time inside its cue, for every accuracy but keyframe")
@@ -117,8 +117,8 @@ struct SpritesTests {
         let ok = try cli(["sprites", TestPaths.fixture("short.mp4"), "-o", directory + "/w", "--every", "0.1", "--format", "webp",
                           "-q", "60"])
         #expect(ok.status == 0, "\(ok.stderr)")
-        #expect(try WebOracle.probe(directory + "/w/sheet-1.webp").codec == "webp")
-        #expect(try String(contentsOfFile: directory + "/w/thumbnails.vtt", encoding: .utf8).contains("sheet-1.webp#xywh=0,0,160,90"))
+        #expect(try WebOracle.probe(directory + "/w/sprites-1.webp").codec == "webp")
+        #expect(try String(contentsOfFile: directory + "/w/thumbnails.vtt", encoding: .utf8).contains("sprites-1.webp#xywh=0,0,160,90"))
         _ = FileManager.default.createFile(atPath: directory + "/file", contents: Data())
         let blocked = try cli(["sprites", TestPaths.fixture("short.mp4"), "-o", directory + "/file"])
         #expect(blocked.status == 1 && blocked.stderr.hasPrefix("Error: "))

@@ -44,6 +44,8 @@ struct BadInputCatalogTests {
         RefusedInput(name: "moov-at-end-cut90.mp4", expected: .notMediaFile, about: "moov at the end, cut at 90%"),
         RefusedInput(name: "zeroed-moov.mp4", expected: .notMediaFile, about: "moov contents zeroed (no streams at all)"),
         RefusedInput(name: "unknown-fourcc.mp4", expected: .unsupportedCodec, about: "avc1 patched to zzzz"),
+        RefusedInput(name: "vvc1-sample-entry.mp4", expected: .unsupportedCodec, about: "avc1 patched to vvc1 (VVC)"),
+        RefusedInput(name: "dav1-sample-entry.mp4", expected: .unsupportedCodec, about: "avc1 patched to dav1 (Dolby Vision AV1)"),
         RefusedInput(name: "many-streams.mkv", expected: .tooLarge, about: "70 streams (limit 64)"),
         RefusedInput(name: "many-streams.ts", expected: .tooLarge, about: "70 streams found while reading"),
         RefusedInput(name: "bomb.png", expected: .tooLarge, about: "12000x12000 PNG"),
@@ -75,6 +77,21 @@ struct BadInputCatalogTests {
         } else {
             try check()
         }
+    }
+
+    @Test("A codec FFmpeg does not know is named by its tag, with what would decode it", arguments: [
+        ("vvc1-sample-entry.mp4", ["VVC (H.266) video (tag vvc1)", "FFmpeg 7.1 or later"]),
+        ("dav1-sample-entry.mp4", ["Dolby Vision AV1 video (tag dav1)", "not take this sample entry as AV1"]),
+        ("unknown-fourcc.mp4", ["an unknown video codec (tag zzzz)"]),
+    ])
+    func unknownCodecNamed(name: String, phrases: [String]) throws {
+        let path = try BadInputs.path(name)
+        let output = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try Child.cli(["thumb", path, "-o", output + "/out.jpg", "--timeout", "10"], killAfter: 20)
+        #expect(result.status == 1 && result.errorLines.count == 1, "\(result.stderr)")
+        for phrase in phrases { #expect(result.stderr.contains(phrase), "\(name): \(result.stderr)") }
+        #expect(!result.stderr.contains("none"), "\(name): \(result.stderr)")
     }
 
     @Test("A format refused by the allow-list is read when allowedFormats is nil", arguments: [

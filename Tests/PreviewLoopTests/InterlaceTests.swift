@@ -153,7 +153,7 @@ struct InterlaceTests {
         // sprites: lossless-enough WebP tiles every 0.2 s.
         try run(["sprites", interlacedClip, "-o", directory + "/sprites", "--every", "0.2", "--size", "240x240",
                  "--grid", "2x1", "--format", "webp", "-q", "100"])
-        let sprites = try WebOracle.firstFrame(of: directory + "/sprites/sheet-1.webp", size: Size(width: 480, height: 240))
+        let sprites = try WebOracle.firstFrame(of: directory + "/sprites/sprites-1.webp", size: Size(width: 480, height: 240))
         for (index, tile) in tiles(of: sprites, count: 2).enumerated() { expectCombing(tile, "sprite \(index)") }
         // loop: the frames it delivers.
         try run(["loop", interlacedClip, "--size", "240x240", "--length", "0.2", "--frames", directory + "/frames"])

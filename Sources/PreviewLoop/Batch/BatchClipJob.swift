@@ -182,7 +182,7 @@ final class BatchClipJob {
             layout: layout,
             onSheet: { index, sheet throws(PreviewLoopError) in
                 try checkStop()
-                let name = "sheet-\(index + 1).jpg"
+                let name = ThumbnailTrack.sheetFileName(index, fileExtension: "jpg")
                 try writeJPEG(sheet, quality: sprites.quality, name)
                 var made = entry("sprite_sheet", name)
                 made.width = sheet.width
@@ -195,7 +195,7 @@ final class BatchClipJob {
         for index in sheets.indices {
             sheets[index].tilePhashes = sheetHashes[index].prefix(cues.cues.filter { $0.sheet == index }.count).map(\.description)
         }
-        let vtt = cues.webVTT { "sheet-\($0 + 1).jpg" }
+        let vtt = cues.webVTT { ThumbnailTrack.sheetFileName($0, fileExtension: "jpg") }
         try AtomicFile.write(Array(vtt.utf8), to: staging + "/thumbnails.vtt")
         var track = entry("webvtt", "thumbnails.vtt")
         track.tiles = cues.cues.count

@@ -6,7 +6,7 @@ public struct BatchFolderScan: Sendable, Hashable {
     /// The clips found, ordered by relative path.
     public var clips: [BatchClip]
     /// What was passed over, by reason (`not a video`, `hidden`, `excluded`, `not included`,
-    /// `unreadable`), counting files and folders.
+    /// `unreadable`, `batch output`), counting files and folders.
     public var skipped: [String: Int]
 
     /// `3 skipped (hidden: 1, not a video: 2)`, or `nothing skipped`.
@@ -19,7 +19,8 @@ public struct BatchFolderScan: Sendable, Hashable {
 
 /// Finds the video files of a folder for `batch DIR`.
 ///
-/// Rules: entries whose name starts with `.` are hidden and skipped (a hidden folder is not entered);
+/// Rules: entries whose name starts with `.` are hidden and skipped (a hidden folder is not entered), and
+/// so is a batch's output folder (``isBatchOutput(_:)``, not empty);
 /// symbolic links to folders are not followed (no loops), links to files are; a file is a video when
 /// its extension is one of ``videoExtensions`` (case-insensitive). `include` and `exclude` are shell
 /// globs (`fnmatch`, `*` also matching `/`), each tried against the relative path and the base name:
@@ -84,6 +85,11 @@ public enum BatchFolder {
                 }
                 if kind == S_IFDIR {
                     guard depth < maxDepth else { skipped["too deep", default: 0] += 1; continue }
+                    // A batch's output folder (`-o` inside the folder): its hover.mp4 files are outputs, not inputs.
+                    if let inside = FileSystem.names(inDirectory: full), holdsBatchMarkers(inside) {
+                        skipped["batch output", default: 0] += 1
+                        continue
+                    }
                     try walk(child, depth: depth + 1)
                     continue
                 }
@@ -116,5 +122,64 @@ public enum BatchFolder {
             return safe
         }
         return BatchManifest.uniqueIDs(names: plain, keys: relativePaths, maxLength: 110)
+    }
+}
+
+extension BatchFolder {
+    /// The suffix of the output folder `batch DIR` uses when none is given (``defaultOutputDirectory(for:)``).
+    public static let defaultOutputSuffix = "-previews"
+
+    /// The output folder for a folder batch given no output folder: `DIR-previews`, beside `DIR`.
+    ///
+    /// Beside, not inside: a folder batch takes every video under `DIR`, and its hover previews
+    /// (`hover.mp4`) would be taken as inputs by the next run. Named after `DIR` alone, so a rerun from
+    /// another working directory uses the same folder. `.` and `..` are named by the folder they
+    /// resolve to (`batch .` in `~/clips` writes `~/clips-previews`).
+    ///
+    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for the root folder (nothing is beside it)
+    ///   or a `DIR-previews` that would lie inside `DIR` (through a symbolic link);
+    ///   ``PreviewLoopError/Code/refusedByPolicy`` when `DIR-previews` exists and is not a batch's output
+    ///   folder (``isBatchOutput(_:)``): batch never writes into a folder of the user's.
+    public static func defaultOutputDirectory(for root: String) throws(PreviewLoopError) -> String {
+        var base = root
+        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        let last = base.split(separator: "/").last.map(String.init) ?? ""
+        if base == "/" || last.isEmpty || last == "." || last == ".." {
+            guard let resolved = FileSystem.resolvedPath(base) else {
+                throw PreviewLoopError(.inputNotFound, "\(root): cannot read the folder")
+            }
+            base = resolved
+        }
+        guard base != "/" else {
+            throw PreviewLoopError(.invalidArgument, "\(root): the root folder has no folder beside it for the outputs; give --out <dir>")
+        }
+        let output = base + defaultOutputSuffix
+        // Beside DIR on paper; a symbolic link on the way could still put it inside, where a rerun would read it.
+        if let folder = FileSystem.resolvedPath(root),
+           let resolved = FileSystem.resolvedPath(output) ?? FileSystem.resolvedPath(FileSystem.split(output).directory),
+           resolved == folder || resolved.hasPrefix(folder == "/" ? "/" : folder + "/") {
+            throw PreviewLoopError(.invalidArgument, "\(output): lies inside \(root), where the next run would take its videos as "
+                + "inputs; give --out <dir> outside it")
+        }
+        var status = stat()
+        guard FileSystem.lstat(output, &status) == 0 else { return output }
+        guard FileSystem.fileExists(output).isDirectory, isBatchOutput(output) else {
+            throw PreviewLoopError(.refusedByPolicy, "\(output): exists and is not a batch output folder (it holds no "
+                + ".lock.all or .staging); batch writes its outputs there only when it made it: give --out <dir>, or move it")
+        }
+        return output
+    }
+
+    /// Whether `path` is a folder a batch may take as its output folder without writing over anything of
+    /// someone else's: an empty folder, or one a batch made (it holds the `.lock.<shard>` file or the
+    /// `.staging` folder every run creates first).
+    public static func isBatchOutput(_ path: String) -> Bool {
+        guard let names = FileSystem.names(inDirectory: path) else { return false }
+        return names.isEmpty || holdsBatchMarkers(names)
+    }
+
+    /// Whether a folder's names include what every batch run creates first in its output folder.
+    static func holdsBatchMarkers(_ names: [String]) -> Bool {
+        names.contains { $0 == ".staging" || $0 == ".lock.all" || $0.hasPrefix(".lock.shard-") }
     }
 }

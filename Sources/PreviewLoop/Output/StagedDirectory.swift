@@ -6,7 +6,7 @@ import Glibc
 /// disk, a signal) leaves the old contents as they were.
 ///
 /// The rule for an existing directory: it is replaced only when everything in it is a regular file with
-/// a name this kind of output writes (`ownsName`, e.g. `sheet-N.jpg` and `thumbnails.vtt`); a directory holding anything
+/// a name this kind of output writes (`ownsName`, e.g. `sprites-N.jpg` and `thumbnails.vtt`); a directory holding anything
 /// else is refused before any work, so no user file is ever deleted. A symbolic link is refused too.
 /// The new directory keeps the old one's permission bits. The swap is one `renameat2(RENAME_EXCHANGE)`
 /// where the file system has it (else rename aside, rename in, rename back on failure); then the old
@@ -152,7 +152,7 @@ package final class StagedDirectory {
 }
 
 extension StagedDirectory {
-    /// Whether `name` is `prefix` + decimal digits + `suffix` (`sheet-12.jpg`, `card-00001.png`).
+    /// Whether `name` is `prefix` + decimal digits + `suffix` (`sprites-12.jpg`, `card-00001.png`).
     package static func isNumbered(_ name: String, prefix: String, suffix: String) -> Bool {
         guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else { return false }
         return name.dropFirst(prefix.count).dropLast(suffix.count).allSatisfy { $0 >= "0" && $0 <= "9" }

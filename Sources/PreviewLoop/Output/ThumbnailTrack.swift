@@ -1,7 +1,13 @@
 /// Scrub-bar thumbnails: one frame per interval of the clip, tiled into sprite sheets, and the
-/// WebVTT cues that map each interval to its tile (`sheet-1.jpg#xywh=x,y,w,h`), as video players'
+/// WebVTT cues that map each interval to its tile (`sprites-1.jpg#xywh=x,y,w,h`), as video players'
 /// preview-thumbnail tracks expect.
 public struct ThumbnailTrack: Sendable, Hashable {
+    /// The file name of sprite sheet `index` (from 0) as `sprites` and batch write it: `sprites-1.jpg`
+    /// (not `sheet-N`, which would read as the contact sheet, `sheet`'s output).
+    package static func sheetFileName(_ index: Int, fileExtension: String) -> String {
+        "sprites-\(index + 1).\(fileExtension)"
+    }
+
     /// How tiles are laid out on each sheet.
     public struct Layout: Sendable, Hashable {
         /// The size of one tile.
@@ -106,7 +112,7 @@ public struct ThumbnailTrack: Sendable, Hashable {
     /// URL of its tile (`sheetURL(sheet) + "#xywh=x,y,w,h"`), cues separated by blank lines.
     ///
     /// - Parameter sheetURL: the URL of sheet `index` (from 0) as players should fetch it, for example
-    ///   `{ "sheet-\($0 + 1).jpg" }` for sheets beside the `.vtt` file.
+    ///   `{ "sprites-\($0 + 1).jpg" }` for sheets beside the `.vtt` file.
     public func webVTT(sheetURL: (Int) -> String) -> String {
         var text = "WEBVTT\n"
         for cue in cues {
