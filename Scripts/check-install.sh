@@ -2,7 +2,9 @@
 # `make install` into a scratch DESTDIR, then what a user of the installed tool would try:
 # - the manual page renders with no groff warning (`groff -man -ww -z`) and `man -l` shows it;
 # - bash, zsh and fish load their completion scripts; bash's and fish's offer --size after `thumb --si`
-#   and fill/fit/stretch after `thumb --fit`, zsh's defines its function;
+#   and fill/fit/stretch after `thumb --fit`, batch's subcommands after `batch` and only their own
+#   options after `batch export-page` and `batch report`; zsh's, bound by compinit, offers the same
+#   in an interactive zsh on a pseudo-terminal;
 # - the binary runs `--version` in an empty environment (`env -i`), and `ldd` shows no library from the
 #   Swift toolchain's folder;
 # - `make uninstall` removes exactly what was installed, leaving a file of the user's untouched.
@@ -58,16 +60,48 @@ bash_offers preview-loop thumb --si | grep -qx -- "--size" || fail "bash does no
 [ "$(bash_offers preview-loop thumb --fit "" | sort | tr '\n' ' ')" = "fill fit stretch " ] \
   || fail "bash does not offer fill, fit, stretch after 'thumb --fit'"
 bash_offers preview-loop th | grep -qx thumb || fail "bash does not offer the subcommand thumb"
+[ "$(bash_offers preview-loop batch export-page --)" = "--help" ] \
+  || fail "bash does not offer export-page's options alone after 'batch export-page --'"
+bash_offers preview-loop batch report -- | grep -qx -- "--duplicates" || fail "bash does not offer --duplicates after 'batch report --'"
+bash_offers preview-loop batch report -- | grep -qx -- "--shard" && fail "bash offers batch's --shard after 'batch report --'"
+bash_offers preview-loop batch ex | grep -qx export-page || fail "bash does not offer export-page after 'batch'"
 
 # zsh: the function loads through compinit from site-functions and is bound to the command.
 zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -d "$2/zcompdump"; [[ $_comps[preview-loop] == _preview-loop ]]' \
   _ "$root/share/zsh/site-functions" "$work" || fail "zsh does not bind _preview-loop to preview-loop"
 zsh -f -n "$root/share/zsh/site-functions/_preview-loop" || fail "zsh cannot parse _preview-loop"
+# zsh: complete in an interactive zsh on a pseudo-terminal (zpty), recording every match compadd is given.
+cat > "$work/zsh-offers.zsh" <<'ZSH'
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PROMPT=''; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; bindkey '^I' complete-word"
+zpty -w z "compadd() { if (( \${@[(I)-[OAD]]} )); then builtin compadd \"\$@\"; return; fi; local -a hits;" \
+          "builtin compadd -O hits \"\$@\"; print -rl -- \$hits >> $3; builtin compadd \"\$@\"; }"
+zpty -w z "comppostfuncs=(finished); finished() { print -r -- '<finished>' >> $3; }"
+zpty -w z "$2"$'\t'
+for i in {1..200}; do grep -qx '<finished>' $3 2>/dev/null && break; sleep 0.05; done
+zpty -d z
+ZSH
+zsh_offers() {
+  rm -f "$work/zsh-offered"
+  (cd "$work" && zsh -f "$work/zsh-offers.zsh" "$root/share/zsh/site-functions" "$1" "$work/zsh-offered")
+  grep -qx '<finished>' "$work/zsh-offered" || fail "zsh did not finish completing '$1'"
+  grep -vx '<finished>' "$work/zsh-offered" | sort -u
+}
+zsh_offers "preview-loop thumb --si" | grep -qx -- "--size" || fail "zsh does not offer --size after 'thumb --si'"
+[ "$(zsh_offers "preview-loop batch export-page --")" = "--help" ] \
+  || fail "zsh does not offer export-page's options alone after 'batch export-page --'"
+zsh_offers "preview-loop batch report --" | grep -qx -- "--shard" && fail "zsh offers batch's --shard after 'batch report --'"
+zsh_offers "preview-loop batch " | grep -qx export-page || fail "zsh does not offer export-page after 'batch'"
 
 # fish: complete as fish itself would.
 fish_offers() { fish --no-config -c "source $root/share/fish/vendor_completions.d/preview-loop.fish; complete -C '$1'"; }
 fish_offers "preview-loop thumb --si" | cut -f1 | grep -qx -- "--size" || fail "fish does not offer --size after 'thumb --si'"
 fish_offers "preview-loop thumb --fit " | cut -f1 | grep -qx stretch || fail "fish does not offer stretch after 'thumb --fit'"
+[ "$(fish_offers "preview-loop batch export-page --" | cut -f1)" = "--help" ] \
+  || fail "fish does not offer export-page's options alone after 'batch export-page --'"
+fish_offers "preview-loop batch report --" | cut -f1 | grep -qx -- "--shard" && fail "fish offers batch's --shard after 'batch report --'"
+fish_offers "preview-loop batch " | cut -f1 | grep -qx export-page || fail "fish does not offer export-page after 'batch'"
 
 # The installed binary on its own: no environment, nothing from the toolchain.
 env -i "$bin" --version | grep -q "^preview-loop " || fail "the installed binary does not run in an empty environment"

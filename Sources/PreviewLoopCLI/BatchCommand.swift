@@ -4,16 +4,11 @@ import Glibc
 import PreviewLoop
 import Synchronization
 
-/// The options of `preview-loop batch` (or of `preview-loop batch report`).
+/// The options of `preview-loop batch` (`batch report` and `batch export-page` are commands of their own:
+/// ``BatchReportOptions``, ``BatchExportPageOptions``).
 struct BatchCommandOptions: Equatable, Sendable {
-    /// `batch <manifest>` runs; `batch report <paths…>` merges results files.
-    enum Mode: Equatable, Sendable {
-        case run(manifest: String)
-        case report(paths: [String])
-        /// `batch export-page <OUT>`: the static feed page over an output folder.
-        case exportPage(directory: String)
-    }
-    var mode = Mode.run(manifest: "")
+    /// The manifest or folder as given (`-` for standard input).
+    var manifest = ""
     /// `-o` as typed, which becomes ``outputDirectory`` (a manifest's run needs it).
     @Option(BatchCommandOptions.out, folded: true) var outOption: String? = nil
     /// `-o`, `--out`: the output directory; empty when not given (a folder's run then uses
@@ -53,13 +48,6 @@ struct BatchCommandOptions: Equatable, Sendable {
     /// `--include`, `--exclude`: globs for a folder's files.
     var include: [String] = []
     var exclude: [String] = []
-    /// `--json` (report).
-    @Flag(BatchCommandOptions.json) var isJSON = false
-    /// `--duplicates` and `--hamming` as typed, which become ``duplicateThreshold``.
-    @Flag(BatchCommandOptions.duplicates, folded: true) var duplicatesOption = false
-    @Option(BatchCommandOptions.hamming, folded: true) var hammingOption = BatchCommandOptions.hamming.defaultValue
-    /// `--duplicates` (report): the Hamming threshold it compares with (`--hamming`), or `nil` without it.
-    var duplicateThreshold: Int?
 
     /// `--progress` (JSON progress lines on standard error) and `--quiet`.
     var reporting: ReportingOptions {
@@ -91,15 +79,15 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
                     + "list of paths/URLs, one a line (ids derived: safe base name + hash). Relative paths are taken from "
                     + "the manifest's folder; - reads the manifest from standard input. Read whole before any clip starts. "
                     + "A folder instead: every video file under it, recursively (by extension; hidden entries skipped), ids from "
-                    + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude. "
-                    + "'batch report <OUT or results files…>' merges results instead; 'batch export-page <OUT>' writes the "
-                    + "feed page (index.html, feed.css, feed.js) over OUT's completed clips, for any static host.")])
+                    + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude.")],
+        // Each typed right after `batch`, with its own options, help and completions.
+        subcommands: [BatchReportOptions.self, BatchExportPageOptions.self])
 
     var input: String { "batch" }
 
     func run(in context: CommandContext) -> Int32 {
         // Only a folder has a default output folder; whether the argument is one is known only now.
-        if case .run(let manifest) = mode, outputDirectory.isEmpty, manifest == "-" || !FileSystem.fileExists(manifest).isDirectory {
+        if outputDirectory.isEmpty, manifest == "-" || !FileSystem.fileExists(manifest).isDirectory {
             let error = UsageError(.missingOption("out"), subcommand: Self.subcommand, "Missing '--out <dir>': where the outputs and "
                 + "results go (a folder batch has a default, DIR\(BatchFolder.defaultOutputSuffix) beside the folder; a manifest has none).")
             Console.writeError(error.report + "\n")
@@ -110,64 +98,18 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
 }
 
 extension BatchCommandOptions {
-    /// Types and validates `batch`'s scanned arguments: `batch report` and `batch export-page` refuse the
-    /// options they do not take by name, before any value is typed.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
-        let positionals = arguments.positionals
-        if positionals.first == "report" {
-            guard positionals.count > 1 else {
-                throw UsageError(.missingInput, subcommand: Self.subcommand, "Missing the output directory or results files to report on.")
-            }
-            if let given = Self.runOnly.first(where: arguments.isGiven) {
-                throw UsageError(.conflictingOptions(given.spec.name, "report"), subcommand: Self.subcommand,
-                                 "'\(given.spec.longSpelling)' does not apply to 'batch report'.")
-            }
-        } else if positionals.first == "export-page" {
-            guard positionals.count == 2 else {
-                throw UsageError(positionals.count < 2 ? .missingInput : .unexpectedArgument(positionals[2]), subcommand: Self.subcommand,
-                                 "'batch export-page' takes one batch output folder.")
-            }
-            if let given = Self.options.first(where: arguments.isGiven) {
-                throw UsageError(.conflictingOptions(given.spec.name, "export-page"), subcommand: Self.subcommand,
-                                 "'\(given.spec.longSpelling)' does not apply to 'batch export-page'.")
-            }
-        }
-        try self.init(typing: arguments)
-    }
-
-    /// Takes the mode and its paths, and for a run its output directory and globs.
+    /// Takes the manifest, the output directory and the globs.
     mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
         let positionals = arguments.positionals
-        if positionals.first == "report" {
-            mode = .report(paths: Array(positionals.dropFirst()))
-            if duplicatesOption {
-                duplicateThreshold = try arguments.value(Self.hamming)
-            } else if arguments.isGiven(Self.hamming) {
-                throw UsageError(.conflictingOptions("hamming", "duplicates"), subcommand: Self.subcommand,
-                                 "'--hamming' sets the threshold of '--duplicates'; give '--duplicates' too.")
-            }
-            return
-        }
-        if positionals.first == "export-page" {
-            mode = .exportPage(directory: positionals[1])
-            return
-        }
         guard let manifest = positionals.first else {
             throw UsageError(.missingInput, subcommand: Self.subcommand, "Missing the manifest (a JSON Lines file or a list of paths; - for standard input).")
         }
         if positionals.count > 1 {
+            let order = Self.subcommand.child(named: manifest).map { "; 'batch \($0.name)' comes right after 'batch'" } ?? ""
             throw UsageError(.unexpectedArgument(positionals[1]), subcommand: Self.subcommand,
-                             "Unexpected argument '\(positionals[1])': batch takes one manifest.")
+                             "Unexpected argument '\(positionals[1])': batch takes one manifest\(order).")
         }
-        mode = .run(manifest: manifest)
-        if isJSON {
-            throw UsageError(.conflictingOptions("json", "batch"), subcommand: Self.subcommand,
-                             "'--json' applies to 'batch report'; a run always writes JSON Lines results in the output directory.")
-        }
-        for option in Self.reportOnly where arguments.isGiven(option) {
-            throw UsageError(.conflictingOptions(option.spec.name, "batch"), subcommand: Self.subcommand,
-                             "'\(option.spec.longSpelling)' applies to 'batch report'.")
-        }
+        self.manifest = manifest
         outputDirectory = try arguments.value(Self.out) ?? ""
         include = try arguments.all(Self.include)
         exclude = try arguments.all(Self.exclude)
@@ -175,7 +117,6 @@ extension BatchCommandOptions {
 
     /// Whether the run's values, each valid on its own, go together.
     func validate() throws(UsageError) {
-        guard case .run = mode else { return }
         if shard != nil && shardCount != nil {
             throw UsageError(.conflictingOptions("shard", "shard-count"), subcommand: Self.subcommand,
                              "'--shard I/N' already gives the count; '--shard-count' is for an index from the environment.")
@@ -196,14 +137,7 @@ struct BatchCommand {
     static let transientFailures: Int32 = 75
 
     func run() throws -> Int32 {
-        switch options.mode {
-        case .report(let paths):
-            return try BatchReport(paths: paths, isJSON: options.isJSON, duplicateThreshold: options.duplicateThreshold).run()
-        case .exportPage(let directory):
-            return try FeedExport(directory: directory).run()
-        case .run(let manifestPath):
-            return try runBatch(manifestPath: manifestPath)
-        }
+        try runBatch(manifestPath: options.manifest)
     }
 
     private func runBatch(manifestPath: String) throws -> Int32 {
@@ -408,16 +342,6 @@ extension BatchCommandOptions {
     /// The library's defaults, which the CLI's defaults are.
     private static let libraryDefaults = BatchOptions(outputDirectory: "")
 
-    /// The options only `batch report` takes (a run refuses `--duplicates` and `--hamming`).
-    static let reportOnly: [any OptionDeclaration] = [duplicates, hamming]
-
-    /// The options that only a run takes (`batch report` refuses them): all but `--json` and the
-    /// report's own.
-    static var runOnly: [any OptionDeclaration] {
-        let reportNames = Set(([json] + reportOnly).map(\.spec.name))
-        return options.filter { !reportNames.contains($0.spec.name) }
-    }
-
     /// `--include <glob>`, repeatable: with a folder, only the video files matching one.
     static let include = ValueOption<String?>(
         "include", value: "glob",
@@ -491,16 +415,4 @@ extension BatchCommandOptions {
         in: 64...1_048_576)
     static let threads = ValueOption<Int>.integer("threads", help: "Decoding threads per clip, 0 for cores / jobs.",
                                              default: libraryDefaults.threadsPerClip, in: 0...64)
-    static let json = FlagOption("json", help: "batch report: print one JSON object instead of text.")
-    /// `--duplicates`: batch report lists the clips that look alike.
-    static let duplicates = FlagOption(
-        "duplicates", help: "batch report: list the clips whose posters and tiles are near-identical (re-uploads "
-            + "under other names, at other bitrates or sizes), in groups, by the perceptual hashes (phash, "
-            + "tile_phashes) their records carry, with the Hamming distances found and the threshold used.")
-    /// `--hamming <bits>`: the largest distance `--duplicates` counts as the same picture.
-    static let hamming = ValueOption<Int>.integer(
-        "hamming", value: "bits",
-        help: "batch report --duplicates: the largest Hamming distance, in bits of 64, between two hashes "
-            + "of the same picture, \(DuplicateFinder.thresholdRange.lowerBound) to \(DuplicateFinder.thresholdRange.upperBound).",
-        default: DuplicateFinder.defaultThreshold, in: DuplicateFinder.thresholdRange)
 }

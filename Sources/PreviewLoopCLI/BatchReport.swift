@@ -2,6 +2,63 @@ import FoundationEssentials
 import Glibc
 import PreviewLoop
 
+/// The options of `preview-loop batch report`.
+struct BatchReportOptions: Equatable, Sendable {
+    /// The output folders and results files, as given.
+    var paths: [String] = []
+    /// `--json`.
+    @Flag(BatchReportOptions.json) var isJSON = false
+    /// `--duplicates` and `--hamming` as typed, which become ``duplicateThreshold``.
+    @Flag(BatchReportOptions.duplicates, folded: true) var duplicatesOption = false
+    @Option(BatchReportOptions.hamming, folded: true) var hammingOption = BatchReportOptions.hamming.defaultValue
+    /// `--duplicates`: the Hamming threshold it compares with (`--hamming`), or `nil` without it.
+    var duplicateThreshold: Int?
+
+    static let json = FlagOption("json", help: "Print one JSON object instead of text.")
+    /// `--duplicates`: the report lists the clips that look alike.
+    static let duplicates = FlagOption(
+        "duplicates", help: "List the clips whose posters and tiles are near-identical (re-uploads "
+            + "under other names, at other bitrates or sizes), in groups, by the perceptual hashes (phash, "
+            + "tile_phashes) their records carry, with the Hamming distances found and the threshold used.")
+    /// `--hamming <bits>`: the largest distance `--duplicates` counts as the same picture.
+    static let hamming = ValueOption<Int>.integer(
+        "hamming", value: "bits",
+        help: "With --duplicates: the largest Hamming distance, in bits of 64, between two hashes "
+            + "of the same picture, \(DuplicateFinder.thresholdRange.lowerBound) to \(DuplicateFinder.thresholdRange.upperBound).",
+        default: DuplicateFinder.defaultThreshold, in: DuplicateFinder.thresholdRange)
+}
+
+extension BatchReportOptions: ParsableCommand {
+    /// `preview-loop batch report`: its name, summary and arguments.
+    static let configuration = CommandConfiguration(
+        name: "report",
+        abstract: "Merge batch results files (every shard's, every rerun's) into one summary: counts, failures by "
+            + "reason with their ids, the slowest clips; with --duplicates, the clips that look alike.",
+        arguments: [PositionalArgument(name: "results", abstract: "A batch output folder (its results*.jsonl files) or "
+                    + "results files; the latest record of each clip counts.", repeats: true)])
+
+    var input: String { "batch" }
+
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        guard !arguments.positionals.isEmpty else {
+            throw UsageError(.missingInput, subcommand: Self.subcommand, "Missing the output directory or results files to report on.")
+        }
+        paths = arguments.positionals
+        if duplicatesOption {
+            duplicateThreshold = try arguments.value(Self.hamming)
+        } else if arguments.isGiven(Self.hamming) {
+            throw UsageError(.conflictingOptions("hamming", "duplicates"), subcommand: Self.subcommand,
+                             "'--hamming' sets the threshold of '--duplicates'; give '--duplicates' too.")
+        }
+    }
+
+    func run(in context: CommandContext) -> Int32 {
+        CommandLineTool.reportingErrors(for: "batch") {
+            try BatchReport(paths: paths, isJSON: isJSON, duplicateThreshold: duplicateThreshold).run()
+        }
+    }
+}
+
 /// `preview-loop batch report <OUT or results files…>`: merges per-shard results files into one
 /// summary — counts, failures by reason (with their ids), the slowest clips; with `--duplicates`, the
 /// clips that look alike (``DuplicateFinder``).

@@ -2,6 +2,8 @@
 ///
 /// Rules, as swift-argument-parser applies them:
 /// - `preview-loop <subcommand> [options] <input>`; the input may come anywhere among the options.
+/// - A subcommand's own subcommand comes right after its name (`batch report OUT`), and then the
+///   arguments are that one's alone.
 /// - Options take their value as the next argument (`--size 320x180`) or after `=` (`--size=320x180`);
 ///   one-letter aliases the same way (`-s 320x180`, `-s=320x180`).
 /// - A value cannot look like an option: `--log --json` is a missing value. `-` alone and negative
@@ -19,28 +21,27 @@ enum CommandLineParser {
             throw UsageError(.missingSubcommand, subcommand: nil,
                              "Missing subcommand; expected one of: \(subcommandList).")
         }
-        let rest = arguments.dropFirst()
         switch first {
         case "-h", "--help":
             return .help(HelpText.root)
         case "--version":
-            if let extra = rest.first {
+            if let extra = arguments.dropFirst().first {
                 throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after --version.")
             }
             return .version
         case MetaCommand.help.rawValue:
-            return try parseHelpRequest(rest)
+            return try parseHelpRequest(arguments.dropFirst())
         case MetaCommand.completions.rawValue:
-            return try parseCompletionsRequest(rest)
+            return try parseCompletionsRequest(arguments.dropFirst())
         case MetaCommand.man.rawValue:
-            if let extra = rest.first {
+            if let extra = arguments.dropFirst().first {
                 throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after 'man'.")
             }
             return .generated(ManualPage.text)
         default:
             break
         }
-        guard let subcommand = Subcommand(rawValue: first) else {
+        guard var subcommand = Subcommand.allCases.first(where: { $0.rawValue == first }) else {
             if first.hasPrefix("-") && first != "-" {
                 throw UsageError(.unknownOption(first), subcommand: nil,
                                  "Unknown option '\(first)'; a subcommand comes first: \(subcommandList).")
@@ -49,6 +50,11 @@ enum CommandLineParser {
                              "Unknown subcommand '\(first)'\(suggestion(for: first, among: Subcommand.allCases.map(\.rawValue)))"
                                 + "; expected one of: \(subcommandList).")
         }
+        var rest = arguments.dropFirst()
+        while let name = rest.first, let child = subcommand.child(named: name) {
+            subcommand = child
+            rest = rest.dropFirst()
+        }
         if asksForHelp(rest) {
             return .help(HelpText.help(for: subcommand))
         }
@@ -56,15 +62,23 @@ enum CommandLineParser {
         return .command(try subcommand.command.init(scanned))
     }
 
-    /// `preview-loop help [subcommand]`.
+    /// `preview-loop help [subcommand [subcommand…]]` (`help batch report`).
     private static func parseHelpRequest(_ arguments: ArraySlice<String>) throws(UsageError) -> ParsedCommand {
         guard let name = arguments.first else { return .help(HelpText.root) }
-        guard let subcommand = Subcommand(rawValue: name) else {
+        guard var subcommand = Subcommand.allCases.first(where: { $0.rawValue == name }) else {
             throw UsageError(.unknownSubcommand(name), subcommand: nil,
                              "Unknown subcommand '\(name)'; expected one of: \(subcommandList).")
         }
-        if let extra = arguments.dropFirst().first {
-            throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after 'help \(name)'.")
+        for extra in arguments.dropFirst() {
+            if let child = subcommand.child(named: extra) {
+                subcommand = child
+            } else if !subcommand.children.isEmpty {
+                throw UsageError(.unknownSubcommand("\(subcommand) \(extra)"), subcommand: nil,
+                                 "Unknown subcommand '\(subcommand) \(extra)'; '\(subcommand)' has: "
+                                    + subcommand.children.map(\.name).joined(separator: ", ") + ".")
+            } else {
+                throw UsageError(.unexpectedArgument(extra), subcommand: nil, "Unexpected argument '\(extra)' after 'help \(subcommand)'.")
+            }
         }
         return .help(HelpText.help(for: subcommand))
     }
@@ -158,7 +172,8 @@ enum ArgumentScanner {
             guard let spec = subcommand.option(spelled: spelling) else {
                 let spellings = subcommand.options.map(\.longSpelling)
                 throw UsageError(.unknownOption(spelling), subcommand: subcommand,
-                                 "Unknown option '\(spelling)'\(CommandLineParser.suggestion(for: spelling, among: spellings)).")
+                                 "Unknown option '\(spelling)'\(CommandLineParser.suggestion(for: spelling, among: spellings))"
+                                    + "\(relativeHint(for: spelling, of: subcommand)).")
             }
             if !spec.takesValue {
                 if inlineValue != nil {
@@ -179,6 +194,17 @@ enum ArgumentScanner {
             }
         }
         return scanned
+    }
+
+    /// ` (an option of 'batch report')` when a command of the same family (`batch` and the commands typed
+    /// after it) takes the spelling, or an empty string.
+    static func relativeHint(for spelling: String, of subcommand: Subcommand) -> String {
+        var root = subcommand
+        while let parent = root.parent { root = parent }
+        func family(_ command: Subcommand) -> [Subcommand] { [command] + command.children.flatMap(family) }
+        let owners = family(root).filter { $0 != subcommand && $0.option(spelled: spelling) != nil }
+        guard !owners.isEmpty else { return "" }
+        return " (an option of " + owners.map { "'\($0)'" }.joined(separator: " and ") + ")"
     }
 
     /// Whether an argument is an option (or `--`) rather than a value: it starts with `-` and is

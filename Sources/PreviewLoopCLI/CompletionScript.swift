@@ -17,6 +17,11 @@ enum CompletionScript {
         [option.longSpelling] + (option.shortName.map { ["-\($0)"] } ?? [])
     }
 
+    /// A subcommand's label in bash's `case`: `thumb`, or `"batch report"` quoted for its space.
+    private static func bashCaseLabel(_ subcommand: Subcommand) -> String {
+        subcommand.parents.isEmpty ? subcommand.rawValue : "\"\(subcommand.rawValue)\""
+    }
+
     /// A description short enough for a completion menu: the first sentence, at most 72 characters.
     static func brief(_ text: String) -> String {
         var sentence = text
@@ -48,12 +53,26 @@ enum CompletionScript {
                 \(bashFunction)_words "\(topLevelWords.joined(separator: " "))" "$cur"
                 return
             fi
-            local options=""
-            case "${COMP_WORDS[1]}" in
+            local command="${COMP_WORDS[1]}" options="" names=""
+            # A subcommand's own subcommand (batch report) comes right after its name; before it is typed,
+            # its names are offered with the paths.
 
         """
-        for subcommand in Subcommand.allCases {
-            script += "        \(subcommand.rawValue))\n"
+        for parent in Subcommand.allCommands where !parent.children.isEmpty {
+            let position = parent.parents.count + 2
+            script += "    if [[ \"$command\" == \"\(parent.rawValue)\" ]]; then\n"
+            script += "        if ((COMP_CWORD > \(position))); then\n"
+            script += "            case \"${COMP_WORDS[\(position)]}\" in\n"
+            script += "                \(parent.children.map(\.name).joined(separator: "|"))) command=\"$command ${COMP_WORDS[\(position)]}\" ;;\n"
+            script += "            esac\n"
+            script += "        elif ((COMP_CWORD == \(position))); then\n"
+            script += "            names=\"\(parent.children.map(\.name).joined(separator: " "))\"\n"
+            script += "        fi\n"
+            script += "    fi\n"
+        }
+        script += "    case \"$command\" in\n"
+        for subcommand in Subcommand.allCommands {
+            script += "        \(bashCaseLabel(subcommand)))\n"
             script += "            case \"$prev\" in\n"
             for option in subcommand.options where option.takesValue {
                 let action: String
@@ -68,8 +87,16 @@ enum CompletionScript {
             script += "            esac\n"
             script += "            options=\"\(subcommand.options.flatMap(spellings).joined(separator: " "))\" ;;\n"
         }
+        // After `help`: the subcommands, then after `help batch` its own.
+        script += "        \(MetaCommand.help.rawValue))\n"
+        script += "            case \"${COMP_WORDS[*]:2:COMP_CWORD-2}\" in\n"
+        script += "                \"\") \(bashFunction)_words \"\(Subcommand.allCases.map(\.rawValue).joined(separator: " "))\" \"$cur\" ;;\n"
+        for parent in Subcommand.allCommands where !parent.children.isEmpty {
+            script += "                \"\(parent.rawValue)\") \(bashFunction)_words \"\(parent.children.map(\.name).joined(separator: " "))\" \"$cur\" ;;\n"
+        }
+        script += "            esac\n"
+        script += "            return ;;\n"
         script += """
-                \(MetaCommand.help.rawValue)) ((COMP_CWORD == 2)) && \(bashFunction)_words "\(Subcommand.allCases.map(\.rawValue).joined(separator: " "))" "$cur"; return ;;
                 \(MetaCommand.completions.rawValue)) ((COMP_CWORD == 2)) && \(bashFunction)_words "\(CompletionShell.allCases.map(\.rawValue).joined(separator: " "))" "$cur"; return ;;
                 *) return ;;
             esac
@@ -77,8 +104,13 @@ enum CompletionScript {
                 \(bashFunction)_words "$options" "$cur"
             else
                 \(bashFunction)_paths "$cur"
+                if [[ -n "$names" ]]; then
+                    local IFS=$' \\t\\n'
+                    COMPREPLY=($(compgen -W "$names" -- "$cur") "${COMPREPLY[@]}")
+                fi
             fi
         }
+
         complete -F \(bashFunction) \(tool)
 
         """
@@ -120,20 +152,35 @@ enum CompletionScript {
               _describe -t subcommands '\(tool) subcommand' subcommands
               ;;
             (argument)
-              curcontext="${curcontext%:*:*}:\(tool)-$words[1]:"
-              case $words[1] in
+              # A subcommand's own subcommand (batch report) comes right after its name: from there on
+              # the words are its own.
+              local command=$words[1]
 
         """
-        for subcommand in Subcommand.allCases {
-            script += "        (\(subcommand.rawValue))\n          _arguments -s \\\n"
-            for option in subcommand.options {
-                script += "            \(zshSpec(option)) \\\n"
-            }
-            for argument in subcommand.arguments {
+        for parent in Subcommand.allCommands where !parent.children.isEmpty {
+            script += "      if [[ $command == \(zshQuoted(parent.rawValue)) ]] && (( CURRENT > 2 )) "
+                + "&& [[ $words[2] == (\(parent.children.map(\.name).joined(separator: "|"))) ]]; then\n"
+            script += "        command=\"$command $words[2]\"; shift words; (( CURRENT-- ))\n"
+            script += "      fi\n"
+        }
+        script += """
+              curcontext="${curcontext%:*:*}:\(tool)-${command// /-}:"
+              case $command in
+
+        """
+        for subcommand in Subcommand.allCommands {
+            script += "        (\(subcommand.parents.isEmpty ? subcommand.rawValue : zshQuoted(subcommand.rawValue)))\n          _arguments -s"
+            let specs = subcommand.options.map(zshSpec) + subcommand.arguments.map { (argument: PositionalArgument) -> String in
                 let position = argument.repeats ? "*" : "1"
-                script += "            \(zshQuoted("\(position):\(argument.name):\(zshAction(argument.completion))"))"
-                script += argument == subcommand.arguments.last ? "\n" : " \\\n"
+                var action = zshAction(argument.completion)
+                // Before its first argument, a command's own subcommands are offered too.
+                if position == "1", !subcommand.children.isEmpty {
+                    action = "_alternative \"subcommands:\(subcommand.rawValue) subcommand:(\(subcommand.children.map(\.name).joined(separator: " ")))\" "
+                        + "\"arguments:\(argument.name):\(action)\""
+                }
+                return zshQuoted("\(position):\(argument.name):\(action)")
             }
+            script += specs.map { " \\\n            " + $0 }.joined() + "\n"
             script += "          ;;\n"
         }
         script += """
@@ -202,6 +249,12 @@ enum CompletionScript {
         var lines = [
             "# fish completion for \(tool); generated by '\(tool) completions fish'.",
             "complete -c \(tool) -f",
+            "function \(fishUsing) -d \(fishQuoted("Whether the words after \(tool) start with these (batch report)"))",
+            "    set -l words (commandline -opc)",
+            "    set -e words[1]",
+            "    set -l count (count $argv)",
+            "    test (count $words) -ge $count; and test \"$words[1..$count]\" = \"$argv\"",
+            "end",
             "complete -c \(tool) -n __fish_use_subcommand -l version -d \(fishQuoted("Show the version"))",
             "complete -c \(tool) -n __fish_use_subcommand -s h -l help -d \(fishQuoted("Show help information"))",
         ]
@@ -215,8 +268,15 @@ enum CompletionScript {
             + fishQuoted(Subcommand.allCases.map(\.rawValue).joined(separator: " ")))
         lines.append("complete -c \(tool) -n '__fish_seen_subcommand_from \(MetaCommand.completions.rawValue)' -a "
             + fishQuoted(CompletionShell.allCases.map(\.rawValue).joined(separator: " ")))
-        for subcommand in Subcommand.allCases {
-            let condition = "-n '__fish_seen_subcommand_from \(subcommand.rawValue)'"
+        for parent in Subcommand.allCommands where !parent.children.isEmpty {
+            // Right after `batch`: its own subcommands, beside the manifest's paths.
+            let condition = "-n " + fishQuoted(fishCondition(parent) + "; and test (count (commandline -opc)) -eq \(parent.parents.count + 2)")
+            for child in parent.children {
+                lines.append("complete -c \(tool) \(condition) -a \(child.name) -d \(fishQuoted(brief(child.abstract)))")
+            }
+        }
+        for subcommand in Subcommand.allCommands {
+            let condition = "-n " + fishQuoted(fishCondition(subcommand))
             lines.append("complete -c \(tool) \(condition) -F")
             for option in subcommand.options {
                 var line = "complete -c \(tool) \(condition) -l \(option.name)"
@@ -233,6 +293,16 @@ enum CompletionScript {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The fish function that tells whether the command line names a subcommand's own (`batch report`).
+    private static let fishUsing = "__preview_loop_using"
+
+    /// When fish offers a subcommand's options: after its name, and for one with subcommands of its own
+    /// (`batch`), not after theirs.
+    static func fishCondition(_ subcommand: Subcommand) -> String {
+        let seen = subcommand.parents.isEmpty ? "__fish_seen_subcommand_from \(subcommand.name)" : "\(fishUsing) \(subcommand.rawValue)"
+        return ([seen] + subcommand.children.map { "not \(fishUsing) \($0.rawValue)" }).joined(separator: "; and ")
     }
 
     /// Text in fish's single quotes: backslashes and single quotes escaped.

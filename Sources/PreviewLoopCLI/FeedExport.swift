@@ -2,6 +2,37 @@ import FoundationEssentials
 import Glibc
 import PreviewLoop
 
+/// The options of `preview-loop batch export-page`: the folder alone.
+struct BatchExportPageOptions: Equatable, Sendable {
+    /// The batch output folder, as given.
+    var directory = ""
+}
+
+extension BatchExportPageOptions: ParsableCommand {
+    /// `preview-loop batch export-page`: its name, summary and argument.
+    static let configuration = CommandConfiguration(
+        name: "export-page",
+        abstract: "Write the feed page over a batch output folder's completed clips (index.html, feed.css, feed.js "
+            + "beside the clips' folders), for any static host or opened from the file system.",
+        arguments: [PositionalArgument(name: "out", abstract: "The batch output folder (batch's --out); its results "
+                    + "files name the clips and their outputs.", completion: .directory)])
+
+    var input: String { "batch" }
+
+    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+        let positionals = arguments.positionals
+        guard positionals.count == 1 else {
+            throw UsageError(positionals.isEmpty ? .missingInput : .unexpectedArgument(positionals[1]), subcommand: Self.subcommand,
+                             "'batch export-page' takes one batch output folder.")
+        }
+        directory = positionals[0]
+    }
+
+    func run(in context: CommandContext) -> Int32 {
+        CommandLineTool.reportingErrors(for: "batch") { try FeedExport(directory: directory).run() }
+    }
+}
+
 /// `preview-loop batch export-page OUT`: the feed page over a batch output folder, as static files
 /// (`OUT/index.html`, `OUT/feed.css`, `OUT/feed.js`) whose URLs are relative to the folder: each clip
 /// that batch completed is a card with its `poster.jpg`, its `hover.mp4` as the preview and its

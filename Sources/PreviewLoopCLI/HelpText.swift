@@ -48,7 +48,8 @@ enum HelpText {
         return text
     }
 
-    /// A subcommand's help: `preview-loop <subcommand> --help`.
+    /// A subcommand's help: `preview-loop <subcommand> --help`; a command with subcommands of its own
+    /// (`batch`) lists them after its options, each with its own help (`preview-loop batch report --help`).
     static func help(for subcommand: Subcommand) -> String {
         var text = wrap(subcommand.abstract, prefix: "OVERVIEW: ", hangingIndent: 2) + "\n\n"
         text += wrap(usagePieces(for: subcommand), prefix: "USAGE: ") + "\n\n"
@@ -63,6 +64,11 @@ enum HelpText {
             if let defaultValue = option.defaultValue { abstract += " (default:\u{A0}\(defaultValue))" }
             return entry(option.helpLabel, abstract)
         }.joined(separator: "\n")
+        if !subcommand.children.isEmpty {
+            text += "\n\nSUBCOMMANDS:\n"
+            text += subcommand.children.map { entry($0.name, $0.abstract) }.joined(separator: "\n") + "\n\n"
+            text += "  See '\(toolName) help \(subcommand) <subcommand>' for detailed help."
+        }
         return text
     }
 
@@ -71,7 +77,8 @@ enum HelpText {
         usagePieces(for: subcommand).joined(separator: " ")
     }
 
-    /// `preview-loop thumb`, `<input>`, `-o <file>`, `[--at <time>]`…: the usage's unbreakable pieces.
+    /// `preview-loop thumb`, `<input>`, `-o <file>`, `[--at <time>]`… (`preview-loop batch report`, … for a
+    /// subcommand's own): the usage's unbreakable pieces.
     static func usagePieces(for subcommand: Subcommand) -> [String] {
         ["\(toolName) \(subcommand.rawValue)"] + subcommand.arguments.map(\.label)
             + subcommand.options.filter { $0.name != "help" }.map(\.usageSpelling)

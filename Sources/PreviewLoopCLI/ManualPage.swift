@@ -1,5 +1,6 @@
 /// The manual page, `preview-loop(1)` in roff (the `man` macros), built from the same declarations as
-/// `--help`: every subcommand with its arguments and options, their defaults, and the exit statuses.
+/// `--help`: every subcommand (and each one typed after another's name, `batch report`, in its own
+/// section) with its arguments and options, their defaults, and the exit statuses.
 /// `make install` installs it; `preview-loop man | man -l -` reads it without installing.
 enum ManualPage {
     /// The whole page.
@@ -11,7 +12,7 @@ enum ManualPage {
         lines.append(".SH NAME")
         lines.append("\(escape(tool)) \\- \(escape(lowercasingFirst(HelpText.overview)))")
         lines.append(".SH SYNOPSIS")
-        for subcommand in Subcommand.allCases {
+        for subcommand in Subcommand.allCommands {
             lines.append(".B \(escape(tool)) \(escape(subcommand.rawValue))")
             lines.append(subcommand.arguments.map { ".I \(escape($0.label))" }.joined(separator: "\n"))
             lines.append(".RI [ options ]")
@@ -27,9 +28,10 @@ enum ManualPage {
         lines.append(".PP")
         lines.append(escape("An option takes its value as the next argument (--size 320x180) or after = (--size=320x180); "
             + "one-letter aliases the same way. An option given twice keeps its last value. -- ends the options, so "
-            + "an input may start with a dash. -h or --help anywhere shows the subcommand's help."))
+            + "an input may start with a dash. -h or --help anywhere shows the subcommand's help. A subcommand's own "
+            + "subcommand (batch report) comes right after its name and takes its own options."))
         lines.append(".SH SUBCOMMANDS")
-        for subcommand in Subcommand.allCases {
+        for subcommand in Subcommand.allCommands {
             lines.append(".SS \(escape(subcommand.rawValue))")
             lines.append(escape(subcommand.abstract))
             for argument in subcommand.arguments {

@@ -4,8 +4,9 @@ import PreviewLoop
 // a subcommand is one type in one file — its name, summary and positional arguments in a static
 // `configuration`, its options as `@Option`/`@Flag` properties and option groups, its positional
 // arguments in `takeArguments(_:)`, its cross-option checks in `validate()`, its work in `run(in:)` —
-// listed once in `CommandRegistry.commands`. The parser, help, the manual page, the completion scripts
-// and the server's query parameters read these declarations; nothing else names a subcommand.
+// listed once in `CommandRegistry.commands`, or, for a command typed after another's name (`batch report`),
+// once in that command's `configuration.subcommands`. The parser, help, the manual page, the completion
+// scripts and the server's query parameters read these declarations; nothing else names a subcommand.
 
 /// One of the tool's jobs: what it accepts (``configuration`` and its option properties), how its
 /// arguments become a typed value (`init(_:)`: `init()` inside an ``ArgumentContext``, then
@@ -69,6 +70,9 @@ struct CommandConfiguration: Sendable {
     var arguments: [PositionalArgument]
     /// The long names of group options the command does not take.
     var hidden: [String]
+    /// The commands typed after this one's name (`batch report`), in help order: each has its own
+    /// options, arguments, help, manual page section and completions.
+    var subcommands: [any ParsableCommand.Type]
 
     /// Declares a subcommand; its options are its `@Option`/`@Flag` properties and option groups.
     ///
@@ -77,11 +81,14 @@ struct CommandConfiguration: Sendable {
     ///   - abstract: the one-line summary shown in help.
     ///   - arguments: the positional arguments, in order.
     ///   - hidden: the options of its groups the command does not take.
-    init(name: String, abstract: String, arguments: [PositionalArgument], hiding hidden: [any OptionDeclaration] = []) {
+    ///   - subcommands: the commands typed after this one's name, in help order.
+    init(name: String, abstract: String, arguments: [PositionalArgument], hiding hidden: [any OptionDeclaration] = [],
+         subcommands: [any ParsableCommand.Type] = []) {
         self.name = name
         self.abstract = abstract
         self.arguments = arguments
         self.hidden = hidden.map(\.spec.name)
+        self.subcommands = subcommands
     }
 }
 
@@ -92,9 +99,10 @@ struct CommandContext {
     var serve: ((ServeOptions) -> Int32)?
 }
 
-/// Every subcommand, in the order help lists them: the one list a new subcommand joins.
+/// Every subcommand, in the order help lists them: the one list a new subcommand joins (one typed after
+/// another's name joins that command's `configuration.subcommands` instead).
 enum CommandRegistry {
-    /// The subcommands' types.
+    /// The top-level subcommands' types.
     static let commands: [any ParsableCommand.Type] = [
         ProbeOptions.self, ThumbOptions.self, StripOptions.self, SheetOptions.self, LoopOptions.self,
         TimingOptions.self, RenderOptions.self, SpritesOptions.self, CardOptions.self, BatchCommandOptions.self,
@@ -102,27 +110,62 @@ enum CommandRegistry {
     ]
 }
 
-/// A subcommand as the parser, help and errors name it: a registered command type.
+/// A subcommand as the parser, help and errors name it: a registered command type, with the commands
+/// whose name is typed before its own (`batch` for `batch report`).
 struct Subcommand: Hashable, Sendable, CaseIterable, RawRepresentable, CustomStringConvertible {
     /// The command's type.
     let command: any ParsableCommand.Type
+    /// The commands typed before it, outermost first; empty for a top-level subcommand.
+    let parents: [any ParsableCommand.Type]
 
-    /// The subcommand of a registered type.
+    /// The subcommand of a registered type, wherever it is registered.
     init(_ command: any ParsableCommand.Type) {
-        self.command = command
+        self = Self.allCommands.first { ObjectIdentifier($0.command) == ObjectIdentifier(command) }
+            ?? Subcommand(command, parents: [])
     }
 
-    /// The registered subcommand of that name, if any.
+    private init(_ command: any ParsableCommand.Type, parents: [any ParsableCommand.Type]) {
+        self.command = command
+        self.parents = parents
+    }
+
+    /// The registered subcommand of that name as typed, if any: `thumb`, or `batch report` with the
+    /// names separated by one space.
     init?(rawValue: String) {
-        guard let command = CommandRegistry.commands.first(where: { $0.configuration.name == rawValue }) else { return nil }
-        self.command = command
+        guard let subcommand = Self.allCommands.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = subcommand
     }
 
-    /// Every subcommand, in help order.
-    static var allCases: [Subcommand] { CommandRegistry.commands.map(Subcommand.init) }
+    /// The top-level subcommands, in help order.
+    static var allCases: [Subcommand] { CommandRegistry.commands.map { Subcommand($0, parents: []) } }
 
-    /// The name as typed (`thumb`).
-    var rawValue: String { command.configuration.name }
+    /// Every subcommand, each followed by its own subcommands (`batch`, `batch report`,
+    /// `batch export-page`), in help order: what help, the manual page and the completions cover.
+    static var allCommands: [Subcommand] {
+        func withChildren(_ subcommand: Subcommand) -> [Subcommand] { [subcommand] + subcommand.children.flatMap(withChildren) }
+        return allCases.flatMap(withChildren)
+    }
+
+    /// The commands typed after this one's name (`report` and `export-page` after `batch`), in help order.
+    var children: [Subcommand] {
+        command.configuration.subcommands.map { Subcommand($0, parents: parents + [command]) }
+    }
+
+    /// The child typed as `name` (`report` after `batch`), if any.
+    func child(named name: String) -> Subcommand? {
+        children.first { $0.name == name }
+    }
+
+    /// The command this one is typed after (`batch` for `batch report`); `nil` for a top-level one.
+    var parent: Subcommand? {
+        guard let last = parents.last else { return nil }
+        return Subcommand(last, parents: Array(parents.dropLast()))
+    }
+
+    /// The last name as typed (`report` for `batch report`).
+    var name: String { command.configuration.name }
+    /// The names as typed, separated by spaces (`thumb`, `batch report`).
+    var rawValue: String { (parents.map { $0.configuration.name } + [name]).joined(separator: " ") }
     var description: String { rawValue }
 
     static func == (lhs: Subcommand, rhs: Subcommand) -> Bool { lhs.rawValue == rhs.rawValue }

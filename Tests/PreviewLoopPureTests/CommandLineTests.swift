@@ -159,6 +159,43 @@ struct CommandLineParsingTests {
         guard case .command(let options as SheetOptions) = command else { Issue.record("not a sheet: \(command)"); return }
         #expect(options.source.toneMapping == .clip && options.source.allowsRedirects && options.source.deadline == 9)
     }
+
+    @Test("batch report and batch export-page parse to commands of their own, typed right after batch")
+    func batchSubcommands() throws {
+        var report = BatchReportOptions()
+        report.paths = ["OUT", "more.jsonl"]
+        report.isJSON = true
+        #expect(try parse(["batch", "report", "OUT", "--json", "more.jsonl"]) == .command(report))
+        var duplicates = BatchReportOptions()
+        duplicates.paths = ["OUT"]
+        duplicates.duplicateThreshold = 12
+        #expect(try parse(["batch", "report", "--duplicates", "OUT", "--hamming", "12"]) == .command(duplicates))
+        #expect(try parse(["batch", "export-page", "OUT"]) == .command(BatchExportPageOptions(directory: "OUT")))
+        #expect(try parse(["batch", "export-page", "--", "-odd"]) == .command(BatchExportPageOptions(directory: "-odd")))
+        // Anywhere else the name is a word like any other: here, the manifest.
+        guard case .command(let run as BatchCommandOptions) = try parse(["batch", "-o", "x", "report"]) else {
+            Issue.record("not a batch run")
+            return
+        }
+        #expect(run.manifest == "report" && run.outputDirectory == "x")
+        let refused: [([String], UsageError.Kind)] = [
+            (["batch", "report"], .missingInput),
+            (["batch", "report", "OUT", "--force"], .unknownOption("--force")),
+            (["batch", "report", "OUT", "--hamming", "4"], .conflictingOptions("hamming", "duplicates")),
+            (["batch", "export-page"], .missingInput),
+            (["batch", "export-page", "a", "b"], .unexpectedArgument("b")),
+            (["batch", "export-page", "OUT", "--jobs", "2"], .unknownOption("--jobs")),
+            (["batch", "m.txt", "-o", "x", "--json"], .unknownOption("--json")),
+            (["batch", "-j", "2", "report", "OUT"], .unexpectedArgument("OUT")),
+        ]
+        for (arguments, kind) in refused {
+            let error = usageError(arguments)
+            #expect(error?.kind == kind, "\(arguments): \(String(describing: error))")
+            #expect(error?.subcommand?.rawValue == (arguments[1] == "report" || arguments[1] == "export-page" ? "batch \(arguments[1])" : "batch"))
+        }
+        #expect(usageError(["batch", "m.txt", "-o", "x", "--json"])?.message.contains("(an option of 'batch report')") == true)
+        #expect(usageError(["batch", "-j", "2", "report", "OUT"])?.message.contains("'batch report' comes right after 'batch'") == true)
+    }
 }
 
 @Suite("CommandLine parsing: help and version")

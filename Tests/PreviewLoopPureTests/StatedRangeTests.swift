@@ -14,7 +14,7 @@ private func statedRanges(in text: String) -> [ClosedRange<Int>] {
 
 @Suite("A range stated in words is the declared one")
 struct StatedRangeTests {
-    @Test("Every option's help states its declared range, if it states one", arguments: Subcommand.allCases)
+    @Test("Every option's help states its declared range, if it states one", arguments: Subcommand.allCommands)
     func optionHelp(subcommand: Subcommand) {
         for option in subcommand.options {
             guard let range = option.integerRange else { continue }
