@@ -5,8 +5,9 @@
 #   and fill/fit/stretch after `thumb --fit`, batch's subcommands after `batch` and only their own
 #   options after `batch export-page` and `batch report`; zsh's, bound by compinit, offers the same
 #   in an interactive zsh on a pseudo-terminal;
-# - the binary runs `--version` in an empty environment (`env -i`), and `ldd` shows no library from the
-#   Swift toolchain's folder;
+# - the binary is stripped (no `.symtab` or `.debug_*` section, `readelf -S`) and smaller than the
+#   build's, and still runs `--version` and a real `thumb` in an empty environment (`env -i`); `ldd`
+#   shows no library from the Swift toolchain's folder;
 # - `make uninstall` removes exactly what was installed, leaving a file of the user's untouched.
 # Installs groff, man-db, bash-completion, zsh and fish with apt-get when missing.
 set -euo pipefail
@@ -103,8 +104,17 @@ fish_offers "preview-loop thumb --fit " | cut -f1 | grep -qx stretch || fail "fi
 fish_offers "preview-loop batch report --" | cut -f1 | grep -qx -- "--shard" && fail "fish offers batch's --shard after 'batch report --'"
 fish_offers "preview-loop batch " | cut -f1 | grep -qx export-page || fail "fish does not offer export-page after 'batch'"
 
-# The installed binary on its own: no environment, nothing from the toolchain.
+# The installed binary is stripped: no symbol table, no debug information, fewer bytes than the build's.
+sections=$(readelf -S -W "$bin") || fail "readelf cannot read $bin"
+if grep -qE '\.symtab|\.debug_' <<<"$sections"; then fail "the installed binary is not stripped (readelf -S lists .symtab or .debug_*)"; fi
+built=$(stat -c %s .build/release/preview-loop) installed=$(stat -c %s "$bin")
+((installed < built)) || fail "the installed binary ($installed bytes) is not smaller than the build's ($built bytes)"
+
+# The installed binary on its own: no environment, nothing from the toolchain; stripped, it still works.
 env -i "$bin" --version | grep -q "^preview-loop " || fail "the installed binary does not run in an empty environment"
+env -i "$bin" thumb "$PWD/Fixtures/landscape.mp4" -o "$work/thumb.jpg" --size 160x90 >/dev/null \
+  || fail "the installed binary cannot write a thumbnail"
+[ -s "$work/thumb.jpg" ] || fail "the installed binary's thumbnail is empty"
 toolchain=$(dirname "$(dirname "$(command -v swift || echo /opt/swift/usr/bin/swift)")")
 if ldd "$bin" | grep -F -- "$toolchain" ; then fail "the installed binary links libraries from $toolchain"; fi
 ldd "$bin" | grep -q "libswift" && fail "the installed binary links a Swift runtime library"
@@ -112,4 +122,4 @@ ldd "$bin" | grep -q "libswift" && fail "the installed binary links a Swift runt
 make --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" >/dev/null
 left=$(cd "$dest" && find . -type f | sort)
 [ "$left" = "./usr/local/bin/users-own-tool" ] || fail "make uninstall left or removed the wrong files: $left"
-echo "check-install: install, manual page, bash/zsh/fish completions, plain environment and uninstall all good"
+echo "check-install: install ($((built / 1000)) kB built, $((installed / 1000)) kB stripped), manual page, bash/zsh/fish completions, plain environment and uninstall all good"

@@ -66,8 +66,8 @@ extension CardOptions {
     static let output = ValueOption<String?>.path(
         "output", short: "o", value: "path",
         help: "What to write, by extension: .webp or .gif (animated, transparent corners), .mp4 "
-            + "(animated, corners in --background), .png (one still, transparent corners), .jpg or "
-            + ".ppm (one still); any other path is a directory of PNG frames card-00001.png…, "
+            + "(animated, corners in --background, black by default), .png (one still, transparent corners), "
+            + ".jpg or .ppm (one still, corners white by default); any other path is a directory of PNG frames card-00001.png…, "
             + "built beside it and swapped in whole (an existing directory holding other files is "
             + "refused). Files are written whole or not at all.",
         required: true)
@@ -279,9 +279,9 @@ struct CardCommand {
             let still = try card.still(at: options.stillTime)
             let image = card.compositor.withBackground(still.image)
             let bytes = try ImageEncoder.encode(image, as: format, quality: options.quality,
-                                                background: options.style.background ?? .white)
+                                                background: options.style.opaqueBackground(for: nil))
             return (poster, .still(bytes: bytes, time: still.time, phase: still.phase,
-                                   picture: image.flattened(on: options.style.background ?? .white)))
+                                   picture: image.flattened(on: options.style.opaqueBackground(for: nil))))
         case .animation, .directory:
             let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality,
                                           maxFrames: options.budget.maxFrames,

@@ -75,9 +75,10 @@ enum PictureOptions {
     /// `--background <color>`; absent, transparent where the format can be, else white.
     static let background = ValueOption<RGBAColor?>(
         "background", value: "color",
-        help: "The colour outside rounded corners: #rrggbb, #rrggbbaa, black, white or transparent. Without "
-            + "it, .png, .webp and a card's .gif are transparent there and other formats white.",
-        default: nil, showing: nil, expecting: "#rrggbb, #rrggbbaa, black, white or transparent") { text in
+        help: "The colour outside rounded corners: #rrggbb, #rgb, #rrggbbaa, black, white or transparent. Without "
+            + "it, .png, .webp and a card's .gif are transparent there, a card's .mp4 black (H.264 has no alpha) "
+            + "and other formats white.",
+        default: nil, showing: nil, expecting: "#rrggbb, #rgb, #rrggbbaa, black, white or transparent") { text in
         RGBAColor(parsing: text).map { .some($0) }
     }
 }

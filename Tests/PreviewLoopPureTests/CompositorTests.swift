@@ -181,15 +181,59 @@ struct CompositorTests {
         let poster = try compositor.picture(at: .poster, poster: Self.red, video: nil)
         let diameter = PlayButton.diameter(for: style.size)   // 36 at 160x90
         #expect(poster[80, 45] == .white)                      // the triangle covers the centre
-        // Inside the disc, left of the triangle: red under black at 115/255.
+        // Inside the disc, left of the triangle: red under black, a little more opaque than the
+        // default 115/255 so that the disc keeps 3:1 against pure red.
+        let button = style.playButton.adapted(to: Self.red, center: CardGeometry.center(of: style.size), diameter: diameter)
+        #expect(button.fill.red == 0 && button.fill.alpha > 115 && button.fill.alpha < 160 && button.glyph == .white)
         let shaded = poster[80 - Int(diameter * 0.4), 45]
-        #expect(shaded.red == UInt8((255.0 * (1 - 115.0 / 255.0)).rounded()) && shaded.green == 0 && shaded.blue == 0)
+        #expect(shaded.red == UInt8((255.0 * (1 - Double(button.fill.alpha) / 255.0)).rounded()) && shaded.green == 0 && shaded.blue == 0)
         #expect(poster[2, 2] == RGBAColor(red: 255, green: 0, blue: 0))
         // Symmetric about the horizontal axis.
         for x in 60..<100 { for dy in 1..<20 { #expect(poster[x, 45 - dy] == poster[x, 44 + dy]) } }
         // The reveal grows it and fades it: at 80 %, the centre is mostly the video's blue.
         let late = try compositor.picture(at: .revealing(progress: 0.8, videoTime: 0.4), poster: Self.red, video: Self.blue)
         #expect(late[80, 45].blue > 200 && late[80, 45].red < 60)
+    }
+
+    /// The WCAG 2 contrast ratio between the mean luminances of a card picture's pixels in two rings
+    /// around the centre, at `inner` and `outer` (fractions of the radius, each ± 0.1).
+    static func ringContrast(_ picture: RGBAImage, radius: Double, inner: Double, outer: Double) -> Double {
+        func mean(at fraction: Double) -> Double {
+            var sum = 0.0, count = 0.0
+            for y in 0..<picture.height { for x in 0..<picture.width {
+                let dx = Double(x) + 0.5 - Double(picture.width) / 2, dy = Double(y) + 0.5 - Double(picture.height) / 2
+                let distance = (dx * dx + dy * dy).squareRoot() / radius
+                if abs(distance - fraction) <= 0.1 { sum += picture[x, y].relativeLuminance; count += 1 }
+            } }
+            return sum / count
+        }
+        return RGBAColor.contrastRatio(mean(at: inner), mean(at: outer))
+    }
+
+    @Test("The play disc stands out 3:1 from the poster just outside it, and the triangle from the disc, on any poster",
+          arguments: [(0, 0, 0), (255, 255, 255), (118, 118, 118), (40, 40, 40), (255, 0, 0), (0, 0, 255), (255, 255, 0)])
+    func playButtonContrast(red: Int, green: Int, blue: Int) throws {
+        let size = Size(width: 320, height: 180)
+        let pixel = [UInt8(red), UInt8(green), UInt8(blue)]
+        let backdrop = try RGBImage(width: size.width, height: size.height, pixels: [UInt8]((0..<size.area).flatMap { _ in pixel }))
+        let compositor = try CardCompositor(style: CardStyle(size: size, cornerRadius: 0))
+        let picture = try compositor.picture(at: .poster, poster: backdrop, video: nil)
+        let radius = PlayButton.diameter(for: size) / 2            // 36 at 320 wide
+        // The disc between the triangle (within 0.55 of the radius) and its edge, against the poster
+        // just outside the edge.
+        let disc = Self.ringContrast(picture, radius: radius, inner: 0.8, outer: 1.2)
+        #expect(disc >= 3, "the disc stands out \(disc):1 on \(pixel)")
+        let glyph = RGBAColor.contrastRatio(picture[160, 90].relativeLuminance, picture[160 - Int(radius * 0.8), 90].relativeLuminance)
+        #expect(glyph >= 3, "the triangle stands out \(glyph):1 from the disc on \(pixel)")
+    }
+
+    @Test("WCAG 2 luminance and contrast: black 0, white 1, 21:1 between them")
+    func wcagContrast() {
+        #expect(RGBAColor.black.relativeLuminance == 0 && RGBAColor.white.relativeLuminance == 1)
+        #expect(abs(RGBAColor.contrastRatio(0, 1) - 21) < 1e-12 && RGBAColor.contrastRatio(0.3, 0.3) == 1)
+        // #777777 on white is the well-known 4.48:1.
+        let grey = RGBAColor(red: 0x77, green: 0x77, blue: 0x77).relativeLuminance
+        #expect(abs(RGBAColor.contrastRatio(grey, 1) - 4.48) < 0.01)
     }
 
     @Test("Source-over, masks and blends keep straight alpha right")

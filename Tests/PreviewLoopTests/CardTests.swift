@@ -173,6 +173,30 @@ struct CardTests {
         }
     }
 
+    @Test("Without a background an MP4's corners are black (H.264 has no alpha), a JPEG still's white")
+    func mp4CornersBlackByDefault() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let style = CardStyle(size: Self.size, cornerRadius: 12, playLength: 0.5)
+        #expect(style.opaqueBackground(for: .mp4) == .black && style.opaqueBackground(for: nil) == .white)
+        let card = try PreviewCard(source: .file(Self.clip), style: style)
+        try card.render(to: directory + "/card.mp4", framesPerSecond: 10)
+        for frame in [0, 20] {
+            let mp4 = try CardOracle.rgba(directory + "/card.mp4", size: Self.size, frame: frame)
+            for (x, y) in [(0, 0), (1, 1), (191, 0), (0, 107), (190, 106)] {
+                let pixel = mp4[x, y]
+                #expect(max(pixel.red, pixel.green, pixel.blue) <= 40, "frame \(frame) corner (\(x), \(y)): \(pixel)")
+            }
+        }
+        let still = card.compositor.flattened(try card.still(at: 0).image)
+        #expect(still[0, 0] == (255, 255, 255))
+        // A background set is used in both.
+        var white = style
+        white.background = .white
+        try PreviewCard(source: .file(Self.clip), style: white).render(to: directory + "/white.mp4", framesPerSecond: 10)
+        #expect(try CardOracle.rgba(directory + "/white.mp4", size: Self.size)[1, 1].green >= 230)
+    }
+
     @Test("GIF corners are transparent by default, on every frame; the card itself is opaque and right")
     func gifTransparentCorners() throws {
         let directory = TestPaths.temporaryDirectory()
@@ -257,6 +281,21 @@ struct CardCLITests {
         #expect(still.stdoutText.contains("card at 1.300 s: revealing 50%"))
         let jpeg = try CardOracle.rgba(directory + "/mid.jpg", size: Size(width: 160, height: 90))
         #expect(jpeg[1, 1].blue > 200 && jpeg[1, 1].red < 60)
+    }
+
+    @Test("--background fills an MP4's corners; without it they are black", arguments: [
+        ([], RGBAColor.black), (["--background", "white"], RGBAColor.white), (["--background", "#336699"], RGBAColor(red: 0x33, green: 0x66, blue: 0x99)),
+    ])
+    func mp4Background(arguments: [String], expected: RGBAColor) throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try Self.cli([CardTests.clip, "-o", directory + "/card.mp4", "--size", "160x90", "--play-length", "0.5",
+                                   "--fps", "10"] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let corner = try CardOracle.rgba(directory + "/card.mp4", size: Size(width: 160, height: 90))[1, 1]
+        for (got, want) in [(corner.red, expected.red), (corner.green, expected.green), (corner.blue, expected.blue)] {
+            #expect(abs(Int(got) - Int(want)) <= 24, "corner \(corner), expected \(expected)")
+        }
     }
 
     @Test("A usable --aspect sets the height; one outside 1:16 to 16:1, not finite or not decimal is a usage error",

@@ -60,17 +60,21 @@ public struct CardCompositor: Sendable {
             button = (1, progress)
         }
         if style.showsPlayButton, let button, button.opacity > 0 {
-            style.playButton.draw(on: &picture, center: CardGeometry.center(of: style.size),
-                                  diameter: PlayButton.diameter(for: style.size) * button.scale, opacity: button.opacity)
+            // Its colours are chosen once for the poster (not the blend under it), so they hold still
+            // while the button grows and fades.
+            let center = CardGeometry.center(of: style.size), diameter = PlayButton.diameter(for: style.size)
+            style.playButton.adapted(to: poster, center: center, diameter: diameter)
+                .draw(on: &picture, center: center, diameter: diameter * button.scale, opacity: button.opacity)
         }
         if let corners { try picture.apply(corners) }
         return picture
     }
 
-    /// `picture` made opaque for a format without transparency: flattened on the style's background,
-    /// or white when it has none.
-    public func flattened(_ picture: RGBAImage) -> RGBImage {
-        picture.flattened(on: style.background ?? .white)
+    /// `picture` made opaque for a format without transparency: flattened on the style's
+    /// ``CardStyle/opaqueBackground(for:)`` — its background, or when it has none black for `.mp4` and
+    /// white for a still (`nil`, the default).
+    public func flattened(_ picture: RGBAImage, for format: AnimationFormat? = nil) -> RGBImage {
+        picture.flattened(on: style.opaqueBackground(for: format))
     }
 
     /// `picture` for a format with transparency: unchanged without a background colour, else seen

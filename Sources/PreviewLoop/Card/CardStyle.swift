@@ -20,7 +20,8 @@ public struct CardStyle: Hashable, Sendable {
     /// The radius of the rounded corners in pixels (default 22; 0 for square corners).
     public var cornerRadius: Double
     /// What lies outside the rounded corners: `nil` (the default) for transparency where the output
-    /// format has it (PNG, WebP) and white elsewhere; a colour to use it everywhere.
+    /// format has it (PNG, WebP, GIF) and ``opaqueBackground(for:)`` elsewhere (black in an MP4, white
+    /// in a still); a colour to use it everywhere.
     public var background: RGBAColor?
     /// Whether the poster shows the play button (default true).
     public var showsPlayButton: Bool
@@ -59,6 +60,13 @@ public struct CardStyle: Hashable, Sendable {
         self.playLength = playLength
         self.closes = closes
         self.closeDuration = closeDuration
+    }
+
+    /// What fills the corners of a picture without transparency: ``background`` when set; else black
+    /// in a video (`format` `.mp4`: H.264 has no alpha, and a video mostly plays on a dark page or
+    /// player), and white in anything else flattened (a `nil` format: a JPEG or PPM still).
+    public func opaqueBackground(for format: AnimationFormat?) -> RGBAColor {
+        background ?? (format == .mp4 ? .black : .white)
     }
 
     /// `ratio` when it is finite and positive, else ``defaultAspectRatio`` (16:9).

@@ -271,7 +271,7 @@ public final class PreviewCard {
 
     /// Writes the sequence: an animation when `path` ends in `.webp`, `.gif` or `.mp4` (looping forever;
     /// WebP and GIF keep the transparent corners unless the style sets a background, MP4 shows the
-    /// background, white by default), or else a directory of PNG
+    /// background, black by default: ``CardStyle/opaqueBackground(for:)``), or else a directory of PNG
     /// frames `card-00001.png`… (created if missing, with transparent corners).
     ///
     /// Files are written whole or not at all. A directory is built beside `path` and swapped in when
@@ -304,7 +304,7 @@ public final class PreviewCard {
         if let format = AnimationFormat(path: path) {
             var check = flashSafety == .check ? LoopFlashCheck(framesPerSecond: framesPerSecond) : nil
             let writer = try AnimationWriter(path: path, format: format, size: style.size, framesPerSecond: framesPerSecond,
-                                             quality: quality, background: style.background ?? .white,
+                                             quality: quality, background: style.opaqueBackground(for: format),
                                              keepsGIFTransparency: style.background == nil)
             writer.maxFrames = maxFrames
             try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
@@ -312,7 +312,7 @@ public final class PreviewCard {
                     try writer.append(compositor.withBackground(frame.image))
                     check?.add(compositor.flattened(frame.image))
                 } else {
-                    let flat = compositor.flattened(frame.image)
+                    let flat = compositor.flattened(frame.image, for: format)
                     try writer.append(flat)
                     check?.add(flat)
                 }

@@ -59,6 +59,14 @@ public struct VideoFrame: Sendable {
     public var height: Int { image.height }
 }
 
+extension VideoFrame: CustomStringConvertible {
+    /// One line, without the pixels: the size, ``sourceTime`` to the millisecond, ``loopIndex`` and
+    /// ``index``, as in `VideoFrame(640x360 at 1.500 s, loop 0, index 12)`.
+    public var description: String {
+        "VideoFrame(\(width)x\(height) at \(DecimalText.fixed(sourceTime, 3)) s, loop \(loopIndex), index \(index))"
+    }
+}
+
 extension Duration {
     /// The duration in seconds as a floating-point number.
     package var seconds: Double {

@@ -105,3 +105,8 @@ public struct RGBAImage: Hashable, Sendable {
         return RGBImage(uncheckedWidth: width, height: height, pixels: result)
     }
 }
+
+extension RGBAImage: CustomStringConvertible {
+    /// One line, without the pixels: `RGBAImage(640x360, 921600 bytes)`.
+    public var description: String { "RGBAImage(\(width)x\(height), \(pixels.count) bytes)" }
+}

@@ -102,3 +102,8 @@ public struct RGBImage: Hashable, Sendable {
         return sheet
     }
 }
+
+extension RGBImage: CustomStringConvertible {
+    /// One line, without the pixels: `RGBImage(640x360, 691200 bytes)`.
+    public var description: String { "RGBImage(\(width)x\(height), \(pixels.count) bytes)" }
+}

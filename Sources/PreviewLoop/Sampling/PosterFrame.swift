@@ -102,6 +102,14 @@ public struct PosterChoice: Sendable {
     }
 }
 
+extension PosterChoice: CustomStringConvertible {
+    /// One line: the frame, why it was chosen, and the search's cost, as in
+    /// `PosterChoice(VideoFrame(640x360 at 1.500 s, loop 0, index 0), first good frame, 2 rejected, 40 frames decoded)`.
+    public var description: String {
+        "PosterChoice(\(frame), \(reason)\(flaw.map { " (\($0))" } ?? ""), \(rejected.count) rejected, \(framesDecoded) frames decoded)"
+    }
+}
+
 extension FrameSampler {
     /// The frame to show before the window plays: its first good frame.
     ///
