@@ -48,8 +48,11 @@ done
 # The manual page: no warning at groff's strictest, and man renders it.
 warnings=$(groff -man -ww -z "$page" 2>&1 || true)
 [ -z "$warnings" ] || fail "groff warns on the manual page: $warnings"
-man -l "$page" 2>/dev/null | grep -q -- "--size" || fail "man -l does not show --size"
+man -l "$page" 2>/dev/null | grep -- "--size" >/dev/null || fail "man -l does not show --size"
 MANWIDTH=80 man -l "$page" 2>&1 >/dev/null | grep . && fail "man -l wrote warnings"
+
+# A pipeline's grep reads all its input (no -q): with pipefail, a grep -q that exits at its first match
+# can leave the writer a SIGPIPE and fail a check that held.
 
 # bash: load the script, then complete as readline would.
 bash_offers() {
@@ -57,15 +60,15 @@ bash_offers() {
            shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _preview_loop
            printf "%s\n" "${COMPREPLY[@]}"' _ "$root/share/bash-completion/completions/preview-loop" "$@"
 }
-bash_offers preview-loop thumb --si | grep -qx -- "--size" || fail "bash does not offer --size after 'thumb --si'"
+bash_offers preview-loop thumb --si | grep -x -- "--size" >/dev/null || fail "bash does not offer --size after 'thumb --si'"
 [ "$(bash_offers preview-loop thumb --fit "" | sort | tr '\n' ' ')" = "fill fit stretch " ] \
   || fail "bash does not offer fill, fit, stretch after 'thumb --fit'"
-bash_offers preview-loop th | grep -qx thumb || fail "bash does not offer the subcommand thumb"
+bash_offers preview-loop th | grep -x thumb >/dev/null || fail "bash does not offer the subcommand thumb"
 [ "$(bash_offers preview-loop batch export-page --)" = "--help" ] \
   || fail "bash does not offer export-page's options alone after 'batch export-page --'"
-bash_offers preview-loop batch report -- | grep -qx -- "--duplicates" || fail "bash does not offer --duplicates after 'batch report --'"
-bash_offers preview-loop batch report -- | grep -qx -- "--shard" && fail "bash offers batch's --shard after 'batch report --'"
-bash_offers preview-loop batch ex | grep -qx export-page || fail "bash does not offer export-page after 'batch'"
+bash_offers preview-loop batch report -- | grep -x -- "--duplicates" >/dev/null || fail "bash does not offer --duplicates after 'batch report --'"
+bash_offers preview-loop batch report -- | grep -x -- "--shard" >/dev/null && fail "bash offers batch's --shard after 'batch report --'"
+bash_offers preview-loop batch ex | grep -x export-page >/dev/null || fail "bash does not offer export-page after 'batch'"
 
 # zsh: the function loads through compinit from site-functions and is bound to the command.
 zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -d "$2/zcompdump"; [[ $_comps[preview-loop] == _preview-loop ]]' \
@@ -89,20 +92,20 @@ zsh_offers() {
   grep -qx '<finished>' "$work/zsh-offered" || fail "zsh did not finish completing '$1'"
   grep -vx '<finished>' "$work/zsh-offered" | sort -u
 }
-zsh_offers "preview-loop thumb --si" | grep -qx -- "--size" || fail "zsh does not offer --size after 'thumb --si'"
+zsh_offers "preview-loop thumb --si" | grep -x -- "--size" >/dev/null || fail "zsh does not offer --size after 'thumb --si'"
 [ "$(zsh_offers "preview-loop batch export-page --")" = "--help" ] \
   || fail "zsh does not offer export-page's options alone after 'batch export-page --'"
-zsh_offers "preview-loop batch report --" | grep -qx -- "--shard" && fail "zsh offers batch's --shard after 'batch report --'"
-zsh_offers "preview-loop batch " | grep -qx export-page || fail "zsh does not offer export-page after 'batch'"
+zsh_offers "preview-loop batch report --" | grep -x -- "--shard" >/dev/null && fail "zsh offers batch's --shard after 'batch report --'"
+zsh_offers "preview-loop batch " | grep -x export-page >/dev/null || fail "zsh does not offer export-page after 'batch'"
 
 # fish: complete as fish itself would.
 fish_offers() { fish --no-config -c "source $root/share/fish/vendor_completions.d/preview-loop.fish; complete -C '$1'"; }
-fish_offers "preview-loop thumb --si" | cut -f1 | grep -qx -- "--size" || fail "fish does not offer --size after 'thumb --si'"
-fish_offers "preview-loop thumb --fit " | cut -f1 | grep -qx stretch || fail "fish does not offer stretch after 'thumb --fit'"
+fish_offers "preview-loop thumb --si" | cut -f1 | grep -x -- "--size" >/dev/null || fail "fish does not offer --size after 'thumb --si'"
+fish_offers "preview-loop thumb --fit " | cut -f1 | grep -x stretch >/dev/null || fail "fish does not offer stretch after 'thumb --fit'"
 [ "$(fish_offers "preview-loop batch export-page --" | cut -f1)" = "--help" ] \
   || fail "fish does not offer export-page's options alone after 'batch export-page --'"
-fish_offers "preview-loop batch report --" | cut -f1 | grep -qx -- "--shard" && fail "fish offers batch's --shard after 'batch report --'"
-fish_offers "preview-loop batch " | cut -f1 | grep -qx export-page || fail "fish does not offer export-page after 'batch'"
+fish_offers "preview-loop batch report --" | cut -f1 | grep -x -- "--shard" >/dev/null && fail "fish offers batch's --shard after 'batch report --'"
+fish_offers "preview-loop batch " | cut -f1 | grep -x export-page >/dev/null || fail "fish does not offer export-page after 'batch'"
 
 # The installed binary is stripped: no symbol table, no debug information, fewer bytes than the build's.
 sections=$(readelf -S -W "$bin") || fail "readelf cannot read $bin"
@@ -111,13 +114,13 @@ built=$(stat -c %s .build/release/preview-loop) installed=$(stat -c %s "$bin")
 ((installed < built)) || fail "the installed binary ($installed bytes) is not smaller than the build's ($built bytes)"
 
 # The installed binary on its own: no environment, nothing from the toolchain; stripped, it still works.
-env -i "$bin" --version | grep -q "^preview-loop " || fail "the installed binary does not run in an empty environment"
+env -i "$bin" --version | grep "^preview-loop " >/dev/null || fail "the installed binary does not run in an empty environment"
 env -i "$bin" thumb "$PWD/Fixtures/landscape.mp4" -o "$work/thumb.jpg" --size 160x90 >/dev/null \
   || fail "the installed binary cannot write a thumbnail"
 [ -s "$work/thumb.jpg" ] || fail "the installed binary's thumbnail is empty"
 toolchain=$(dirname "$(dirname "$(command -v swift || echo /opt/swift/usr/bin/swift)")")
 if ldd "$bin" | grep -F -- "$toolchain" ; then fail "the installed binary links libraries from $toolchain"; fi
-ldd "$bin" | grep -q "libswift" && fail "the installed binary links a Swift runtime library"
+ldd "$bin" | grep "libswift" >/dev/null && fail "the installed binary links a Swift runtime library"
 
 make --no-print-directory uninstall DESTDIR="$dest" PREFIX="$prefix" >/dev/null
 left=$(cd "$dest" && find . -type f | sort)
