@@ -92,8 +92,15 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let crossOrigin: CrossOriginPolicy
     /// The decoded frame size of each source, for renders' memory estimates.
     let sourceSizes = SourceSizes()
-    /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once).
-    private let jobs = Mutex<[String: PreviewJob]>([:])
+    /// Parsed jobs by source path, route and raw query (at most `rememberedJobs`, then forgotten at once),
+    /// each with its validator for the source version last asked for: a warm hit hashes nothing.
+    private let jobs = Mutex<[String: RememberedJob]>([:])
+    private struct RememberedJob {
+        var job: PreviewJob
+        /// The validator and the source version it was made for; `nil` for a storyboard index, whose
+        /// validator also covers the request's own path and expiry.
+        var tag: (version: String, value: String)?
+    }
     static let rememberedJobs = 4096
     private let lock = ConditionLock()
     private var open = 0
@@ -215,8 +222,9 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         let jobKey = source.path + "\n" + route + "\n"
             + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
         var job: PreviewJob
-        if let known = jobs.withLock({ $0[jobKey] }) {
-            job = known
+        let remembered = jobs.withLock { $0[jobKey] }
+        if let remembered {
+            job = remembered.job
         } else {
             let query: [(name: String, value: String)]
             switch SourcePath.decodedQuery(rawQuery) {
@@ -229,15 +237,19 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             } catch {
                 return Problem.response(error)
             }
-            jobs.withLock { jobs in
-                if jobs.count >= Self.rememberedJobs { jobs.removeAll(keepingCapacity: true) }
-                jobs[jobKey] = job
-            }
         }
+        let tag: String
         if let pictureRoute = job.pictureRoute {
+            // Remembered as parsed: the picture URL is pointed afresh for each request.
+            if remembered == nil { remember(RememberedJob(job: job, tag: nil), as: jobKey) }
             job = pointing(job, at: pictureRoute, rawPath: exchange.rawPath, remoteURL: remoteURL, expires: expires)
+            tag = Self.entityTag(source: source, job: job)
+        } else if let known = remembered?.tag, known.version == source.version {
+            tag = known.value
+        } else {
+            tag = Self.entityTag(source: source, job: job)
+            remember(RememberedJob(job: job, tag: (source.version, tag)), as: jobKey)
         }
-        let tag = Self.entityTag(source: source, job: job)
         // A remote source whose server names no version is rendered afresh for each request (identical
         // requests in flight still share one render) and never cached.
         let cacheable = source.isCacheable
@@ -321,6 +333,13 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             exchange.answer(Problem.response(RenderQueue.tooLarge))
         }
         return nil
+    }
+
+    private func remember(_ job: RememberedJob, as key: String) {
+        jobs.withLock { jobs in
+            if jobs.count >= Self.rememberedJobs { jobs.removeAll(keepingCapacity: true) }
+            jobs[key] = job
+        }
     }
 
     /// The jobs one render of `job` also answers (``PreviewJob/siblingRequests``), each with its
