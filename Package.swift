@@ -43,18 +43,26 @@ let package = Package(
             name: "PreviewLoop",
             dependencies: ["PreviewLoopFFmpeg", "CFreeType"]
         ),
-        // The CLI's logic: commands, option declarations and help, testable in-process.
+        // The jobs: one type per output (thumb, strip, sheet, loop, render, sprites, card, probe, batch,
+        // wall, serve's settings), each owning its parameters' declarations (name, default, range, help),
+        // its checks and its work; the image API's routes read the same declarations.
         .target(
-            name: "PreviewLoopCLI",
+            name: "PreviewLoopJobs",
             dependencies: ["PreviewLoop"],
             // The feed page's style and script, compiled into the binary (no file to install or fetch).
             resources: [.embedInCode("Feed/feed.css"), .embedInCode("Feed/feed.js")]
         ),
+        // The command line as a view of the jobs: argument scanning, dispatch, help, the manual page and
+        // the completion scripts, testable in-process.
+        .target(
+            name: "PreviewLoopCLI",
+            dependencies: ["PreviewLoop", "PreviewLoopJobs"]
+        ),
         // The image API server (`serve`), embeddable by a Swift service: routes, validators, cache,
-        // render queue; the only module that imports CMicroHTTPD.
+        // render queue; the only module that imports CMicroHTTPD. It reads the jobs, never the CLI.
         .target(
             name: "PreviewLoopServer",
-            dependencies: ["PreviewLoop", "PreviewLoopCLI", "CMicroHTTPD"]
+            dependencies: ["PreviewLoop", "PreviewLoopJobs", "CMicroHTTPD"]
         ),
         .executableTarget(
             name: "preview-loop",
@@ -65,24 +73,24 @@ let package = Package(
         // 127.0.0.1 servers, the bad-input catalogue and the tags (.slow, .network).
         .target(
             name: "PreviewLoopTestSupport",
-            dependencies: ["PreviewLoop", "PreviewLoopCLI"],
+            dependencies: ["PreviewLoop", "PreviewLoopJobs", "PreviewLoopCLI"],
             path: "Tests/PreviewLoopTestSupport"
         ),
         // Pure: geometry, imaging, palettes, time positions, argument parsing in-process. No FFmpeg
         // layer, no binary, no subprocess.
         .testTarget(
             name: "PreviewLoopPureTests",
-            dependencies: ["PreviewLoop", "PreviewLoopCLI", "PreviewLoopTestSupport"]
+            dependencies: ["PreviewLoop", "PreviewLoopJobs", "PreviewLoopCLI", "PreviewLoopTestSupport"]
         ),
         // FFmpeg integration: the library on real fixtures, checked against the ffmpeg CLI.
         .testTarget(
             name: "PreviewLoopTests",
-            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "PreviewLoopCLI", "preview-loop", "PreviewLoopTestSupport"]
+            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "PreviewLoopJobs", "PreviewLoopCLI", "preview-loop", "PreviewLoopTestSupport"]
         ),
         // CLI end to end: the built `preview-loop` binary as a subprocess, and commands run in-process.
         .testTarget(
             name: "PreviewLoopCLITests",
-            dependencies: ["PreviewLoop", "PreviewLoopCLI", "PreviewLoopServer", "preview-loop", "PreviewLoopTestSupport"]
+            dependencies: ["PreviewLoop", "PreviewLoopJobs", "PreviewLoopCLI", "PreviewLoopServer", "preview-loop", "PreviewLoopTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

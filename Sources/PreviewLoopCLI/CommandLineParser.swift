@@ -1,3 +1,6 @@
+import PreviewLoop
+import PreviewLoopJobs
+
 /// Turns the command line into a ``ParsedCommand``: a pure function of the arguments, with no I/O.
 ///
 /// Rules, as swift-argument-parser applies them:
@@ -134,20 +137,6 @@ enum CommandLineParser {
     }
 }
 
-/// A subcommand's arguments sorted into option values, flags and positionals, before any is typed.
-struct ScannedArguments: Sendable {
-    /// The subcommand the arguments belong to.
-    var subcommand: Subcommand
-    /// The last value given to each option, by long name.
-    var values: [String: String] = [:]
-    /// The flags given, by long name.
-    var flags: Set<String> = []
-    /// The positional arguments, in order.
-    var positionals: [String] = []
-    /// Every value of each option, in order, for the options that may be given more than once.
-    var everyValue: [String: [String]] = [:]
-}
-
 /// Sorts a subcommand's arguments by the subcommand's option table; knows nothing of value types.
 enum ArgumentScanner {
     /// Scans the arguments after the subcommand's name.
@@ -221,3 +210,36 @@ enum ArgumentScanner {
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 }
+
+/// What the command line asks for: the result of parsing, before anything runs.
+enum ParsedCommand: Equatable, Sendable {
+    /// A subcommand with its typed options.
+    case command(any ParsableCommand)
+    /// `--help`, `-h` or `help`: the text to print on standard output.
+    case help(String)
+    /// `--version`.
+    case version
+    /// `man` or `completions <shell>`: a generated text to print on standard output as it is.
+    case generated(String)
+
+    static func == (lhs: ParsedCommand, rhs: ParsedCommand) -> Bool {
+        switch (lhs, rhs) {
+        case (.command(let a), .command(let b)): a.isEqual(to: b)
+        case (.help(let a), .help(let b)): a == b
+        case (.version, .version): true
+        case (.generated(let a), .generated(let b)): a == b
+        default: false
+        }
+    }
+
+    /// The command's `--progress` and `--quiet`, for those that have them.
+    var reporting: ReportingOptions? {
+        if case .command(let command) = self { (command as? any ReportsProgress)?.reporting } else { nil }
+    }
+
+    /// The command's input as given, for error lines; `nil` for help and version.
+    var input: String? {
+        if case .command(let command) = self { command.input } else { nil }
+    }
+}
+

@@ -1,3 +1,6 @@
+import PreviewLoop
+import PreviewLoopJobs
+
 /// Shell completion scripts for bash, zsh and fish, built from the same declarations as `--help`:
 /// the subcommands, each one's options (long and short spellings), the words an enumerated value takes
 /// (`--fit fill|fit|stretch`, formats), and paths for inputs, outputs and folders.

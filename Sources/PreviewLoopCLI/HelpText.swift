@@ -1,12 +1,13 @@
+import PreviewLoop
+import PreviewLoopJobs
+
 /// The help texts, laid out as swift-argument-parser lays them out: OVERVIEW, USAGE, ARGUMENTS,
 /// OPTIONS (and SUBCOMMANDS for the tool), 80 columns, every option with its default.
 ///
 /// Built from the option tables in ``OptionSpec``, so help always matches what the parser accepts.
 enum HelpText {
     /// The program name as users type it.
-    static let toolName = "preview-loop"
-    /// The version `--version` prints.
-    static let version = "0.1.0"
+    static var toolName: String { Tool.name }
     /// The line width help is wrapped to.
     static let width = 80
     /// Where option descriptions start (the label column's width, indent included).

@@ -1,3 +1,6 @@
+import PreviewLoop
+import PreviewLoopJobs
+
 /// The manual page, `preview-loop(1)` in roff (the `man` macros), built from the same declarations as
 /// `--help`: every subcommand (and each one typed after another's name, `batch report`, in its own
 /// section) with its arguments and options, their defaults, and the exit statuses.
@@ -7,7 +10,7 @@ enum ManualPage {
     static var text: String {
         var lines: [String] = []
         let tool = HelpText.toolName
-        lines.append(#".TH "\#(escape(tool.uppercased()))" 1 "" "\#(escape(tool)) \#(HelpText.version)" "User Commands""#)
+        lines.append(#".TH "\#(escape(tool.uppercased()))" 1 "" "\#(escape(tool)) \#(Tool.version)" "User Commands""#)
         lines.append(".nh")
         lines.append(".SH NAME")
         lines.append("\(escape(tool)) \\- \(escape(lowercasingFirst(HelpText.overview)))")

@@ -1,3 +1,6 @@
+import PreviewLoop
+import PreviewLoopJobs
+
 /// The commands about the tool itself rather than about videos: they print text generated from the
 /// subcommands' declarations (help, the manual page, completion scripts), so none can disagree with
 /// what the parser accepts.

@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 
 /// Rendered responses kept on disk (`--cache DIR`, `--cache-size`), shared by every server pointed at
 /// the same folder and kept across restarts.
@@ -24,6 +24,9 @@ import PreviewLoopCLI
 /// Invariant: `entries`, `bytes`, `storesSinceScan` and `isEvicting` are touched only under `lock`;
 /// `bytes` is the sum of the entries' sizes as last seen.
 final class DiskCache: @unchecked Sendable {
+    /// The option that names the folder (`--cache`), for start-up errors.
+    private static var optionName: String { ServeOptions.cache.spec.longSpelling }
+
     /// The folder, as given.
     let directory: String
     /// The cap in bytes.
@@ -59,14 +62,14 @@ final class DiskCache: @unchecked Sendable {
         self.metrics = metrics
         let shown = Format.oneLine(directory)
         if FileSystem.mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw ServerStartError(message: "--cache \(shown): \(Self.errorText())")
+            throw ServerStartError(message: "\(Self.optionName) \(shown): \(Self.errorText())")
         }
         var status = stat()
         guard FileSystem.stat(directory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw ServerStartError(message: "--cache \(shown): not a folder")
+            throw ServerStartError(message: "\(Self.optionName) \(shown): not a folder")
         }
         guard FileSystem.access(directory, W_OK | X_OK) == 0 else {
-            throw ServerStartError(message: "--cache \(shown): \(Self.errorText())")
+            throw ServerStartError(message: "\(Self.optionName) \(shown): \(Self.errorText())")
         }
         try claimFolder()
         let scanned = scan()
@@ -248,14 +251,14 @@ final class DiskCache: @unchecked Sendable {
             if let text = Self.readSmallFile(tagPath) {
                 // A tag another server is still writing reads as the start of ours.
                 guard text.hasPrefix(Self.signature) && text.contains("preview-loop") || Self.tagText.hasPrefix(text) else {
-                    throw ServerStartError(message: "--cache \(shown): its CACHEDIR.TAG is another program's; give a folder of its own")
+                    throw ServerStartError(message: "\(Self.optionName) \(shown): its CACHEDIR.TAG is another program's; give a folder of its own")
                 }
                 return
             }
-            guard let names = FileSystem.names(inDirectory: directory) else { throw ServerStartError(message: "--cache \(shown): \(Self.errorText())") }
+            guard let names = FileSystem.names(inDirectory: directory) else { throw ServerStartError(message: "\(Self.optionName) \(shown): \(Self.errorText())") }
             let others = names.filter { $0 != Self.tagName }.count
             guard others == 0 else {
-                throw ServerStartError(message: "--cache \(shown): the folder holds files and no preview-loop CACHEDIR.TAG; "
+                throw ServerStartError(message: "\(Self.optionName) \(shown): the folder holds files and no preview-loop CACHEDIR.TAG; "
                     + "give a new or empty folder")
             }
             // O_EXCL: of several servers starting at once, one writes the tag and the others read it.
@@ -266,15 +269,15 @@ final class DiskCache: @unchecked Sendable {
                 close(descriptor)
                 guard count == bytes.count else {
                     FileSystem.unlink(tagPath)
-                    throw ServerStartError(message: "--cache \(shown): cannot write its CACHEDIR.TAG: \(Self.errorText())")
+                    throw ServerStartError(message: "\(Self.optionName) \(shown): cannot write its CACHEDIR.TAG: \(Self.errorText())")
                 }
                 return
             }
-            guard errno == EEXIST else { throw ServerStartError(message: "--cache \(shown): \(Self.errorText())") }
+            guard errno == EEXIST else { throw ServerStartError(message: "\(Self.optionName) \(shown): \(Self.errorText())") }
             // Another server wrote it meanwhile: read it on the second turn (it may still be short).
             usleep(50_000)
         }
-        throw ServerStartError(message: "--cache \(shown): its CACHEDIR.TAG cannot be read")
+        throw ServerStartError(message: "\(Self.optionName) \(shown): its CACHEDIR.TAG cannot be read")
     }
 
     /// A file's text when it is a regular file under 4 KiB, else `nil`.

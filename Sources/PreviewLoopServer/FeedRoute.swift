@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 
 /// The clips the feed page lists: the `--feed-manifest`'s, or every video under the root (read again at
@@ -26,7 +26,7 @@ final class FeedListing: Sendable {
             manifest = try FeedManifest.parse(text, name: manifestPath)
         } catch {
             let message = (error as? PreviewLoopError)?.message ?? "\(error)"
-            throw ServerStartError(message: "--feed-manifest: \(Format.oneLine(message))")
+            throw ServerStartError(message: "\(ServeOptions.feedManifest.spec.longSpelling): \(Format.oneLine(message))")
         }
     }
 

@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 
 /// PreviewLoop's image API over HTTP: `/{path}/thumbnail.*`, `animated.*`, `strip.*`, `sheet.*` and
@@ -27,11 +27,11 @@ public final class PreviewServer: Sendable {
     /// Starts a server with `serve`'s options; `accessLog` receives one JSON line per request.
     package init(options: ServeOptions, accessLog: AccessLog?) throws(ServerStartError) {
         guard let root = SourcePath.realPath(options.root) else {
-            throw ServerStartError(message: "--root \(Format.oneLine(options.root)): no such folder")
+            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): no such folder")
         }
         var status = stat()
         guard FileSystem.stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw ServerStartError(message: "--root \(Format.oneLine(options.root)): not a folder")
+            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): not a folder")
         }
         core = try ServerCore(options: options, root: root, accessLog: accessLog)
         do {
@@ -430,7 +430,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     /// normalised query (with, for a storyboard index under signed URLs, what its picture URL's
     /// signature depends on).
     static func entityTag(source: ResolvedSource, job: PreviewJob) -> String {
-        let key = "\(CommandLineTool.version)\n\(source.version)\n\(job.route)\n\(job.canonicalQuery)"
+        let key = "\(Tool.version)\n\(source.version)\n\(job.route)\n\(job.canonicalQuery)"
         return "\"" + SHA256.hex(SHA256.hash(Array(key.utf8))) + "\""
     }
 
@@ -547,7 +547,7 @@ package final class AccessLog: Sendable {
         }
         let opened = FileSystem.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
-            throw ServerStartError(message: "--access-log \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
+            throw ServerStartError(message: "\(ServeOptions.accessLog.spec.longSpelling) \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
         }
         descriptor = opened
         owns = true

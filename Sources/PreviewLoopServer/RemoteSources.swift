@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 
 /// The remote sources a server may read (`--allow-source`): requests name one by `?url=`, its server is

@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 
 /// A render's result for the requests waiting on it.
 typealias RenderResult = Result<CachedBody, PreviewRequestError>

@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 
 /// A private folder the server makes at start (mode 0700, under `$TMPDIR` or `/tmp`) for the files
 /// renders write before they are read back, and removes with what is left in it when it stops. It

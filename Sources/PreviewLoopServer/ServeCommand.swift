@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 
 /// `preview-loop serve`: starts a ``PreviewServer``, prints where it listens, serves until SIGTERM or

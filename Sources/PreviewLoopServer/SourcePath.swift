@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 
 /// A request path's source, found under the root: the file's real path and its identity, which the
 /// response's validator is made from.

@@ -1,5 +1,5 @@
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 
 /// The bytes of one decoded frame of each source, read from its container (no frame decoded, except the

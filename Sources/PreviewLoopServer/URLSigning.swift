@@ -1,6 +1,6 @@
 import Glibc
 import PreviewLoop
-import PreviewLoopCLI
+import PreviewLoopJobs
 
 /// SHA-256 (FIPS 180-4), for the signed URLs' HMAC: the toolchain on Linux has no CryptoKit and no
 /// package can be fetched, and the few lines below are checked against the standard's vectors and
@@ -84,11 +84,11 @@ struct URLSigner: Sendable {
         do {
             bytes = try BatchFiles.readRegularFile(path, limit: 4097)
         } catch {
-            throw ServerStartError(message: "--signing-key-file \(Format.oneLine(error.message))")
+            throw ServerStartError(message: "\(ServeOptions.signingKeyFile.spec.longSpelling) \(Format.oneLine(error.message))")
         }
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         guard (16...4096).contains(bytes.count) else {
-            throw ServerStartError(message: "--signing-key-file \(Format.oneLine(path)): a key is 16 to 4096 bytes (this one is \(bytes.count))")
+            throw ServerStartError(message: "\(ServeOptions.signingKeyFile.spec.longSpelling) \(Format.oneLine(path)): a key is 16 to 4096 bytes (this one is \(bytes.count))")
         }
         self.init(key: bytes)
     }

@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// Property tests over the argument space (issue 11): every numeric option of every subcommand with
 /// extreme values — 0, tiny, huge, negative, NaN, inf, hex, very long digit strings — is either

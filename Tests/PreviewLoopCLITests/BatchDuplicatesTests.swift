@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 import PreviewLoopTestSupport
 
 /// `batch report --duplicates`: re-encodes of one clip at other bitrates and sizes, made here with the

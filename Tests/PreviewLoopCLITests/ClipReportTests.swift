@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 import Testing
 import PreviewLoopTestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PreviewLoopCLI
+import PreviewLoopJobs
 @testable import PreviewLoopServer
 import PreviewLoopTestSupport
 

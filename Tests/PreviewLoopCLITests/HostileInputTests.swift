@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// Issue 11, part A: every reproducer of the crashes, runaway jobs and small defects found by attack,
 /// run through the built CLI under GNU `time`: the exit status, exactly one `Error:` line, a bounded

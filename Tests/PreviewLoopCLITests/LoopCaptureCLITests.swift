@@ -3,6 +3,7 @@ import PreviewLoop
 import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// `loop --capture-at` and `--record` on the built binary, and their parsing.
 @Suite("CLI: loop capture and record")

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// Runs the built `preview-loop` binary (standard error is a pipe: not a terminal).
 private func cli(_ arguments: [String]) throws -> ChildResult {

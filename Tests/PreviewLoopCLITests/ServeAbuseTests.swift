@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PreviewLoop
 import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 import Testing
 @testable import PreviewLoopServer

@@ -3,6 +3,7 @@ import Glibc
 import PreviewLoop
 import Testing
 import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 @testable import PreviewLoopServer
 import PreviewLoopTestSupport

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import PreviewLoop
 import PreviewLoopCLI
+import PreviewLoopJobs
 @testable import PreviewLoopServer
 import PreviewLoopTestSupport
 

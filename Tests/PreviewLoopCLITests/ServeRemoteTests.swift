@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 @testable import PreviewLoopServer
 import PreviewLoopTestSupport
 

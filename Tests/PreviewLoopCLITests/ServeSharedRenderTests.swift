@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PreviewLoop
 import PreviewLoopCLI
+import PreviewLoopJobs
 import Testing
 @testable import PreviewLoopServer
 import PreviewLoopTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import PreviewLoopCLI
+import PreviewLoopJobs
 import Synchronization
 @testable import PreviewLoopServer
 import PreviewLoopTestSupport

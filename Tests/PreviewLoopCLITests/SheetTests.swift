@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// Contact sheets: layout (pure), text drawn by FreeType, `sheet` and `strip --gap --timestamps` end to
 /// end against ffmpeg's frames and against text rendered independently of the sheet.

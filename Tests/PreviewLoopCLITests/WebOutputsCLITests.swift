@@ -3,6 +3,7 @@ import PreviewLoop
 import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// Runs the built `preview-loop` binary.
 private func cli(_ arguments: [String]) throws -> ChildResult {

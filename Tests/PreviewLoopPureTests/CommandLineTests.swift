@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// Parses arguments that must be accepted.
 private func parse(_ arguments: [String]) throws -> ParsedCommand {
@@ -251,7 +252,7 @@ struct CommandLineHelpTests {
 
     @Test func version() throws {
         #expect(try parse(["--version"]) == .version)
-        #expect(HelpText.version == "0.1.0")
+        #expect(Tool.version == "0.1.0")
     }
 }
 
@@ -456,9 +457,9 @@ struct CommandLineHelperTests {
 
     @Test func runtimeErrorLines() {
         let error = PreviewLoopError(.inputNotFound, "no such file")
-        #expect(CommandLineTool.errorLine(for: error, input: "a.mp4") == "Error: a.mp4: no such file")
+        #expect(CommandFailure.errorLine(for: error, input: "a.mp4") == "Error: a.mp4: no such file")
         let named = PreviewLoopError(.inputNotFound, "a.mp4: no such file")
-        #expect(CommandLineTool.errorLine(for: named, input: "a.mp4") == "Error: a.mp4: no such file")
+        #expect(CommandFailure.errorLine(for: named, input: "a.mp4") == "Error: a.mp4: no such file")
     }
 
     @Test func probeNumbers() {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// The feed page's pure parts: HTML escaping, URL paths of odd file names, the page's query and serve's
 /// options, the manifest, the card sizes and the reveal's CSS against the card's formula.

@@ -1,5 +1,6 @@
 import Testing
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// The part of a generated text that belongs to one subcommand: from `start` to the first `end` after it.
 private func section(of text: String, from start: String, to end: String) -> String? {

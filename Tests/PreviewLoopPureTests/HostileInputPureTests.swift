@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// The pure pieces: decimal numbers, interval counts, the timing rule's constants.
 @Suite("Hostile input: pure checks")

@@ -2,6 +2,7 @@ import Foundation
 import PreviewLoop
 import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 import Testing
 
 @Suite("serve's routes are documented from their declarations")

@@ -1,5 +1,6 @@
 import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 import Testing
 
 /// The integer ranges a text states (`1 to 1000`), without the percentages of a time (`from 0 to 100 (10%)`).

@@ -1,4 +1,5 @@
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 // The registered subcommands by name, as the tests write them (`.thumb`); the sources name them only in
 // `CommandRegistry.commands`.

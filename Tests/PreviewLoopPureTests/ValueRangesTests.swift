@@ -1,5 +1,6 @@
 import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 import Testing
 
 /// One number three ways in take: a CLI option, a batch recipe key, and the library's own check.

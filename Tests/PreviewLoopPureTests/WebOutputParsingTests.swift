@@ -3,6 +3,7 @@ import PreviewLoop
 import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 @Suite("CLI: render and sprites parsing")
 struct WebOutputParsingTests {

@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// `--deinterlace` on `wall`, and the batch fingerprint that tells a rerun whether a clip's outputs are
 /// up to date: made with another deinterlacing, they are not.

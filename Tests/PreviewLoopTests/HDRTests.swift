@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// HDR input: colour metadata as probed, tone mapping against SDR originals and the exact-inverse
 /// ceiling (the `zscale` chain run backwards), highlight roll-off, and SDR input left alone.

@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 import PreviewLoopFFmpeg
 
 /// An interlaced clip made with the ffmpeg CLI: a still panned 6 px a field at 50 fields a second,

@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 // The poster frame in three layers: the rules and the search on synthetic scores (pure, in
 // PreviewLoopPureTests/PosterRulesTests.swift), the library on fixtures made for it (frames checked against ffmpeg's decode), and `thumb --at auto` end to end.

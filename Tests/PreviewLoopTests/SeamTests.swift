@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// Clips with steady motion for the seam tests, made once with the ffmpeg CLI.
 enum SeamClips {

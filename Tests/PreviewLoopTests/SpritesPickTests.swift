@@ -3,6 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// `sprites --pick scenes`: an interval that a cut splits shows the middle of its longest shot, not
 /// whatever lies at its middle.

@@ -4,6 +4,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 @testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
 
 /// The preview wall: many loops, one frame-cache budget, one bounded decode pool.
 ///

@@ -3,7 +3,7 @@
 /// Tests match ``kind`` and ``subcommand``; ``message`` is for people and may change.
 package struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What is wrong with the command line.
-    enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         /// No subcommand was given.
         case missingSubcommand
         /// The first argument is not a subcommand.
@@ -33,14 +33,14 @@ package struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// What is wrong.
-    var kind: Kind
+    package var kind: Kind
     /// The subcommand being parsed, for the usage hint; `nil` at the top level.
-    var subcommand: Subcommand?
+    package var subcommand: Subcommand?
     /// One line for a person, without the `Error: ` prefix.
-    var message: String
+    package var message: String
 
     /// Creates a usage error.
-    init(_ kind: Kind, subcommand: Subcommand?, _ message: String) {
+    package init(_ kind: Kind, subcommand: Subcommand?, _ message: String) {
         self.kind = kind
         self.subcommand = subcommand
         self.message = message
@@ -48,28 +48,4 @@ package struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The message alone.
     package var description: String { message }
-
-    /// The full report for standard error: the error, the usage line and where to find help.
-    var report: String {
-        let usage = subcommand.map(HelpText.usagePieces(for:)) ?? [HelpText.rootUsage]
-        let helpCommand = subcommand.map { "\(HelpText.toolName) \($0.rawValue) --help" } ?? "\(HelpText.toolName) --help"
-        return """
-            Error: \(Format.oneLine(message))
-            \(HelpText.wrap(usage, prefix: "Usage: "))
-            See '\(helpCommand)'.
-            """
-    }
-}
-
-extension UsageError {
-    /// The usage error `arguments` raise, or `nil` when they parse: a command line checked without
-    /// running anything (the test targets' `usageError(_:)`).
-    package init?(checking arguments: [String]) {
-        do {
-            _ = try CommandLineParser.parse(arguments)
-            return nil
-        } catch {
-            self = error
-        }
-    }
 }

@@ -198,7 +198,7 @@ private enum SignalRelay {
 /// `--json` (``ClipReport``: failed, reason `interrupted`, transient), prints one `Error:` line and exits
 /// at once with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). Earlier outputs are untouched: a file or directory is only ever replaced by a
 /// rename of a finished one.
-enum SignalCleanup {
+package enum SignalCleanup {
     /// Set once a signal's exit has begun: the temporaries are being removed and the process ends on
     /// the relay thread.
     private static let isExiting = Atomic<Bool>(false)
@@ -207,7 +207,7 @@ enum SignalCleanup {
     /// otherwise. The command's own thread calls it before it reports an error or returns a status: a
     /// write failing because the exit just removed its temporary must not win the race with a
     /// message and status of its own.
-    static func yieldToSignalExit() {
+    package static func yieldToSignalExit() {
         guard isExiting.load(ordering: .sequentiallyConsistent) else { return }
         while true { pause() }
     }

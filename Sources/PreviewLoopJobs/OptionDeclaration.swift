@@ -6,7 +6,7 @@ import PreviewLoop
 // the help text read its ``OptionSpec``, the property its typed value with ``ScannedArguments/value(_:)``.
 
 /// An option or flag as a subcommand's table lists it.
-protocol OptionDeclaration: Sendable {
+package protocol OptionDeclaration: Sendable {
     /// Its spellings and help, for the scanner and the help text.
     var spec: OptionSpec { get }
     /// What a valid value looks like, for errors; `nil` for a flag.
@@ -14,16 +14,16 @@ protocol OptionDeclaration: Sendable {
 }
 
 /// An option that takes a value: how the value is typed and checked, and what it is when absent.
-struct ValueOption<Value: Sendable>: OptionDeclaration {
-    var spec: OptionSpec
+package struct ValueOption<Value: Sendable>: OptionDeclaration {
+    package var spec: OptionSpec
     /// The value when the option is absent.
-    var defaultValue: Value
+    package var defaultValue: Value
     /// What a valid value looks like, for the error message (`a whole number from 1 to 64`).
-    var expectation: String
+    package var expectation: String
     /// Types and validates the text given; `nil` rejects it.
-    var convert: @Sendable (String) -> Value?
+    package var convert: @Sendable (String) -> Value?
 
-    var valueExpectation: String? { expectation }
+    package var valueExpectation: String? { expectation }
 
     /// Declares an option.
     ///
@@ -38,7 +38,7 @@ struct ValueOption<Value: Sendable>: OptionDeclaration {
     ///   - expectation: what a valid value looks like, for errors.
     ///   - completion: what a shell's completion offers for the value.
     ///   - convert: the conversion and validation; `nil` for an invalid value.
-    init(_ name: String, short: Character? = nil, value valueName: String, help: String,
+    package init(_ name: String, short: Character? = nil, value valueName: String, help: String,
          default defaultValue: Value, showing defaultText: String?, required isRequired: Bool = false,
          expecting expectation: String, completing completion: ValueCompletion = .none,
          _ convert: @escaping @Sendable (String) -> Value?) {
@@ -51,12 +51,12 @@ struct ValueOption<Value: Sendable>: OptionDeclaration {
 }
 
 /// An option that takes no value: present or not.
-struct FlagOption: OptionDeclaration {
-    var spec: OptionSpec
-    var valueExpectation: String? { nil }
+package struct FlagOption: OptionDeclaration {
+    package var spec: OptionSpec
+    package var valueExpectation: String? { nil }
 
     /// Declares a flag.
-    init(_ name: String, short: Character? = nil, help: String) {
+    package init(_ name: String, short: Character? = nil, help: String) {
         spec = OptionSpec(name: name, shortName: short, valueName: nil, abstract: help)
     }
 }

@@ -9,11 +9,11 @@ import Synchronization
 /// logs (at most two a second, and always the final 100 % line). `--quiet` prints nothing but errors:
 /// no progress, no warnings, no summary line. Data asked for explicitly (`--json`, `--log -`, an image
 /// written with `-o -`) is still written.
-struct ReportingOptions: Equatable, Sendable, OptionGroup {
+package struct ReportingOptions: Equatable, Sendable, OptionGroup {
     /// `--progress`: progress lines even when standard error is not a terminal.
     @Flag(ReportingOptions.progress) var forcesProgress = false
     /// `--quiet`: errors only.
-    @Flag(ReportingOptions.quiet) var isQuiet = false
+    @Flag(ReportingOptions.quiet) package var isQuiet = false
 
     /// `--progress`.
     static let progress = FlagOption(

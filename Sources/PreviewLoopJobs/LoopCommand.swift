@@ -53,7 +53,7 @@ extension LoopOptions: ClipCommand, ReportsProgress {
 
     func run(in context: CommandContext) -> Int32 {
         let report = json ? ClipReport(command: Self.subcommand, input: source.input) : nil
-        return CommandLineTool.reportingErrors(for: source, report: report) { try LoopCommand(options: self, report: report).run() }
+        return CommandFailure.reporting(for: source, report: report) { try LoopCommand(options: self, report: report).run() }
     }
 }
 

@@ -79,7 +79,7 @@ package struct ServeOptions: Equatable, Sendable {
     @Flag(ServeOptions.jsonFlag) package var json = false
 
     /// `--root <dir>`.
-    static let root = ValueOption<String?>.path(
+    package static let root = ValueOption<String?>.path(
         "root", value: "dir", help: "The folder of videos to serve: /CLIP/thumbnail.jpg serves CLIP, a path relative to it. "
             + "A path leaving it (.., a symbolic link pointing outside) is 404 and never opened.",
         required: true, completing: .directory)
@@ -102,7 +102,7 @@ package struct ServeOptions: Equatable, Sendable {
         "memory-cache", value: "MiB", help: "The cap of the in-memory cache of rendered responses, least recently used "
             + "evicted first; 0 turns it off.", default: 256, in: 0...1_048_576)
     /// `--cache <dir>`.
-    static let cache = ValueOption<String?>.path(
+    package static let cache = ValueOption<String?>.path(
         "cache", value: "dir", help: "Keep rendered responses on disk in this folder (made if absent; else empty or an "
             + "earlier cache, marked by its CACHEDIR.TAG), shared safely by several servers and kept across restarts.",
         completing: .directory)
@@ -133,11 +133,11 @@ package struct ServeOptions: Equatable, Sendable {
         "grace", help: "After SIGTERM or SIGINT: how long requests in flight get to finish before the server exits.",
         default: 10, showing: "10", allowsZero: true)
     /// `--access-log <file>`.
-    static let accessLog = ValueOption<String?>.path(
+    package static let accessLog = ValueOption<String?>.path(
         "access-log", value: "file", help: "Append the access log (one JSON object per request) to this file instead of "
             + "standard error.")
     /// `--signing-key-file <file>`.
-    static let signingKeyFile = ValueOption<String?>.path(
+    package static let signingKeyFile = ValueOption<String?>.path(
         "signing-key-file", value: "file", help: "Serve signed URLs only: each request needs expires (Unix seconds, not "
             + "past) and signature, the hex HMAC-SHA256 under this file's bytes (16 to 4096; one final newline "
             + "dropped) of the path, ?, and the other parameters sorted by name. Else 403.")
@@ -155,7 +155,7 @@ package struct ServeOptions: Equatable, Sendable {
         "animated-max-fps", help: "The most frames per second an animated.* request asks for, \(ValueRanges.framesPerSecond.inWords); more is 413.",
         default: AnimationCaps().framesPerSecond, in: ValueRanges.framesPerSecond)
     /// `--allow-source <url-prefix>`, repeatable.
-    static let allowSource = ValueOption<URLAllowList?>(
+    package static let allowSource = ValueOption<URLAllowList?>(
         "allow-source", value: "url-prefix",
         help: "Also serve http(s) videos under this URL prefix, by /thumbnail.jpg?url=URL (any route, the URL "
             + "percent-encoded); may be given more than once. A URL, redirect or playlist segment outside every "
@@ -182,19 +182,19 @@ package struct ServeOptions: Equatable, Sendable {
             + "server is asked again with HEAD (0 asks on every request).",
         default: 10, showing: "10", allowsZero: true)
     /// `--feed-manifest <file>`.
-    static let feedManifest = ValueOption<String?>.path(
+    package static let feedManifest = ValueOption<String?>.path(
         "feed-manifest", value: "file",
         help: "The clips the feed page (/) lists, in order: JSON Lines {\"path\": \"dir/clip.mp4\", \"title\": \"…\", "
             + "\"preview_length\": 5} (title and preview_length optional) or one path a line, relative to --root. "
             + "Without it the page lists every video under the root.")
     /// `--no-feed`.
-    static let noFeed = FlagOption("no-feed", help: "Answer / with 404 instead of the feed page.")
+    package static let noFeed = FlagOption("no-feed", help: "Answer / with 404 instead of the feed page.")
     /// `--json`.
     static let jsonFlag = FlagOption("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 
     /// Takes `--root` and turns the folded options into the byte counts, caps, allow-list, TLS settings
     /// and feed settings they become.
-    mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
+    package mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
         if let extra = arguments.positionals.first {
             throw UsageError(.unexpectedArgument(extra), subcommand: Self.subcommand,
                              "Unexpected argument '\(Format.oneLine(extra))'; serve takes its folder as --root.")
@@ -239,7 +239,7 @@ package struct ServeOptions: Equatable, Sendable {
     }
 
     /// Whether the values, each valid on its own, go together.
-    func validate() throws(UsageError) {
+    package func validate() throws(UsageError) {
         try tls.validate(for: Self.subcommand)
     }
 
@@ -260,7 +260,7 @@ package struct ServeOptions: Equatable, Sendable {
 
     /// Options with every value at its default (`--root` empty), or read from the current
     /// ``ArgumentContext``.
-    init() {}
+    package init() {}
 
     /// Options for a server embedded in a program (and its tests): `root`, the rest at their defaults
     /// but port 0.
@@ -273,17 +273,17 @@ package struct ServeOptions: Equatable, Sendable {
 
 extension ServeOptions: ParsableCommand {
     /// `preview-loop serve`: its name and summary (it takes no positional argument).
-    static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serve previews over HTTP, rendered on request and cached: thumbnails, probes and more by URL "
             + "(/CLIP/thumbnail.jpg?time=5&width=640), for <img> tags, a CDN or nginx in front.",
         arguments: [])
 
-    var input: String { "serve" }
+    package var input: String { "serve" }
 
-    func run(in context: CommandContext) -> Int32 {
+    package func run(in context: CommandContext) -> Int32 {
         guard let serve = context.serve else {
-            Console.writeError("Error: serve: this build of \(HelpText.toolName) has no server\n")
+            Console.writeError("Error: serve: this build of \(Tool.name) has no server\n")
             return ExitStatus.failure
         }
         return serve(self)

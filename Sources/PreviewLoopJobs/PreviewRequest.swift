@@ -2,12 +2,12 @@ import Glibc
 import PreviewLoop
 import Synchronization
 
-// The image API's parameters, read by the subcommands' own declarations: a request's query becomes the
-// command line `thumb` (or `probe`) would take, which the commands' parser checks with the same ranges,
-// conflicts and work limits as on the command line, and the command renders the same bytes. A parameter
-// names the option it sets, found by name among the command's declarations (`StripOptions.option("count")`,
-// which fails at once for an option the command does not take), so an error about that option is
-// reported under the parameter's name.
+// The image API's parameters, read by the jobs' own declarations: a request's query sets the options of
+// the job (`thumb`, `probe`, …) directly — each value typed and checked by its option's declaration, then
+// the job's cross-option checks and work limits, as on the command line — and the job renders the same
+// bytes. A parameter names the option it sets, found by name among the job's declarations
+// (`StripOptions.option("count")`, which fails at once for an option the job does not take), so an error
+// about that option is reported under the parameter's name.
 
 /// A query parameter of a route: its name, the option it sets and how its value is spelled for it.
 package struct QueryParameter: Sendable {
@@ -16,28 +16,36 @@ package struct QueryParameter: Sendable {
     /// What it does, for the route table in the docs.
     package var help: String
     /// The option it sets, by its declaration.
-    var option: OptionSpec
-    /// The command-line arguments for a value (`["--at=5"]`, or none for a flag left off); `nil`
+    package var option: OptionSpec
+    /// What a value sets on the option (`.value("5")`, the flag on, or nothing for a flag left off); `nil`
     /// when the value is not one of the parameter's own words (the option's conversion judges the rest).
-    var arguments: @Sendable (String) -> [String]?
+    var setting: @Sendable (String) -> OptionSetting?
     /// What a valid value looks like.
-    var expectation: String
+    package var expectation: String
 
     /// A parameter whose value is the option's argument as is (`command.option("count")`).
     static func passing(_ name: String, _ help: String, _ option: any OptionDeclaration) -> QueryParameter {
-        let spelling = "--" + option.spec.name + "="
-        return QueryParameter(name: name, help: help, option: option.spec, arguments: { [spelling + $0] },
+        QueryParameter(name: name, help: help, option: option.spec, setting: { .value($0) },
                               expectation: option.valueExpectation ?? "")
     }
 
     /// `true` or `false`, turning the flag on for `on` (`false` for a flag that leaves something out).
     static func toggle(_ name: String, _ help: String, _ flag: any OptionDeclaration, on: String) -> QueryParameter {
-        let spelling = flag.spec.longSpelling
-        return QueryParameter(name: name, help: help, option: flag.spec, arguments: { value in
+        QueryParameter(name: name, help: help, option: flag.spec, setting: { value in
             guard value == "true" || value == "false" else { return nil }
-            return value == on ? [spelling] : []
+            return value == on ? .flagOn : .nothing
         }, expectation: "true or false")
     }
+}
+
+/// What a query value sets on its option.
+enum OptionSetting: Equatable, Sendable {
+    /// The option's value as its declaration reads it (`5` for `--at`).
+    case value(String)
+    /// The flag, turned on.
+    case flagOn
+    /// Nothing: the flag stays off.
+    case nothing
 }
 
 /// A route of the image API: the file names it answers to after the source's path, the subcommand
@@ -47,8 +55,10 @@ package struct PreviewRoute: Sendable {
     package var stem: String
     /// The extensions served, each with its media type.
     package var formats: [(fileExtension: String, mediaType: String)]
-    /// The subcommand whose options read the query.
-    var subcommand: String
+    /// The job whose options read the query.
+    var command: any ClipCommand.Type
+    /// The job's subcommand name (`thumb`), for the docs.
+    package var subcommand: String { command.configuration.name }
     /// Its parameters.
     package var parameters: [QueryParameter]
     /// What `width` and `height` size: the picture or each tile (`--size`); `nil` when the route has no
@@ -91,7 +101,7 @@ package struct PreviewJob: Sendable {
         width * height * 3 / 2 * (bitDepth > 8 ? 2 : 1)
     }
     /// The parsed command.
-    let command: ParsedCommand
+    let command: any ClipCommand
     /// A storyboard index's query for its picture (the request's parameters but `format`, encoded;
     /// a server adds what it needs to find the source and check the signature).
     package var pictureQuery = ""
@@ -101,7 +111,7 @@ package struct PreviewJob: Sendable {
     /// For a storyboard index (`storyboard.vtt`, `.json`), the route of the picture it points at
     /// (`storyboard.jpg`); `nil` for every other route.
     package var pictureRoute: String? {
-        guard case .command(let options as SpritesOptions) = command, route.hasSuffix(".vtt") || route.hasSuffix(".json") else { return nil }
+        guard let options = command as? SpritesOptions, route.hasSuffix(".vtt") || route.hasSuffix(".json") else { return nil }
         return "storyboard.\(options.format.rawValue)"
     }
 
@@ -116,16 +126,14 @@ package struct PreviewJob: Sendable {
     /// `siblings` are jobs of ``siblingRequests``: their bodies come back in the result's `siblings`, in order.
     package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil, siblings: [PreviewJob] = []) throws -> RenderedBody {
         var command = command
-        if let opened { command.changeSource { $0.opened = opened } }
+        if let opened { command.source.opened = opened }
         if let remote {
-            command.changeSource { source in
-                source.allowedURLs = remote.allowedURLs
-                source.requestHeaders = remote.requestHeaders
-                source.tls = remote.tls
-            }
+            command.source.allowedURLs = remote.allowedURLs
+            command.source.requestHeaders = remote.requestHeaders
+            command.source.tls = remote.tls
         }
         switch command {
-        case .command(let options as ThumbOptions):
+        case let options as ThumbOptions:
             let picture = try ThumbCommand(options: options).render()
             guard route.hasPrefix(PreviewRequests.placeholder.stem + ".") else {
                 var body = RenderedBody(body: picture.bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture.frame.image)))
@@ -134,18 +142,18 @@ package struct PreviewJob: Sendable {
                 return body
             }
             return Self.placeholderBody(of: picture.frame)
-        case .command(let options as StripOptions):
+        case let options as StripOptions:
             return RenderedBody(body: try StripCommand(options: options).render().bytes)
-        case .command(let options as SheetOptions):
+        case let options as SheetOptions:
             return RenderedBody(body: try SheetCommand(options: options).render().bytes)
-        case .command(var options as RenderOptions):
+        case var options as RenderOptions:
             let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
             options.output = scratch + "/render-\(number).\(options.format.rawValue)"
             defer { FileSystem.unlink(options.output) }
             let rendered = try RenderCommand(options: options).render()
             return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30),
                                 flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
-        case .command(var options as CardOptions):
+        case var options as CardOptions:
             if case .animation = options.destination {
                 let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
                 options.output = scratch + "/card-\(number)." + (route.split(separator: ".").last.map(String.init) ?? "webp")
@@ -157,12 +165,12 @@ package struct PreviewJob: Sendable {
             case .sequence(let summary):
                 return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
             }
-        case .command(let options as SpritesOptions):
+        case let options as SpritesOptions:
             let storyboard = try SpritesCommand(options: options).storyboard()
             var body = storyboardBody(storyboard, format: options.format)
             body.siblings = siblings.map { $0.storyboardBody(storyboard, format: options.format) }
             return body
-        case .command(let options as ProbeOptions):
+        case let options as ProbeOptions:
             let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
             return RenderedBody(body: Array(ProbeCommand.json(for: info).utf8))
         default:
@@ -201,13 +209,13 @@ package struct PreviewJob: Sendable {
     /// named with the query it is asked with.
     package var siblingRequests: [(route: String, query: [(name: String, value: String)])] {
         switch command {
-        case .command(let options as SpritesOptions):
+        case let options as SpritesOptions:
             let picture = "storyboard.\(options.format.rawValue)"
             let indexQuery = options.format == .jpg ? baseQuery : baseQuery + [("format", options.format.rawValue)]
             return ["storyboard.vtt", "storyboard.json", picture].filter { $0 != route }.map { sibling in
                 (sibling, sibling == picture ? baseQuery : indexQuery)
             }
-        case .command(is ThumbOptions) where !route.hasPrefix(PreviewRequests.placeholder.stem + "."):
+        case is ThumbOptions where !route.hasPrefix(PreviewRequests.placeholder.stem + "."):
             return [(PreviewRequests.placeholder.stem + ".json", baseQuery)]
         default:
             return []
@@ -284,15 +292,15 @@ package enum PreviewRequests {
     private static func sizePair(_ what: String, of command: any ParsableCommand.Type) -> [QueryParameter] {
         let option = command.option("size").spec
         return [QueryParameter(name: "width", help: "Width of \(what) in pixels; with height absent the shape is kept.",
-                               option: option, arguments: { _ in nil }, expectation: sideExpectation),
+                               option: option, setting: { _ in nil }, expectation: sideExpectation),
                 QueryParameter(name: "height", help: "Height of \(what) in pixels; with width absent the shape is kept.",
-                               option: option, arguments: { _ in nil }, expectation: sideExpectation)]
+                               option: option, setting: { _ in nil }, expectation: sideExpectation)]
     }
 
     /// `fit_mode`.
     private static func fitMode(of command: any ParsableCommand.Type) -> QueryParameter {
         QueryParameter(name: "fit_mode", help: "crop (fill the size), preserve (fit inside it, no bars), pad (letterbox) or stretch.",
-                       option: command.option("fit").spec, arguments: { fitModes[$0].map { ["--fit=" + $0] } },
+                       option: command.option("fit").spec, setting: { fitModes[$0].map { .value($0) } },
                        expectation: "crop, preserve, pad or stretch")
     }
 
@@ -307,9 +315,9 @@ package enum PreviewRequests {
     }
 
     /// `thumbnail.{jpg,png,webp}`: `thumb`.
-    static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, subcommand: "thumb", parameters: [
+    static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, command: ThumbOptions.self, parameters: [
         QueryParameter(name: "time", help: "When: absent (or poster) the poster frame, best, seconds, mm:ss or N%.",
-                       option: ThumbOptions.option("at").spec, arguments: { ["--at=" + ($0 == "poster" ? "auto" : $0)] },
+                       option: ThumbOptions.option("at").spec, setting: { .value($0 == "poster" ? "auto" : $0) },
                        expectation: "poster, " + ThumbOptions.option("at").valueExpectation!.replacing("auto, ", with: "")),
         .passing("start", "Where the poster search window starts.", ThumbOptions.option("start")),
         .passing("length", "How long the poster search window lasts.", ThumbOptions.option("length")),
@@ -320,7 +328,7 @@ package enum PreviewRequests {
 
     /// `placeholder.json`: the placeholder of the picture `thumbnail.*` serves for the same parameters
     /// (`thumb`): its ThumbHash, BlurHash, dominant colour, pHash, the frame's time and size.
-    static let placeholder = PreviewRoute(stem: "placeholder", formats: [("json", "application/json")], subcommand: "thumb",
+    static let placeholder = PreviewRoute(stem: "placeholder", formats: [("json", "application/json")], command: ThumbOptions.self,
                                           parameters: thumbnail.parameters.filter { $0.name != "quality" }, sizePair: "the picture")
 
     /// The headers that carry a picture's placeholder, so a page can paint it before the picture
@@ -332,14 +340,14 @@ package enum PreviewRequests {
 
     /// `animated.{webp,gif,mp4}`: `render`, within the server's ``AnimationCaps``.
     static let animated = PreviewRoute(
-        stem: "animated", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4")], subcommand: "render",
+        stem: "animated", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4")], command: RenderOptions.self,
         parameters: [
             .passing("start", "Where the animation starts: poster (where the poster frame is), seconds, mm:ss or N%.",
                      RenderOptions.option("start")),
             .passing("length", "How long it lasts (within the server's cap).", RenderOptions.option("length")),
             QueryParameter(name: "end", help: "Where it ends instead of length: a time after start.",
                            option: RenderOptions.option("loop-point").spec,
-                           arguments: { $0 == "auto" ? nil : ["--loop-point=" + $0] },
+                           setting: { $0 == "auto" ? nil : .value($0) },
                            expectation: "a time after start: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)"),
         ] + sizePair("the picture", of: RenderOptions.self) + [
             .passing("fps", "Frames per second (within the server's cap).", RenderOptions.option("fps")),
@@ -354,7 +362,7 @@ package enum PreviewRequests {
         ], sizePair: "the picture")
 
     /// `strip.{jpg,png,webp}`: `strip`.
-    static let strip = PreviewRoute(stem: "strip", formats: stills, subcommand: "strip", parameters: [
+    static let strip = PreviewRoute(stem: "strip", formats: stills, command: StripOptions.self, parameters: [
         .passing("count", "How many frames.", StripOptions.option("count")),
         .passing("columns", "Frames per row.", StripOptions.option("columns")),
         .passing("span", "window (from start for length) or all (the whole clip).", StripOptions.option("span")),
@@ -369,7 +377,7 @@ package enum PreviewRequests {
     ], sizePair: "each tile")
 
     /// `sheet.{jpg,png,webp}`: `sheet` (its fonts are the server's defaults).
-    static let sheet = PreviewRoute(stem: "sheet", formats: stills, subcommand: "sheet", parameters: [
+    static let sheet = PreviewRoute(stem: "sheet", formats: stills, command: SheetOptions.self, parameters: [
         .passing("grid", "Columns x rows (4x4).", SheetOptions.option("grid")),
         .passing("width", "The sheet's width in pixels.", SheetOptions.option("width")),
         .passing("tile_width", "Each tile's width instead.", SheetOptions.option("tile-width")),
@@ -389,7 +397,7 @@ package enum PreviewRequests {
         .passing("count", "Thumbnails spread over the clip instead.", SpritesOptions.option("count")),
         QueryParameter(name: "columns", help: "Tiles per row; the rows are as many as the thumbnails need.",
                        option: SpritesOptions.option("grid").spec,
-                       arguments: { text in Int(text).flatMap { ValueRanges.spriteGrid.contains($0) ? ["--grid=\($0)x1"] : nil } },
+                       setting: { text in Int(text).flatMap { ValueRanges.spriteGrid.contains($0) ? .value("\($0)x1") : nil } },
                        expectation: integerExpectation(ValueRanges.spriteGrid)),
     ] + sizePair("each tile", of: SpritesOptions.self) + [
         fitMode(of: SpritesOptions.self), imageQuality(of: SpritesOptions.self),
@@ -399,11 +407,11 @@ package enum PreviewRequests {
 
     /// `storyboard.{jpg,webp}`: every thumbnail of `sprites` on one picture.
     static let storyboard = PreviewRoute(stem: "storyboard", formats: [("jpg", "image/jpeg"), ("webp", "image/webp")],
-                                         subcommand: "sprites", parameters: storyboardParameters, sizePair: "each tile")
+                                         command: SpritesOptions.self, parameters: storyboardParameters, sizePair: "each tile")
 
     /// `storyboard.{vtt,json}`: where each thumbnail of the storyboard's picture is, and when.
     static let storyboardIndex = PreviewRoute(
-        stem: "storyboard", formats: [("vtt", "text/vtt; charset=utf-8"), ("json", "application/json")], subcommand: "sprites",
+        stem: "storyboard", formats: [("vtt", "text/vtt; charset=utf-8"), ("json", "application/json")], command: SpritesOptions.self,
         parameters: storyboardParameters + [
             .passing("format", "The picture the index points to: jpg or webp.", SpritesOptions.option("format")),
         ], sizePair: "each tile")
@@ -412,7 +420,7 @@ package enum PreviewRequests {
     /// `card.{png,jpg}` (one instant of it): `card`.
     static let card = PreviewRoute(
         stem: "card", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4"), ("png", "image/png"),
-                                ("jpg", "image/jpeg")], subcommand: "card",
+                                ("jpg", "image/jpeg")], command: CardOptions.self,
         parameters: sizePair("the card (both or neither)", of: CardOptions.self) + [
             .passing("aspect", "The card's shape at 480 pixels wide instead (16:9, 4:3, 1.5).", CardOptions.option("aspect")),
             .passing("corner_radius", "Pixels of the rounded corners.", CardOptions.option("corner-radius")),
@@ -433,7 +441,7 @@ package enum PreviewRequests {
         ], sizePair: "the card")
 
     /// `probe.json`: `probe --json`.
-    static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], subcommand: "probe", parameters: [])
+    static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], command: ProbeOptions.self, parameters: [])
 
     /// `fit_mode`'s words and the `--fit` each means (`preserve` is `fill` into the fitted size).
     static let fitModes = ["crop": ContentMode.aspectFill.rawValue, "preserve": ContentMode.aspectFill.rawValue,
@@ -462,23 +470,30 @@ package enum PreviewRequests {
         }
         let format = route.formats[formatIndex]
         let table = Dictionary(uniqueKeysWithValues: route.parameters.map { ($0.name, $0) })
-        var arguments = [route.subcommand]
-        switch route.subcommand {
-        case "probe":
-            arguments.append("--json")
-        case "sprites":
+        // The job's options, set by name as its declarations read them; the source is its input.
+        var given = ScannedArguments(subcommand: route.command.subcommand)
+        given.positionals = [source]
+        func set(_ option: String, _ value: String) {
+            given.values[option] = value
+            given.everyValue[option, default: []].append(value)
+        }
+        let isCard = route.command == CardOptions.self, isStoryboard = route.command == SpritesOptions.self
+        switch route.command {
+        case is ProbeOptions.Type:
+            given.flags.insert("json")
+        case is SpritesOptions.Type:
             // The storyboard is rendered in memory; sprites' output directory is never made.
-            arguments.append("--output=storyboard")
+            set("output", "storyboard")
             // The picture's format is its extension's; an index's is its `format` parameter.
-            if format.mediaType.hasPrefix("image/") { arguments.append("--format=\(format.fileExtension)") }
-        case "thumb" where route.stem == placeholder.stem:
+            if format.mediaType.hasPrefix("image/") { set("format", format.fileExtension) }
+        case is ThumbOptions.Type where route.stem == placeholder.stem:
             // The picture is measured, never written: PPM is the cheapest to make.
-            arguments.append("--output=placeholder.ppm")
+            set("output", "placeholder.ppm")
         default:
-            arguments.append("--output=\(name)")
+            set("output", name)
         }
         // An animation's sides are capped; a card still's are not.
-        let animates = route.subcommand == "render" || (route.subcommand == "card" && AnimationFormat(path: name) != nil)
+        let animates = route.command == RenderOptions.self || (isCard && AnimationFormat(path: name) != nil)
         var width: String?, height: String?
         var canonical: [(String, String)] = []
         var preserves = false
@@ -497,11 +512,15 @@ package enum PreviewRequests {
                 }
                 if parameterName == "width" { width = side } else { height = side }
             } else {
-                guard let given = parameter.arguments(value) else {
+                guard let setting = parameter.setting(value) else {
                     throw PreviewRequestError(status: 400, parameter: parameterName, detail: "Expected \(parameter.expectation).")
                 }
                 if parameterName == "fit_mode" && value == "preserve" { preserves = true }
-                arguments += given
+                switch setting {
+                case .value(let text): set(parameter.option.name, text)
+                case .flagOn: given.flags.insert(parameter.option.name)
+                case .nothing: break
+                }
             }
             canonical.append((parameterName, value))
         }
@@ -509,36 +528,40 @@ package enum PreviewRequests {
             throw PreviewRequestError(status: 400, parameter: "end",
                                       detail: "end sets where the animation ends: give it without length and loop_point.")
         }
-        if route.subcommand == "card" && animates && seen.contains("at") {
+        if isCard && animates && seen.contains("at") {
             throw PreviewRequestError(status: 400, parameter: "at",
                                       detail: "at picks the instant of a still: ask for card.png or card.jpg.")
         }
-        if route.subcommand == "card" && (width == nil) != (height == nil) {
+        if isCard && (width == nil) != (height == nil) {
             throw PreviewRequestError(status: 400, parameter: width == nil ? "height" : "width",
                                       detail: "A card takes width and height together, or aspect.")
         }
-        if route.subcommand == "sprites" {
+        if isStoryboard {
             // A storyboard has as many rows as its thumbnails need (counted once the clip is open): its
             // grid is the columns by one row here, and its sides are checked against what was sent.
             let sentColumns = query.first { $0.name == "columns" }.flatMap { Int($0.value) }
             let columns = sentColumns ?? SpritesOptions.grid.defaultValue.width
-            if sentColumns == nil { arguments.append("--grid=\(columns)x1") }
+            if sentColumns == nil { set("grid", "\(columns)x1") }
             try checkStoryboardSides(columns: columns, columnsSent: sentColumns != nil, width: width.flatMap { Int($0) },
                                      height: height.flatMap { Int($0) })
         }
         switch (width, height) {
-        case let (width?, height?): arguments.append("--size=\(width)x\(height)")
-        case let (width?, nil): arguments.append("--size=\(width)x-1")
-        case let (nil, height?): arguments.append("--size=x\(height)")
+        case let (width?, height?): set("size", "\(width)x\(height)")
+        case let (width?, nil): set("size", "\(width)x-1")
+        case let (nil, height?): set("size", "x\(height)")
         case (nil, nil): break
         }
-        if let deadline { arguments.append("--deadline=\(deadline)") }
-        arguments += ["--", source]
-        let parsed: ParsedCommand
+        if let deadline { set("deadline", "\(deadline)") }
+        let parsed: any ClipCommand
         do {
-            parsed = try CommandLineParser.parse(arguments)
-        } catch {
+            guard let command = try route.command.init(given) as? any ClipCommand else {
+                throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
+            }
+            parsed = command
+        } catch let error as UsageError {
             throw problem(error, parameters: route.parameters)
+        } catch {
+            throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
         }
         // What the command holds beyond its decoder's frames (counted by `PreviewJob.memoryEstimate`,
         // at the source's size once it is known).
@@ -546,12 +569,12 @@ package enum PreviewRequests {
         var command = parsed
         let estimate: Int
         switch parsed {
-        case .command(var options as ThumbOptions):
+        case var options as ThumbOptions:
             options.preservesShape = preserves && width != nil && height != nil
             let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
             estimate = decoding + 4 * Int(WorkBudget.rgba(box))
-            command = .command(options)
-        case .command(var options as RenderOptions):
+            command = options
+        case var options as RenderOptions:
             guard options.framesPerSecond <= caps.framesPerSecond else {
                 throw PreviewRequestError(status: 413, parameter: "fps",
                                           detail: "At most \(caps.framesPerSecond) fps for an animation on this server.")
@@ -566,27 +589,27 @@ package enum PreviewRequests {
             let frames = (caps.seconds * (1 + LoopEnd.searchFraction) + 1) * Double(options.framesPerSecond)
             estimate = decoding + Int(RenderOptions.bytes(frames: frames, size: box, format: options.format)
                                       + options.heldBytes(frames: frames, size: box))
-            command = .command(options)
-        case .command(var options as StripOptions):
+            command = options
+        case var options as StripOptions:
             options.reporting.isQuiet = true
             let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
             estimate = decoding + 3 * options.count * Int(WorkBudget.rgb(box))
-            command = .command(options)
-        case .command(var options as SheetOptions):
+            command = options
+        case var options as SheetOptions:
             options.reporting.isQuiet = true
             // The sheet is at most its width squared-ish: tiles, the sheet and the encoder's copy.
             let side = min(ImageFileFormat.maxWebPSide, max(options.sheetWidth, (options.tileWidth ?? 0) * options.columns))
             estimate = decoding + 3 * Int(WorkBudget.rgb(Size(width: side, height: side)))
-            command = .command(options)
-        case .command(var options as SpritesOptions):
+            command = options
+        case var options as SpritesOptions:
             options.reporting.isQuiet = true
             // The most a storyboard may be: a full sheet of the tiles, the sheet and the encoder's copy.
             let tile = options.size.knownSizes.first ?? SpritesOptions.defaultBox
             let sheet = Size(width: min(ImageFileFormat.maxWebPSide, options.columns * tile.width),
                              height: min(ImageFileFormat.maxWebPSide, SpritesCommand.storyboardRows * tile.height))
             estimate = decoding + 3 * Int(WorkBudget.rgb(sheet))
-            command = .command(options)
-        case .command(var options as CardOptions):
+            command = options
+        case var options as CardOptions:
             options.isQuiet = true
             let size = options.style.size
             var frames = 1.0, encoder = 0.0
@@ -609,8 +632,8 @@ package enum PreviewRequests {
                 encoder = OutputLimits.encoderBytes(size, format: animation)
             }
             estimate = decoding + Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
-            command = .command(options)
-        case .command(is ProbeOptions):
+            command = options
+        case is ProbeOptions:
             estimate = 16 << 20
         default:
             throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
@@ -725,15 +748,6 @@ package struct RemoteReading: Sendable {
         options.allowedURLs = allowedURLs
         options.requestHeaders = requestHeaders
         return options
-    }
-}
-
-extension ParsedCommand {
-    /// Changes how the command reads its input (``InputOptions``).
-    mutating func changeSource(_ change: (inout InputOptions) -> Void) {
-        guard case .command(var command as any ClipCommand) = self else { return }
-        change(&command.source)
-        self = .command(command)
     }
 }
 

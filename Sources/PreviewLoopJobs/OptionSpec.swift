@@ -5,33 +5,33 @@ import PreviewLoop
 ///
 /// The same declarations drive the scanner (which spellings exist, which take values), the help text
 /// and the typed values, so the three cannot drift apart.
-struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
     /// The long name without dashes, for example `size`; also the key the scanner files values under.
-    var name: String
+    package var name: String
     /// The one-letter alias without its dash, for example `s`.
-    var shortName: Character?
+    package var shortName: Character?
     /// The placeholder shown for the value, for example `WxH`; `nil` for a flag.
-    var valueName: String?
+    package var valueName: String?
     /// What the option does, one sentence or two.
-    var abstract: String
+    package var abstract: String
     /// The default shown in help, if any.
-    var defaultValue: String?
+    package var defaultValue: String?
     /// Whether the option must be given.
     var isRequired = false
     /// What a shell's completion offers for the value.
-    var completion = ValueCompletion.none
+    package var completion = ValueCompletion.none
     /// The whole numbers a numeric option accepts, as declared (from the library's ``ValueRanges`` where
     /// the library has the same limit); `nil` for any other kind of value.
     var integerRange: ClosedRange<Int>?
 
     /// Whether the option takes a value.
-    var takesValue: Bool { valueName != nil }
+    package var takesValue: Bool { valueName != nil }
 
     /// `--name`.
-    var longSpelling: String { "--\(name)" }
+    package var longSpelling: String { "--\(name)" }
 
     /// `-o, --output <file>`, the label in the OPTIONS section.
-    var helpLabel: String {
+    package var helpLabel: String {
         var label = shortName.map { "-\($0), " } ?? ""
         label += longSpelling
         if let valueName { label += " <\(valueName)>" }
@@ -39,20 +39,20 @@ struct OptionSpec: Sendable {
     }
 
     /// `-o <file>` when required (short form, as scripts write it), else `[--at <time>]`.
-    var usageSpelling: String {
+    package var usageSpelling: String {
         let name = isRequired ? (shortName.map { "-\($0)" } ?? longSpelling) : longSpelling
         let spelling = valueName.map { "\(name) <\($0)>" } ?? name
         return isRequired ? spelling : "[\(spelling)]"
     }
 
     /// `--size <WxH>`, how error messages name the option.
-    var errorSpelling: String {
+    package var errorSpelling: String {
         valueName.map { "\(longSpelling) <\($0)>" } ?? longSpelling
     }
 }
 
 /// What a shell's completion offers for an option's value or a positional argument.
-enum ValueCompletion: Equatable, Sendable {
+package enum ValueCompletion: Equatable, Sendable {
     /// Nothing to offer: a number, a time, a size.
     case none
     /// One of these words.
@@ -64,7 +64,7 @@ enum ValueCompletion: Equatable, Sendable {
 }
 
 /// Options every subcommand has.
-enum CommonOptions {
+package enum CommonOptions {
     /// `-h, --help`.
-    static let help = FlagOption("help", short: "h", help: "Show help information.")
+    package static let help = FlagOption("help", short: "h", help: "Show help information.")
 }

@@ -4,9 +4,9 @@ import Synchronization
 
 /// Standard output and standard error, written with `write(2)` so nothing is lost or reordered by
 /// buffering when the process exits right after.
-enum Console {
+package enum Console {
     /// Writes text to standard output; a failure is remembered in ``outputError``.
-    static func writeOutput(_ text: String) {
+    package static func writeOutput(_ text: String) {
         if !write(text, to: STDOUT_FILENO) {
             let code = errno
             _ = failedOutput.compareExchange(expected: 0, desired: code == 0 ? EIO : code, ordering: .relaxed)
@@ -14,7 +14,7 @@ enum Console {
     }
 
     /// The first `errno` a write to standard output failed with (a full disk, `/dev/full`), if any.
-    static var outputError: Int32? {
+    package static var outputError: Int32? {
         let code = failedOutput.load(ordering: .relaxed)
         return code == 0 ? nil : code
     }
@@ -23,12 +23,12 @@ enum Console {
     private static let failedOutput = Atomic<Int32>(0)
 
     /// Writes text to standard error.
-    static func writeError(_ text: String) {
+    package static func writeError(_ text: String) {
         write(text, to: STDERR_FILENO)
     }
 
     /// Whether `--quiet` was given: warnings and summary lines are dropped, errors still written.
-    static var isQuiet: Bool {
+    package static var isQuiet: Bool {
         get { quiet.load(ordering: .relaxed) }
         set { quiet.store(newValue, ordering: .relaxed) }
     }
@@ -123,7 +123,7 @@ package enum Format {
     }
 
     /// `errno`'s `strerror` text.
-    static func systemError(_ code: Int32 = errno) -> String {
+    package static func systemError(_ code: Int32 = errno) -> String {
         String(cString: strerror(code))
     }
 }

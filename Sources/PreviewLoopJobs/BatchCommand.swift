@@ -90,10 +90,10 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
         if outputDirectory.isEmpty, manifest == "-" || !FileSystem.fileExists(manifest).isDirectory {
             let error = UsageError(.missingOption("out"), subcommand: Self.subcommand, "Missing '--out <dir>': where the outputs and "
                 + "results go (a folder batch has a default, DIR\(BatchFolder.defaultOutputSuffix) beside the folder; a manifest has none).")
-            Console.writeError(error.report + "\n")
+            Console.writeError(context.usageReport(error) + "\n")
             return ExitStatus.usage
         }
-        return CommandLineTool.reportingErrors(for: "batch") { try BatchCommand(options: self).run() }
+        return CommandFailure.reporting(for: "batch") { try BatchCommand(options: self).run() }
     }
 }
 

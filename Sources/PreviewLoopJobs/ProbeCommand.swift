@@ -26,7 +26,7 @@ extension ProbeOptions: ClipCommand {
         hiding: [InputOptions.deinterlace])
 
     func run(in context: CommandContext) -> Int32 {
-        CommandLineTool.reportingErrors(for: source) { try ProbeCommand(options: self).run() }
+        CommandFailure.reporting(for: source) { try ProbeCommand(options: self).run() }
     }
 
     /// Takes the input.

@@ -11,7 +11,7 @@ import PreviewLoop
 /// One of the tool's jobs: what it accepts (``configuration`` and its option properties), how its
 /// arguments become a typed value (`init(_:)`: `init()` inside an ``ArgumentContext``, then
 /// ``takeArguments(_:)`` and ``validate()``), and how it runs (``run(in:)``).
-protocol ParsableCommand: Sendable {
+package protocol ParsableCommand: Sendable {
     /// The subcommand's name, summary and positional arguments.
     static var configuration: CommandConfiguration { get }
     /// The options, in help order, without `--help`.
@@ -43,11 +43,11 @@ protocol ParsableCommand: Sendable {
 
 extension ParsableCommand {
     /// This command's entry in the registry, for usage errors and reports.
-    static var subcommand: Subcommand { Subcommand(Self.self) }
+    package static var subcommand: Subcommand { Subcommand(Self.self) }
 
     /// The declaration of the option named `name` (without dashes), for readers that name one option
     /// (the server's query parameters): the command must take it.
-    static func option(_ name: String) -> any OptionDeclaration {
+    package static func option(_ name: String) -> any OptionDeclaration {
         guard let option = options.first(where: { $0.spec.name == name }) else {
             preconditionFailure("\(configuration.name) has no option --\(name)")
         }
@@ -56,23 +56,23 @@ extension ParsableCommand {
 }
 
 extension ParsableCommand where Self: Equatable {
-    func isEqual(to other: any ParsableCommand) -> Bool { (other as? Self) == self }
+    package func isEqual(to other: any ParsableCommand) -> Bool { (other as? Self) == self }
 }
 
 /// A subcommand's declarations: what help, the manual page and the completion scripts show, and what
 /// the scanner accepts.
-struct CommandConfiguration: Sendable {
+package struct CommandConfiguration: Sendable {
     /// The name typed after `preview-loop` (`thumb`).
-    var name: String
+    package var name: String
     /// The one-line summary shown in help.
-    var abstract: String
+    package var abstract: String
     /// The positional arguments, in order.
-    var arguments: [PositionalArgument]
+    package var arguments: [PositionalArgument]
     /// The long names of group options the command does not take.
-    var hidden: [String]
+    package var hidden: [String]
     /// The commands typed after this one's name (`batch report`), in help order: each has its own
     /// options, arguments, help, manual page section and completions.
-    var subcommands: [any ParsableCommand.Type]
+    package var subcommands: [any ParsableCommand.Type]
 
     /// Declares a subcommand; its options are its `@Option`/`@Flag` properties and option groups.
     ///
@@ -82,7 +82,7 @@ struct CommandConfiguration: Sendable {
     ///   - arguments: the positional arguments, in order.
     ///   - hidden: the options of its groups the command does not take.
     ///   - subcommands: the commands typed after this one's name, in help order.
-    init(name: String, abstract: String, arguments: [PositionalArgument], hiding hidden: [any OptionDeclaration] = [],
+    package init(name: String, abstract: String, arguments: [PositionalArgument], hiding hidden: [any OptionDeclaration] = [],
          subcommands: [any ParsableCommand.Type] = []) {
         self.name = name
         self.abstract = abstract
@@ -93,10 +93,17 @@ struct CommandConfiguration: Sendable {
 }
 
 /// What the tool hands a command when it runs it.
-struct CommandContext {
+package struct CommandContext {
     /// Runs `preview-loop serve` (the server is a module above this one, handed in by the executable);
     /// `nil` in a build without it.
     var serve: ((ServeOptions) -> Int32)?
+    /// The report of a usage error for standard error: the error, the usage line and where to find help.
+    var usageReport: (UsageError) -> String
+
+    package init(serve: ((ServeOptions) -> Int32)?, usageReport: @escaping (UsageError) -> String) {
+        self.serve = serve
+        self.usageReport = usageReport
+    }
 }
 
 /// Every subcommand, in the order help lists them: the one list a new subcommand joins (one typed after
@@ -112,11 +119,11 @@ enum CommandRegistry {
 
 /// A subcommand as the parser, help and errors name it: a registered command type, with the commands
 /// whose name is typed before its own (`batch` for `batch report`).
-struct Subcommand: Hashable, Sendable, CaseIterable, RawRepresentable, CustomStringConvertible {
+package struct Subcommand: Hashable, Sendable, CaseIterable, RawRepresentable, CustomStringConvertible {
     /// The command's type.
-    let command: any ParsableCommand.Type
+    package let command: any ParsableCommand.Type
     /// The commands typed before it, outermost first; empty for a top-level subcommand.
-    let parents: [any ParsableCommand.Type]
+    package let parents: [any ParsableCommand.Type]
 
     /// The subcommand of a registered type, wherever it is registered.
     init(_ command: any ParsableCommand.Type) {
@@ -131,60 +138,60 @@ struct Subcommand: Hashable, Sendable, CaseIterable, RawRepresentable, CustomStr
 
     /// The registered subcommand of that name as typed, if any: `thumb`, or `batch report` with the
     /// names separated by one space.
-    init?(rawValue: String) {
+    package init?(rawValue: String) {
         guard let subcommand = Self.allCommands.first(where: { $0.rawValue == rawValue }) else { return nil }
         self = subcommand
     }
 
     /// The top-level subcommands, in help order.
-    static var allCases: [Subcommand] { CommandRegistry.commands.map { Subcommand($0, parents: []) } }
+    package static var allCases: [Subcommand] { CommandRegistry.commands.map { Subcommand($0, parents: []) } }
 
     /// Every subcommand, each followed by its own subcommands (`batch`, `batch report`,
     /// `batch export-page`), in help order: what help, the manual page and the completions cover.
-    static var allCommands: [Subcommand] {
+    package static var allCommands: [Subcommand] {
         func withChildren(_ subcommand: Subcommand) -> [Subcommand] { [subcommand] + subcommand.children.flatMap(withChildren) }
         return allCases.flatMap(withChildren)
     }
 
     /// The commands typed after this one's name (`report` and `export-page` after `batch`), in help order.
-    var children: [Subcommand] {
+    package var children: [Subcommand] {
         command.configuration.subcommands.map { Subcommand($0, parents: parents + [command]) }
     }
 
     /// The child typed as `name` (`report` after `batch`), if any.
-    func child(named name: String) -> Subcommand? {
+    package func child(named name: String) -> Subcommand? {
         children.first { $0.name == name }
     }
 
     /// The command this one is typed after (`batch` for `batch report`); `nil` for a top-level one.
-    var parent: Subcommand? {
+    package var parent: Subcommand? {
         guard let last = parents.last else { return nil }
         return Subcommand(last, parents: Array(parents.dropLast()))
     }
 
     /// The last name as typed (`report` for `batch report`).
-    var name: String { command.configuration.name }
+    package var name: String { command.configuration.name }
     /// The names as typed, separated by spaces (`thumb`, `batch report`).
-    var rawValue: String { (parents.map { $0.configuration.name } + [name]).joined(separator: " ") }
-    var description: String { rawValue }
+    package var rawValue: String { (parents.map { $0.configuration.name } + [name]).joined(separator: " ") }
+    package var description: String { rawValue }
 
-    static func == (lhs: Subcommand, rhs: Subcommand) -> Bool { lhs.rawValue == rhs.rawValue }
-    func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    package static func == (lhs: Subcommand, rhs: Subcommand) -> Bool { lhs.rawValue == rhs.rawValue }
+    package func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// The one-line summary shown in help.
-    var abstract: String { command.configuration.abstract }
+    package var abstract: String { command.configuration.abstract }
 
     /// The positional arguments this subcommand takes, in order.
-    var arguments: [PositionalArgument] { command.configuration.arguments }
+    package var arguments: [PositionalArgument] { command.configuration.arguments }
 
     /// The options this subcommand accepts, in help order, `--help` last.
     var declarations: [any OptionDeclaration] { command.options + [CommonOptions.help] }
 
     /// The options' spellings and help, in help order.
-    var options: [OptionSpec] { declarations.map(\.spec) }
+    package var options: [OptionSpec] { declarations.map(\.spec) }
 
     /// The spec for a spelling as typed (`--size`, `-s`), if the subcommand has it.
-    func option(spelled spelling: String) -> OptionSpec? {
+    package func option(spelled spelling: String) -> OptionSpec? {
         if spelling.hasPrefix("--") {
             let name = spelling.dropFirst(2)
             return options.first { $0.name == name }
@@ -194,40 +201,8 @@ struct Subcommand: Hashable, Sendable, CaseIterable, RawRepresentable, CustomStr
     }
 }
 
-/// What the command line asks for: the result of parsing, before anything runs.
-enum ParsedCommand: Equatable, Sendable {
-    /// A subcommand with its typed options.
-    case command(any ParsableCommand)
-    /// `--help`, `-h` or `help`: the text to print on standard output.
-    case help(String)
-    /// `--version`.
-    case version
-    /// `man` or `completions <shell>`: a generated text to print on standard output as it is.
-    case generated(String)
-
-    static func == (lhs: ParsedCommand, rhs: ParsedCommand) -> Bool {
-        switch (lhs, rhs) {
-        case (.command(let a), .command(let b)): a.isEqual(to: b)
-        case (.help(let a), .help(let b)): a == b
-        case (.version, .version): true
-        case (.generated(let a), .generated(let b)): a == b
-        default: false
-        }
-    }
-
-    /// The command's `--progress` and `--quiet`, for those that have them.
-    var reporting: ReportingOptions? {
-        if case .command(let command) = self { (command as? any ReportsProgress)?.reporting } else { nil }
-    }
-
-    /// The command's input as given, for error lines; `nil` for help and version.
-    var input: String? {
-        if case .command(let command) = self { command.input } else { nil }
-    }
-}
-
 /// A command with `--progress` and `--quiet`.
-protocol ReportsProgress {
+package protocol ReportsProgress {
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting: ReportingOptions { get }
 }
@@ -253,7 +228,7 @@ protocol ClipOutputCommand: ClipCommand {
 extension ClipOutputCommand {
     func run(in context: CommandContext) -> Int32 {
         let report = json ? ClipReport(command: Self.subcommand, input: source.input) : nil
-        return CommandLineTool.reportingErrors(for: source, report: report) {
+        return CommandFailure.reporting(for: source, report: report) {
             try SignalCleanup.run(input: source.input, report: report) { try make(report: report) }
         }
     }

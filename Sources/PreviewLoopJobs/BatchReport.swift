@@ -53,7 +53,7 @@ extension BatchReportOptions: ParsableCommand {
     }
 
     func run(in context: CommandContext) -> Int32 {
-        CommandLineTool.reportingErrors(for: "batch") {
+        CommandFailure.reporting(for: "batch") {
             try BatchReport(paths: paths, isJSON: isJSON, duplicateThreshold: duplicateThreshold).run()
         }
     }

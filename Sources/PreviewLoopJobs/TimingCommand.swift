@@ -18,7 +18,7 @@ extension TimingOptions: ParsableCommand {
         arguments: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")])
 
     func run(in context: CommandContext) -> Int32 {
-        CommandLineTool.reportingErrors(for: input) { try TimingCommand(options: self).run() }
+        CommandFailure.reporting(for: input) { try TimingCommand(options: self).run() }
     }
 }
 

@@ -218,11 +218,11 @@ final class ClipReport: Sendable {
     }
 }
 
-extension CommandLineTool {
-    /// Runs a single-clip command that reads `source`, errors reported as ``reportingErrors(for:_:)``
+extension CommandFailure {
+    /// Runs a single-clip command that reads `source`, errors reported as ``reporting(for:_:)``
     /// does; with a report (`--json`), a failure also prints its record on standard output.
-    static func reportingErrors(for source: InputOptions, report: ClipReport?, _ body: () throws -> Int32) -> Int32 {
-        reportingErrors(for: source) {
+    static func reporting(for source: InputOptions, report: ClipReport?, _ body: () throws -> Int32) -> Int32 {
+        reporting(for: source) {
             do {
                 return try body()
             } catch {

@@ -31,7 +31,7 @@ package struct FeedSettings: Equatable, Sendable {
         in: FeedPage.maxPlayingRange)
 
     /// The query parameters of `/`, each read by an option's declaration.
-    static let parameters: [QueryParameter] = [
+    package static let parameters: [QueryParameter] = [
         .passing("preview_length", "Seconds between a playing preview's seeks back to its start.", previewLength),
         .passing("aspect", "The cards' shape (16:9, 4:3, 1.5).", CardOptions.aspect),
         .passing("max_playing", "Previews playing at once at most.", maxPlaying),

@@ -29,7 +29,7 @@ extension BatchExportPageOptions: ParsableCommand {
     }
 
     func run(in context: CommandContext) -> Int32 {
-        CommandLineTool.reportingErrors(for: "batch") { try FeedExport(directory: directory).run() }
+        CommandFailure.reporting(for: "batch") { try FeedExport(directory: directory).run() }
     }
 }
 

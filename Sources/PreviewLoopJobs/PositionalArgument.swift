@@ -1,17 +1,17 @@
 /// A positional argument as a subcommand declares it: its name, its help, whether it repeats and what a
 /// shell's completion offers. Help, the manual page and the completion scripts read these declarations.
-struct PositionalArgument: Equatable, Sendable {
+package struct PositionalArgument: Equatable, Sendable {
     /// The name shown in angle brackets (`input`).
-    var name: String
+    package var name: String
     /// What the argument is.
-    var abstract: String
+    package var abstract: String
     /// Whether it may be given more than once (`<inputs…>`).
-    var repeats = false
+    package var repeats = false
     /// What a shell's completion offers.
-    var completion = ValueCompletion.path
+    package var completion = ValueCompletion.path
 
     /// `<input>` or `<inputs…>`, as usage lines and help write it.
-    var label: String { repeats ? "<\(name)…>" : "<\(name)>" }
+    package var label: String { repeats ? "<\(name)…>" : "<\(name)>" }
 }
 
 extension PositionalArgument {

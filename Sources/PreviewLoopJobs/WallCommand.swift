@@ -87,7 +87,7 @@ extension WallOptions: ParsableCommand {
     var input: String { "wall" }
 
     func run(in context: CommandContext) -> Int32 {
-        CommandLineTool.reportingErrors(for: "wall") { try WallCommand(options: self).run() }
+        CommandFailure.reporting(for: "wall") { try WallCommand(options: self).run() }
     }
 }
 
@@ -300,7 +300,7 @@ struct WallCommand {
                 // Interrupted by the signal while opening: the signal's line says it, not a failure.
                 if stopAll.withLock({ $0.signal != nil }) { break }
                 failures += 1
-                Console.writeError(CommandLineTool.errorLine(for: error, input: input) + "\n")
+                Console.writeError(CommandFailure.errorLine(for: error, input: input) + "\n")
             }
             peakThreads = max(peakThreads, Self.threadCount())
             if debug { peakWallThreads = max(peakWallThreads, Self.threadCount(namedWith: "Wall ")) }
@@ -317,7 +317,7 @@ struct WallCommand {
             } catch {
                 failures += 1
                 entry.recorder.discardLog()
-                Console.writeError(CommandLineTool.errorLine(for: error, input: entry.input) + "\n")
+                Console.writeError(CommandFailure.errorLine(for: error, input: entry.input) + "\n")
             }
         }
         let elapsed = clock.now - began
@@ -340,7 +340,7 @@ struct WallCommand {
         for (entry, _) in started {
             if let failure = entry.recorder.failure {
                 failures += 1
-                Console.writeError(CommandLineTool.errorLine(for: failure, input: entry.input) + "\n")
+                Console.writeError(CommandFailure.errorLine(for: failure, input: entry.input) + "\n")
             }
         }
         if loopsLogged == 0 {

@@ -141,11 +141,11 @@ struct Flag: OptionProperty, Equatable, Sendable {
 }
 
 extension ParsableCommand {
-    func validate() throws(UsageError) {}
+    package func validate() throws(UsageError) {}
 
     /// Types the scanned arguments: the properties read their options, the first conversion error is
     /// thrown, then the positional arguments are taken and the command validated.
-    init(_ arguments: ScannedArguments) throws(UsageError) {
+    package init(_ arguments: ScannedArguments) throws(UsageError) {
         try self.init(typing: arguments)
     }
 
@@ -162,7 +162,7 @@ extension ParsableCommand {
 
     /// The options, in help order, without `--help`: the properties' options, then the groups', without
     /// those the configuration hides.
-    static var options: [any OptionDeclaration] {
+    package static var options: [any OptionDeclaration] {
         let hidden = Set(configuration.hidden)
         return DeclaredOptions.cached(for: Self.self) {
             var own: [any OptionDeclaration] = [], groups: [any OptionDeclaration] = []
