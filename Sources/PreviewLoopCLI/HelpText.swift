@@ -6,7 +6,7 @@ enum HelpText {
     /// The program name as users type it.
     static let toolName = "preview-loop"
     /// The version `--version` prints.
-    static let version = "0.1.0"
+    static let version = "0.2.0"
     /// The line width help is wrapped to.
     static let width = 80
     /// Where option descriptions start (the label column's width, indent included).
