@@ -4,7 +4,7 @@ import PreviewLoopTestSupport
 import PreviewLoop
 @testable import PreviewLoopCLI
 
-/// Property tests over the argument space (issue 11): every numeric option of every subcommand with
+/// Property tests over the argument space: every numeric option of every subcommand with
 /// extreme values — 0, tiny, huge, negative, NaN, inf, hex, very long digit strings — is either
 /// accepted within its documented range or refused with a usage error; never a trap. Mostly in process
 /// against the pure parser (thousands of cases in well under a second), plus a small seeded sample

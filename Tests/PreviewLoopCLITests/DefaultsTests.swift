@@ -3,7 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 
-/// Issue 13's defaults on real-shaped footage: time limits that mean stalls, output shapes that follow
+/// The defaults on real-shaped footage: time limits that mean stalls, output shapes that follow
 /// the source.
 @Suite("Defaults: time limits and shapes", .timeLimit(.minutes(5)), .tags(.slow))
 struct DefaultsTests {

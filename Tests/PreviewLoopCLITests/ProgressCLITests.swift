@@ -250,7 +250,7 @@ struct StandardOutputTests {
     }
 }
 
-@Suite("Warts: sprites -o x.jpg")
+@Suite("sprites -o: an output that looks like a file")
 struct SpritesOutputTests {
     @Test("An output that looks like a file is a usage error, and nothing is created")
     func fileLikeOutput() throws {
