@@ -155,11 +155,11 @@ struct ArgumentSpaceTests {
         #expect(clock.now - started < .seconds(20))
     }
 
-    @Test("Random combinations of extremes (seeded): accepted in range or refused", arguments: Subcommand.allCommands)
+    @Test("Random combinations of extremes (seeded): accepted in range or refused",
+          arguments: Subcommand.allCommands.filter { !ArgumentSpaceTests.numericOptions($0).isEmpty })
     func randomCombinations(_ subcommand: Subcommand) {
         var random = SeededGenerator(state: 0x11A ^ UInt64(subcommand.rawValue.count))
         let names = Self.numericOptions(subcommand)
-        guard !names.isEmpty else { return }
         for _ in 0..<400 {
             var arguments = Self.baseArguments(subcommand)
             for _ in 0..<(1 + Int(random.next() % 4)) {
