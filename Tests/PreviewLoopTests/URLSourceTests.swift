@@ -89,11 +89,10 @@ struct URLSourceTests {
     @Test("A port with nothing listening fails fast with inputNotReadable, not a hang")
     func connectionRefused() throws {
         let url = URL(string: "http://127.0.0.1:\(HTTPTestServer.unusedPort())/landscape.mp4")!
-        let started = Date()
+        // A hang would end at the 5 s open deadline as timedOut: the code below tells the two apart.
         let error = try #require(throws: PreviewLoopError.self) {
             try MediaProbe.probe(.url(url), options: SourceOptions(openTimeout: 5, readTimeout: 5))
         }
-        #expect(Date().timeIntervalSince(started) < 3)
         // inputNotReadable documents "network failure"; notMediaFile is for bytes that are not media.
         #expect(error.code == .inputNotReadable, "got \(error.code): \(error)")
         #expect(error.description.contains(url.absoluteString))
