@@ -14,8 +14,8 @@
 #      renders loops and samples); Card, Sheet, Wall = 6; Batch = 7 (it makes sheets).
 #   5. FFmpeg fields and functions deprecated after 5.1 (`pkt_duration`, `key_frame`,
 #      `av_stream_get_side_data`, `interlaced_frame`, `top_field_first`, `channel_layout`, `channels`,
-#      `ticks_per_frame`, …) appear in code only in Sources/PreviewLoopFFmpeg/FFmpegCompat.swift, so a
-#      port to FFmpeg 6/7 changes one file.
+#      `ticks_per_frame`, …) appear in code only in Sources/CFFmpeg/CFFmpegCompat.h, which picks each
+#      one or its replacement with FFmpeg's version macros, so a port to FFmpeg 6/7 changes one file.
 #   6. Test targets: Tests/PreviewLoopPureTests starts no process and reads no fixture (no `Child`,
 #      `Process(`, `TestPaths.fixture`, `cliBinary`, test servers, oracles or the bad-input catalogue),
 #      and neither it, Tests/PreviewLoopCLITests nor Tests/PreviewLoopTestSupport imports PreviewLoopFFmpeg
@@ -115,7 +115,7 @@ for path in files:
             else:
                 how = "a folder of the same layer" if rank[folder] == rank[parts[2]] else "a higher layer"
                 failures.append(f"{path}: {parts[2]}/ (layer {rank[parts[2]]}) uses {name} from {folder}/ (layer {rank[folder]}, {how})")
-compat = "Sources/PreviewLoopFFmpeg/FFmpegCompat.swift"
+compat = "Sources/CFFmpeg/CFFmpegCompat.h"
 deprecated = re.compile(r"\b(pkt_duration|key_frame|av_stream_get_side_data|interlaced_frame|top_field_first|"
                         r"channel_layout|ticks_per_frame|pkt_pos|pkt_size|coded_picture_number|display_picture_number|"
                         r"reordered_opaque|avcodec_close|av_init_packet)\b|\.channels\b")

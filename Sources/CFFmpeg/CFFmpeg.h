@@ -47,6 +47,9 @@ static inline int64_t cffmpeg_nopts_value(void) { return AV_NOPTS_VALUE; }
 /// AV_TIME_BASE_Q: a compound-literal macro.
 static inline AVRational cffmpeg_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
 
+// The fields and functions FFmpeg deprecated after 5.1, chosen by the installed FFmpeg's version.
+#include "CFFmpegCompat.h"
+
 // The log trampoline is a real C target (Sources/CFFmpegLog), so its handler slot exists once.
 
 #endif

@@ -11,7 +11,7 @@ public enum CommandLineTool {
     /// handed in by the executable); without it, `serve` fails with one line.
     public static func run(_ arguments: [String]) -> Int32 { run(arguments, serve: nil) }
 
-    /// The tool's version (`0.1.0`), part of every validator the server hands out.
+    /// The tool's version (`0.2.0`), part of every validator the server hands out.
     package static var version: String { Tool.version }
 
     /// ``run(_:)`` with the server that runs `serve`.

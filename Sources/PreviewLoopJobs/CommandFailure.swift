@@ -6,7 +6,7 @@ package enum Tool {
     /// The program name as users type it.
     package static let name = "preview-loop"
     /// The version `--version` prints.
-    package static let version = "0.1.0"
+    package static let version = "0.2.0"
 }
 
 /// The process's exit statuses.

@@ -5,7 +5,7 @@ import PreviewLoop
 @testable import PreviewLoopCLI
 @testable import PreviewLoopJobs
 
-/// Property tests over the argument space (issue 11): every numeric option of every subcommand with
+/// Property tests over the argument space: every numeric option of every subcommand with
 /// extreme values — 0, tiny, huge, negative, NaN, inf, hex, very long digit strings — is either
 /// accepted within its documented range or refused with a usage error; never a trap. Mostly in process
 /// against the pure parser (thousands of cases in well under a second), plus a small seeded sample
@@ -156,11 +156,11 @@ struct ArgumentSpaceTests {
         #expect(clock.now - started < .seconds(20))
     }
 
-    @Test("Random combinations of extremes (seeded): accepted in range or refused", arguments: Subcommand.allCommands)
+    @Test("Random combinations of extremes (seeded): accepted in range or refused",
+          arguments: Subcommand.allCommands.filter { !ArgumentSpaceTests.numericOptions($0).isEmpty })
     func randomCombinations(_ subcommand: Subcommand) {
         var random = SeededGenerator(state: 0x11A ^ UInt64(subcommand.rawValue.count))
         let names = Self.numericOptions(subcommand)
-        guard !names.isEmpty else { return }
         for _ in 0..<400 {
             var arguments = Self.baseArguments(subcommand)
             for _ in 0..<(1 + Int(random.next() % 4)) {

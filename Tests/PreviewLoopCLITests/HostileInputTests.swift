@@ -5,7 +5,7 @@ import PreviewLoop
 @testable import PreviewLoopCLI
 @testable import PreviewLoopJobs
 
-/// Issue 11, part A: every reproducer of the crashes, runaway jobs and small defects found by attack,
+/// Every reproducer of the crashes, runaway jobs and small defects found by attack,
 /// run through the built CLI under GNU `time`: the exit status, exactly one `Error:` line, a bounded
 /// wall time, peak memory under ``HostileInputTests/memoryBound`` and nothing left in the output
 /// directory. The crafted files (`far`/`gap` family, a 1 h clip) come from `Fixtures/make-bad-inputs.sh`.

@@ -136,10 +136,10 @@ struct ProgressTests {
         #expect(written.contains { $0.hasPrefix("quiet") }, "\(written)")
     }
 
-    @Test("On a terminal (script(1)'s pty): progress is one line redrawn with \\r; -o - is refused before decoding")
+    @Test("On a terminal (script(1)'s pty): progress is one line redrawn with \\r; -o - is refused before decoding",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) (util-linux)"))
     func terminal() throws {
         let script = "/usr/bin/script"
-        guard FileManager.default.isExecutableFile(atPath: script) else { return }
         let directory = TestPaths.temporaryDirectory()
         let input = TestPaths.fixture("landscape.mp4")
         let drawn = try Child.run(script, ["-qec", "'\(TestPaths.cliBinary)' render '\(input)' -o '\(directory)/t.webp' "
@@ -251,7 +251,7 @@ struct StandardOutputTests {
     }
 }
 
-@Suite("Warts: sprites -o x.jpg")
+@Suite("sprites -o: an output that looks like a file")
 struct SpritesOutputTests {
     @Test("An output that looks like a file is a usage error, and nothing is created")
     func fileLikeOutput() throws {

@@ -49,7 +49,8 @@ struct ServeCancellationTests {
         while results.withLock({ $0["first"] == nil }) && ContinuousClock.now < soon { usleep(5000) }
         #expect(results.withLock { $0["first"] } == [RenderQueue.clientClosed])
         let before = spins.load(ordering: .relaxed)
-        usleep(100_000)
+        let later = ContinuousClock.now + .seconds(20)
+        while spins.load(ordering: .relaxed) <= before && ContinuousClock.now < later { usleep(5000) }
         #expect(spins.load(ordering: .relaxed) > before, "the render stopped while a client still waited")
         // The other leaves too: the render is cancelled, and the same key queues a new render.
         secondGone.store(true, ordering: .relaxed)

@@ -176,6 +176,14 @@ struct ServeRemoteTests {
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(Int(line.prefix { $0.isNumber }))
+        // Counts the origin's "accepted" lines until the script is killed.
+        let accepted = Mutex(0)
+        Thread.detachNewThread {
+            while case let data = output.fileHandleForReading.availableData, !data.isEmpty {
+                let count = String(decoding: data, as: UTF8.self).components(separatedBy: "accepted").count - 1
+                accepted.withLock { $0 += count }
+            }
+        }
         let base = "http://127.0.0.1:\(port)/"
         try ServeTests.withServer({ options in
             options.allowedSources = try? URLAllowList([base])
@@ -193,7 +201,9 @@ struct ServeRemoteTests {
                     statuses.withLock { $0.append(status) }
                 }
             }
-            usleep(500_000)
+            // Every stalled request is in flight once the origin has accepted one connection per URL.
+            let soon = ContinuousClock.now + .seconds(30)
+            while accepted.withLock({ $0 }) < 3 && ContinuousClock.now < soon { usleep(10_000) }
             let health = try ServeTests.fetch(server + "/healthz")
             let answeredMeanwhile = statuses.withLock { $0.count }
             #expect(health.status == 200 && answeredMeanwhile == 0, "healthz \(health.status) after \(answeredMeanwhile) stalled answers")
@@ -202,8 +212,7 @@ struct ServeRemoteTests {
             group.wait()
             #expect(statuses.withLock { $0 } == Array(repeating: 504, count: stalled), "\(statuses.withLock { $0 })")
         }
-        let accepted = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        #expect(accepted.components(separatedBy: "accepted").count - 1 == 3, "\(accepted)")
+        #expect(accepted.withLock { $0 } == 3, "the origin accepted \(accepted.withLock { $0 }) connections")
     }
 
     @Test("serve --allow-source reads its prefixes; a malformed one is a usage error naming it")

@@ -44,7 +44,7 @@ struct ThreadingTests {
         condition.wait(timeout: .milliseconds(50))
         condition.unlock()
         let waited = clock.now - began
-        #expect(waited >= .milliseconds(45) && waited < .seconds(2), "\(waited)")
+        #expect(waited >= .milliseconds(45) && waited < .seconds(30), "\(waited)")   // upper bound: liveness only
 
         let isReady = Mutex(false)
         began = clock.now

@@ -131,8 +131,8 @@ struct CancellationTests {
         }
         print("CancellationTests: remote probe ended \(outcome.sinceCancel) after cancel")
         #expect(outcome.code == .cancelled)
-        // Alone: 0.5-2.4 ms. Under the whole parallel suite on 2 cores a CI run measured 9.7 s (an open
-        // issue: interrupt latency under CPU contention); far below the 120 s timeouts, so it still
+        // A liveness bound only. Alone: 0.5-2.4 ms; under the whole parallel suite on 2 cores up to
+        // 9.7 s (interrupt latency under CPU contention); far below the 120 s timeouts, so it still
         // shows that cancellation, not a timeout, ended the call.
         #expect(outcome.sinceCancel <= .seconds(30), "took \(outcome.sinceCancel)")
         try await expectNothingLeft(outcome.tally, "probe")

@@ -82,7 +82,7 @@ struct HostileServerTests {
         try expectCLITimesOut(url)
     }
 
-    @Test("stop() on a loop blocked reading a stalled server returns within 1 s, without an error")
+    @Test("stop() on a loop blocked reading a stalled server returns before the read deadline, without an error")
     func stopInterruptsBlockedRead() throws {
         let server = try HostileServer(.hold(file: clip, burst: 40_000))
         defer { server.stop() }
@@ -106,7 +106,8 @@ struct HostileServerTests {
         handle.stop()
         let outcome = Result { try handle.wait() }
         let seconds = Date().timeIntervalSince(stopped)
-        #expect(seconds < 1, "stop() took \(seconds) s")
+        // A liveness bound only: a stop() that did not reach the read would wait out its 30 s deadline.
+        #expect(seconds < 15, "stop() took \(seconds) s")
         if case .failure(let error) = outcome { Issue.record("the loop ended with \(error)") }
     }
 

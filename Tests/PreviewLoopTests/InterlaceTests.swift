@@ -309,7 +309,10 @@ struct InterlaceTests {
         }
         #expect(batch.deinterlacing == .off)
         // The default is auto everywhere.
-        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "a.png"]) else { return }
+        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "a.png"]) else {
+            Issue.record("not a strip command")
+            return
+        }
         #expect(strip.source.deinterlacing == .auto && SourceOptions().deinterlacing == .auto)
     }
 }

@@ -17,7 +17,7 @@ private func residentBytes() -> Int {
 /// (allocator and caches warmed up) and 1,000.
 ///
 /// Skipped unless `PREVIEW_LOOP_SOAK=1` (about a minute in release): run `Scripts/soak.sh`.
-@Suite("Memory soak", .serialized, .enabled(if: ProcessInfo.processInfo.environment["PREVIEW_LOOP_SOAK"] == "1"))
+@Suite("Memory soak", .serialized, .enabled(if: ProcessInfo.processInfo.environment["PREVIEW_LOOP_SOAK"] == "1", "set PREVIEW_LOOP_SOAK=1 (Scripts/soak.sh)"))
 struct SoakTests {
     static let iterations = 1_000
     let size = Size(width: 320, height: 180)
