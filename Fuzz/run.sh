@@ -28,14 +28,15 @@ mkdir -p "$OUT/corpus" "$OUT/corpus-timing" "$OUT/corpus-cli" "$OUT/artifacts"
 
 # --- Build (again only when a source changed) ---------------------------------------------------
 # Three steps, as SwiftPM builds the targets: the log trampoline (C), the FFmpeg layer as its own
-# module (PreviewLoopFFmpeg, the only one that imports CFFmpeg), then the library and the CLI's
-# sources without its main.swift (the `cli` target calls its pure parser) linked with both.
+# module (PreviewLoopFFmpeg, the only one that imports CFFmpeg), then the library, the jobs' and the
+# CLI's sources without its main.swift (the `cli` target calls its pure parser) linked with both, as
+# one module: an empty PreviewLoopJobs module answers the CLI's `import PreviewLoopJobs`.
 LAYER_SOURCES=($(find Sources/PreviewLoopFFmpeg -name '*.swift' | sort))
 # The CLI's embedded resources (the feed page's Feed/*.css and *.js), as SwiftPM's `embedInCode`
 # generates them: `PackageResources.<name_ext>` byte arrays.
 mkdir -p "$OUT"
 RESOURCES="$OUT/embedded_resources.swift"
-python3 - "$RESOURCES" Sources/PreviewLoopCLI/Feed/* <<'PY'
+python3 - "$RESOURCES" Sources/PreviewLoopJobs/Feed/* <<'PY'
 import os, sys
 lines = ["struct PackageResources {"]
 for path in sorted(sys.argv[2:]):
@@ -48,7 +49,7 @@ if not os.path.exists(sys.argv[1]) or open(sys.argv[1]).read() != text:
     open(sys.argv[1], "w").write(text)
 PY
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
-         $(find Sources/PreviewLoopCLI -name '*.swift' | sort) "$RESOURCES")
+         $(find Sources/PreviewLoopJobs Sources/PreviewLoopCLI -name '*.swift' | sort) "$RESOURCES")
 FFMPEG_INCLUDES=(-I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil))
 if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" Sources/CFFmpeg Sources/CFFmpegLog Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
@@ -58,6 +59,9 @@ if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" Sour
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -wmo -c \
       -module-name PreviewLoopFFmpeg -package-name main -emit-module -emit-module-path "$OUT/modules/PreviewLoopFFmpeg.swiftmodule" \
       "${FFMPEG_INCLUDES[@]}" -I Sources/CFFmpegLog/include "${LAYER_SOURCES[@]}" -o "$OUT/PreviewLoopFFmpeg.o"
+  : > "$OUT/empty-jobs.swift"
+  swiftc -parse-as-library -swift-version 6 -module-name PreviewLoopJobs -package-name main -emit-module \
+      -emit-module-path "$OUT/modules/PreviewLoopJobs.swiftmodule" "$OUT/empty-jobs.swift"
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -module-name PreviewLoop -package-name main \
       -I "$OUT/modules" "${FFMPEG_INCLUDES[@]}" -I Sources/CFFmpegLog/include \
       -I Sources/CFreeType $(pkg-config --cflags-only-I freetype2) \
