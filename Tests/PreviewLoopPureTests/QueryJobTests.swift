@@ -1,0 +1,52 @@
+import PreviewLoop
+@testable import PreviewLoopCLI
+@testable import PreviewLoopJobs
+import Testing
+
+/// A query sets a job's options through their declarations, never through a command line: the job a
+/// request makes is the very value the command line with the matching options parses to.
+@Suite("serve: a query sets the job's options as the command line does")
+struct QueryJobTests {
+    /// The job a request makes, and the command the same options parse to on the command line, with
+    /// what the server sets on every job of the kind (`quiet`) set on both.
+    private func pair(_ route: String, _ query: [(String, String)], _ arguments: [String]) throws -> (any ParsableCommand, any ParsableCommand) {
+        let job = try PreviewRequests.job(route: route, query: query.map { (name: $0.0, value: $0.1) }, source: "/videos/a clip.mp4")
+        guard case .command(let parsed) = try CommandLineParser.parse(arguments + ["--", "/videos/a clip.mp4"]) else {
+            Issue.record("\(arguments) did not parse to a command")
+            return (job.command, job.command)
+        }
+        return (job.command, parsed)
+    }
+
+    @Test("thumbnail.jpg with time, width, quality and accuracy is thumb --at --size --quality --accuracy")
+    func thumbnail() throws {
+        let (job, parsed) = try pair("thumbnail.jpg", [("time", "5"), ("width", "320"), ("quality", "70"), ("accuracy", "keyframe")],
+                                     ["thumb", "--output=thumbnail.jpg", "--at", "5", "--size", "320x-1", "--quality", "70", "--accuracy", "keyframe"])
+        #expect(job.isEqual(to: parsed))
+        let (other, _) = try pair("thumbnail.jpg", [("time", "6"), ("width", "320"), ("quality", "70"), ("accuracy", "keyframe")],
+                                  ["thumb", "--output=thumbnail.jpg"])
+        #expect(!other.isEqual(to: parsed), "a different time makes a different job")
+    }
+
+    @Test("strip.png with count, columns, gap, timestamps and fit_mode is strip's options")
+    func strip() throws {
+        let (job, parsed) = try pair("strip.png", [("count", "6"), ("columns", "3"), ("gap", "4"), ("timestamps", "true"), ("fit_mode", "pad")],
+                                     ["strip", "--output=strip.png", "--count=6", "--columns=3", "--gap=4", "--timestamps", "--fit=fit", "--quiet"])
+        #expect(job.isEqual(to: parsed))
+    }
+
+    @Test("sheet.webp with grid, header=false and background is sheet --grid --no-header --background")
+    func sheet() throws {
+        let (job, parsed) = try pair("sheet.webp", [("grid", "3x2"), ("header", "false"), ("background", "#102030")],
+                                     ["sheet", "--output=sheet.webp", "--grid=3x2", "--no-header", "--background=#102030", "--quiet"])
+        #expect(job.isEqual(to: parsed))
+    }
+
+    @Test("A value the option's declaration refuses is a 400 naming the parameter, as the command line names the option")
+    func refusal() throws {
+        #expect(throws: PreviewRequestError(status: 400, parameter: "count", detail: "Expected \(integerExpectation(ValueRanges.stripCount)).")) {
+            try PreviewRequests.job(route: "strip.jpg", query: [(name: "count", value: "0")], source: "/videos/a.mp4")
+        }
+        #expect(UsageError(checking: ["strip", "--count=0", "-o", "s.jpg", "a.mp4"])?.kind == .invalidValue(option: "count", value: "0"))
+    }
+}
