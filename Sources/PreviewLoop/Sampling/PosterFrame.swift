@@ -167,9 +167,10 @@ extension FrameSampler {
     enum PosterRetention {
         /// Every candidate that may still become the poster: for inputs read forward only.
         case undecided
-        /// The next to judge, the first that passes so far (``PosterSearch/provisional``) and the best
-        /// so far: at most three frames, not a second's worth. Another that becomes the poster is
-        /// decoded again (it takes a fade or blur that does not progress steadily).
+        /// The next to judge and the first that passes so far (``PosterSearch/provisional``): at most
+        /// two pictures at the output size, not a second's worth. Another that becomes the poster is
+        /// decoded again: a fade or blur that does not progress steadily, or the best of a window where
+        /// nothing passes (rare: the fallback for a clip with no good frame).
         case likely
         /// None: the poster is always decoded again (tests use it to reach that path every time).
         case none
@@ -245,19 +246,30 @@ extension FrameSampler {
         }
 
         var search = PosterSearch(window: start..<end)
-        var kept: [Int: TimedFrame] = [:]
+        // The candidates that may still become the poster are held as posters already, at the output
+        // size, not as decoded pictures: a decoded frame held keeps its buffer from the decoder's pool
+        // (12.4 MB at 4K), so the pool allocates (and the kernel zeroes) fresh ones for the frames that
+        // follow. Each poster depends on its frame alone, so one converted now is the one converted later.
+        let scaler = FrameScaler(outputSize: size, mode: mode, for: decoder)
+        func poster(_ timed: TimedFrame) throws(PreviewLoopError) -> VideoFrame {
+            try VideoFrame(converting: timed, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
+                           presentationTime: .fromSeconds(max(0, timed.time - start)), index: 0, since: started)
+        }
+        var kept: [Int: VideoFrame] = [:]
         func offer(_ timed: TimedFrame) throws(PreviewLoopError) {
             search.add(try analyse(timed))
-            kept[search.candidates.count - 1] = timed
+            let index = search.candidates.count - 1
             let undecided = search.undecided, provisional = retention == .likely ? search.provisional : nil
-            kept = kept.filter { index, _ in
+            func keeps(_ index: Int) -> Bool {
                 guard undecided.contains(index) else { return false }
                 switch retention {
                 case .undecided: return true
-                case .likely: return index == search.head || index == search.best || index == provisional
+                case .likely: return index == search.head || index == provisional
                 case .none: return false
                 }
             }
+            kept = kept.filter { index, _ in keeps(index) }
+            if keeps(index) { kept[index] = try poster(timed) }
         }
 
         try passing(first)
@@ -305,23 +317,19 @@ extension FrameSampler {
             throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")
         }
         var analysis = search.candidates[outcome.index]
-        var chosen: TimedFrame
-        if let frame = kept[outcome.index] {
-            chosen = frame
+        let frame: VideoFrame
+        if let held = kept[outcome.index] {
+            frame = held
         } else {
             // Decoded again, exactly: the same frame, found by its time.
             guard let again = try decoder.frameDisplayed(at: analysis.time, current: nil) else {
                 position = nil
                 throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(analysis.time) s")
             }
-            chosen = again
             position = again
             if abs(again.time - analysis.time) > 1e-6 { analysis = try analyse(again) }
+            frame = try poster(again)
         }
-
-        let scaler = FrameScaler(outputSize: size, mode: mode, for: decoder)
-        let frame = try VideoFrame(converting: chosen, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
-                                   presentationTime: .fromSeconds(max(0, chosen.time - start)), index: 0, since: started)
         return PosterChoice(frame: frame, reason: outcome.reason, scores: analysis.scores, flaw: outcome.flaw,
                             rejected: search.passedOver, framesDecoded: decoder.decodedFrameCount - decodedBefore)
     }
