@@ -11,7 +11,7 @@ private func hasShell(_ name: String) -> Bool {
 /// each offers after `batch`, `batch report` and `batch export-page`. bash and fish complete as they
 /// would at a prompt; zsh's completion system needs a terminal, so its function runs with `_arguments`
 /// standing in, printing the specs the function hands it.
-@Suite("Completions in the shells: batch's subcommands have their own options", .serialized, .timeLimit(.minutes(2)))
+@Suite("Completions in the shells: batch's subcommands have their own options", .serialized, .timeLimit(.minutes(10)))
 struct CompletionShellTests {
     /// An empty folder to complete in (paths offered are its entries) and the script for `shell` in it.
     private static func setUp(_ shell: String) throws -> (folder: String, script: String) {
