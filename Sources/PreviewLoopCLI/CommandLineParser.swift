@@ -171,11 +171,9 @@ enum ArgumentScanner {
                 }
                 scanned.flags.insert(spec.name)
             } else if let inlineValue {
-                scanned.values[spec.name] = inlineValue
-                scanned.everyValue[spec.name, default: []].append(inlineValue)
+                scanned.give(spec.name, inlineValue)
             } else if index < arguments.endIndex, !looksLikeOption(arguments[index]) {
-                scanned.values[spec.name] = arguments[index]
-                scanned.everyValue[spec.name, default: []].append(arguments[index])
+                scanned.give(spec.name, arguments[index])
                 index += 1
             } else {
                 throw UsageError(.missingValue(option: spec.name), subcommand: subcommand,

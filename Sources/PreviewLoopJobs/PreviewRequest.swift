@@ -29,10 +29,7 @@ extension PreviewRequests {
         // The job's options, set by name as its declarations read them; the source is its input.
         var given = ScannedArguments(subcommand: route.command.subcommand)
         given.positionals = [source]
-        func set(_ option: String, _ value: String) {
-            given.values[option] = value
-            given.everyValue[option, default: []].append(value)
-        }
+        func set(_ option: String, _ value: String) { given.give(option, value) }
         let isCard = route.command == CardOptions.self, isStoryboard = route.command == SpritesOptions.self
         switch route.command {
         case is ProbeOptions.Type:

@@ -15,5 +15,11 @@ package struct ScannedArguments: Sendable {
     package init(subcommand: Subcommand) {
         self.subcommand = subcommand
     }
+
+    /// Records a value given to the option named `option`: its last value, and one more of its values.
+    package mutating func give(_ option: String, _ value: String) {
+        values[option] = value
+        everyValue[option, default: []].append(value)
+    }
 }
 
