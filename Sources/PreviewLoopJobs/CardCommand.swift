@@ -352,3 +352,63 @@ struct CardCommand {
         }
     }
 }
+
+extension CardOptions: ServedJob {
+    static func isAnimation(_ fileName: String) -> Bool { AnimationFormat(path: fileName) != nil }
+
+    /// Writes the route's file; `at` picks a still's instant; the card's size is both sides or `aspect`.
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        if isAnimation(request.fileName) && request.has("at") {
+            throw PreviewRequestError(status: 400, parameter: "at",
+                                      detail: "at picks the instant of a still: ask for card.png or card.jpg.")
+        }
+        if (request.width == nil) != (request.height == nil) {
+            throw PreviewRequestError(status: 400, parameter: request.width == nil ? "height" : "width",
+                                      detail: "A card takes width and height together, or aspect.")
+        }
+        given.give("output", request.fileName)
+    }
+
+    /// Within the server's caps: the compositor's layers, a GIF's frames held for its palette, the encoder.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        let caps = request.caps
+        isQuiet = true
+        let size = style.size
+        var frames = 1.0, encoder = 0.0
+        if case .animation(let animation) = destination {
+            try Self.checkFramesPerSecond(framesPerSecond, caps: caps)
+            let duration = CardTimeline(style: style).duration
+            guard duration <= caps.seconds + 1e-9 else {
+                throw PreviewRequestError(status: 413, parameter: "play_length",
+                                          detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server; "
+                                              + "this card lasts \(Format.fixed(duration, 3)) s.")
+            }
+            guard max(size.width, size.height) <= caps.side else {
+                throw PreviewRequestError(status: 413, parameter: "aspect",
+                                          detail: "At most \(caps.side) pixels a side for an animation on this server.")
+            }
+            if animation == .gif { frames = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: framesPerSecond)) }
+            encoder = OutputLimits.encoderBytes(size, format: animation)
+        }
+        return Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
+    }
+
+    /// A still with its placeholder headers, or the sequence written to a file of its own in `scratch`,
+    /// read back and removed, with its flash verdict.
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        var options = self
+        let animates: Bool
+        if case .animation = destination { animates = true } else { animates = false }
+        if animates {
+            options.output = scratch + "/card-\(PreviewJob.nextScratchNumber())."
+                + (job.route.split(separator: ".").last.map(String.init) ?? "webp")
+        }
+        defer { if animates { FileSystem.unlink(options.output) } }
+        switch try CardCommand(options: options).render().rendered {
+        case .still(let bytes, _, _, let picture):
+            return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
+        case .sequence(let summary):
+            return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
+        }
+    }
+}

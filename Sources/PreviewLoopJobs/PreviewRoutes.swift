@@ -56,7 +56,7 @@ package struct PreviewRoute: Sendable {
     /// The extensions served, each with its media type.
     package var formats: [(fileExtension: String, mediaType: String)]
     /// The job whose options read the query.
-    var command: any ClipCommand.Type
+    var command: any ServedJob.Type
     /// The job's subcommand name (`thumb`), for the docs.
     package var subcommand: String { command.configuration.name }
     /// Its parameters.

@@ -244,3 +244,18 @@ struct ProbeCommand {
         return text == "-0.0" ? "0.0" : text
     }
 }
+
+extension ProbeOptions: ServedJob {
+    /// `probe.json` is `probe --json`: nothing is written.
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        given.flags.insert("json")
+    }
+
+    /// The demuxer's buffers and the probe's reading: 16 MB.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int { 16 << 20 }
+
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        let info = try MediaProbe.probe(source.source, options: source.sourceOptions)
+        return RenderedBody(body: Array(ProbeCommand.json(for: info).utf8))
+    }
+}

@@ -323,3 +323,43 @@ extension AnimationFormat {
         allCases.flatMap(\.fileExtensions).map { ".\($0)" }.joined(separator: ", ")
     }
 }
+
+extension RenderOptions: ServedJob {
+    static func isAnimation(_ fileName: String) -> Bool { true }
+
+    /// Writes the route's file; `end` stands for `length` and `loop_point` together.
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        if request.has("end") && (request.has("length") || request.has("loop_point")) {
+            throw PreviewRequestError(status: 400, parameter: "end",
+                                      detail: "end sets where the animation ends: give it without length and loop_point.")
+        }
+        given.give("output", request.fileName)
+    }
+
+    /// Within the server's caps: the frames of the longest window at the size asked (the caps' square when
+    /// it follows the source), as encoded, and what the render holds besides.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        let caps = request.caps
+        try Self.checkFramesPerSecond(framesPerSecond, caps: caps)
+        if case .seconds(let seconds) = length, seconds > caps.seconds + 1e-9 {
+            throw PreviewRequestError(status: 413, parameter: "length",
+                                      detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server.")
+        }
+        self.caps = caps
+        reporting.isQuiet = true
+        let box = size.knownSizes.first ?? Size(width: caps.side, height: caps.side)
+        let frames = (caps.seconds * (1 + LoopEnd.searchFraction) + 1) * Double(framesPerSecond)
+        return Int(Self.bytes(frames: frames, size: box, format: format) + heldBytes(frames: frames, size: box))
+    }
+
+    /// The animation, written to a file of its own in `scratch`, read back and removed, with its flash
+    /// verdict (and where an avoided window starts).
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        var options = self
+        options.output = scratch + "/render-\(PreviewJob.nextScratchNumber()).\(format.rawValue)"
+        defer { FileSystem.unlink(options.output) }
+        let rendered = try RenderCommand(options: options).render()
+        return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30),
+                            flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
+    }
+}

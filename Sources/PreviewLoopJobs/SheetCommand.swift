@@ -250,3 +250,16 @@ struct SheetCommand {
     /// A local file's size in bytes; `nil` for URLs, standard input or when it cannot be read.
     static func fileSize(of input: String) -> Int? { ContactSheetHeader.fileSize(of: input) }
 }
+
+extension SheetOptions: ServedJob {
+    /// The tiles, the sheet and the encoder's copy: the sheet is at most its width squared.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        reporting.isQuiet = true
+        let side = min(ImageFileFormat.maxWebPSide, max(sheetWidth, (tileWidth ?? 0) * columns))
+        return 3 * Int(WorkBudget.rgb(Size(width: side, height: side)))
+    }
+
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        RenderedBody(body: try SheetCommand(options: self).render().bytes)
+    }
+}

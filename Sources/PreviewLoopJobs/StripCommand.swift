@@ -195,3 +195,17 @@ extension StripOptions {
             accuracy: accuracy, contentMode: contentMode, pick: pick, gap: gap, style: style)
     }
 }
+
+extension StripOptions: ServedJob {
+    /// The tiles, the strip and the encoder's copy, at the tile size asked (a 1920 square when it
+    /// follows the source).
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        reporting.isQuiet = true
+        let box = size.knownSizes.first ?? Size(width: 1920, height: 1920)
+        return 3 * count * Int(WorkBudget.rgb(box))
+    }
+
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        RenderedBody(body: try StripCommand(options: self).render().bytes)
+    }
+}
