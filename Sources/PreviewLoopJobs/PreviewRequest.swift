@@ -76,14 +76,9 @@ extension PreviewRequests {
         if let deadline { set("deadline", "\(deadline)") }
         var command: any ServedJob
         do {
-            guard let parsed = try job.init(given) as? any ServedJob else {
-                throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
-            }
-            command = parsed
-        } catch let error as UsageError {
-            throw problem(error, parameters: route.parameters)
+            command = try job.init(given)
         } catch {
-            throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
+            throw problem(error, parameters: route.parameters.filter { seen.contains($0.name) } + route.parameters)
         }
         // What the job holds beyond its decoder's frames (counted by `PreviewJob.memoryEstimate`, at the
         // source's size once it is known).
@@ -104,7 +99,8 @@ extension PreviewRequests {
         return String(number)
     }
 
-    /// A command-line usage error as the request's problem, naming the parameter that set the option.
+    /// A command-line usage error as the request's problem, naming the parameter that set the option
+    /// (the first of `parameters` that sets it: the ones sent come first).
     private static func problem(_ error: UsageError, parameters: [QueryParameter]) -> PreviewRequestError {
         func parameter(for option: String) -> QueryParameter? { parameters.first { $0.option.name == option } }
         switch error.kind {

@@ -73,9 +73,9 @@ extension RenderOptions {
             + "that can be read twice, not -) or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
         default: .at(.seconds(0)), showing: "0",
         expecting: "poster, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)",
-        completing: .choices(["poster"])) { HoverStart(parsing: $0) }
+        completing: .choices(["poster"])) { HoverStart(parsing: $0) }.parameter()
     /// `--length <time>` (3 s).
-    static let length = WindowOptions.length(default: 3)
+    static let length = WindowOptions.length(default: 3).parameter()
     /// `-s, --size <WxH>`.
     static let size = PictureOptions.size(
         default: defaultBox,
@@ -84,13 +84,13 @@ extension RenderOptions {
             + "is a usage error, a computed one is rounded to even. \(PictureOptions.encoderLimits)")
     /// `--fps <n>`.
     static let fps = ValueOption<Int>.integer("fps", help: "Frames per second, \(ValueRanges.framesPerSecond.inWords): each frame is the one shown at its instant.",
-                                         default: 15, in: ValueRanges.framesPerSecond)
+                                         default: 15, in: ValueRanges.framesPerSecond).parameter()
     /// `-q, --quality <0-100>`.
     static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100",
         help: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
-        in: ValueRanges.quality, showing: "75")
+        in: ValueRanges.quality, showing: "75").parameter()
 
     /// Takes the input, the output with its format, and the start.
     mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {

@@ -69,11 +69,11 @@ extension SpritesOptions {
             + "\(SpriteInterval.autoThumbnailsLong) for a longer one, never closer than one frame "
             + "(\(Format.limit(SpriteInterval.fallback)) s when the duration is unknown). Not with --count.",
         default: .auto, showing: "auto", expecting: "auto or a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms",
-        completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }
+        completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }.parameter()
     /// `-n, --count <n>`: thumbnails over the clip.
     static let count = ValueOption<Int?>.optionalInteger(
         "count", short: "n", help: "This many thumbnails spread evenly over the clip, \(ValueRanges.spriteCount.inWords) (never closer than "
-            + "one frame). Not with --every.", in: ValueRanges.spriteCount)
+            + "one frame). Not with --every.", in: ValueRanges.spriteCount).parameter()
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--grid <CxR>`.
@@ -85,18 +85,18 @@ extension SpritesOptions {
     }
     /// `--format <format>`.
     static let format = ValueOption<SheetFormat>.choice("format", value: "format", help: "The sheets' image format: jpg or webp.",
-                                                   default: .jpg)
+                                                   default: .jpg).parameter()
     /// `--accuracy <accuracy>`.
     static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",
         help: "auto (the keyframe nearest each interval's middle when one lies inside the "
             + "interval, else the exact frame), exact (the frame at the middle) or keyframe "
             + "(the keyframe at or before the middle; fastest, may be from an earlier interval).",
-        default: .auto)
+        default: .auto).parameter()
     /// `-q, --quality <0-100>`.
     static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100", help: "Lossy quality of the sheets, 0 (smallest) to 100 (best).",
-        in: ValueRanges.quality, showing: "85")
+        in: ValueRanges.quality, showing: "85").parameter()
 
     /// Takes the input and the output directory, and turns `--count` and `--grid` into the interval and
     /// the sheets' shape.

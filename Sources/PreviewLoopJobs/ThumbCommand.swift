@@ -80,12 +80,12 @@ extension ThumbOptions {
     static let start = ValueOption<TimePosition>.time(
         "start", help: "Where the window --at auto searches starts: seconds, mm:ss, hh:mm:ss.ms, or a "
             + "percentage of the duration. Only with --at auto.",
-        default: WindowOptions.start.defaultValue, showing: "0")
+        default: WindowOptions.start.defaultValue, showing: "0").parameter()
     /// `--length <time>`: how long the `--at auto` window lasts.
     static let length = ValueOption<TimePosition>.time(
         "length", help: "How long that window lasts, in the same forms; cut at the end of the clip. "
             + "Must be above 0. Only with --at auto.",
-        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
+        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true).parameter()
     /// `-s, --size <WxH>`.
     static let size = PictureOptions.size(default: defaultBox)
     /// `--accuracy <accuracy>`.
@@ -93,7 +93,7 @@ extension ThumbOptions {
         "accuracy", value: "accuracy",
         help: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
             + "before it; faster). Only with an explicit --at time.",
-        default: .exact, among: [.exact, .keyframe])
+        default: .exact, among: [.exact, .keyframe]).parameter()
     /// `--play-button`.
     static let playButton = FlagOption("play-button",
                                  help: "Draw a play button in the middle: a white triangle in a translucent dark disc, "
