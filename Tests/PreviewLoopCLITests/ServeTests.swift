@@ -8,9 +8,9 @@ import Synchronization
 import PreviewLoopTestSupport
 
 /// `serve` and the embeddable ``PreviewServer`` on real fixtures, over real HTTP (curl as the client):
-/// a served thumbnail is the bytes `preview-loop thumb` writes, validators and conditional requests work
-/// as caches expect, bad requests get problem bodies that never echo the input, no path leaves the root,
-/// and the render queue admits, coalesces, refuses and times out as documented.
+/// a served thumbnail is the bytes `preview-loop thumb` writes, a swapped path is never read, signed URLs,
+/// CORS and hostile clients are handled, and the render queue admits, coalesces, refuses and times out as
+/// documented. Byte ranges, validators, problems and metrics run in-process: ServeInProcessTests.
 @Suite("serve: the image API", .serialized, .timeLimit(.minutes(4)))
 struct ServeTests {
     /// A response as curl saw it.
