@@ -23,7 +23,7 @@ extension ProbeOptions: ClipCommand {
         name: "probe",
         abstract: "Show a video's duration, size, rotation, frame rate and streams.",
         arguments: [.input],
-        hiding: [InputOptions.deinterlace])
+        hiding: [InputOptions.deinterlace, InputOptions.rotate, InputOptions.flipH, InputOptions.flipV])
 
     func run(in context: CommandContext) -> Int32 {
         CommandFailure.reporting(for: source) { try ProbeCommand(options: self).run() }
