@@ -354,6 +354,16 @@ struct CardCommand {
 }
 
 extension CardOptions: ServedJob {
+    /// The card's size (its `aspect` at 480 wide by default) times `factor`, even for H.264.
+    mutating func scaleDefaultSize(by factor: Double) {
+        let even = destination == .animation(.mp4)
+        func side(_ value: Int) -> Int {
+            let scaled = max(1, Int((Double(value) * factor).rounded()))
+            return even ? max(2, scaled / 2 * 2) : scaled
+        }
+        style.size = Size(width: side(style.size.width), height: side(style.size.height))
+    }
+
     static func isAnimation(_ fileName: String) -> Bool { AnimationFormat(path: fileName) != nil }
 
     /// Writes the route's file; `at` picks a still's instant; the card's size is both sides or `aspect`.

@@ -33,7 +33,8 @@ extension PreviewRequests {
         let job = route.command
         // An animation's sides are capped; a card still's are not.
         let animates = job.isAnimation(name)
-        var width: String?, height: String?
+        var width: Int?, height: Int?
+        var dpr = 1.0
         var canonical: [(String, String)] = []
         var preserves = false
         for (parameterName, value) in query {
@@ -45,11 +46,12 @@ extension PreviewRequests {
             }
             if route.sizePair != nil && (parameterName == "width" || parameterName == "height") {
                 let side = try side(value, parameter)
-                if animates, Int(side)! > caps.side {
-                    throw PreviewRequestError(status: 413, parameter: parameterName,
-                                              detail: "At most \(caps.side) pixels a side for an animation on this server.")
-                }
                 if parameterName == "width" { width = side } else { height = side }
+            } else if route.sizePair != nil && parameterName == "dpr" {
+                guard value.count <= 8, let ratio = DecimalText.number(value), dprRange.contains(ratio) else {
+                    throw PreviewRequestError(status: 400, parameter: parameterName, detail: "Expected \(dprExpectation).")
+                }
+                dpr = ratio
             } else {
                 guard let setting = parameter.setting(value) else {
                     throw PreviewRequestError(status: 400, parameter: parameterName, detail: "Expected \(parameter.expectation).")
@@ -63,9 +65,24 @@ extension PreviewRequests {
             }
             canonical.append((parameterName, value))
         }
+        // The sides as the picture is made: as sent, times the device pixel ratio, within the limits.
+        for (side, parameterName) in [(width, "width"), (height, "height")] {
+            guard let side else { continue }
+            let made = Int((Double(side) * dpr).rounded())
+            let named = dpr > 1 ? "dpr" : parameterName
+            if made > SizeRequest.maximumSide {
+                throw PreviewRequestError(status: 413, parameter: named,
+                                          detail: "\(parameterName) times dpr is \(made) pixels; at most \(SizeRequest.maximumSide).")
+            }
+            if animates, made > caps.side {
+                throw PreviewRequestError(status: 413, parameter: named,
+                                          detail: "At most \(caps.side) pixels a side for an animation on this server.")
+            }
+        }
+        width = width.map { Int((Double($0) * dpr).rounded()) }
+        height = height.map { Int((Double($0) * dpr).rounded()) }
         let request = ServingRequest(route: route, fileName: name, format: format, query: query,
-                                     width: width.flatMap { Int($0) }, height: height.flatMap { Int($0) },
-                                     preservesShape: preserves, caps: caps)
+                                     width: width, height: height, preservesShape: preserves, caps: caps)
         try job.prepare(&given, for: request)
         switch (width, height) {
         case let (width?, height?): set("size", "\(width)x\(height)")
@@ -82,6 +99,7 @@ extension PreviewRequests {
         }
         // What the job holds beyond its decoder's frames (counted by `PreviewJob.memoryEstimate`, at the
         // source's size once it is known).
+        if dpr != 1, width == nil, height == nil { command.scaleDefaultSize(by: dpr) }
         let estimate = try command.prepareToServe(request)
         let sorted = canonical.sorted { $0.0 < $1.0 }
         // An index points to its picture: the same parameters but `format`, percent-encoded.
@@ -92,11 +110,11 @@ extension PreviewRequests {
     }
 
     /// A `width` or `height`: a whole number of pixels in the sizes' range.
-    private static func side(_ value: String, _ parameter: QueryParameter) throws(PreviewRequestError) -> String {
+    private static func side(_ value: String, _ parameter: QueryParameter) throws(PreviewRequestError) -> Int {
         guard value.count <= 5, let number = Int(value), (1...SizeRequest.maximumSide).contains(number) else {
             throw PreviewRequestError(status: 400, parameter: parameter.name, detail: "Expected \(parameter.expectation).")
         }
-        return String(number)
+        return number
     }
 
     /// A command-line usage error as the request's problem, naming the parameter that set the option

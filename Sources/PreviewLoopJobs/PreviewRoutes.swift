@@ -133,7 +133,9 @@ package enum PreviewRequests {
         return [QueryParameter(name: "width", help: "Width of \(what) in pixels; with height absent the shape is kept.",
                                option: option, setting: { _ in nil }, expectation: sideExpectation),
                 QueryParameter(name: "height", help: "Height of \(what) in pixels; with width absent the shape is kept.",
-                               option: option, setting: { _ in nil }, expectation: sideExpectation)]
+                               option: option, setting: { _ in nil }, expectation: sideExpectation),
+                QueryParameter(name: "dpr", help: "Device pixel ratio: width and height (or the default size) times this.",
+                               option: option, setting: { _ in nil }, expectation: dprExpectation)]
     }
 
     /// `fit_mode`.
@@ -273,6 +275,10 @@ package enum PreviewRequests {
                            "pad": ContentMode.aspectFit.rawValue, "stretch": ContentMode.stretch.rawValue]
     /// What `width` and `height` take.
     static let sideExpectation = "a whole number of pixels from 1 to \(SizeRequest.maximumSide)"
+    /// What `dpr` takes.
+    static let dprExpectation = "a number from 1 to 4 (2, 1.5)"
+    /// The device pixel ratios `dpr` takes.
+    static let dprRange = 1.0...4.0
     /// The most parameters a request may carry.
     package static let maximumParameters = 32
 }

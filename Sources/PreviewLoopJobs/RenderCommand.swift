@@ -325,6 +325,8 @@ extension AnimationFormat {
 }
 
 extension RenderOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
     static func isAnimation(_ fileName: String) -> Bool { true }
 
     /// Writes the route's file; `end` stands for `length` and `loop_point` together.

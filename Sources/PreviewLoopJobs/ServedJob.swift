@@ -15,7 +15,7 @@ struct ServingRequest {
     var format: (fileExtension: String, mediaType: String)
     /// The query as sent, in order.
     var query: [(name: String, value: String)]
-    /// `width` and `height` as sent (checked sides), if sent.
+    /// `width` and `height` as the picture is made (as sent, times `dpr`), if sent.
     var width: Int?, height: Int?
     /// Whether `fit_mode=preserve` was sent.
     var preservesShape: Bool
@@ -36,6 +36,8 @@ protocol ServedJob: ClipCommand {
     /// Adapts the parsed job to serving (quiet, the server's caps) and returns what it holds at its peak
     /// besides its decoder's frames (``PreviewJob/heldBytes``); refuses what the caps forbid (413).
     mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int
+    /// Multiplies the picture's default size by a device pixel ratio (`dpr` without `width` or `height`).
+    mutating func scaleDefaultSize(by factor: Double)
     /// Renders `job`'s body, with the bodies of `siblings` (``PreviewJob/siblingRequests``) when the
     /// same render makes them. An animation is written to a file in `scratch` and read back.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody
@@ -52,6 +54,8 @@ extension ServedJob {
     }
 
     func siblingRequests(of job: PreviewJob) -> [(route: String, query: [(name: String, value: String)])] { [] }
+
+    mutating func scaleDefaultSize(by factor: Double) {}
 
     /// 413 naming `parameter` when `framesPerSecond` is above the caps.
     static func checkFramesPerSecond(_ framesPerSecond: Int, caps: AnimationCaps) throws(PreviewRequestError) {

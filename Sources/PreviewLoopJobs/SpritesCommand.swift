@@ -327,6 +327,8 @@ struct Storyboard {
 }
 
 extension SpritesOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
     /// The storyboard is rendered in memory (sprites' output directory is never made); the picture's
     /// format is its extension's, an index's its `format` parameter. It has as many rows as its
     /// thumbnails need (counted once the clip is open): its grid is the columns by one row here, and its

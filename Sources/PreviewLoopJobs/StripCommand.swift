@@ -197,6 +197,8 @@ extension StripOptions {
 }
 
 extension StripOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
     /// The tiles, the strip and the encoder's copy, at the tile size asked (a 1920 square when it
     /// follows the source).
     mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {

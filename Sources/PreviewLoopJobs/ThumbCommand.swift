@@ -306,6 +306,8 @@ struct ThumbCommand {
 }
 
 extension ThumbOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
     /// `thumbnail.*` writes the route's file; `placeholder.json` measures the picture and writes none
     /// (PPM is the cheapest to make).
     static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {

@@ -44,6 +44,28 @@ struct QueryJobTests {
         }
     }
 
+    @Test("dpr multiplies width and height, or the default size, and stays within the limits")
+    func devicePixelRatio() throws {
+        let (job, parsed) = try pair("thumbnail.jpg", [("width", "160"), ("dpr", "2")], ["thumb", "--output=thumbnail.jpg", "--size", "320x-1"])
+        #expect(job.isEqual(to: parsed))
+        let (odd, oddParsed) = try pair("strip.png", [("width", "101"), ("height", "57"), ("dpr", "1.5")],
+                                        ["strip", "--output=strip.png", "--size", "152x86", "--quiet"])
+        #expect(odd.isEqual(to: oddParsed))
+        let plain = try PreviewRequests.job(route: "thumbnail.jpg", query: [(name: "dpr", value: "2")], source: "/v/a.mp4")
+        #expect((plain.command as? ThumbOptions)?.size == .orientedBox(Size(width: 640, height: 360)))
+        #expect(throws: PreviewRequestError(status: 400, parameter: "dpr", detail: "Expected a number from 1 to 4 (2, 1.5).")) {
+            _ = try PreviewRequests.job(route: "thumbnail.jpg", query: [(name: "dpr", value: "5")], source: "/v/a.mp4")
+        }
+        #expect(throws: PreviewRequestError(status: 413, parameter: "dpr",
+                                            detail: "At most 640 pixels a side for an animation on this server.")) {
+            _ = try PreviewRequests.job(route: "animated.webp", query: [(name: "width", value: "400"), (name: "dpr", value: "2")],
+                                        source: "/v/a.mp4")
+        }
+        #expect(throws: PreviewRequestError.self) {
+            _ = try PreviewRequests.job(route: "sheet.jpg", query: [(name: "dpr", value: "2")], source: "/v/a.mp4")
+        }
+    }
+
     @Test("strip.png with count, columns, gap, timestamps and fit_mode is strip's options")
     func strip() throws {
         let (job, parsed) = try pair("strip.png", [("count", "6"), ("columns", "3"), ("gap", "4"), ("timestamps", "true"), ("fit_mode", "pad")],
