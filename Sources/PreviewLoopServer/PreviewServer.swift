@@ -175,7 +175,17 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         let expires = signer == nil ? nil : exchange.request.rawQuery.first { $0.name == URLSigner.expiresName }?.value
         if request.path == "/" { return .now(feedResponse(query: rawQuery, expires: expires)) }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
-        guard let (components, route) = SourcePath.split(request.path) else { return .now(Problem.response(noSource)) }
+        guard var (components, route) = SourcePath.split(request.path) else { return .now(Problem.response(noSource)) }
+        // `thumbnail` without an extension: the format the request's Accept prefers.
+        var varies = false
+        do {
+            if let chosen = try PreviewRequests.negotiatedRoute(route, query: &rawQuery, accept: request.header("Accept")) {
+                route = chosen
+                varies = true
+            }
+        } catch {
+            return .now(Problem.response(error))
+        }
         guard PreviewRequests.routeNames.contains(route) else {
             return .now(Problem.response(PreviewRequestError(
                 status: 404, detail: "No such route; routes: \(PreviewRequests.routeNames.joined(separator: ", ")).")
@@ -183,7 +193,7 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         }
         guard components.isEmpty else {
             guard let source = SourcePath.resolve(components, under: root) else { return .now(Problem.response(noSource)) }
-            return respond(to: exchange, route: route, query: rawQuery, source: source, remoteURL: nil, expires: expires)
+            return respond(to: exchange, route: route, query: rawQuery, source: source, remoteURL: nil, expires: expires, varies: varies)
         }
         // /thumbnail.jpg?url=…: a remote source, when the server has --allow-source.
         guard let index = rawQuery.firstIndex(where: { $0.name == "url" }) else { return .now(Problem.response(noSource)) }
@@ -196,19 +206,20 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
                                                              detail: "The URL is not valid percent-encoded UTF-8.")))
         }
         rawQuery.remove(at: index)
-        let query = rawQuery
+        let query = rawQuery, chosenRoute = route, chosenVaries = varies
         // The video's server is asked on a thread of its own, never on the daemon's.
         let lookup = remoteSources.lookup(url) { result in
             switch result {
             case .success(let source):
-                exchange.answer(self.respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires))
+                exchange.answer(self.respond(to: exchange, route: chosenRoute, query: query, source: source, remoteURL: url,
+                                             expires: expires, varies: chosenVaries))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
         }
         switch lookup {
         case .known(let source):
-            return respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires)
+            return respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires, varies: varies)
         case .refused(let problem):
             return .now(Problem.response(problem))
         case .started:
@@ -219,9 +230,10 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
 
     /// Answers a request for `route` of `source` (the query without `url`, `expires` and `signature`):
     /// a problem now, or for a cacheable source the validators, whose body (from a cache now, or later
-    /// from a render) is made unless the request's preconditions answer it.
+    /// from a render) is made unless the request's preconditions answer it. `varies`: the route was
+    /// chosen by the request's `Accept`, which the response then varies by.
     private func respond(to exchange: HTTPExchange, route: String, query rawQuery: [(name: String, value: String?)],
-                         source: ResolvedSource, remoteURL: String?, expires: String?) -> HTTPReply {
+                         source: ResolvedSource, remoteURL: String?, expires: String?, varies: Bool = false) -> HTTPReply {
         // The same raw request for the same file reads to the same job: parsed once, remembered.
         let jobKey = source.path + "\n" + route + "\n"
             + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
@@ -257,13 +269,15 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         // A remote source whose server names no version is rendered afresh for each request (identical
         // requests in flight still share one render) and never cached.
         let cacheable = source.isCacheable
-        let validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", Self.immutable)]
+        var validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", Self.immutable)]
             : [("Cache-Control", "no-cache")]
-        let finalJob = job
+        if varies { validators.append(("Vary", "Accept")) }
+        let finalJob = job, finalValidators = validators
         let body: @Sendable () -> HTTPReply = {
-            self.body(of: finalJob, source: source, tag: tag, validators: validators, for: exchange, remoteURL: remoteURL, expires: expires)
+            self.body(of: finalJob, source: source, tag: tag, validators: finalValidators, for: exchange, remoteURL: remoteURL,
+                      expires: expires)
         }
-        return cacheable ? .validated(validators: validators, body: body) : body()
+        return cacheable ? .validated(validators: finalValidators, body: body) : body()
     }
 
     /// The body of `job`'s response: from the memory or disk cache now, or later from a render.
