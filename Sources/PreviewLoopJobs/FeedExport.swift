@@ -110,7 +110,8 @@ struct FeedExport {
         var problems: [String] = [], keys: [String] = []
         if soft > 0 {
             problems.append("\(soft) of \(cards.count) posters are smaller than twice their card (soft on a high-density screen)")
-            keys.append("\"poster\": {\"size\": \"\(BatchRecipe.standardPosterSize.width)x\(BatchRecipe.standardPosterSize.height)\"}")
+            let size = BatchRecipe.standard.poster?.size ?? Size(width: 960, height: 540)
+            keys.append("\"poster\": {\"size\": \"\(size.width)x\(size.height)\"}")
         }
         if still > 0 {
             problems.append("\(still) of \(cards.count) clips have no hover MP4 (no play button)")

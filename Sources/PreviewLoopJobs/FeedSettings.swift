@@ -25,10 +25,11 @@ package struct FeedSettings: Equatable, Sendable {
 
     /// The shape of the card for a clip shown at `display` (its display size, rotation and pixel shape
     /// applied; `nil` when it is not known): its own shape within ``aspectRange`` when the cards fit
-    /// their clips, else ``aspectRatio``.
+    /// their clips (``aspectRatio`` within it when the shape is not known), else ``aspectRatio``.
     package func cardAspect(display: Size?) -> Double {
-        guard fitsClips, let display, display.width > 0, display.height > 0 else { return aspectRatio }
-        let ratio = Double(display.width) / Double(display.height)
+        guard fitsClips else { return aspectRatio }
+        var ratio = aspectRatio
+        if let display, display.width > 0, display.height > 0 { ratio = Double(display.width) / Double(display.height) }
         return min(aspectRange.upperBound, max(aspectRange.lowerBound, ratio))
     }
 

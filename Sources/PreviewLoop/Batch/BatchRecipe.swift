@@ -131,13 +131,10 @@ public struct BatchRecipe: Sendable, Hashable {
     /// scrubbing, and a 3 s hover MP4 at 480x270 for the play button.
     public static let standard: BatchRecipe = {
         var poster = Poster()
-        poster.sizeRequest = .orientedBox(standardPosterSize)
-        poster.size = standardPosterSize
+        poster.sizeRequest = .orientedBox(Size(width: 960, height: 540))
+        poster.size = Size(width: 960, height: 540)
         return BatchRecipe(poster: poster, sprites: Sprites(), hover: Hover())
     }()
-
-    /// The default recipe's poster size: twice the feed page's 480x270 card, for high-density screens.
-    public static let standardPosterSize = Size(width: 960, height: 540)
 
     /// Whether the recipe makes nothing.
     public var isEmpty: Bool { poster == nil && strip == nil && sprites == nil && hover == nil && sheet == nil }
