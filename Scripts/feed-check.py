@@ -639,14 +639,15 @@ def check_shapes(binary, work, downloads):
         check(abs(poster / clip - 1) < 0.02 and abs(poster / box - 1) < 0.02,
               "the %s poster keeps the clip's shape, uncropped: poster %dx%d (%.3f), clip %.3f (ffprobe), card %.3f"
               % (name, card["natural"][0], card["natural"][1], poster, clip, box))
-    # The same page again, posters blocked: each card shows its poster's colour from the first paint.
+    # The same page again, posters and placeholder.json blocked: each card shows its poster's colour from
+    # the first paint, with no request of its own.
     colours = {}
     for name, card in facts.items():
         request = urllib.request.Request(card["src"], method="HEAD")
         with urllib.request.urlopen(request, timeout=RENDER_WAIT) as response:
             colours[name] = response.headers.get("Dominant-Color")
     driver.execute_cdp_cmd("Network.enable", {})
-    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*thumbnail.jpg*"]})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*thumbnail.jpg*", "*placeholder.json*"]})
     driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     driver.get(base + "/")
     again = {card["name"]: card for card in driver.execute_script(CARD_FACTS)}
