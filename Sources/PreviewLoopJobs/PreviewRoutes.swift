@@ -74,7 +74,7 @@ package struct PreviewRoute: Sendable {
     package var parameters: [QueryParameter]
     /// What `width` and `height` size: the picture or each tile (`--size`); `nil` when the route has no
     /// `width`/`height` pair (a sheet's `width` is the sheet's own option).
-    var sizePair: String?
+    package var sizePair: String?
 
     /// `thumbnail.jpg`, `thumbnail.png`, …
     package var fileNames: [String] { formats.map { stem + "." + $0.fileExtension } }

@@ -77,6 +77,8 @@ package struct ServeOptions: Equatable, Sendable {
     package var isFeedEnabled = true
     /// Whether the start-up line is one JSON object (`--json`).
     @Flag(ServeOptions.jsonFlag) package var json = false
+    /// Whether requests' client hints size pictures (`--client-hints`).
+    @Flag(ServeOptions.clientHints) package var usesClientHints = false
 
     /// `--root <dir>`.
     package static let root = ValueOption<String?>.path(
@@ -189,6 +191,12 @@ package struct ServeOptions: Equatable, Sendable {
             + "Without it the page lists every video under the root.")
     /// `--no-feed`.
     package static let noFeed = FlagOption("no-feed", help: "Answer / with 404 instead of the feed page.")
+    /// `--client-hints`.
+    package static let clientHints = FlagOption(
+        "client-hints",
+        help: "Size pictures by the browser's client hints when the query does not: Sec-CH-DPR (or DPR) as dpr, "
+            + "Sec-CH-Width (or Width, in device pixels) as width. Responses ask for them (Accept-CH) and vary by "
+            + "those used.")
     /// `--json`.
     static let jsonFlag = FlagOption("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")
 

@@ -136,8 +136,10 @@ extension ServerCore {
             card.color = posterQueries.lazy.compactMap { self.cachedColor(of: source, query: $0) }.first
             page.cards.append(card)
         }
-        let headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache"),
-                       ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin")]
+        var headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache"),
+                        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin")]
+        // The hints the page's pictures are then asked with: reduced motion always, sizes when taken.
+        headers.append(("Accept-CH", (options.usesClientHints ? RequestHints.asked : [RequestHints.reducedMotion]).joined(separator: ", ")))
         return HTTPResponse(status: 200, headers: headers, body: Array(page.html().utf8))
     }
 

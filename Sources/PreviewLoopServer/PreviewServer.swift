@@ -186,6 +186,10 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         } catch {
             return .now(Problem.response(error))
         }
+        let hints = RequestHints(route: route, query: rawQuery, request: request, usesSizeHints: options.usesClientHints)
+        route = hints.route
+        rawQuery = hints.query
+        let varyBy = (varies ? ["Accept"] : []) + hints.varyBy
         guard PreviewRequests.routeNames.contains(route) else {
             return .now(Problem.response(PreviewRequestError(
                 status: 404, detail: "No such route; routes: \(PreviewRequests.routeNames.joined(separator: ", ")).")
@@ -193,7 +197,7 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         }
         guard components.isEmpty else {
             guard let source = SourcePath.resolve(components, under: root) else { return .now(Problem.response(noSource)) }
-            return respond(to: exchange, route: route, query: rawQuery, source: source, remoteURL: nil, expires: expires, varies: varies)
+            return respond(to: exchange, route: route, query: rawQuery, source: source, remoteURL: nil, expires: expires, varyBy: varyBy)
         }
         // /thumbnail.jpg?url=…: a remote source, when the server has --allow-source.
         guard let index = rawQuery.firstIndex(where: { $0.name == "url" }) else { return .now(Problem.response(noSource)) }
@@ -206,20 +210,20 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
                                                              detail: "The URL is not valid percent-encoded UTF-8.")))
         }
         rawQuery.remove(at: index)
-        let query = rawQuery, chosenRoute = route, chosenVaries = varies
+        let query = rawQuery, chosenRoute = route
         // The video's server is asked on a thread of its own, never on the daemon's.
         let lookup = remoteSources.lookup(url) { result in
             switch result {
             case .success(let source):
                 exchange.answer(self.respond(to: exchange, route: chosenRoute, query: query, source: source, remoteURL: url,
-                                             expires: expires, varies: chosenVaries))
+                                             expires: expires, varyBy: varyBy))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
         }
         switch lookup {
         case .known(let source):
-            return respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires, varies: varies)
+            return respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires, varyBy: varyBy)
         case .refused(let problem):
             return .now(Problem.response(problem))
         case .started:
@@ -230,10 +234,10 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
 
     /// Answers a request for `route` of `source` (the query without `url`, `expires` and `signature`):
     /// a problem now, or for a cacheable source the validators, whose body (from a cache now, or later
-    /// from a render) is made unless the request's preconditions answer it. `varies`: the route was
-    /// chosen by the request's `Accept`, which the response then varies by.
+    /// from a render) is made unless the request's preconditions answer it. `varyBy`: the request
+    /// headers that chose the route or its parameters (`Accept`, client hints), for `Vary`.
     private func respond(to exchange: HTTPExchange, route: String, query rawQuery: [(name: String, value: String?)],
-                         source: ResolvedSource, remoteURL: String?, expires: String?, varies: Bool = false) -> HTTPReply {
+                         source: ResolvedSource, remoteURL: String?, expires: String?, varyBy: [String] = []) -> HTTPReply {
         // The same raw request for the same file reads to the same job: parsed once, remembered.
         let jobKey = source.path + "\n" + route + "\n"
             + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
@@ -271,7 +275,7 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         let cacheable = source.isCacheable
         var validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", Self.immutable)]
             : [("Cache-Control", "no-cache")]
-        if varies { validators.append(("Vary", "Accept")) }
+        if !varyBy.isEmpty { validators.append(("Vary", varyBy.joined(separator: ", "))) }
         let finalJob = job, finalValidators = validators
         let body: @Sendable () -> HTTPReply = {
             self.body(of: finalJob, source: source, tag: tag, validators: finalValidators, for: exchange, remoteURL: remoteURL,

@@ -51,4 +51,51 @@ struct ServeNegotiationTests {
             #expect(bad.status == 400 && bad.text.contains("\"parameter\":\"format\""))
         }
     }
+
+    @Test("--client-hints: Sec-CH-DPR and Sec-CH-Width size a picture the query does not, and the response varies by them")
+    func clientHints() throws {
+        try ServeInProcessTests.withServer({ $0.usesClientHints = true }) { server, _ in
+            let doubled = try server.fetch("/landscape.mp4/thumbnail.jpg?dpr=2")
+            let hinted = try server.fetch("/landscape.mp4/thumbnail.jpg", headers: ["Sec-CH-DPR: 2"])
+            #expect(hinted.status == 200 && hinted.body == doubled.body && hinted.headers["vary"] == "Sec-CH-DPR")
+            let wide = try server.fetch("/landscape.mp4/thumbnail.jpg?width=300")
+            let widthHinted = try server.fetch("/landscape.mp4/thumbnail.jpg", headers: ["Sec-CH-Width: 300", "Sec-CH-DPR: 3"])
+            #expect(widthHinted.body == wide.body && widthHinted.headers["vary"] == "Sec-CH-DPR, Sec-CH-Width")
+            // The query wins over a hint; a hint out of range is advice, kept within dpr's range.
+            let asked = try server.fetch("/landscape.mp4/thumbnail.jpg?width=300", headers: ["Sec-CH-Width: 900"])
+            #expect(asked.body == wide.body)
+            let huge = try server.fetch("/landscape.mp4/thumbnail.jpg", headers: ["DPR: 40"])
+            let four = try server.fetch("/landscape.mp4/thumbnail.jpg?dpr=4")
+            #expect(huge.status == 200 && huge.body == four.body)
+            let page = try server.fetch("/")
+            #expect(page.headers["accept-ch"] == "Sec-CH-DPR, Sec-CH-Width, Sec-CH-Prefers-Reduced-Motion")
+        }
+        try ServeInProcessTests.withServer { server, _ in
+            let plain = try server.fetch("/landscape.mp4/thumbnail.jpg")
+            let ignored = try server.fetch("/landscape.mp4/thumbnail.jpg", headers: ["Sec-CH-DPR: 2"])
+            #expect(ignored.body == plain.body && ignored.headers["vary"] == nil, "without --client-hints hints change nothing")
+            #expect(try server.fetch("/").headers["accept-ch"] == "Sec-CH-Prefers-Reduced-Motion")
+        }
+    }
+
+    @Test("animated.* asked with Sec-CH-Prefers-Reduced-Motion: reduce is the poster as a still of the same family")
+    func reducedMotion() throws {
+        try ServeInProcessTests.withServer { server, _ in
+            let moving = try server.fetch("/landscape.mp4/animated.webp?width=160&length=1")
+            #expect(moving.status == 200 && moving.headers["vary"] == "Sec-CH-Prefers-Reduced-Motion")
+            let still = try server.fetch("/landscape.mp4/thumbnail.webp?width=160")
+            let reduced = try server.fetch("/landscape.mp4/animated.webp?width=160&length=1",
+                                           headers: ["Sec-CH-Prefers-Reduced-Motion: reduce"])
+            #expect(reduced.status == 200 && reduced.body == still.body && reduced.body != moving.body)
+            #expect(reduced.headers["vary"] == "Sec-CH-Prefers-Reduced-Motion" && reduced.headers["content-type"] == "image/webp")
+            let at = try server.fetch("/landscape.mp4/thumbnail.png?width=160&time=1")
+            let gif = try server.fetch("/landscape.mp4/animated.gif?width=160&start=1", headers: ["Sec-CH-Prefers-Reduced-Motion: reduce"])
+            #expect(gif.body == at.body && gif.headers["content-type"] == "image/png")
+            let mp4 = try server.fetch("/landscape.mp4/animated.mp4", headers: ["Sec-CH-Prefers-Reduced-Motion: reduce"])
+            #expect(mp4.headers["content-type"] == "image/jpeg")
+            let noPreference = try server.fetch("/landscape.mp4/animated.webp?width=160&length=1",
+                                                headers: ["Sec-CH-Prefers-Reduced-Motion: no-preference"])
+            #expect(noPreference.body == moving.body)
+        }
+    }
 }
