@@ -40,6 +40,8 @@ package struct ServeOptions: Equatable, Sendable {
     @Option(ServeOptions.accessLog) package var accessLog = ServeOptions.accessLog.defaultValue
     /// The key file of signed URLs (`--signing-key-file`); `nil` serves unsigned requests.
     @Option(ServeOptions.signingKeyFile) package var signingKeyFile = ServeOptions.signingKeyFile.defaultValue
+    /// `--presets`: named sets of parameters that `?preset=NAME` applies.
+    @Option(ServeOptions.presets) package var presetsFile = ServeOptions.presets.defaultValue
     /// `--animated-max-length`, `--animated-max-side` and `--animated-max-fps` as typed, which become
     /// ``animationCaps``.
     @Option(ServeOptions.animatedMaxLength, folded: true) var animatedMaxLengthOption = ServeOptions.animatedMaxLength.defaultValue
@@ -143,6 +145,11 @@ package struct ServeOptions: Equatable, Sendable {
         "signing-key-file", value: "file", help: "Serve signed URLs only: each request needs expires (Unix seconds, not "
             + "past) and signature, the hex HMAC-SHA256 under this file's bytes (16 to 4096; one final newline "
             + "dropped) of the path, ?, and the other parameters sorted by name. Else 403.")
+    /// `--presets <file>`.
+    package static let presets = ValueOption<String?>.path(
+        "presets", value: "file", help: "Named sets of parameters, as JSON ({\"card\": {\"width\": 480, \"fit_mode\": "
+            + "\"crop\"}}): ?preset=card sets those the query does not, on every route that takes them. Each preset is "
+            + "checked at start against every route that takes its parameters.")
     /// `--animated-max-length <time>`.
     static let animatedMaxLength = ValueOption<Double>.seconds(
         "animated-max-length", help: "The most seconds of the clip one animated.* request renders (its window, with "

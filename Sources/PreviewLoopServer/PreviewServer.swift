@@ -98,6 +98,8 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
     let queue: RenderQueue
     /// Where animations are written before they are read back.
     let scratch: ScratchFolder
+    /// `--presets`' parameter sets.
+    let presets: ImagePresets
     /// Checks signed URLs, with `--signing-key-file`.
     let signer: URLSigner?
     /// The clips the feed page (`/`) lists.
@@ -127,6 +129,16 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         self.options = options
         self.root = root
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
+        presets = try options.presetsFile.map { path throws(ServerStartError) in
+            let spelling = ServeOptions.presets.spec.longSpelling + " " + Format.oneLine(path)
+            do {
+                return try ImagePresets(json: BatchFiles.readFile(path, limit: ImagePresets.maximumBytes))
+            } catch let error as PresetError {
+                throw ServerStartError(message: "\(spelling): \(error.message)")
+            } catch {
+                throw ServerStartError(message: "\(spelling): \(Format.oneLine((error as? PreviewLoopError)?.message ?? "cannot be read"))")
+            }
+        } ?? ImagePresets()
         crossOrigin = CrossOriginPolicy(origins: options.allowedOrigins)
         feed = try FeedListing(manifestPath: options.isFeedEnabled ? options.feedManifest : nil)
         remoteSources = options.allowedSources.map {
@@ -183,6 +195,13 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
                 route = chosen
                 varies = true
             }
+        } catch {
+            return .now(Problem.response(error))
+        }
+        // `?preset=NAME`: its parameters where the query sets none (after the signature, which covers
+        // the query as sent).
+        do {
+            rawQuery = try presets.merged(rawQuery, route: route)
         } catch {
             return .now(Problem.response(error))
         }

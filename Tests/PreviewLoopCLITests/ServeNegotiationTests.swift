@@ -98,4 +98,44 @@ struct ServeNegotiationTests {
             #expect(noPreference.body == moving.body)
         }
     }
+
+    @Test("--presets: ?preset=NAME sets what the query does not; a preset a route refuses stops the server at start")
+    func presets() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("presets-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/presets.json"
+        try Data(#"{"card": {"width": 240, "fit_mode": "pad", "quality": 60, "rotate": 90}, "tiles": {"count": 3, "gap": 2}}"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        try ServeInProcessTests.withServer({ $0.presetsFile = file }) { server, _ in
+            let spelled = try server.fetch("/landscape.mp4/thumbnail.jpg?width=240&fit_mode=pad&quality=60&rotate=90")
+            let preset = try server.fetch("/landscape.mp4/thumbnail.jpg?preset=card")
+            #expect(preset.status == 200 && preset.body == spelled.body && preset.headers["etag"] == spelled.headers["etag"])
+            let narrower = try server.fetch("/landscape.mp4/thumbnail.jpg?width=100&fit_mode=pad&quality=60&rotate=90")
+            let overridden = try server.fetch("/landscape.mp4/thumbnail.jpg?preset=card&width=100")
+            #expect(overridden.body == narrower.body, "the query wins")
+            let png = try server.fetch("/landscape.mp4/thumbnail.png?preset=card")
+            #expect(png.status == 200, "a lossless file leaves the preset's quality out")
+            // A route takes the preset's parameters it has: strip takes count and gap, not the card's.
+            let strip = try server.fetch("/landscape.mp4/strip.jpg?preset=tiles")
+            let stripSpelled = try server.fetch("/landscape.mp4/strip.jpg?count=3&gap=2")
+            #expect(strip.status == 200 && strip.body == stripSpelled.body)
+            let unknown = try server.fetch("/landscape.mp4/thumbnail.jpg?preset=nope")
+            #expect(unknown.status == 400 && unknown.text.contains("\"parameter\":\"preset\""))
+        }
+        for (json, words) in [(#"{"bad": {"width": 0}}"#, "preset bad: thumbnail.jpg refuses it (width)"),
+                              (#"{"bad": {"colour": "red"}}"#, "preset bad: no route takes colour"),
+                              (#"{"bad": {"count": 3, "grid": "2x2"}}"#, "no route takes all of count, grid"),
+                              (#"{"b a d": {}}"#, "preset names are"), (#"[1]"#, "expected a JSON object")] {
+            try Data(json.utf8).write(to: URL(fileURLWithPath: file))
+            var options = ServeOptions(root: folder)
+            options.presetsFile = file
+            do {
+                _ = try PreviewServer.inProcess(options: options)
+                Issue.record("\(json) was taken")
+            } catch {
+                #expect(error.message.hasPrefix("--presets \(file): ") && error.message.contains(words), "\(error.message)")
+            }
+        }
+    }
 }
