@@ -14,6 +14,8 @@ fi
 # FreeType draws the contact sheet's text with Debian's DejaVu fonts.
 pkg-config --exists freetype2 2>/dev/null || need+=(libfreetype-dev)
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+# libcurl (OpenSSL flavour) is the HTTP client of s3:// range reads.
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] \
   && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need+=(fonts-dejavu-core)
