@@ -49,6 +49,9 @@ JSON
       n="${fd##*/}"
       if [ "$n" -gt 2 ]; then eval "exec $n>&-" 2>/dev/null || true; fi
     done
+    # weed takes AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY from its environment as an identity of its own:
+    # only the identities file may say who is allowed.
+    unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN
     exec setsid "$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$dir/data" \
       -master.port="${ports[0]}" -master.port.grpc="${ports[1]}" -master.volumeSizeLimitMB=1024 \
       -volume.port="${ports[2]}" -volume.port.grpc="${ports[3]}" -volume.max=8 \
@@ -61,15 +64,15 @@ JSON
   printf 'AWS_ENDPOINT_URL=%s\nAWS_ACCESS_KEY_ID=PREVIEWLOOPTESTKEY\nAWS_SECRET_ACCESS_KEY=%s\n' "$endpoint" "$secret" > "$dir/env"
   # Ready when a signed bucket listing answers 200 (the gateway is up and its filer reachable).
   for _ in $(seq 1 120); do
-    if curl -fsS -o /dev/null --max-time 2 --aws-sigv4 "aws:amz:us-east-1:s3" --user "PREVIEWLOOPTESTKEY:$secret" "$endpoint/" 2>/dev/null; then
+    if curl -fsS -o /dev/null --max-time 2 --aws-sigv4 "aws:amz:us-east-1:s3" --user "PREVIEWLOOPTESTKEY:$secret" "$endpoint/" 2>"$dir/ready.err"; then
       cat "$dir/env"
       exit 0
     fi
     kill -0 "$(cat "$dir/weed.pid")" 2>/dev/null || break
     sleep 0.5
   done
-  echo "$0: the store did not start within 60 s; its log:" >&2
-  tail -20 "$dir/weed.log" >&2 || true
+  echo "$0: the store did not start within 60 s ($(cat "$dir/ready.err" 2>/dev/null)); its log:" >&2
+  tail -5 "$dir/weed.log" >&2 || true
   "$0" stop "$dir" || true
   exit 1
   ;;

@@ -32,6 +32,15 @@ final class ObjectStoreTests {
             let a = try Data(contentsOf: URL(fileURLWithPath: remote)), b = try Data(contentsOf: URL(fileURLWithPath: local))
             #expect(!a.isEmpty && a == b, "\(command): the store's picture differs from the file's")
         }
+        // The record says what the store was asked for: at most the file, in a few requests.
+        let json = try store.cli(["thumb", "s3://clips/videos/landscape.mp4", "-o", folder + "/json.jpg", "--json"])
+        let record = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        let remote = try #require(record?["remote"] as? [String: Any], "\(json.stdoutText)")
+        let fetched = try #require(remote["bytes_fetched"] as? Int), requests = try #require(remote["requests"] as? Int)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: TestPaths.fixture("landscape.mp4"))[.size] as? Int)
+        #expect(fetched > 0 && fetched <= size && (1...5).contains(requests), "\(remote)")
+        let local = try Child.cli(["thumb", TestPaths.fixture("landscape.mp4"), "-o", folder + "/json-local.jpg", "--json"])
+        #expect(!local.stdoutText.contains("\"remote\""), "a local file's record has no remote reads")
         let probe = try store.cli(["probe", "s3://clips/videos/landscape.mp4", "--json"])
         #expect(probe.status == 0 && probe.stdoutText.contains("\"width\""), "\(probe.stderr)")
     }

@@ -28,7 +28,7 @@ final class ObjectStoreRangeTests {
         let settings = store.environment()
         var saved: [String: String?] = [:]
         for (name, value) in settings {
-            saved[name] = getenv(name).map { String(cString: $0) }
+            saved.updateValue(getenv(name).map { String(cString: $0) }, forKey: name)
             if let value { setenv(name, value, 1) } else { unsetenv(name) }
         }
         defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }

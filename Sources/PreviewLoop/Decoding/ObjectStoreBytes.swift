@@ -36,6 +36,8 @@ final class ObjectStoreBytes: RandomAccessBytes {
     /// Bytes received and requests made so far.
     var bytesReceived: Int64 { reader.bytesReceived }
     var requests: Int { reader.requests }
+    /// Both, as a record carries them.
+    var reads: RemoteReads { RemoteReads(bytesFetched: reader.bytesReceived, requests: reader.requests) }
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         do {
@@ -61,6 +63,25 @@ final class ObjectStoreBytes: RandomAccessBytes {
         case .stopped: .timedOut
         }
         return PreviewLoopError(code, "\(object): \(failure.reason)", operation: failure.storeCode)
+    }
+}
+
+/// What reading a remote object cost: body bytes received (error bodies and retries included) and HTTP
+/// requests made, as `--json` records carry them (`remote`).
+public struct RemoteReads: Sendable, Hashable, Codable {
+    /// Body bytes received.
+    public var bytesFetched: Int64
+    /// HTTP requests made.
+    public var requests: Int
+
+    /// Creates a count.
+    public init(bytesFetched: Int64, requests: Int) {
+        self.bytesFetched = bytesFetched
+        self.requests = requests
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case bytesFetched = "bytes_fetched", requests
     }
 }
 
