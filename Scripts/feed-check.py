@@ -9,6 +9,8 @@ the storyboard tile with the server's own WebVTT index, the capture with `previe
 generous limits (renders on a loaded machine take seconds); times are the ones the page reports.
 """
 import argparse
+import functools
+import http.server
 import json
 import math
 import os
@@ -17,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -580,6 +583,142 @@ def check_export_from_file(binary, root, downloads, work):
           "from file://: a missing poster marks its card unavailable (%s) with no fetch (%s)" % (status, errors))
 
 
+def display_aspect(path):
+    """A clip's display shape, width / height, by the ffmpeg CLI's ffprobe (rotation and pixel shape applied)."""
+    out = run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+               "stream=width,height,sample_aspect_ratio:stream_side_data=rotation", "-of", "json", path]).stdout
+    stream = json.loads(out)["streams"][0]
+    width, height = stream["width"], stream["height"]
+    sar = stream.get("sample_aspect_ratio", "1:1")
+    if sar not in ("0:1", "N/A") and ":" in sar:
+        num, den = (int(part) for part in sar.split(":"))
+        if num > 0 and den > 0:
+            width = width * num / den
+    rotation = next((int(item["rotation"]) for item in stream.get("side_data_list", []) if "rotation" in item), 0)
+    return height / width if rotation % 180 else width / height
+
+
+CARD_FACTS = """
+    return [...document.querySelectorAll('.pl-card')].map(card => {
+        const img = card.querySelector('img.pl-poster');
+        return {name: card.dataset.name, width: card.clientWidth, height: card.clientHeight,
+                natural: [img.naturalWidth, img.naturalHeight], complete: img.complete, src: img.currentSrc,
+                background: getComputedStyle(card).backgroundColor, inline: card.style.backgroundColor,
+                loaded: img.classList.contains('pl-loaded')};
+    });"""
+
+
+def hex_rgb(color):
+    return "rgb(%d, %d, %d)" % tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def check_shapes(binary, work, downloads):
+    """A portrait clip (made here, 360x640 like a phone's) and a landscape one on a server of their own:
+    the portrait card is taller than wide and its poster keeps the clip's shape (nothing cut at the top
+    or bottom: the poster's natural aspect against the clip's display aspect by ffprobe, and against the
+    card's box); a second visit paints each card's placeholder colour (the poster's Dominant-Color
+    header) before any poster arrives (posters blocked), and no page asks for placeholder.json."""
+    root = os.path.join(work, "shapes")
+    os.makedirs(root)
+    run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=360x640:r=25:d=3", "-c:v", "libx264",
+         "-pix_fmt", "yuv420p", "-an", root + "/selfie.mp4"])
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures")
+    shutil.copy(os.path.join(fixtures, "landscape.mp4"), root + "/landscape.mp4")
+    base = start_server(binary, root)
+    driver = browser(downloads + "-shapes")
+    driver.get(base + "/")
+    wait_posters(driver)
+    facts = {card["name"]: card for card in driver.execute_script(CARD_FACTS)}
+    for name, portrait in (("selfie", True), ("landscape", False)):
+        card = facts[name]
+        clip = display_aspect(os.path.join(root, name + ".mp4"))
+        box = card["width"] / card["height"]
+        poster = card["natural"][0] / max(1, card["natural"][1])
+        check((card["height"] > card["width"]) == portrait,
+              "the %s card is %s (%dx%d CSS px)" % (name, "taller than wide" if portrait else "wider than tall", card["width"], card["height"]))
+        check(abs(poster / clip - 1) < 0.02 and abs(poster / box - 1) < 0.02,
+              "the %s poster keeps the clip's shape, uncropped: poster %dx%d (%.3f), clip %.3f (ffprobe), card %.3f"
+              % (name, card["natural"][0], card["natural"][1], poster, clip, box))
+    # The same page again, posters and placeholder.json blocked: each card shows its poster's colour from
+    # the first paint, with no request of its own.
+    colours = {}
+    for name, card in facts.items():
+        request = urllib.request.Request(card["src"], method="HEAD")
+        with urllib.request.urlopen(request, timeout=RENDER_WAIT) as response:
+            colours[name] = response.headers.get("Dominant-Color")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*thumbnail.jpg*", "*placeholder.json*"]})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.get(base + "/")
+    again = {card["name"]: card for card in driver.execute_script(CARD_FACTS)}
+    for name, colour in colours.items():
+        check(bool(colour) and again[name]["background"] == hex_rgb(colour) and not again[name]["loaded"],
+              "the %s card is painted its poster's colour before the poster (%s, header %s, poster loaded: %s)"
+              % (name, again[name]["background"], colour, again[name]["loaded"]))
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    asked = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)"
+                                  ".filter(n => n.includes('placeholder.json'))")
+    check(asked == [], "the page asks for no placeholder.json (%s)" % asked)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *arguments):
+        pass
+
+
+def serve_folder(folder):
+    """A static host for `folder` on 127.0.0.1 (a free port), in a thread; shut down on the way out."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=folder))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    processes.append(server)
+    return "http://127.0.0.1:%d" % server.server_address[1]
+
+
+def check_default_export(binary, work, downloads):
+    """`batch DIR --out OUT` with the default recipe, then `batch export-page OUT` (no warning on stderr),
+    opened from file:// and over http: every poster is at least twice its card's CSS size (natural size
+    against the card's client size x 2), the portrait card is taller than wide, and each card's play
+    button opens a playing preview (its video's time advances)."""
+    root = os.path.join(work, "shapes")
+    out = os.path.join(work, "default-export")
+    run([binary, "batch", root, "--out", out, "--quiet"])
+    exported = run([binary, "batch", "export-page", out])
+    warnings = exported.stderr.decode().strip()
+    check(warnings == "", "export-page over a default batch has nothing to warn about (%r)" % warnings)
+    driver = browser(downloads + "-default")
+    for where, address in (("file://", "file://" + urllib.request.pathname2url(out + "/index.html")),
+                           ("http", serve_folder(out) + "/index.html")):
+        driver.get(address)
+        count = wait_posters(driver)
+        facts = driver.execute_script(CARD_FACTS)
+        check(count == 2 and len(facts) == 2, "%s: both posters of the default export load (%d)" % (where, count))
+        for card in facts:
+            check(card["natural"][0] >= card["width"] * 2 and card["natural"][1] >= card["height"] * 2 - 2,
+                  "%s: the %s poster is %dx%d for a %dx%d card (at least 2x)"
+                  % (where, card["name"], card["natural"][0], card["natural"][1], card["width"], card["height"]))
+        portrait = [card for card in facts if "selfie" in card["name"]]
+        check(len(portrait) == 1 and portrait[0]["height"] > portrait[0]["width"],
+              "%s: the exported portrait card is taller than wide (%s)"
+              % (where, ["%dx%d" % (card["width"], card["height"]) for card in portrait]))
+        for card in driver.find_elements(By.CSS_SELECTOR, ".pl-card"):
+            name = card.get_attribute("data-name")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", card)
+            plays = card.find_elements(By.CSS_SELECTOR, ".pl-play")
+            if not check(len(plays) == 1, "%s: the %s card has a play button" % (where, name)):
+                continue
+            open_card(driver, card)
+            try:
+                played = wait_for("the preview to play", lambda: driver.execute_script(
+                    "const v = arguments[0].querySelector('video'); return v && !v.paused && v.currentTime > 0.3 && v.currentTime",
+                    card), limit=30)
+            except TimeoutError:
+                played = None
+            check(bool(played), "%s: play opens a playing preview of %s (at %s s)" % (where, name, played))
+            close_card(driver, card)
+        errors = console_errors(driver)
+        check(errors == [], "%s: the default export logs no console error (%s)" % (where, errors))
+
+
 def screenshot(driver, base, path, work):
     driver.get(base + "/")
     wait_posters(driver)
@@ -635,6 +774,8 @@ def main():
             print("     wrote " + arguments.screenshot)
         check_hundred(binary, downloads, work)
         check_export_from_file(binary, root, downloads, work)
+        check_shapes(binary, work, downloads)
+        check_default_export(binary, work, downloads)
     except Exception as error:        # a timeout or a missing element is a failure, reported as one line
         check(False, "%s: %s" % (type(error).__name__, str(error).splitlines()[0] if str(error) else ""))
     finally:
@@ -643,13 +784,17 @@ def main():
                 if isinstance(process, subprocess.Popen):
                     process.terminate()
                     process.wait(timeout=15)
+                elif isinstance(process, http.server.HTTPServer):
+                    process.shutdown()
+                    process.server_close()
                 else:
                     process.quit()
             except Exception:
                 pass
         if not arguments.keep:
             shutil.rmtree(work, ignore_errors=True)
-            for suffix in ("-profile", "-hundred", "-hundred-profile", "-export", "-export-profile"):
+            for suffix in ("-profile", "-hundred", "-hundred-profile", "-export", "-export-profile", "-shapes",
+                           "-shapes-profile", "-default", "-default-profile"):
                 shutil.rmtree(downloads + suffix, ignore_errors=True)
     print("feed-check: %s" % ("%d failed: %s" % (len(failures), "; ".join(failures)) if failures else "all passed"))
     return 1 if failures else 0

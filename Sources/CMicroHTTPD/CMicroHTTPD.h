@@ -43,6 +43,12 @@ static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
     return info == NULL ? -1 : (int)info->connect_fd;
 }
 
+// The client's address (MHD_get_connection_info is variadic), for the request's peer.
+static inline const struct sockaddr *cmhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
 // Empties the query libmicrohttpd is about to split: the hook above is called with the whole request
 // target after libmicrohttpd has found its '?' but before it splits what follows into its
 // per-connection memory pool (32 KiB), where a few hundred short parameters ran out of room and left

@@ -368,7 +368,7 @@ extension BatchCommandOptions {
             + "with the single-clip command's options (poster \"at\" as thumb --at; strip \"pick\", \"gap\", \"timestamps\"; "
             + "sheet \"grid\", \"width\"/\"tile_width\", \"gap\", \"margin\", \"header\", \"timestamps\", \"pick\"; hover "
             + "\"loop_point\", \"seam\" and \"format\" (mp4, webp, gif) as render). Unknown keys and values out of range are usage errors. See Docs/batch.md.",
-        showing: "poster+sprites")
+        showing: "poster+sprites+hover")
     static let jobs = ValueOption<Int>.integer("jobs", short: "j", help: "Clips at a time, 1 to 256.",
                                           default: BatchOptions.processorCount, in: 1...256, showing: "cores")
     static let force = FlagOption("force", help: "Redo clips whose outputs are already complete.")

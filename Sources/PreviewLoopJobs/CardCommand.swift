@@ -84,35 +84,35 @@ extension CardOptions {
         default: nil, showing: nil,
         expecting: "W:H or a decimal number from 1:16 to 16:1 (0.0625 to 16), for example 16:9, 4:3 or 1.5") { text in
         aspectRatio(parsing: text).flatMap { aspectRange.contains($0) ? .some($0) : nil }
-    }
+    }.parameter()
     /// `--corner-radius <px>`.
-    static let cornerRadius = PictureOptions.cornerRadius(default: CardStyle().cornerRadius)
+    static let cornerRadius = PictureOptions.cornerRadius(default: CardStyle().cornerRadius).parameter()
     /// `--reveal <reveal>`.
     static let reveal = ValueOption<CardReveal>.choice(
         "reveal", value: "reveal",
         help: "circle (a disc grows from the centre to the frame's diagonal in 0.6 s, eased) or "
             + "fade (a cross-fade of the same length, the Reduce Motion variant).",
-        default: CardStyle().reveal)
+        default: CardStyle().reveal).parameter()
     /// `--poster-hold <time>`.
     static let posterHold = ValueOption<Double>.seconds(
         "poster-hold", help: "How long the poster with its play button shows before the reveal.",
-        default: CardStyle().posterHold, showing: Format.limit(CardStyle().posterHold), allowsZero: true)
+        default: CardStyle().posterHold, showing: Format.limit(CardStyle().posterHold), allowsZero: true).parameter()
     /// `--play-length <time>`.
     static let playLength = ValueOption<Double>.seconds(
         "play-length", help: "How long the video plays after the reveal, from the poster's time.",
-        default: CardStyle().playLength, showing: Format.limit(CardStyle().playLength), allowsZero: true)
+        default: CardStyle().playLength, showing: Format.limit(CardStyle().playLength), allowsZero: true).parameter()
     /// `--close`.
     static let close = FlagOption("close", help: "End by fading back to the poster (0.35 s), as the close button does: a looping "
-                                + "animation then joins its end to its start.")
+                                + "animation then joins its end to its start.").parameter()
     /// `--no-play-button`.
     static let noPlayButton = FlagOption("no-play-button", help: "Show the poster without the play button.")
     /// `--fps <n>`.
     static let fps = ValueOption<Int>.integer("fps", help: "Frames per second of animations and frame directories, \(ValueRanges.framesPerSecond.inWords).",
-                                         default: 30, in: ValueRanges.framesPerSecond)
+                                         default: 30, in: ValueRanges.framesPerSecond).parameter()
     /// `--length <time>`: the loop window.
     static let length = ValueOption<TimePosition>.time(
         "length", help: "How long the loop window lasts: the poster is its first good frame, and the video wraps at its end.",
-        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
+        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true).parameter()
     /// `--poster-at <time>`.
     static let posterAt = ValueOption<TimePosition?>(
         "poster-at", value: "time",
@@ -121,12 +121,12 @@ extension CardOptions {
         default: nil, showing: "the first good frame",
         expecting: "seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
         TimePosition(parsing: text).map { .some($0) }
-    }
+    }.parameter()
     /// `-t, --at <time>`: a still's instant.
     static let at = ValueOption<Double>.seconds(
         "at", short: "t", help: "For a still: the instant of the sequence to show, in seconds from its start "
             + "(0: the poster; poster-hold + 0.3: mid-reveal).",
-        default: 0, showing: "0", allowsZero: true)
+        default: 0, showing: "0", allowsZero: true).parameter()
     /// `--flash-safety <check|off>`: render's option, without `avoid` (a card plays from its poster).
     static let flashSafety = ValueOption<FlashSafety>.choice(
         "flash-safety", value: "mode",
@@ -134,11 +134,11 @@ extension CardOptions {
             + "photosensitive flashes (WCAG 2.3.1) and report a warning line on standard error for an extended_failure "
             + "or failure (and the verdicts in --json); the file is written either way. off: no analysis. Stills and "
             + "PNG frames are not analysed; avoid is render's (a card plays from its poster, it has no window to move).",
-        default: .check, among: [.check, .off])
+        default: .check, among: [.check, .off]).parameter()
     /// `-q, --quality <0-100>`.
     static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100", help: "Quality for .webp, .mp4 and .jpg outputs, 0 (smallest) to 100 (best).",
-        in: ValueRanges.quality)
+        in: ValueRanges.quality).parameter()
 
     /// Takes the input and the output with what it asks for, and turns the folded options into the
     /// card's style.
@@ -349,6 +349,76 @@ struct CardCommand {
         case .revealing(let progress, _): "revealing \(Int((progress * 100).rounded()))%"
         case .playing(let time): "playing, \(Format.fixed(time, 3)) s into the video"
         case .closing(let progress, _): "closing \(Int((progress * 100).rounded()))%"
+        }
+    }
+}
+
+extension CardOptions: ServedJob {
+    /// The card's size (its `aspect` at 480 wide by default) times `factor`, even for H.264.
+    mutating func scaleDefaultSize(by factor: Double) {
+        let even = destination == .animation(.mp4)
+        func side(_ value: Int) -> Int {
+            let scaled = max(1, Int((Double(value) * factor).rounded()))
+            return even ? max(2, scaled / 2 * 2) : scaled
+        }
+        style.size = Size(width: side(style.size.width), height: side(style.size.height))
+    }
+
+    static func isAnimation(_ fileName: String) -> Bool { AnimationFormat(path: fileName) != nil }
+
+    /// Writes the route's file; `at` picks a still's instant; the card's size is both sides or `aspect`.
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        if isAnimation(request.fileName) && request.has("at") {
+            throw PreviewRequestError(status: 400, parameter: "at",
+                                      detail: "at picks the instant of a still: ask for card.png or card.jpg.")
+        }
+        if (request.width == nil) != (request.height == nil) {
+            throw PreviewRequestError(status: 400, parameter: request.width == nil ? "height" : "width",
+                                      detail: "A card takes width and height together, or aspect.")
+        }
+        given.give("output", request.fileName)
+    }
+
+    /// Within the server's caps: the compositor's layers, a GIF's frames held for its palette, the encoder.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        let caps = request.caps
+        isQuiet = true
+        let size = style.size
+        var frames = 1.0, encoder = 0.0
+        if case .animation(let animation) = destination {
+            try Self.checkFramesPerSecond(framesPerSecond, caps: caps)
+            let duration = CardTimeline(style: style).duration
+            guard duration <= caps.seconds + 1e-9 else {
+                throw PreviewRequestError(status: 413, parameter: "play_length",
+                                          detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server; "
+                                              + "this card lasts \(Format.fixed(duration, 3)) s.")
+            }
+            guard max(size.width, size.height) <= caps.side else {
+                throw PreviewRequestError(status: 413, parameter: "aspect",
+                                          detail: "At most \(caps.side) pixels a side for an animation on this server.")
+            }
+            if animation == .gif { frames = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: framesPerSecond)) }
+            encoder = OutputLimits.encoderBytes(size, format: animation)
+        }
+        return Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
+    }
+
+    /// A still with its placeholder headers, or the sequence written to a file of its own in `scratch`,
+    /// read back and removed, with its flash verdict.
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        var options = self
+        let animates: Bool
+        if case .animation = destination { animates = true } else { animates = false }
+        if animates {
+            options.output = scratch + "/card-\(PreviewJob.nextScratchNumber())."
+                + (job.route.split(separator: ".").last.map(String.init) ?? "webp")
+        }
+        defer { if animates { FileSystem.unlink(options.output) } }
+        switch try CardCommand(options: options).render().rendered {
+        case .still(let bytes, _, _, let picture):
+            return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
+        case .sequence(let summary):
+            return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
         }
     }
 }

@@ -35,7 +35,8 @@ extension BatchExportPageOptions: ParsableCommand {
 
 /// `preview-loop batch export-page OUT`: the feed page over a batch output folder, as static files
 /// (`OUT/index.html`, `OUT/feed.css`, `OUT/feed.js`) whose URLs are relative to the folder: each clip
-/// that batch completed is a card with its `poster.jpg`, its `hover.mp4` as the preview and its
+/// that batch completed is a card of its poster's shape with its `poster.jpg` (its `2x` source when
+/// twice the card's size, as the default recipe makes it), its `hover.mp4` as the preview and its
 /// `thumbnails.vtt` sprites for scrubbing. Any static host serves it, and it works opened from the file
 /// system: the page carries each `thumbnails.vtt` in itself (``FeedPage/Card/storyboardTrack``), since
 /// a page from `file://` may not fetch, and everything else it shows is an `<img>`, a `<video>` or a
@@ -91,10 +92,33 @@ struct FeedExport {
         guard !cards.isEmpty else {
             throw PreviewLoopError(.inputNotFound, "\(directory): no completed clip with a poster in its results")
         }
+        if let missing = missingRecipeKeys(cards) { Console.writeWarning(missing) }
         let name = directory.split(separator: "/").last.map(String.init) ?? directory
         var page = FeedPage(title: "Previews: " + FilePathBytes.displayed(name), cards: cards)
         page.assets = .files
         return page
+    }
+
+    /// What the recipe the clips were made with lacks for the page, as one line naming the recipe keys
+    /// to add, or `nil` when every card has a poster at twice its size and a hover MP4 (the default
+    /// recipe makes both): a smaller poster is soft on a high-density screen, and a card without a
+    /// hover MP4 has no play button.
+    static func missingRecipeKeys(_ cards: [FeedPage.Card]) -> String? {
+        let soft = cards.filter { $0.posterDensity < 2 }.count
+        let still = cards.filter { $0.video == nil }.count
+        guard soft > 0 || still > 0 else { return nil }
+        var problems: [String] = [], keys: [String] = []
+        if soft > 0 {
+            problems.append("\(soft) of \(cards.count) posters are smaller than twice their card (soft on a high-density screen)")
+            let size = BatchRecipe.standard.poster?.size ?? Size(width: 960, height: 540)
+            keys.append("\"poster\": {\"size\": \"\(size.width)x\(size.height)\"}")
+        }
+        if still > 0 {
+            problems.append("\(still) of \(cards.count) clips have no hover MP4 (no play button)")
+            keys.append("\"hover\": {}")
+        }
+        return problems.joined(separator: " and ") + "; add " + keys.joined(separator: " and ")
+            + " to the recipe (or run batch without --recipe) and run batch again with --force"
     }
 
     /// The most bytes of a storyboard track the page carries: ample for any track batch writes (100
@@ -108,12 +132,21 @@ struct FeedExport {
             record.outputs.first { $0.kind == kind && (suffix.map($0.path.hasSuffix) ?? true) }
         }
         guard let poster = output("poster") else { return nil }
-        return FeedPage.Card(
+        var card = FeedPage.Card(
             title: record.id, name: record.id, posters: [FeedPage.urlPath(poster.path)],
             video: output("hover", suffix: ".mp4").map { FeedPage.urlPath($0.path) },
             storyboard: output("webvtt").map { FeedPage.urlPath($0.path) },
             storyboardTrack: output("webvtt").flatMap { track($0.path, in: directory) },
             color: poster.dominantColor)
+        // The card takes the poster's shape (the recipe's box, turned for a portrait clip); a poster at
+        // least twice the card's size is its 2x source.
+        if let width = poster.width, let height = poster.height, width > 0, height > 0 {
+            let aspect = Double(width) / Double(height)
+            card.aspectRatio = aspect
+            let box = FeedPage.cardBox(aspectRatio: aspect)
+            if width >= 2 * box.width && height >= 2 * box.height - 2 { card.posterDensity = 2 }
+        }
+        return card
     }
 
     /// The text of the WebVTT file at `path` (relative to `directory`) for the page to carry; `nil`, with

@@ -15,6 +15,11 @@ package struct FeedPage: Sendable, Equatable {
         package var name: String
         /// The poster at 1x, 2x and 3x the card's size (the first is `src`); one entry for a single size.
         package var posters: [String]
+        /// The pixel density of the first of ``posters`` (each next one is 1 more): 2 for a single poster
+        /// at twice the card's size, listed in `srcset` as `2x`.
+        package var posterDensity = 1
+        /// The card's own shape, width ÷ height (its clip's); `nil` for the page's ``FeedPage/aspectRatio``.
+        package var aspectRatio: Double?
         /// The preview `<video>` plays and the poster links to; `nil` for a card without one.
         package var video: String?
         /// A WebVTT storyboard track (`#xywh=` cues) for scrubbing.
@@ -85,7 +90,8 @@ package struct FeedPage: Sendable, Equatable {
     package static let maxPlayingRange = 1...16
     /// The most cards one page lists (in path order); a larger library is better served by a manifest.
     package static let maxCards = 2000
-    /// The card's width in CSS pixels at its largest; posters are made at 1x, 2x and 3x of it.
+    /// The card's long side in CSS pixels at its largest (its width for a landscape card, its height for
+    /// a portrait one); posters are made at 1x, 2x and 3x of it.
     package static let cardWidth = 480
     /// Marks a file this page wrote, so that an export replaces only its own files.
     package static let generator = "preview-loop feed"
@@ -116,6 +122,14 @@ package struct FeedPage: Sendable, Equatable {
         return size
     }
 
+    /// The card's size for `aspectRatio`: `longSide` (480) on its long side — 480x270 at 16:9, 270x480
+    /// at 9:16, 480x360 at 4:3 — both sides even and at most `maxSide`.
+    package static func cardBox(longSide: Int = cardWidth, aspectRatio: Double, maxSide: Int = .max) -> Size {
+        let ratio = CardStyle.usableAspectRatio(aspectRatio)
+        let width = ratio >= 1 ? longSide : max(2, Int((Double(longSide) * ratio / 2).rounded()) * 2)
+        return cardSize(width: width, aspectRatio: ratio, maxSide: maxSide)
+    }
+
     /// The whole page.
     package func html() -> String {
         var page = "<!DOCTYPE html>\n<html lang=\"en\" class=\"pl-nojs\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -127,12 +141,13 @@ package struct FeedPage: Sendable, Equatable {
         case .files: page += "<link rel=\"stylesheet\" href=\"feed.css\">\n"
         }
         page += "</head>\n"
-        let size = Self.cardSize(aspectRatio: aspectRatio)
+        let size = Self.cardBox(aspectRatio: aspectRatio)
         page += "<body data-preview-length=\"\(Format.limit(previewLength))\" data-max-playing=\"\(maxPlaying)\""
-            + " data-record-max-length=\"\(Format.limit(recordMaxLength))\" style=\"--pl-aspect: \(size.width) / \(size.height)\">\n"
+            + " data-record-max-length=\"\(Format.limit(recordMaxLength))\" style=\"--pl-aspect: \(size.width) / \(size.height)"
+            + (size.width == Self.cardWidth ? "" : "; --pl-width: \(size.width)px") + "\">\n"
         page += "<header class=\"pl-header\"><h1>\(Self.escaped(title))</h1></header>\n"
         page += "<main>\n<ul class=\"pl-feed\">\n"
-        for card in cards { page += item(card, size: size) }
+        for card in cards { page += item(card, size: card.aspectRatio.map { Self.cardBox(aspectRatio: $0) } ?? size, pageSize: size) }
         page += "</ul>\n</main>\n"
         page += "<noscript><p class=\"pl-header\">Each poster links to its preview.</p></noscript>\n"
         var tracks: [String: JSONValue] = [:]
@@ -150,7 +165,7 @@ package struct FeedPage: Sendable, Equatable {
         return page
     }
 
-    private func item(_ card: Card, size: Size) -> String {
+    private func item(_ card: Card, size: Size, pageSize: Size) -> String {
         var attributes = "class=\"pl-card\" data-state=\"poster\" data-name=\"\(Self.escaped(card.name))\""
         let urls: [(String, String?)] = [
             ("video", card.video), ("storyboard", card.storyboard), ("probe", card.probe), ("still", card.still),
@@ -161,11 +176,13 @@ package struct FeedPage: Sendable, Equatable {
         }
         if let length = card.previewLength { attributes += " data-preview-length=\"\(Format.limit(length))\"" }
         if let color = card.color, Self.isColor(color) { attributes += " style=\"background-color: \(color)\"" }
-        var html = "<li class=\"pl-item\">\n<div \(attributes)>\n"
+        // A card of its own shape carries its size (the style sheet's --pl-aspect and --pl-width).
+        let shape = size == pageSize ? "" : " style=\"--pl-aspect: \(size.width) / \(size.height); --pl-width: \(size.width)px\""
+        var html = "<li class=\"pl-item\"\(shape)>\n<div \(attributes)>\n"
         let source = card.posters.first ?? ""
         var image = "<img class=\"pl-poster\" src=\"\(Self.escaped(source))\""
-        if card.posters.count > 1 {
-            let set = card.posters.enumerated().map { "\(Self.escaped($0.element)) \($0.offset + 1)x" }.joined(separator: ", ")
+        if card.posters.count > 1 || card.posterDensity > 1 {
+            let set = card.posters.enumerated().map { "\(Self.escaped($0.element)) \($0.offset + card.posterDensity)x" }.joined(separator: ", ")
             image += " srcset=\"\(set)\""
         }
         image += " width=\"\(size.width)\" height=\"\(size.height)\" alt=\"\(Self.escaped(card.title))\" loading=\"lazy\" decoding=\"async\">"

@@ -2,16 +2,36 @@ import FoundationEssentials
 import PreviewLoop
 
 /// The feed page's settings: `serve --preview-length`, and the query of `/` (`preview_length`,
-/// `aspect`, `max_playing`), which overrides them for one page.
+/// `aspect`, `min_aspect`, `max_aspect`, `max_playing`), which overrides them for one page.
 package struct FeedSettings: Equatable, Sendable {
     /// Seconds between the preview's seeks back to its start.
     package var previewLength = FeedPage.defaultPreviewLength
-    /// The cards' shape, width ÷ height.
+    /// The shape of every card when ``fitsClips`` is off, and of a card whose clip's shape is not known,
+    /// width ÷ height.
     package var aspectRatio = CardStyle.defaultAspectRatio
+    /// Whether each card takes its clip's display shape, kept within ``aspectRange`` (the default);
+    /// off when the page asks for one `aspect` for all.
+    package var fitsClips = true
+    /// The narrowest and the widest card a clip's shape gives, width ÷ height.
+    package var aspectRange = FeedSettings.defaultAspectRange
     /// Previews playing at once at most.
     package var maxPlaying = FeedPage.defaultMaxPlaying
 
     package init() {}
+
+    /// 9:16 (a phone held upright) to 16:9: a wider clip is cropped at its sides, a taller one at its
+    /// top and bottom.
+    package static let defaultAspectRange = (9.0 / 16)...(16.0 / 9)
+
+    /// The shape of the card for a clip shown at `display` (its display size, rotation and pixel shape
+    /// applied; `nil` when it is not known): its own shape within ``aspectRange`` when the cards fit
+    /// their clips (``aspectRatio`` within it when the shape is not known), else ``aspectRatio``.
+    package func cardAspect(display: Size?) -> Double {
+        guard fitsClips else { return aspectRatio }
+        var ratio = aspectRatio
+        if let display, display.width > 0, display.height > 0 { ratio = Double(display.width) / Double(display.height) }
+        return min(aspectRange.upperBound, max(aspectRange.lowerBound, ratio))
+    }
 
     /// `--preview-length <time>` (and `preview_length`).
     static let previewLength = ValueOption<Double>(
@@ -33,7 +53,9 @@ package struct FeedSettings: Equatable, Sendable {
     /// The query parameters of `/`, each read by an option's declaration.
     package static let parameters: [QueryParameter] = [
         .passing("preview_length", "Seconds between a playing preview's seeks back to its start.", previewLength),
-        .passing("aspect", "The cards' shape (16:9, 4:3, 1.5).", CardOptions.aspect),
+        .passing("aspect", "One shape for every card (16:9, 4:3, 1.5); without it each card takes its clip's shape.", CardOptions.aspect),
+        .passing("min_aspect", "The narrowest card a clip's shape gives (9:16 by default).", CardOptions.aspect),
+        .passing("max_aspect", "The widest card a clip's shape gives (16:9 by default).", CardOptions.aspect),
         .passing("max_playing", "Previews playing at once at most.", maxPlaying),
     ]
     /// Their names.
@@ -45,6 +67,7 @@ package struct FeedSettings: Equatable, Sendable {
     package func applying(query: [(name: String, value: String)]) throws(PreviewRequestError) -> FeedSettings {
         var settings = self
         var seen: Set<String> = []
+        var minimum: Double?, maximum: Double?
         for (name, value) in query {
             guard let known = Self.parameterNames.first(where: { $0 == name }) else {
                 let shown = PreviewRequests.printable(name)
@@ -58,17 +81,32 @@ package struct FeedSettings: Equatable, Sendable {
                     return try Self.fail(known, "Expected \(Self.previewLength.expectation).")
                 }
                 settings.previewLength = length
-            case "aspect":
+            case "aspect", "min_aspect", "max_aspect":
                 guard let ratio = CardOptions.aspect.convert(value) ?? nil else {
                     return try Self.fail(known, "Expected \(CardOptions.aspect.expectation).")
                 }
-                settings.aspectRatio = ratio
+                if known == "aspect" {
+                    settings.aspectRatio = ratio
+                    settings.fitsClips = false
+                } else if known == "min_aspect" {
+                    minimum = ratio
+                } else {
+                    maximum = ratio
+                }
             default:
                 guard let count = Self.maxPlaying.convert(value) else {
                     return try Self.fail(known, "Expected \(Self.maxPlaying.expectation).")
                 }
                 settings.maxPlaying = count
             }
+        }
+        if minimum != nil || maximum != nil {
+            let low = minimum ?? min(settings.aspectRange.lowerBound, maximum ?? .infinity)
+            let high = maximum ?? max(settings.aspectRange.upperBound, minimum ?? 0)
+            guard low <= high else {
+                return try Self.fail(minimum != nil ? "min_aspect" : "max_aspect", "min_aspect is wider than max_aspect.")
+            }
+            settings.aspectRange = low...high
         }
         return settings
     }

@@ -11,6 +11,12 @@ struct InputOptions: Equatable, Sendable, OptionGroup {
     @Option(InputOptions.tonemap) var toneMapping = ToneMapping.auto
     /// `--deinterlace`: which frames are deinterlaced.
     @Option(InputOptions.deinterlace) var deinterlacing = Deinterlacing.auto
+    /// `--rotate`: the clockwise quarter turns after the source's own orientation.
+    @Option(InputOptions.rotate) var rotation = QuarterTurn.none
+    /// `--flip-h`: mirrored left to right, after the turn.
+    @Flag(InputOptions.flipH) var flipsHorizontally = false
+    /// `--flip-v`: mirrored top to bottom, after the turn.
+    @Flag(InputOptions.flipV) var flipsVertically = false
     /// Decoding threads (`--threads`).
     @Option(InputOptions.threads) var threads = DecodingDefaults.threads
     /// Whether a URL input may redirect to another http(s) origin (`--allow-redirects`).
@@ -34,6 +40,7 @@ struct InputOptions: Equatable, Sendable, OptionGroup {
         tls.apply(to: &options)
         options.allowedURLs = allowedURLs
         options.requestHeaders = requestHeaders
+        options.transform = PictureTransform(rotation: rotation, flipsHorizontally: flipsHorizontally, flipsVertically: flipsVertically)
         return options
     }
 
@@ -63,6 +70,21 @@ extension InputOptions {
         default: nil, showing: "none", expecting: "a number of seconds above 0 and at most 86400") { text in
         Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 86_400 ? .some($0) : nil }
     }
+
+    /// `--rotate <degrees>`: a parameter of every job that makes pictures (Mux's `rotate`).
+    static let rotate = ValueOption<QuarterTurn>(
+        "rotate", value: "degrees",
+        help: "Turn the picture clockwise by 0, 90, 180 or 270 degrees after the video's own orientation (its "
+            + "display matrix); sizes are of the turned picture.",
+        default: .none, showing: "0", expecting: "0, 90, 180 or 270", completing: .choices(QuarterTurn.allCases.map { "\($0.rawValue)" })) { text in
+        Int(text).flatMap(QuarterTurn.init(rawValue:))
+    }.parameter()
+
+    /// `--flip-h`: a parameter of every job that makes pictures (Mux's `flip_h`).
+    static let flipH = FlagOption("flip-h", help: "Mirror the picture left to right, after --rotate.").parameter()
+
+    /// `--flip-v`: a parameter of every job that makes pictures (Mux's `flip_v`).
+    static let flipV = FlagOption("flip-v", help: "Mirror the picture top to bottom, after --rotate and --flip-h.").parameter()
 
     /// `--threads <n>`.
     static let threads = ValueOption<Int>.integer("threads", help: "Decoding threads, 1 to 64.",

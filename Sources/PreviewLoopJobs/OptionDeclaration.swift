@@ -61,6 +61,25 @@ package struct FlagOption: OptionDeclaration {
     }
 }
 
+extension ValueOption {
+    /// The option as a parameter of its job as well: the image API's routes of the job take it as
+    /// `name` (by default the long name with `_` for `-`), with this declaration's conversion and checks.
+    package func parameter(_ name: String? = nil) -> Self {
+        var option = self
+        option.spec.parameter = name ?? spec.name.replacing("-", with: "_")
+        return option
+    }
+}
+
+extension FlagOption {
+    /// The flag as a parameter of its job as well: `true` turns it on, `false` leaves it off.
+    package func parameter(_ name: String? = nil) -> Self {
+        var option = self
+        option.spec.parameter = name ?? spec.name.replacing("-", with: "_")
+        return option
+    }
+}
+
 extension ValueOption where Value == Int {
     /// A decimal integer within `range`; help shows the default unless `showing` says otherwise.
     static func integer(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,

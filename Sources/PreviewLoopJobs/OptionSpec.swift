@@ -23,6 +23,11 @@ package struct OptionSpec: Sendable {
     /// The whole numbers a numeric option accepts, as declared (from the library's ``ValueRanges`` where
     /// the library has the same limit); `nil` for any other kind of value.
     var integerRange: ClosedRange<Int>?
+    /// The name the job's other front ends take the option under (`tile_width`): the image API's query
+    /// derives a parameter from it on every route of the job (``PreviewRoute``); `nil` for an option
+    /// only the command line has (files, processes, reporting). Set with `.parameter()` where the option
+    /// is declared.
+    package var parameter: String?
 
     /// Whether the option takes a value.
     package var takesValue: Bool { valueName != nil }

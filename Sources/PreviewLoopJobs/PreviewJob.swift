@@ -34,7 +34,7 @@ package struct PreviewJob: Sendable {
         width * height * 3 / 2 * (bitDepth > 8 ? 2 : 1)
     }
     /// The parsed command.
-    let command: any ClipCommand
+    let command: any ServedJob
     /// A storyboard index's query for its picture (the request's parameters but `format`, encoded;
     /// a server adds what it needs to find the source and check the signature).
     package var pictureQuery = ""
@@ -65,71 +65,18 @@ package struct PreviewJob: Sendable {
             command.source.requestHeaders = remote.requestHeaders
             command.source.tls = remote.tls
         }
-        switch command {
-        case let options as ThumbOptions:
-            let picture = try ThumbCommand(options: options).render()
-            guard route.hasPrefix(PreviewRequests.placeholder.stem + ".") else {
-                var body = RenderedBody(body: picture.bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture.frame.image)))
-                // The placeholder of the same picture, for `placeholder.json` with the same parameters.
-                body.siblings = siblings.map { _ in Self.placeholderBody(of: picture.frame) }
-                return body
-            }
-            return Self.placeholderBody(of: picture.frame)
-        case let options as StripOptions:
-            return RenderedBody(body: try StripCommand(options: options).render().bytes)
-        case let options as SheetOptions:
-            return RenderedBody(body: try SheetCommand(options: options).render().bytes)
-        case var options as RenderOptions:
-            let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
-            options.output = scratch + "/render-\(number).\(options.format.rawValue)"
-            defer { FileSystem.unlink(options.output) }
-            let rendered = try RenderCommand(options: options).render()
-            return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30),
-                                flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
-        case var options as CardOptions:
-            if case .animation = options.destination {
-                let number = PreviewJob.renders.add(1, ordering: .relaxed).newValue
-                options.output = scratch + "/card-\(number)." + (route.split(separator: ".").last.map(String.init) ?? "webp")
-            }
-            defer { if case .animation = options.destination { FileSystem.unlink(options.output) } }
-            switch try CardCommand(options: options).render().rendered {
-            case .still(let bytes, _, _, let picture):
-                return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
-            case .sequence(let summary):
-                return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
-            }
-        case let options as SpritesOptions:
-            let storyboard = try SpritesCommand(options: options).storyboard()
-            var body = storyboardBody(storyboard, format: options.format)
-            body.siblings = siblings.map { $0.storyboardBody(storyboard, format: options.format) }
-            return body
-        case let options as ProbeOptions:
-            let info = try MediaProbe.probe(options.source.source, options: options.source.sourceOptions)
-            return RenderedBody(body: Array(ProbeCommand.json(for: info).utf8))
-        default:
-            throw PreviewLoopError(.invalidArgument, "not a route")
-        }
+        return try command.body(for: self, scratch: scratch, siblings: siblings)
     }
 
-    /// Renders started in this process, naming their scratch files.
+    /// Renders started in this process, numbering their scratch files.
     private static let renders = Atomic<Int>(0)
 
-    /// `placeholder.json` of a picture: its ThumbHash, BlurHash, dominant colour, pHash, time and size.
-    private static func placeholderBody(of frame: VideoFrame) -> RenderedBody {
-        let image = frame.image
-        let placeholder = ImagePlaceholder(image)
-        let json = JSONValue.object([
-            "thumbhash": .string(placeholder.thumbHash), "blurhash": .string(placeholder.blurHash),
-            "dominant_color": .string("\(placeholder.dominantColor)"),
-            "phash": .string("\(PerceptualHash(image))"), "time": .number((frame.sourceTime * 1e6).rounded() / 1e6),
-            "width": .integer(image.width), "height": .integer(image.height),
-        ])
-        return RenderedBody(body: Array((json.text(.memberPerLine) + "\n").utf8))
-    }
+    /// The next number for a scratch file of this process.
+    static func nextScratchNumber() -> Int { renders.add(1, ordering: .relaxed).newValue }
 
     /// This job's body made from a storyboard: the index (`.vtt`, `.json`) pointing at its picture, or
     /// the picture.
-    private func storyboardBody(_ storyboard: Storyboard, format: SheetFormat) -> RenderedBody {
+    func storyboardBody(_ storyboard: Storyboard, format: SheetFormat) -> RenderedBody {
         let picture = (pictureRoute ?? "storyboard.\(format.rawValue)") + (pictureQuery.isEmpty ? "" : "?" + pictureQuery)
         if route.hasSuffix(".vtt") { return RenderedBody(body: Array(storyboard.track.webVTT { _ in picture }.utf8)) }
         if route.hasSuffix(".json") { return RenderedBody(body: Array((storyboard.json(url: picture).text(.memberPerLine) + "\n").utf8)) }
@@ -141,22 +88,8 @@ package struct PreviewJob: Sendable {
     /// picture and its two indexes make each other; a thumbnail makes its `placeholder.json`. Each is
     /// named with the query it is asked with.
     package var siblingRequests: [(route: String, query: [(name: String, value: String)])] {
-        switch command {
-        case let options as SpritesOptions:
-            let picture = "storyboard.\(options.format.rawValue)"
-            let indexQuery = options.format == .jpg ? baseQuery : baseQuery + [("format", options.format.rawValue)]
-            return ["storyboard.vtt", "storyboard.json", picture].filter { $0 != route }.map { sibling in
-                (sibling, sibling == picture ? baseQuery : indexQuery)
-            }
-        case is ThumbOptions where !route.hasPrefix(PreviewRequests.placeholder.stem + "."):
-            return [(PreviewRequests.placeholder.stem + ".json", baseQuery)]
-        default:
-            return []
-        }
+        command.siblingRequests(of: self)
     }
-
-    /// The query without `format` (which a storyboard's picture takes from its extension).
-    private var baseQuery: [(name: String, value: String)] { query.filter { $0.name != "format" } }
 }
 
 /// A rendered response: its body and the headers that describe it (``PreviewRequests/headers(of:)``),

@@ -30,24 +30,11 @@ extension PreviewRequests {
         var given = ScannedArguments(subcommand: route.command.subcommand)
         given.positionals = [source]
         func set(_ option: String, _ value: String) { given.give(option, value) }
-        let isCard = route.command == CardOptions.self, isStoryboard = route.command == SpritesOptions.self
-        switch route.command {
-        case is ProbeOptions.Type:
-            given.flags.insert("json")
-        case is SpritesOptions.Type:
-            // The storyboard is rendered in memory; sprites' output directory is never made.
-            set("output", "storyboard")
-            // The picture's format is its extension's; an index's is its `format` parameter.
-            if format.mediaType.hasPrefix("image/") { set("format", format.fileExtension) }
-        case is ThumbOptions.Type where route.stem == placeholder.stem:
-            // The picture is measured, never written: PPM is the cheapest to make.
-            set("output", "placeholder.ppm")
-        default:
-            set("output", name)
-        }
+        let job = route.command
         // An animation's sides are capped; a card still's are not.
-        let animates = route.command == RenderOptions.self || (isCard && AnimationFormat(path: name) != nil)
-        var width: String?, height: String?
+        let animates = job.isAnimation(name)
+        var width: Int?, height: Int?
+        var dpr = 1.0
         var canonical: [(String, String)] = []
         var preserves = false
         for (parameterName, value) in query {
@@ -59,11 +46,12 @@ extension PreviewRequests {
             }
             if route.sizePair != nil && (parameterName == "width" || parameterName == "height") {
                 let side = try side(value, parameter)
-                if animates, Int(side)! > caps.side {
-                    throw PreviewRequestError(status: 413, parameter: parameterName,
-                                              detail: "At most \(caps.side) pixels a side for an animation on this server.")
-                }
                 if parameterName == "width" { width = side } else { height = side }
+            } else if route.sizePair != nil && parameterName == "dpr" {
+                guard value.count <= 8, let ratio = DecimalText.number(value), dprRange.contains(ratio) else {
+                    throw PreviewRequestError(status: 400, parameter: parameterName, detail: "Expected \(dprExpectation).")
+                }
+                dpr = ratio
             } else {
                 guard let setting = parameter.setting(value) else {
                     throw PreviewRequestError(status: 400, parameter: parameterName, detail: "Expected \(parameter.expectation).")
@@ -77,27 +65,25 @@ extension PreviewRequests {
             }
             canonical.append((parameterName, value))
         }
-        if seen.contains("end") && (seen.contains("length") || seen.contains("loop_point")) {
-            throw PreviewRequestError(status: 400, parameter: "end",
-                                      detail: "end sets where the animation ends: give it without length and loop_point.")
+        // The sides as the picture is made: as sent, times the device pixel ratio, within the limits.
+        for (side, parameterName) in [(width, "width"), (height, "height")] {
+            guard let side else { continue }
+            let made = Int((Double(side) * dpr).rounded())
+            let named = dpr > 1 ? "dpr" : parameterName
+            if made > SizeRequest.maximumSide {
+                throw PreviewRequestError(status: 413, parameter: named,
+                                          detail: "\(parameterName) times dpr is \(made) pixels; at most \(SizeRequest.maximumSide).")
+            }
+            if animates, made > caps.side {
+                throw PreviewRequestError(status: 413, parameter: named,
+                                          detail: "At most \(caps.side) pixels a side for an animation on this server.")
+            }
         }
-        if isCard && animates && seen.contains("at") {
-            throw PreviewRequestError(status: 400, parameter: "at",
-                                      detail: "at picks the instant of a still: ask for card.png or card.jpg.")
-        }
-        if isCard && (width == nil) != (height == nil) {
-            throw PreviewRequestError(status: 400, parameter: width == nil ? "height" : "width",
-                                      detail: "A card takes width and height together, or aspect.")
-        }
-        if isStoryboard {
-            // A storyboard has as many rows as its thumbnails need (counted once the clip is open): its
-            // grid is the columns by one row here, and its sides are checked against what was sent.
-            let sentColumns = query.first { $0.name == "columns" }.flatMap { Int($0.value) }
-            let columns = sentColumns ?? SpritesOptions.grid.defaultValue.width
-            if sentColumns == nil { set("grid", "\(columns)x1") }
-            try checkStoryboardSides(columns: columns, columnsSent: sentColumns != nil, width: width.flatMap { Int($0) },
-                                     height: height.flatMap { Int($0) })
-        }
+        width = width.map { Int((Double($0) * dpr).rounded()) }
+        height = height.map { Int((Double($0) * dpr).rounded()) }
+        let request = ServingRequest(route: route, fileName: name, format: format, query: query,
+                                     width: width, height: height, preservesShape: preserves, caps: caps)
+        try job.prepare(&given, for: request)
         switch (width, height) {
         case let (width?, height?): set("size", "\(width)x\(height)")
         case let (width?, nil): set("size", "\(width)x-1")
@@ -105,92 +91,16 @@ extension PreviewRequests {
         case (nil, nil): break
         }
         if let deadline { set("deadline", "\(deadline)") }
-        let parsed: any ClipCommand
+        var command: any ServedJob
         do {
-            guard let command = try route.command.init(given) as? any ClipCommand else {
-                throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
-            }
-            parsed = command
-        } catch let error as UsageError {
-            throw problem(error, parameters: route.parameters)
+            command = try job.init(given)
         } catch {
-            throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
+            throw problem(error, parameters: route.parameters.filter { seen.contains($0.name) } + route.parameters)
         }
-        // What the command holds beyond its decoder's frames (counted by `PreviewJob.memoryEstimate`,
-        // at the source's size once it is known).
-        let decoding = 0
-        var command = parsed
-        let estimate: Int
-        switch parsed {
-        case var options as ThumbOptions:
-            options.preservesShape = preserves && width != nil && height != nil
-            let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
-            estimate = decoding + 4 * Int(WorkBudget.rgba(box))
-            command = options
-        case var options as RenderOptions:
-            guard options.framesPerSecond <= caps.framesPerSecond else {
-                throw PreviewRequestError(status: 413, parameter: "fps",
-                                          detail: "At most \(caps.framesPerSecond) fps for an animation on this server.")
-            }
-            if case .seconds(let seconds) = options.length, seconds > caps.seconds + 1e-9 {
-                throw PreviewRequestError(status: 413, parameter: "length",
-                                          detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server.")
-            }
-            options.caps = caps
-            options.reporting.isQuiet = true
-            let box = options.size.knownSizes.first ?? Size(width: caps.side, height: caps.side)
-            let frames = (caps.seconds * (1 + LoopEnd.searchFraction) + 1) * Double(options.framesPerSecond)
-            estimate = decoding + Int(RenderOptions.bytes(frames: frames, size: box, format: options.format)
-                                      + options.heldBytes(frames: frames, size: box))
-            command = options
-        case var options as StripOptions:
-            options.reporting.isQuiet = true
-            let box = options.size.knownSizes.first ?? Size(width: 1920, height: 1920)
-            estimate = decoding + 3 * options.count * Int(WorkBudget.rgb(box))
-            command = options
-        case var options as SheetOptions:
-            options.reporting.isQuiet = true
-            // The sheet is at most its width squared-ish: tiles, the sheet and the encoder's copy.
-            let side = min(ImageFileFormat.maxWebPSide, max(options.sheetWidth, (options.tileWidth ?? 0) * options.columns))
-            estimate = decoding + 3 * Int(WorkBudget.rgb(Size(width: side, height: side)))
-            command = options
-        case var options as SpritesOptions:
-            options.reporting.isQuiet = true
-            // The most a storyboard may be: a full sheet of the tiles, the sheet and the encoder's copy.
-            let tile = options.size.knownSizes.first ?? SpritesOptions.defaultBox
-            let sheet = Size(width: min(ImageFileFormat.maxWebPSide, options.columns * tile.width),
-                             height: min(ImageFileFormat.maxWebPSide, SpritesCommand.storyboardRows * tile.height))
-            estimate = decoding + 3 * Int(WorkBudget.rgb(sheet))
-            command = options
-        case var options as CardOptions:
-            options.isQuiet = true
-            let size = options.style.size
-            var frames = 1.0, encoder = 0.0
-            if case .animation(let animation) = options.destination {
-                guard options.framesPerSecond <= caps.framesPerSecond else {
-                    throw PreviewRequestError(status: 413, parameter: "fps",
-                                              detail: "At most \(caps.framesPerSecond) fps for an animation on this server.")
-                }
-                let duration = CardTimeline(style: options.style).duration
-                guard duration <= caps.seconds + 1e-9 else {
-                    throw PreviewRequestError(status: 413, parameter: "play_length",
-                                              detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server; "
-                                                  + "this card lasts \(Format.fixed(duration, 3)) s.")
-                }
-                guard max(size.width, size.height) <= caps.side else {
-                    throw PreviewRequestError(status: 413, parameter: "aspect",
-                                              detail: "At most \(caps.side) pixels a side for an animation on this server.")
-                }
-                if animation == .gif { frames = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: options.framesPerSecond)) }
-                encoder = OutputLimits.encoderBytes(size, format: animation)
-            }
-            estimate = decoding + Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
-            command = options
-        case is ProbeOptions:
-            estimate = 16 << 20
-        default:
-            throw PreviewRequestError(status: 500, detail: "The request did not make a \(route.stem).")
-        }
+        // What the job holds beyond its decoder's frames (counted by `PreviewJob.memoryEstimate`, at the
+        // source's size once it is known).
+        if dpr != 1, width == nil, height == nil { command.scaleDefaultSize(by: dpr) }
+        let estimate = try command.prepareToServe(request)
         let sorted = canonical.sorted { $0.0 < $1.0 }
         // An index points to its picture: the same parameters but `format`, percent-encoded.
         let picture = sorted.filter { $0.0 != "format" }.map { "\(PercentEncoding.queryComponent($0))=\(PercentEncoding.queryComponent($1))" }.joined(separator: "&")
@@ -199,31 +109,16 @@ extension PreviewRequests {
                           heldBytes: estimate, command: command, pictureQuery: picture, query: query)
     }
 
-    /// Refuses a storyboard whose tiles cannot fit the picture's sides, naming the parameter sent:
-    /// `width` (times the columns) or `height` past the JPEG and WebP limit.
-    private static func checkStoryboardSides(columns: Int, columnsSent: Bool, width: Int?, height: Int?) throws(PreviewRequestError) {
-        let most = ImageFileFormat.maxWebPSide
-        if let width, columns * width > most {
-            let shown = "\(columns) column\(columns == 1 ? "" : "s")" + (columnsSent ? "" : " (the default)")
-            throw PreviewRequestError(status: 413, parameter: "width",
-                                      detail: "Tiles \(width) pixels wide in \(shown) make the storyboard \(columns * width) pixels wide; "
-                                          + "it is at most \(most): ask for a smaller width or fewer columns.")
-        }
-        if let height, height > most {
-            throw PreviewRequestError(status: 413, parameter: "height",
-                                      detail: "Tiles \(height) pixels high make the storyboard at least that high; it is at most \(most).")
-        }
-    }
-
     /// A `width` or `height`: a whole number of pixels in the sizes' range.
-    private static func side(_ value: String, _ parameter: QueryParameter) throws(PreviewRequestError) -> String {
+    private static func side(_ value: String, _ parameter: QueryParameter) throws(PreviewRequestError) -> Int {
         guard value.count <= 5, let number = Int(value), (1...SizeRequest.maximumSide).contains(number) else {
             throw PreviewRequestError(status: 400, parameter: parameter.name, detail: "Expected \(parameter.expectation).")
         }
-        return String(number)
+        return number
     }
 
-    /// A command-line usage error as the request's problem, naming the parameter that set the option.
+    /// A command-line usage error as the request's problem, naming the parameter that set the option
+    /// (the first of `parameters` that sets it: the ones sent come first).
     private static func problem(_ error: UsageError, parameters: [QueryParameter]) -> PreviewRequestError {
         func parameter(for option: String) -> QueryParameter? { parameters.first { $0.option.name == option } }
         switch error.kind {

@@ -5,9 +5,11 @@ import Synchronization
 // The image API's parameters, read by the jobs' own declarations: a request's query sets the options of
 // the job (`thumb`, `probe`, …) directly — each value typed and checked by its option's declaration, then
 // the job's cross-option checks and work limits, as on the command line — and the job renders the same
-// bytes. A parameter names the option it sets, found by name among the job's declarations
-// (`StripOptions.option("count")`, which fails at once for an option the job does not take), so an error
-// about that option is reported under the parameter's name.
+// bytes. Every option a job declares as a parameter (`.parameter()` where it is declared) is a query
+// parameter of each of the job's routes under that name, in the job's order; a route adds only the
+// parameters spelled differently from their option (Mux's `time`, `width`, `height`, `fit_mode`, a flag
+// turned the other way) and leaves out, by name, what it cannot take. An error about an option is
+// reported under the parameter's name.
 
 /// A query parameter of a route: its name, the option it sets and how its value is spelled for it.
 package struct QueryParameter: Sendable {
@@ -27,6 +29,15 @@ package struct QueryParameter: Sendable {
     static func passing(_ name: String, _ help: String, _ option: any OptionDeclaration) -> QueryParameter {
         QueryParameter(name: name, help: help, option: option.spec, setting: { .value($0) },
                               expectation: option.valueExpectation ?? "")
+    }
+
+    /// The parameter an option declared with `.parameter()` is: its value passed as is, or `true`/`false`
+    /// for a flag; its help is the option's first sentence.
+    static func derived(from option: any OptionDeclaration) -> QueryParameter {
+        let name = option.spec.parameter ?? option.spec.name
+        let abstract = option.spec.abstract
+        let help = abstract.firstRange(of: ". ").map { String(abstract[..<$0.lowerBound]) + "." } ?? abstract
+        return option.spec.takesValue ? .passing(name, help, option) : .toggle(name, help, option, on: "true")
     }
 
     /// `true` or `false`, turning the flag on for `on` (`false` for a flag that leaves something out).
@@ -56,7 +67,7 @@ package struct PreviewRoute: Sendable {
     /// The extensions served, each with its media type.
     package var formats: [(fileExtension: String, mediaType: String)]
     /// The job whose options read the query.
-    var command: any ClipCommand.Type
+    var command: any ServedJob.Type
     /// The job's subcommand name (`thumb`), for the docs.
     package var subcommand: String { command.configuration.name }
     /// Its parameters.
@@ -67,6 +78,38 @@ package struct PreviewRoute: Sendable {
 
     /// `thumbnail.jpg`, `thumbnail.png`, …
     package var fileNames: [String] { formats.map { stem + "." + $0.fileExtension } }
+
+    /// A route of `command`: its parameters are the options it declares as parameters, but those named
+    /// in `excluded`, and the `spelled` parameters (set on an option differently), each at its option's
+    /// place in the job's order. `described` words a parameter's help for the image API where the
+    /// option's own first sentence speaks of the command line.
+    init(stem: String, formats: [(fileExtension: String, mediaType: String)], command: any ServedJob.Type,
+         spelled: [QueryParameter] = [], excluding excluded: Set<String> = [], described: [String: String] = [:],
+         sizePair: String? = nil) {
+        var parameters: [QueryParameter] = []
+        for option in command.options {
+            parameters += spelled.filter { $0.option.name == option.spec.name }
+            if let name = option.spec.parameter, !excluded.contains(name), !spelled.contains(where: { $0.name == name }) {
+                var parameter = QueryParameter.derived(from: option)
+                if let help = described[name] { parameter.help = help }
+                parameters.append(parameter)
+            }
+        }
+        precondition(described.keys.allSatisfy { name in parameters.contains { $0.name == name } },
+                     "\(stem): a described parameter is not one of the route's")
+        precondition(spelled.allSatisfy { parameter in parameters.contains { $0.name == parameter.name } },
+                     "\(stem): a spelled parameter sets an option \(command.configuration.name) does not take")
+        self.init(stem: stem, formats: formats, command: command, parameters: parameters, sizePair: sizePair)
+    }
+
+    private init(stem: String, formats: [(fileExtension: String, mediaType: String)], command: any ServedJob.Type,
+                 parameters: [QueryParameter], sizePair: String?) {
+        self.stem = stem
+        self.formats = formats
+        self.command = command
+        self.parameters = parameters
+        self.sizePair = sizePair
+    }
 }
 
 /// The routes that render through a subcommand, and their parameters.
@@ -90,7 +133,9 @@ package enum PreviewRequests {
         return [QueryParameter(name: "width", help: "Width of \(what) in pixels; with height absent the shape is kept.",
                                option: option, setting: { _ in nil }, expectation: sideExpectation),
                 QueryParameter(name: "height", help: "Height of \(what) in pixels; with width absent the shape is kept.",
-                               option: option, setting: { _ in nil }, expectation: sideExpectation)]
+                               option: option, setting: { _ in nil }, expectation: sideExpectation),
+                QueryParameter(name: "dpr", help: "Device pixel ratio: width and height (or the default size) times this.",
+                               option: option, setting: { _ in nil }, expectation: dprExpectation)]
     }
 
     /// `fit_mode`.
@@ -100,32 +145,29 @@ package enum PreviewRequests {
                        expectation: "crop, preserve, pad or stretch")
     }
 
-    /// `quality` of a still.
-    static func imageQuality(of command: any ParsableCommand.Type) -> QueryParameter {
-        .passing("quality", "Lossy quality (JPEG, WebP).", command.option("quality"))
-    }
-
-    /// `pick` of a tiled route.
-    static func pick(of command: any ParsableCommand.Type) -> QueryParameter {
-        .passing("pick", "even or scenes.", command.option("pick"))
-    }
-
-    /// `thumbnail.{jpg,png,webp}`: `thumb`.
-    static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, command: ThumbOptions.self, parameters: [
+    /// `time`, `width`, `height` and `fit_mode` of a still of `thumb`.
+    static let thumbnailSpelled = [
         QueryParameter(name: "time", help: "When: absent (or poster) the poster frame, best, seconds, mm:ss or N%.",
                        option: ThumbOptions.option("at").spec, setting: { .value($0 == "poster" ? "auto" : $0) },
                        expectation: "poster, " + ThumbOptions.option("at").valueExpectation!.replacing("auto, ", with: "")),
-        .passing("start", "Where the poster search window starts.", ThumbOptions.option("start")),
-        .passing("length", "How long the poster search window lasts.", ThumbOptions.option("length")),
-    ] + sizePair("the picture", of: ThumbOptions.self) + [
-        fitMode(of: ThumbOptions.self), imageQuality(of: ThumbOptions.self),
-        .passing("accuracy", "exact or keyframe, for an explicit time.", ThumbOptions.option("accuracy")),
-    ], sizePair: "the picture")
+        fitMode(of: ThumbOptions.self),
+    ] + sizePair("the picture", of: ThumbOptions.self)
+
+    /// The help of `thumb`'s parameters as the image API has them.
+    static let thumbnailDescribed = [
+        "start": "Where the poster search window starts.", "length": "How long the poster search window lasts.",
+        "quality": "Lossy quality (JPEG, WebP).", "accuracy": "exact or keyframe, for an explicit time.",
+    ]
+
+    /// `thumbnail.{jpg,png,webp}`: `thumb` (its overlays' background is the command line's only).
+    static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, command: ThumbOptions.self, spelled: thumbnailSpelled,
+                                        excluding: ["background"], described: thumbnailDescribed, sizePair: "the picture")
 
     /// `placeholder.json`: the placeholder of the picture `thumbnail.*` serves for the same parameters
     /// (`thumb`): its ThumbHash, BlurHash, dominant colour, pHash, the frame's time and size.
     static let placeholder = PreviewRoute(stem: "placeholder", formats: [("json", "application/json")], command: ThumbOptions.self,
-                                          parameters: thumbnail.parameters.filter { $0.name != "quality" }, sizePair: "the picture")
+                                          spelled: thumbnailSpelled, excluding: ["background", "quality"],
+                                          described: thumbnailDescribed.filter { $0.key != "quality" }, sizePair: "the picture")
 
     /// The headers that carry a picture's placeholder, so a page can paint it before the picture
     /// arrives: `Thumbhash` (standard base64), `Blurhash` (4x3 components) and `Dominant-Color`
@@ -137,113 +179,106 @@ package enum PreviewRequests {
     /// `animated.{webp,gif,mp4}`: `render`, within the server's ``AnimationCaps``.
     static let animated = PreviewRoute(
         stem: "animated", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4")], command: RenderOptions.self,
-        parameters: [
-            .passing("start", "Where the animation starts: poster (where the poster frame is), seconds, mm:ss or N%.",
-                     RenderOptions.option("start")),
-            .passing("length", "How long it lasts (within the server's cap).", RenderOptions.option("length")),
+        spelled: [
             QueryParameter(name: "end", help: "Where it ends instead of length: a time after start.",
                            option: RenderOptions.option("loop-point").spec,
                            setting: { $0 == "auto" ? nil : .value($0) },
                            expectation: "a time after start: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)"),
-        ] + sizePair("the picture", of: RenderOptions.self) + [
-            .passing("fps", "Frames per second (within the server's cap).", RenderOptions.option("fps")),
             fitMode(of: RenderOptions.self),
-            .passing("quality", "Lossy quality (WebP, MP4).", RenderOptions.option("quality")),
-            .passing("loop_point", "auto: end on the frame that best matches the first, or a time after start.",
-                     RenderOptions.option("loop-point")),
-            .passing("seam", "cut, crossfade or crossfade=T.", RenderOptions.option("seam")),
-            .passing("flash_safety", "check (the default): analyse the loop for photosensitive flashes and say the verdict "
-                         + "in the Flash-Safety header; avoid: move the window to the nearest safe start (422 when there is "
-                         + "none); off.", RenderOptions.option("flash-safety")),
+        ] + sizePair("the picture", of: RenderOptions.self), described: [
+            "start": "Where the animation starts: poster (where the poster frame is), seconds, mm:ss or N%.",
+            "length": "How long it lasts (within the server's cap).", "fps": "Frames per second (within the server's cap).",
+            "quality": "Lossy quality (WebP, MP4).",
+            "loop_point": "auto: end on the frame that best matches the first, or a time after start.",
+            "seam": "cut, crossfade or crossfade=T.",
+            "flash_safety": "check (the default): analyse the loop for photosensitive flashes and say the verdict "
+                + "in the Flash-Safety header; avoid: move the window to the nearest safe start (422 when there is "
+                + "none); off.",
         ], sizePair: "the picture")
 
     /// `strip.{jpg,png,webp}`: `strip`.
-    static let strip = PreviewRoute(stem: "strip", formats: stills, command: StripOptions.self, parameters: [
-        .passing("count", "How many frames.", StripOptions.option("count")),
-        .passing("columns", "Frames per row.", StripOptions.option("columns")),
-        .passing("span", "window (from start for length) or all (the whole clip).", StripOptions.option("span")),
-        .passing("start", "Where the window starts.", StripOptions.option("start")),
-        .passing("length", "How long the window lasts.", StripOptions.option("length")),
-    ] + sizePair("each tile", of: StripOptions.self) + [
-        fitMode(of: StripOptions.self), imageQuality(of: StripOptions.self),
-        .passing("accuracy", "exact, keyframe or auto.", StripOptions.option("accuracy")),
-        .passing("gap", "Pixels between tiles.", StripOptions.option("gap")),
-        .toggle("timestamps", "true: each frame's time in its tile's corner.", StripOptions.option("timestamps"), on: "true"),
-        pick(of: StripOptions.self),
-    ], sizePair: "each tile")
+    static let strip = PreviewRoute(stem: "strip", formats: stills, command: StripOptions.self,
+                                    spelled: [fitMode(of: StripOptions.self)] + sizePair("each tile", of: StripOptions.self),
+                                    described: [
+                                        "count": "How many frames.", "columns": "Frames per row.",
+                                        "span": "window (from start for length) or all (the whole clip).",
+                                        "start": "Where the window starts.", "length": "How long the window lasts.",
+                                        "quality": "Lossy quality (JPEG, WebP).", "accuracy": "exact, keyframe or auto.",
+                                        "gap": "Pixels between tiles.", "timestamps": "true: each frame's time in its tile's corner.",
+                                        "pick": "even or scenes.",
+                                    ], sizePair: "each tile")
 
     /// `sheet.{jpg,png,webp}`: `sheet` (its fonts are the server's defaults).
-    static let sheet = PreviewRoute(stem: "sheet", formats: stills, command: SheetOptions.self, parameters: [
-        .passing("grid", "Columns x rows (4x4).", SheetOptions.option("grid")),
-        .passing("width", "The sheet's width in pixels.", SheetOptions.option("width")),
-        .passing("tile_width", "Each tile's width instead.", SheetOptions.option("tile-width")),
-        .passing("gap", "Pixels between tiles.", SheetOptions.option("gap")),
-        .passing("margin", "Pixels around everything.", SheetOptions.option("margin")),
-        .passing("background", "#rrggbb, #rgb, black or white.", SheetOptions.option("background")),
-        .passing("text_color", "The text's colour, in the same forms.", SheetOptions.option("text-color")),
+    static let sheet = PreviewRoute(stem: "sheet", formats: stills, command: SheetOptions.self, spelled: [
         .toggle("header", "false leaves out the header.", SheetOptions.option("no-header"), on: "false"),
         .toggle("timestamps", "false leaves out the tiles' times.", SheetOptions.option("no-timestamps"), on: "false"),
-        .passing("accuracy", "exact, keyframe or auto.", SheetOptions.option("accuracy")),
-        pick(of: SheetOptions.self), imageQuality(of: SheetOptions.self),
+    ], described: [
+        "grid": "Columns x rows (4x4).", "width": "The sheet's width in pixels.", "tile_width": "Each tile's width instead.",
+        "gap": "Pixels between tiles.", "margin": "Pixels around everything.", "background": "#rrggbb, #rgb, black or white.",
+        "text_color": "The text's colour, in the same forms.", "accuracy": "exact, keyframe or auto.", "pick": "even or scenes.",
+        "quality": "Lossy quality (JPEG, WebP).",
     ])
 
-    /// The parameters of a storyboard, its picture and its index alike.
-    static let storyboardParameters: [QueryParameter] = [
-        .passing("every", "Seconds between thumbnails, or auto.", SpritesOptions.option("every")),
-        .passing("count", "Thumbnails spread over the clip instead.", SpritesOptions.option("count")),
+    /// The parameters of a storyboard spelled otherwise than its options, its picture and its index alike.
+    static let storyboardSpelled: [QueryParameter] = [
         QueryParameter(name: "columns", help: "Tiles per row; the rows are as many as the thumbnails need.",
                        option: SpritesOptions.option("grid").spec,
                        setting: { text in Int(text).flatMap { ValueRanges.spriteGrid.contains($0) ? .value("\($0)x1") : nil } },
                        expectation: integerExpectation(ValueRanges.spriteGrid)),
-    ] + sizePair("each tile", of: SpritesOptions.self) + [
-        fitMode(of: SpritesOptions.self), imageQuality(of: SpritesOptions.self),
-        .passing("accuracy", "auto, exact or keyframe.", SpritesOptions.option("accuracy")),
-        pick(of: SpritesOptions.self),
+        fitMode(of: SpritesOptions.self),
+    ] + sizePair("each tile", of: SpritesOptions.self)
+
+    /// The help of `sprites`' parameters as the image API has them.
+    static let storyboardDescribed = [
+        "every": "Seconds between thumbnails, or auto.", "count": "Thumbnails spread over the clip instead.",
+        "quality": "Lossy quality (JPEG, WebP).", "accuracy": "auto, exact or keyframe.", "pick": "even or scenes.",
     ]
 
-    /// `storyboard.{jpg,webp}`: every thumbnail of `sprites` on one picture.
+    /// `storyboard.{jpg,webp}`: every thumbnail of `sprites` on one picture (its format is its extension).
     static let storyboard = PreviewRoute(stem: "storyboard", formats: [("jpg", "image/jpeg"), ("webp", "image/webp")],
-                                         command: SpritesOptions.self, parameters: storyboardParameters, sizePair: "each tile")
+                                         command: SpritesOptions.self, spelled: storyboardSpelled, excluding: ["format"],
+                                         described: storyboardDescribed, sizePair: "each tile")
 
-    /// `storyboard.{vtt,json}`: where each thumbnail of the storyboard's picture is, and when.
+    /// `storyboard.{vtt,json}`: where each thumbnail of the storyboard's picture is, and when; `format` is
+    /// the picture's.
     static let storyboardIndex = PreviewRoute(
         stem: "storyboard", formats: [("vtt", "text/vtt; charset=utf-8"), ("json", "application/json")], command: SpritesOptions.self,
-        parameters: storyboardParameters + [
-            .passing("format", "The picture the index points to: jpg or webp.", SpritesOptions.option("format")),
-        ], sizePair: "each tile")
+        spelled: storyboardSpelled,
+        described: storyboardDescribed.merging(["format": "The picture the index points to: jpg or webp."]) { $1 },
+        sizePair: "each tile")
 
     /// `card.{webp,gif,mp4}` (the card's sequence, within the server's ``AnimationCaps``) and
     /// `card.{png,jpg}` (one instant of it): `card`.
     static let card = PreviewRoute(
         stem: "card", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4"), ("png", "image/png"),
                                 ("jpg", "image/jpeg")], command: CardOptions.self,
-        parameters: sizePair("the card (both or neither)", of: CardOptions.self) + [
-            .passing("aspect", "The card's shape at 480 pixels wide instead (16:9, 4:3, 1.5).", CardOptions.option("aspect")),
-            .passing("corner_radius", "Pixels of the rounded corners.", CardOptions.option("corner-radius")),
-            .passing("reveal", "circle or fade.", CardOptions.option("reveal")),
-            .passing("poster_hold", "How long the poster shows first.", CardOptions.option("poster-hold")),
-            .passing("play_length", "How long the video plays after the reveal.", CardOptions.option("play-length")),
-            .toggle("close", "true: end by fading back to the poster.", CardOptions.option("close"), on: "true"),
+        spelled: sizePair("the card (both or neither)", of: CardOptions.self) + [
             .toggle("play_button", "false: the poster without its play button.", CardOptions.option("no-play-button"), on: "false"),
-            .passing("background", "The colour outside the corners.", CardOptions.option("background")),
-            .passing("fps", "Frames per second of an animation (within the server's cap).", CardOptions.option("fps")),
-            .passing("start", "Where the loop window starts.", CardOptions.option("start")),
-            .passing("length", "How long the loop window lasts.", CardOptions.option("length")),
-            .passing("poster_at", "The poster's time instead of the window's first good frame.", CardOptions.option("poster-at")),
-            .passing("at", "For card.png and card.jpg: the instant of the sequence, seconds from its start.", CardOptions.option("at")),
-            .passing("quality", "Lossy quality (WebP, MP4, JPEG).", CardOptions.option("quality")),
-            .passing("flash_safety", "check (the default): analyse an animation for photosensitive flashes and say the "
-                         + "verdict in the Flash-Safety header; off. Stills are not analysed.", CardOptions.option("flash-safety")),
+        ], described: [
+            "aspect": "The card's shape at 480 pixels wide instead (16:9, 4:3, 1.5).", "corner_radius": "Pixels of the rounded corners.",
+            "reveal": "circle or fade.", "poster_hold": "How long the poster shows first.",
+            "play_length": "How long the video plays after the reveal.", "close": "true: end by fading back to the poster.",
+            "background": "The colour outside the corners.", "fps": "Frames per second of an animation (within the server's cap).",
+            "start": "Where the loop window starts.", "length": "How long the loop window lasts.",
+            "poster_at": "The poster's time instead of the window's first good frame.",
+            "at": "For card.png and card.jpg: the instant of the sequence, seconds from its start.",
+            "quality": "Lossy quality (WebP, MP4, JPEG).",
+            "flash_safety": "check (the default): analyse an animation for photosensitive flashes and say the "
+                + "verdict in the Flash-Safety header; off. Stills are not analysed.",
         ], sizePair: "the card")
 
     /// `probe.json`: `probe --json`.
-    static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], command: ProbeOptions.self, parameters: [])
+    static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], command: ProbeOptions.self)
 
     /// `fit_mode`'s words and the `--fit` each means (`preserve` is `fill` into the fitted size).
     static let fitModes = ["crop": ContentMode.aspectFill.rawValue, "preserve": ContentMode.aspectFill.rawValue,
                            "pad": ContentMode.aspectFit.rawValue, "stretch": ContentMode.stretch.rawValue]
     /// What `width` and `height` take.
     static let sideExpectation = "a whole number of pixels from 1 to \(SizeRequest.maximumSide)"
+    /// What `dpr` takes.
+    static let dprExpectation = "a number from 1 to 4 (2, 1.5)"
+    /// The device pixel ratios `dpr` takes.
+    static let dprRange = 1.0...4.0
     /// The most parameters a request may carry.
     package static let maximumParameters = 32
 }

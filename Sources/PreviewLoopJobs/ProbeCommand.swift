@@ -23,7 +23,7 @@ extension ProbeOptions: ClipCommand {
         name: "probe",
         abstract: "Show a video's duration, size, rotation, frame rate and streams.",
         arguments: [.input],
-        hiding: [InputOptions.deinterlace])
+        hiding: [InputOptions.deinterlace, InputOptions.rotate, InputOptions.flipH, InputOptions.flipV])
 
     func run(in context: CommandContext) -> Int32 {
         CommandFailure.reporting(for: source) { try ProbeCommand(options: self).run() }
@@ -242,5 +242,20 @@ struct ProbeCommand {
         var text = Format.fixed(value, 6)
         while text.hasSuffix("0") && !text.hasSuffix(".0") { text.removeLast() }
         return text == "-0.0" ? "0.0" : text
+    }
+}
+
+extension ProbeOptions: ServedJob {
+    /// `probe.json` is `probe --json`: nothing is written.
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        given.flags.insert("json")
+    }
+
+    /// The demuxer's buffers and the probe's reading: 16 MB.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int { 16 << 20 }
+
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        let info = try MediaProbe.probe(source.source, options: source.sourceOptions)
+        return RenderedBody(body: Array(ProbeCommand.json(for: info).utf8))
     }
 }

@@ -73,9 +73,9 @@ extension RenderOptions {
             + "that can be read twice, not -) or seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
         default: .at(.seconds(0)), showing: "0",
         expecting: "poster, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)",
-        completing: .choices(["poster"])) { HoverStart(parsing: $0) }
+        completing: .choices(["poster"])) { HoverStart(parsing: $0) }.parameter()
     /// `--length <time>` (3 s).
-    static let length = WindowOptions.length(default: 3)
+    static let length = WindowOptions.length(default: 3).parameter()
     /// `-s, --size <WxH>`.
     static let size = PictureOptions.size(
         default: defaultBox,
@@ -84,13 +84,13 @@ extension RenderOptions {
             + "is a usage error, a computed one is rounded to even. \(PictureOptions.encoderLimits)")
     /// `--fps <n>`.
     static let fps = ValueOption<Int>.integer("fps", help: "Frames per second, \(ValueRanges.framesPerSecond.inWords): each frame is the one shown at its instant.",
-                                         default: 15, in: ValueRanges.framesPerSecond)
+                                         default: 15, in: ValueRanges.framesPerSecond).parameter()
     /// `-q, --quality <0-100>`.
     static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100",
         help: "0 (smallest) to 100 (best): x264's CRF 51 to 14 for .mp4, libwebp's quality "
             + "for .webp (100: lossless); a usage error for .gif, whose palette has no quality.",
-        in: ValueRanges.quality, showing: "75")
+        in: ValueRanges.quality, showing: "75").parameter()
 
     /// Takes the input, the output with its format, and the start.
     mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
@@ -321,5 +321,47 @@ extension AnimationFormat {
     /// `.mp4, .m4v, .webp, .gif`: for help and error messages.
     static var extensionList: String {
         allCases.flatMap(\.fileExtensions).map { ".\($0)" }.joined(separator: ", ")
+    }
+}
+
+extension RenderOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
+    static func isAnimation(_ fileName: String) -> Bool { true }
+
+    /// Writes the route's file; `end` stands for `length` and `loop_point` together.
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        if request.has("end") && (request.has("length") || request.has("loop_point")) {
+            throw PreviewRequestError(status: 400, parameter: "end",
+                                      detail: "end sets where the animation ends: give it without length and loop_point.")
+        }
+        given.give("output", request.fileName)
+    }
+
+    /// Within the server's caps: the frames of the longest window at the size asked (the caps' square when
+    /// it follows the source), as encoded, and what the render holds besides.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        let caps = request.caps
+        try Self.checkFramesPerSecond(framesPerSecond, caps: caps)
+        if case .seconds(let seconds) = length, seconds > caps.seconds + 1e-9 {
+            throw PreviewRequestError(status: 413, parameter: "length",
+                                      detail: "At most \(Format.limit(caps.seconds)) s for an animation on this server.")
+        }
+        self.caps = caps
+        reporting.isQuiet = true
+        let box = size.knownSizes.first ?? Size(width: caps.side, height: caps.side)
+        let frames = (caps.seconds * (1 + LoopEnd.searchFraction) + 1) * Double(framesPerSecond)
+        return Int(Self.bytes(frames: frames, size: box, format: format) + heldBytes(frames: frames, size: box))
+    }
+
+    /// The animation, written to a file of its own in `scratch`, read back and removed, with its flash
+    /// verdict (and where an avoided window starts).
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        var options = self
+        options.output = scratch + "/render-\(PreviewJob.nextScratchNumber()).\(format.rawValue)"
+        defer { FileSystem.unlink(options.output) }
+        let rendered = try RenderCommand(options: options).render()
+        return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30),
+                            flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
     }
 }

@@ -12,7 +12,7 @@ extension RenderOptions {
         default: nil, showing: "the end of --length",
         expecting: "auto or a time: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)") { text in
         LoopEnd(parsing: text).map { .some($0) }
-    }
+    }.parameter()
 
     /// `--seam <cut|crossfade[=T]>`: `cut`, `crossfade` (half a second) or `crossfade=T` with `T` in
     /// seconds above 0 (checked against the length by ``validateSeam(_:)``).
@@ -24,7 +24,7 @@ extension RenderOptions {
         default: .cut, showing: "cut",
         expecting: "cut, crossfade or crossfade=T with T in seconds above 0 and below the length") { text in
         LoopSeam(parsing: text)
-    }
+    }.parameter()
 
     /// `--flash-safety <check|avoid|off>`.
     static let flashSafety = ValueOption<FlashSafety>.choice(
@@ -35,7 +35,7 @@ extension RenderOptions {
             + "either way. avoid: move the window to the nearest start (within 10 s, in steps of about 0.25 s) whose loop "
             + "is below an extended failure, reading the clip once, and say where on standard error; fail, writing "
             + "nothing, when there is none. off: no analysis.",
-        default: .check)
+        default: .check).parameter()
 
     /// Checks `--loop-point` and `--seam`: a loop point at or before `--start`, or a crossfade not shorter
     /// than the loop (when both are known in seconds), is a usage error.

@@ -32,7 +32,7 @@ enum OutputOptions {
         "quality", short: "q", value: "0-100",
         help: "Lossy quality, 0 (smallest) to 100 (best), for \(ImageFileFormat.lossyExtensionList) outputs "
             + "(WebP at 100 is lossless); a usage error with .png and .ppm, which are lossless.",
-        in: ValueRanges.quality, showing: "85")
+        in: ValueRanges.quality, showing: "85").parameter()
 }
 
 /// The picture group: `--size` (each command's own default box), `--fit`, and the overlays.
@@ -80,7 +80,7 @@ enum PictureOptions {
             + "and other formats white.",
         default: nil, showing: nil, expecting: "#rrggbb, #rgb, #rrggbbaa, black, white or transparent") { text in
         RGBAColor(parsing: text).map { .some($0) }
-    }
+    }.parameter()
 }
 
 /// The window group: `--start` and `--length`.
@@ -88,10 +88,10 @@ enum WindowOptions {
     /// `--start <time>` for a window.
     static let start = ValueOption<TimePosition>.time(
         "start", help: "Where the window starts: seconds (12.5), mm:ss, hh:mm:ss.ms, or a percentage of the duration (10%).",
-        default: .seconds(0), showing: "0")
+        default: .seconds(0), showing: "0").parameter()
 
     /// `--length <time>` for a window (15 s).
-    static let length = length(default: 15)
+    static let length = length(default: 15).parameter()
 
     /// `--length <time>` with the subcommand's default in seconds.
     static func length(default seconds: Double) -> ValueOption<TimePosition> {
@@ -108,7 +108,7 @@ enum TilePlanOptions {
         help: "even (the middles of equal slices) or scenes (the first frame of each shot, the "
             + "strongest cuts first, filled in evenly when shots are fewer than tiles, near-identical "
             + "tiles dropped; always exact frames).",
-        default: .even)
+        default: .even).parameter()
 }
 
 extension ScannedArguments {

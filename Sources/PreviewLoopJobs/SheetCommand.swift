@@ -78,32 +78,32 @@ extension SheetOptions {
         Size(parsing: text).flatMap {
             ValueRanges.sheetGrid.contains($0.width) && ValueRanges.sheetGrid.contains($0.height) && $0.area <= maximumTiles ? $0 : nil
         }
-    }
+    }.parameter()
     /// `--width <px>`: the sheet's.
     static let width = ValueOption<Int>.integer(
         "width", value: "px",
         help: "The sheet's width, \(ValueRanges.sheetWidth.inWords): the tiles share what the margins and gaps leave "
             + "(so the sheet may come out up to C-1 pixels narrower); their height keeps the picture's "
             + "display aspect ratio. Not with --tile-width.",
-        default: 1280, in: ValueRanges.sheetWidth)
+        default: 1280, in: ValueRanges.sheetWidth).parameter()
     /// `--tile-width <px>`.
     static let tileWidth = ValueOption<Int?>.optionalInteger(
         "tile-width", value: "px", help: "Each tile's width instead, \(ValueRanges.sheetTileWidth.inWords); the sheet's width follows from it.",
-        in: ValueRanges.sheetTileWidth)
+        in: ValueRanges.sheetTileWidth).parameter()
     /// `--gap <px>`.
     static let gap = ValueOption<Int>.integer("gap", value: "px", help: "Pixels between tiles and below the header, \(ValueRanges.tileGap.inWords).",
-                                         default: 6, in: ValueRanges.tileGap)
+                                         default: 6, in: ValueRanges.tileGap).parameter()
     /// `--margin <px>`.
     static let margin = ValueOption<Int>.integer("margin", value: "px", help: "Pixels around everything, \(ValueRanges.sheetMargin.inWords).",
-                                            default: 12, in: ValueRanges.sheetMargin)
+                                            default: 12, in: ValueRanges.sheetMargin).parameter()
     /// `--background <color>`.
     static let background = opaqueColor(
         "background", help: "The colour of the margins, gaps and header: #rrggbb, #rgb, black or white.",
-        default: ContactSheetStyle().background, showing: "black")
+        default: ContactSheetStyle().background, showing: "black").parameter()
     /// `--text-color <color>`.
     static let textColor = opaqueColor(
         "text-color", help: "The colour of the header and of the tile times, in the same forms.",
-        default: ContactSheetStyle().textColor, showing: "white")
+        default: ContactSheetStyle().textColor, showing: "white").parameter()
     /// `--font <file>`.
     static let font = ValueOption<String?>.path(
         "font", value: "file",
@@ -120,7 +120,7 @@ extension SheetOptions {
         help: "exact (the frame shown at each slice's middle), keyframe (the nearest keyframe at or "
             + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise "
             + "exact; two slices may then share a keyframe). Each tile prints the time of the frame it shows.",
-        default: .exact)
+        default: .exact).parameter()
 
     /// An opaque colour: `#rrggbb`, `#rgb`, `black` or `white` (a sheet has no transparency).
     static func opaqueColor(_ name: String, help: String, default defaultValue: RGBAColor, showing: String) -> ValueOption<RGBAColor> {
@@ -249,4 +249,17 @@ struct SheetCommand {
 
     /// A local file's size in bytes; `nil` for URLs, standard input or when it cannot be read.
     static func fileSize(of input: String) -> Int? { ContactSheetHeader.fileSize(of: input) }
+}
+
+extension SheetOptions: ServedJob {
+    /// The tiles, the sheet and the encoder's copy: the sheet is at most its width squared.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        reporting.isQuiet = true
+        let side = min(ImageFileFormat.maxWebPSide, max(sheetWidth, (tileWidth ?? 0) * columns))
+        return 3 * Int(WorkBudget.rgb(Size(width: side, height: side)))
+    }
+
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        RenderedBody(body: try SheetCommand(options: self).render().bytes)
+    }
 }

@@ -69,11 +69,11 @@ extension SpritesOptions {
             + "\(SpriteInterval.autoThumbnailsLong) for a longer one, never closer than one frame "
             + "(\(Format.limit(SpriteInterval.fallback)) s when the duration is unknown). Not with --count.",
         default: .auto, showing: "auto", expecting: "auto or a time above 0: seconds (2.5), mm:ss or hh:mm:ss.ms",
-        completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }
+        completing: .choices(["auto"])) { SpriteInterval(parsing: $0) }.parameter()
     /// `-n, --count <n>`: thumbnails over the clip.
     static let count = ValueOption<Int?>.optionalInteger(
         "count", short: "n", help: "This many thumbnails spread evenly over the clip, \(ValueRanges.spriteCount.inWords) (never closer than "
-            + "one frame). Not with --every.", in: ValueRanges.spriteCount)
+            + "one frame). Not with --every.", in: ValueRanges.spriteCount).parameter()
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--grid <CxR>`.
@@ -85,18 +85,18 @@ extension SpritesOptions {
     }
     /// `--format <format>`.
     static let format = ValueOption<SheetFormat>.choice("format", value: "format", help: "The sheets' image format: jpg or webp.",
-                                                   default: .jpg)
+                                                   default: .jpg).parameter()
     /// `--accuracy <accuracy>`.
     static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",
         help: "auto (the keyframe nearest each interval's middle when one lies inside the "
             + "interval, else the exact frame), exact (the frame at the middle) or keyframe "
             + "(the keyframe at or before the middle; fastest, may be from an earlier interval).",
-        default: .auto)
+        default: .auto).parameter()
     /// `-q, --quality <0-100>`.
     static let quality = ValueOption<Int?>.optionalInteger(
         "quality", short: "q", value: "0-100", help: "Lossy quality of the sheets, 0 (smallest) to 100 (best).",
-        in: ValueRanges.quality, showing: "85")
+        in: ValueRanges.quality, showing: "85").parameter()
 
     /// Takes the input and the output directory, and turns `--count` and `--grid` into the interval and
     /// the sheets' shape.
@@ -324,4 +324,58 @@ struct Storyboard {
 
     /// Seconds rounded to the millisecond, as the WebVTT track gives them.
     private static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+}
+
+extension SpritesOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
+    /// The storyboard is rendered in memory (sprites' output directory is never made); the picture's
+    /// format is its extension's, an index's its `format` parameter. It has as many rows as its
+    /// thumbnails need (counted once the clip is open): its grid is the columns by one row here, and its
+    /// sides are checked against what was sent.
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        given.give("output", "storyboard")
+        if request.format.mediaType.hasPrefix("image/") { given.give("format", request.format.fileExtension) }
+        let sentColumns = request.query.first { $0.name == "columns" }.flatMap { Int($0.value) }
+        let columns = sentColumns ?? grid.defaultValue.width
+        if sentColumns == nil { given.give("grid", "\(columns)x1") }
+        let most = ImageFileFormat.maxWebPSide
+        if let width = request.width, columns * width > most {
+            let shown = "\(columns) column\(columns == 1 ? "" : "s")" + (sentColumns != nil ? "" : " (the default)")
+            throw PreviewRequestError(status: 413, parameter: "width",
+                                      detail: "Tiles \(width) pixels wide in \(shown) make the storyboard \(columns * width) pixels wide; "
+                                          + "it is at most \(most): ask for a smaller width or fewer columns.")
+        }
+        if let height = request.height, height > most {
+            throw PreviewRequestError(status: 413, parameter: "height",
+                                      detail: "Tiles \(height) pixels high make the storyboard at least that high; it is at most \(most).")
+        }
+    }
+
+    /// The most a storyboard may be: a full sheet of the tiles, the sheet and the encoder's copy.
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        reporting.isQuiet = true
+        let tile = size.knownSizes.first ?? Self.defaultBox
+        let sheet = Size(width: min(ImageFileFormat.maxWebPSide, columns * tile.width),
+                         height: min(ImageFileFormat.maxWebPSide, SpritesCommand.storyboardRows * tile.height))
+        return 3 * Int(WorkBudget.rgb(sheet))
+    }
+
+    /// The picture or an index pointing at it; one render answers the other two.
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        let storyboard = try SpritesCommand(options: self).storyboard()
+        var body = job.storyboardBody(storyboard, format: format)
+        body.siblings = siblings.map { $0.storyboardBody(storyboard, format: format) }
+        return body
+    }
+
+    /// A storyboard's picture and its two indexes make each other.
+    func siblingRequests(of job: PreviewJob) -> [(route: String, query: [(name: String, value: String)])] {
+        let baseQuery = job.query.filter { $0.name != "format" }
+        let picture = "storyboard.\(format.rawValue)"
+        let indexQuery = format == .jpg ? baseQuery : baseQuery + [("format", format.rawValue)]
+        return ["storyboard.vtt", "storyboard.json", picture].filter { $0 != job.route }.map { sibling in
+            (sibling, sibling == picture ? baseQuery : indexQuery)
+        }
+    }
 }

@@ -43,7 +43,7 @@ struct StripOptions: Equatable, Sendable {
     @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Black pixels between tiles (`--gap`); 0 packs them edge to edge.
     @Option(.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, \(ValueRanges.tileGap.inWords).",
-                     default: 0, in: ValueRanges.tileGap)) var gap: Int
+                     default: 0, in: ValueRanges.tileGap).parameter()) var gap: Int
     /// Whether each tile shows its frame's time (`--timestamps`).
     @Flag(StripOptions.timestamps) var showsTimestamps = false
     /// Progress and quiet (`--progress`, `--quiet`).
@@ -65,28 +65,28 @@ extension StripOptions {
     /// `-n, --count <n>`.
     static let count = ValueOption<Int>.integer(
         "count", short: "n", help: "How many frames, \(ValueRanges.stripCount.inWords), taken at the middles of equal slices of the span.",
-        default: 8, in: ValueRanges.stripCount)
+        default: 8, in: ValueRanges.stripCount).parameter()
     /// `-c, --columns <n>`; absent, `--count` (one row).
     static let columns = ValueOption<Int?>.optionalInteger(
         "columns", short: "c", help: "Frames per row, \(ValueRanges.stripColumns.inWords); more than --count is reduced to --count.",
-        in: ValueRanges.stripColumns, showing: "--count, one row")
+        in: ValueRanges.stripColumns, showing: "--count, one row").parameter()
     /// `-s, --size <WxH>` of each tile.
     static let size = PictureOptions.size(default: defaultBox, tile: true)
     /// `--span <span>`.
     static let span = ValueOption<StripSpan>.choice(
         "span", value: "span",
         help: "window (from --start for --length) or all (the whole clip; then --start and --length do not apply).",
-        default: .window)
+        default: .window).parameter()
     /// `--accuracy <accuracy>`.
     static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",
         help: "exact (the frame shown at each time), keyframe (the nearest keyframe at or "
             + "before it; fastest) or auto (a keyframe when one lies within half a slice, otherwise exact).",
-        default: .auto)
+        default: .auto).parameter()
     /// `--timestamps`.
     static let timestamps = FlagOption("timestamps",
                                  help: "Print each frame's time (DejaVu Sans Mono, white on a dark box) in its tile's "
-                                     + "bottom-right corner, as 'sheet' does.")
+                                     + "bottom-right corner, as 'sheet' does.").parameter()
 
     /// Takes the input, the output with its format, and the columns (capped by the count).
     mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
@@ -193,5 +193,21 @@ extension StripOptions {
             count: count, columns: columns, tileSize: size,
             span: span == .all ? .wholeClip : .window(start: start, length: length),
             accuracy: accuracy, contentMode: contentMode, pick: pick, gap: gap, style: style)
+    }
+}
+
+extension StripOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
+    /// The tiles, the strip and the encoder's copy, at the tile size asked (a 1920 square when it
+    /// follows the source).
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        reporting.isQuiet = true
+        let box = size.knownSizes.first ?? Size(width: 1920, height: 1920)
+        return 3 * count * Int(WorkBudget.rgb(box))
+    }
+
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        RenderedBody(body: try StripCommand(options: self).render().bytes)
     }
 }

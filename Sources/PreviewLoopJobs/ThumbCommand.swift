@@ -80,12 +80,12 @@ extension ThumbOptions {
     static let start = ValueOption<TimePosition>.time(
         "start", help: "Where the window --at auto searches starts: seconds, mm:ss, hh:mm:ss.ms, or a "
             + "percentage of the duration. Only with --at auto.",
-        default: WindowOptions.start.defaultValue, showing: "0")
+        default: WindowOptions.start.defaultValue, showing: "0").parameter()
     /// `--length <time>`: how long the `--at auto` window lasts.
     static let length = ValueOption<TimePosition>.time(
         "length", help: "How long that window lasts, in the same forms; cut at the end of the clip. "
             + "Must be above 0. Only with --at auto.",
-        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true)
+        default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true).parameter()
     /// `-s, --size <WxH>`.
     static let size = PictureOptions.size(default: defaultBox)
     /// `--accuracy <accuracy>`.
@@ -93,7 +93,7 @@ extension ThumbOptions {
         "accuracy", value: "accuracy",
         help: "exact (the frame shown at that time) or keyframe (the nearest keyframe at or "
             + "before it; faster). Only with an explicit --at time.",
-        default: .exact, among: [.exact, .keyframe])
+        default: .exact, among: [.exact, .keyframe]).parameter()
     /// `--play-button`.
     static let playButton = FlagOption("play-button",
                                  help: "Draw a play button in the middle: a white triangle in a translucent dark disc, "
@@ -305,5 +305,55 @@ struct ThumbCommand {
             }
         }
         return text + "; skipped \(poster.rejected.count): " + counts.map { "\($0.reason) ×\($0.count)" }.joined(separator: ", ")
+    }
+}
+
+extension ThumbOptions: ServedJob {
+    mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
+
+    /// `thumbnail.*` writes the route's file; `placeholder.json` measures the picture and writes none
+    /// (PPM is the cheapest to make).
+    static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
+        given.give("output", request.route.stem == PreviewRequests.placeholder.stem ? "placeholder.ppm" : request.fileName)
+    }
+
+    /// The scaled frame, the picture with its overlays and the encoder's copy, at the size asked (a
+    /// 1920 square when it follows the source).
+    mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
+        preservesShape = request.preservesShape && request.width != nil && request.height != nil
+        let box = size.knownSizes.first ?? Size(width: 1920, height: 1920)
+        return 4 * Int(WorkBudget.rgba(box))
+    }
+
+    /// The picture with its placeholder headers, or `placeholder.json`; a thumbnail's render answers its
+    /// `placeholder.json` too.
+    func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
+        let picture = try ThumbCommand(options: self).render()
+        guard Self.isPlaceholder(job.route) else {
+            var body = RenderedBody(body: picture.bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture.frame.image)))
+            body.siblings = siblings.map { _ in Self.placeholderBody(of: picture.frame) }
+            return body
+        }
+        return Self.placeholderBody(of: picture.frame)
+    }
+
+    func siblingRequests(of job: PreviewJob) -> [(route: String, query: [(name: String, value: String)])] {
+        Self.isPlaceholder(job.route) ? [] : [(PreviewRequests.placeholder.stem + ".json", job.query.filter { $0.name != "format" })]
+    }
+
+    /// Whether `route` is `placeholder.json`.
+    private static func isPlaceholder(_ route: String) -> Bool { route.hasPrefix(PreviewRequests.placeholder.stem + ".") }
+
+    /// `placeholder.json` of a picture: its ThumbHash, BlurHash, dominant colour, pHash, time and size.
+    private static func placeholderBody(of frame: VideoFrame) -> RenderedBody {
+        let image = frame.image
+        let placeholder = ImagePlaceholder(image)
+        let json = JSONValue.object([
+            "thumbhash": .string(placeholder.thumbHash), "blurhash": .string(placeholder.blurHash),
+            "dominant_color": .string("\(placeholder.dominantColor)"),
+            "phash": .string("\(PerceptualHash(image))"), "time": .number((frame.sourceTime * 1e6).rounded() / 1e6),
+            "width": .integer(image.width), "height": .integer(image.height),
+        ])
+        return RenderedBody(body: Array((json.text(.memberPerLine) + "\n").utf8))
     }
 }

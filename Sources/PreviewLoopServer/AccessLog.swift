@@ -3,8 +3,9 @@ import PreviewLoop
 import PreviewLoopJobs
 import Synchronization
 
-/// The access log: one JSON object per request, appended to a file descriptor.
-package final class AccessLog: Sendable {
+/// The access log: one JSON object per request, appended to a file descriptor when the exchange is
+/// over (as a middleware, it sees every request the steps inside it answer, refusals included).
+package final class AccessLog: HTTPMiddleware {
     private let descriptor: Int32
     private let owns: Bool
 
@@ -25,6 +26,11 @@ package final class AccessLog: Sendable {
 
     deinit { if owns { close(descriptor) } }
 
+    package func handle(_ request: HTTPRequest, in exchange: HTTPExchange, next: (HTTPRequest) -> HTTPReply) -> HTTPReply {
+        exchange.onFinish { [self] exchange, seconds, completed in record(exchange, seconds: seconds, completed: completed) }
+        return next(request)
+    }
+
     func record(_ exchange: HTTPExchange, seconds: Double, completed: Bool) {
         // Written out by hand (keys sorted, as JSONValue writes them): this runs once per request.
         let tenths = Int((seconds * 1e4).rounded())
@@ -34,9 +40,9 @@ package final class AccessLog: Sendable {
         let cache = exchange.cacheOutcome
         if !cache.isEmpty { line += ",\"cache\":\"\(cache)\"" }
         if !completed || clientClosed { line += ",\"closed\":true" }
-        line += ",\"method\":" + Self.quoted(String(exchange.method.prefix(16)))
+        line += ",\"method\":" + Self.quoted(String(exchange.request.method.prefix(16)))
         line += ",\"ms\":\(tenths / 10).\(tenths % 10)"
-        line += ",\"path\":" + Self.quoted(String(exchange.rawPath.prefix(1024)))
+        line += ",\"path\":" + Self.quoted(String(exchange.request.path.prefix(1024)))
         line += ",\"status\":\(exchange.sentStatus)}\n"
         let bytes = Array(line.utf8)
         // One write per line, on an O_APPEND descriptor: lines from several processes do not interleave.

@@ -1,9 +1,10 @@
 /// Which pages on other origins may read the server's responses from script (CORS, `--allow-origin`),
-/// and the headers that say so.
+/// and the headers that say so. As a middleware it answers preflights (`OPTIONS`, when any origin is
+/// allowed) and adds its headers to every response, whichever step gave it.
 ///
 /// Pictures in `<img>` tags and videos need none of this; a page needs it to `fetch()` a response, to
 /// read its placeholder headers, or to draw a `crossorigin` picture on a `<canvas>` and read it back.
-struct CrossOriginPolicy: Sendable {
+struct CrossOriginPolicy: HTTPMiddleware {
     /// The origins allowed: `["*"]` for any, empty for none.
     let origins: [String]
 
@@ -36,5 +37,18 @@ struct CrossOriginPolicy: Sendable {
             ("Access-Control-Allow-Headers", Self.allowedRequestHeaders),
             ("Access-Control-Max-Age", String(Self.preflightMaxAge)), ("Cache-Control", "no-store"),
         ])
+    }
+
+    func handle(_ request: HTTPRequest, in exchange: HTTPExchange, next: (HTTPRequest) -> HTTPReply) -> HTTPReply {
+        let added = headers(requestOrigin: request.header("Origin"))
+        if !added.isEmpty {
+            exchange.mapResponse { response in
+                var response = response
+                response.headers += added
+                return response
+            }
+        }
+        if request.method == "OPTIONS", isEnabled { return .now(preflight()) }
+        return next(request)
     }
 }

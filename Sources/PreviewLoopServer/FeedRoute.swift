@@ -9,6 +9,13 @@ final class FeedListing: Sendable {
     /// The manifest's entries, read at start; `nil` lists the root.
     let manifest: FeedManifest?
     private let scan = Mutex<(at: ContinuousClock.Instant, entries: [FeedManifest.Entry])?>(nil)
+    /// Each probed source's display size by its version (0x0: not a video the probe could read).
+    private let shapes = Mutex<[String: Size]>([:])
+    /// The most sources whose shape is remembered (then forgotten at once).
+    static let shapeLimit = 8192
+    /// The longest one page request spends probing clips it has not seen; the cards past it take the
+    /// page's `aspect` until a later request has probed them.
+    static let probeBudget = Duration.milliseconds(300)
     static let rescanInterval = Duration.seconds(10)
     /// The most bytes a manifest file may have.
     static let maxManifestBytes = 4 << 20
@@ -47,6 +54,19 @@ final class FeedListing: Sendable {
         scan.withLock { $0 = (now, entries) }
         return entries
     }
+
+    /// The display size of `source` (rotation and pixel shape applied), from its container alone; `nil`
+    /// when it is not known: not a video the probe reads, or not probed because `deadline` has passed.
+    func displaySize(of source: ResolvedSource, until deadline: ContinuousClock.Instant) -> Size? {
+        if let known = shapes.withLock({ $0[source.version] }) { return known.width > 0 ? known : nil }
+        guard ContinuousClock.now < deadline else { return nil }
+        let size = (try? MediaProbe.probe(.file(source.path)))?.displaySize ?? Size(width: 0, height: 0)
+        shapes.withLock { shapes in
+            if shapes.count >= Self.shapeLimit { shapes.removeAll(keepingCapacity: true) }
+            shapes[source.version] = size
+        }
+        return size.width > 0 && size.height > 0 ? size : nil
+    }
 }
 
 extension ServerCore {
@@ -72,13 +92,16 @@ extension ServerCore {
         page.previewLength = settings.previewLength
         page.maxPlaying = settings.maxPlaying
         page.recordMaxLength = options.animationCaps.seconds
-        let poster = FeedPage.cardSize(aspectRatio: settings.aspectRatio)
-        let video = FeedPage.cardSize(aspectRatio: settings.aspectRatio, maxSide: options.animationCaps.side)
-        let tile = FeedPage.cardSize(width: 160, aspectRatio: settings.aspectRatio, maxSide: 320)
-        let hasPlaceholders = PreviewRequests.routeNames.contains("placeholder.json")
+        let probeDeadline = ContinuousClock.now + FeedListing.probeBudget
         for entry in feed.entries(root: root) {
             let components = entry.path.split(separator: "/").map(String.init)
-            guard SourcePath.resolve(components, under: root) != nil else { continue }
+            guard let source = SourcePath.resolve(components, under: root) else { continue }
+            // The card takes its clip's shape (within the page's limits): posters, preview and tiles
+            // are asked for at it, so nothing is cropped past the limits and the layout never moves.
+            let aspect = settings.cardAspect(display: settings.fitsClips ? feed.displaySize(of: source, until: probeDeadline) : nil)
+            let poster = FeedPage.cardBox(aspectRatio: aspect)
+            let video = FeedPage.cardBox(aspectRatio: aspect, maxSide: options.animationCaps.side)
+            let tile = FeedPage.cardBox(longSide: 160, aspectRatio: aspect, maxSide: 320)
             let base = "/" + FeedPage.urlPath(entry.path) + "/"
             func url(_ route: String, _ items: [(name: String, value: String?)]) -> String {
                 var items = items
@@ -89,15 +112,16 @@ extension ServerCore {
                 let text = items.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
                 return base + route + (text.isEmpty ? "" : "?" + text)
             }
+            let posterQueries: [[(name: String, value: String?)]] = (1...3).map { scale in
+                [("width", "\(poster.width * scale)"), ("height", "\(poster.height * scale)")]
+            }
             let length = min(entry.previewLength ?? settings.previewLength, options.animationCaps.seconds)
             let fileName = components.last ?? entry.path
             var stem = fileName
             if let dot = stem.lastIndex(of: "."), dot != stem.startIndex { stem = String(stem[..<dot]) }
             var card = FeedPage.Card(
                 title: entry.title ?? FilePathBytes.displayed(fileName), name: stem,
-                posters: (1...3).map { scale in
-                    url("thumbnail.jpg", [("width", "\(poster.width * scale)"), ("height", "\(poster.height * scale)")])
-                },
+                posters: posterQueries.map { url("thumbnail.jpg", $0) },
                 video: url("animated.mp4", [("length", FeedPage.decimal(length)), ("width", "\(video.width)"), ("height", "\(video.height)")]),
                 storyboard: url("storyboard.vtt", [("width", "\(tile.width)"), ("height", "\(tile.height)")]),
                 previewLength: entry.previewLength)
@@ -106,11 +130,28 @@ extension ServerCore {
                 card.still = url("thumbnail.jpg", [])
                 card.record = url("animated.mp4", [("width", "\(video.width)"), ("height", "\(video.height)")])
             }
-            if hasPlaceholders { card.placeholder = url("placeholder.json", []) }
+            card.aspectRatio = aspect == settings.aspectRatio ? nil : aspect
+            // The poster's colour, painted at once, when a render of it is cached; a cold card asks for
+            // nothing more than its poster (whose render also makes its placeholder, for the next page).
+            card.color = posterQueries.lazy.compactMap { self.cachedColor(of: source, query: $0) }.first
             page.cards.append(card)
         }
         let headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache"),
                        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin")]
         return HTTPResponse(status: 200, headers: headers, body: Array(page.html().utf8))
+    }
+
+    /// The `Dominant-Color` of the thumbnail `query` names when the memory or disk cache holds it.
+    func cachedColor(of source: ResolvedSource, query: [(name: String, value: String?)]) -> String? {
+        guard source.isCacheable,
+              let job = try? PreviewRequests.job(route: "thumbnail.jpg", query: query.map { ($0.name, $0.value ?? "") }, source: source.path,
+                                                 deadline: options.requestDeadline, caps: options.animationCaps) else { return nil }
+        let tag = Self.entityTag(source: source, job: job)
+        var headers = cache.value(for: tag)?.headers
+        if headers == nil, let disk, let hit = disk.open(DiskCache.entryName(tag: tag, route: job.route)) {
+            close(hit.descriptor)
+            headers = hit.headers
+        }
+        return headers?.first { $0.name == "Dominant-Color" }?.value
     }
 }

@@ -26,20 +26,13 @@ public final class PreviewServer: Sendable {
 
     /// Starts a server with `serve`'s options; `accessLog` receives one JSON line per request.
     package init(options: ServeOptions, accessLog: AccessLog?) throws(ServerStartError) {
-        guard let root = SourcePath.realPath(options.root) else {
-            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): no such folder")
-        }
-        var status = stat()
-        guard FileSystem.stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): not a folder")
-        }
-        core = try ServerCore(options: options, root: root, accessLog: accessLog)
+        core = try ServerCore(options: options, root: Self.root(of: options))
         do {
             // One polling thread per core: a cache hit is answered on the thread that read its request.
             daemon = try HTTPDaemon(host: options.listen.host, port: options.listen.port, threads: PreviewWall.coreCount,
                                     maxConnections: options.maxConnections,
                                     maxConnectionsPerAddress: options.maxConnectionsPerAddress,
-                                    connectionTimeout: options.connectionTimeout, handler: core)
+                                    connectionTimeout: options.connectionTimeout, responder: core.chain(accessLog: accessLog))
         } catch {
             core.queue.stop(within: .seconds(1))
             core.scratch.remove()
@@ -67,10 +60,34 @@ public final class PreviewServer: Sendable {
 
     /// The number of requests being answered now.
     package var openExchanges: Int { core.openExchanges }
+
+    /// The root's real path, or why it cannot be served.
+    private static func root(of options: ServeOptions) throws(ServerStartError) -> String {
+        guard let root = SourcePath.realPath(options.root) else {
+            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): no such folder")
+        }
+        var status = stat()
+        guard FileSystem.stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): not a folder")
+        }
+        return root
+    }
+
+    /// The same server without a socket: its whole chain (middlewares and routes) behind an
+    /// ``InProcessClient``, and what stops its render queue and removes its scratch folder.
+    package static func inProcess(options: ServeOptions, accessLog: AccessLog? = nil)
+        throws(ServerStartError) -> (client: InProcessClient, stop: @Sendable () -> Void) {
+        let core = try ServerCore(options: options, root: root(of: options))
+        return (InProcessClient(core.chain(accessLog: accessLog)), {
+            core.isAccepting = false
+            core.queue.stop(within: .seconds(5))
+            core.scratch.remove()
+        })
+    }
 }
 
-/// The request logic behind the daemon.
-final class ServerCore: HTTPHandler, @unchecked Sendable {
+/// The routes: the innermost responder of the server's chain (``chain(accessLog:)``).
+final class ServerCore: HTTPResponder, @unchecked Sendable {
     let options: ServeOptions
     /// The root's real path.
     let root: String
@@ -81,7 +98,6 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     let queue: RenderQueue
     /// Where animations are written before they are read back.
     let scratch: ScratchFolder
-    private let accessLog: AccessLog?
     /// Checks signed URLs, with `--signing-key-file`.
     let signer: URLSigner?
     /// The clips the feed page (`/`) lists.
@@ -103,13 +119,13 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     }
     static let rememberedJobs = 4096
     private let lock = ConditionLock()
+    /// The exchanges open (counted by ``OpenExchanges``).
     private var open = 0
     private var accepting = true
 
-    init(options: ServeOptions, root: String, accessLog: AccessLog?) throws(ServerStartError) {
+    init(options: ServeOptions, root: String) throws(ServerStartError) {
         self.options = options
         self.root = root
-        self.accessLog = accessLog
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
         crossOrigin = CrossOriginPolicy(origins: options.allowedOrigins)
         feed = try FeedListing(manifestPath: options.isFeedEnabled ? options.feedManifest : nil)
@@ -137,87 +153,87 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
     /// What every cacheable response says to browsers and CDNs.
     static let immutable = "public, max-age=31536000, immutable"
 
-    func respond(to exchange: HTTPExchange) -> HTTPResponse? {
-        lock.withLock { open += 1 }
-        if exchange.hasBody && (exchange.method == "GET" || exchange.method == "HEAD") {
-            return Problem.response(PreviewRequestError(status: 400, detail: "A GET or HEAD request carries no body here."))
-        }
-        guard exchange.method == "GET" || exchange.method == "HEAD" else {
-            if exchange.method == "OPTIONS", crossOrigin.isEnabled { return crossOrigin.preflight() }
-            var response = Problem.response(PreviewRequestError(status: 405, detail: "Only GET and HEAD are served."))
-            response.headers.append(("Allow", crossOrigin.isEnabled ? "GET, HEAD, OPTIONS" : "GET, HEAD"))
-            return response
-        }
-        switch exchange.rawPath {
+    /// Answers the routes: health, readiness, metrics, the feed page and the previews. The steps
+    /// around it (``chain``) have checked the method and the signature already; conditional requests
+    /// and byte ranges are answered on the way out.
+    func respond(to request: HTTPRequest, in exchange: HTTPExchange) -> HTTPReply {
+        switch request.path {
         case "/healthz":
-            return Self.text(200, "ok\n")
+            return .now(Self.text(200, "ok\n"))
         case "/readyz":
-            return isAccepting && queue.hasRoom ? Self.text(200, "ready\n") : Self.text(503, "not ready\n")
+            return .now(isAccepting && queue.hasRoom ? Self.text(200, "ready\n") : Self.text(503, "not ready\n"))
         case "/metrics":
             var response = Self.text(200, metrics.exposition())
             response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")]
-            return response
+            return .now(response)
         default:
             break
         }
-        var rawQuery = exchange.rawQuery
-        let expires = signer == nil ? nil : rawQuery.first { $0.name == URLSigner.expiresName }?.value
-        if let signer {
-            // Checked before the path is looked at: an unsigned request learns nothing about the files.
-            switch signer.verify(path: exchange.rawPath, query: rawQuery, now: time(nil)) {
-            case .success(let rest): rawQuery = rest
-            case .failure(let problem): return Problem.response(problem)
-            }
-        }
-        if exchange.rawPath == "/" { return feedResponse(query: rawQuery, expires: expires) }
+        var rawQuery = request.rawQuery
+        // As sent (the signature check has taken it out of `request`): the feed's and a storyboard
+        // index's URLs are signed with the request's own expiry.
+        let expires = signer == nil ? nil : exchange.request.rawQuery.first { $0.name == URLSigner.expiresName }?.value
+        if request.path == "/" { return .now(feedResponse(query: rawQuery, expires: expires)) }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
-        guard let (components, route) = SourcePath.split(exchange.rawPath) else { return Problem.response(noSource) }
+        guard var (components, route) = SourcePath.split(request.path) else { return .now(Problem.response(noSource)) }
+        // `thumbnail` without an extension: the format the request's Accept prefers.
+        var varies = false
+        do {
+            if let chosen = try PreviewRequests.negotiatedRoute(route, query: &rawQuery, accept: request.header("Accept")) {
+                route = chosen
+                varies = true
+            }
+        } catch {
+            return .now(Problem.response(error))
+        }
         guard PreviewRequests.routeNames.contains(route) else {
-            return Problem.response(PreviewRequestError(
+            return .now(Problem.response(PreviewRequestError(
                 status: 404, detail: "No such route; routes: \(PreviewRequests.routeNames.joined(separator: ", ")).")
-            )
+            ))
         }
         guard components.isEmpty else {
-            guard let source = SourcePath.resolve(components, under: root) else { return Problem.response(noSource) }
-            return respond(to: exchange, route: route, query: rawQuery, source: source, remoteURL: nil, expires: expires)
+            guard let source = SourcePath.resolve(components, under: root) else { return .now(Problem.response(noSource)) }
+            return respond(to: exchange, route: route, query: rawQuery, source: source, remoteURL: nil, expires: expires, varies: varies)
         }
         // /thumbnail.jpg?url=…: a remote source, when the server has --allow-source.
-        guard let index = rawQuery.firstIndex(where: { $0.name == "url" }) else { return Problem.response(noSource) }
+        guard let index = rawQuery.firstIndex(where: { $0.name == "url" }) else { return .now(Problem.response(noSource)) }
         guard let remoteSources else {
-            return Problem.response(PreviewRequestError(status: 403, parameter: "url",
-                                                        detail: "This server reads no remote sources (--allow-source)."))
+            return .now(Problem.response(PreviewRequestError(status: 403, parameter: "url",
+                                                             detail: "This server reads no remote sources (--allow-source).")))
         }
         guard let url = SourcePath.decode(rawQuery[index].value ?? "", plusIsSpace: true) else {
-            return Problem.response(PreviewRequestError(status: 400, parameter: "url", detail: "The URL is not valid percent-encoded UTF-8."))
+            return .now(Problem.response(PreviewRequestError(status: 400, parameter: "url",
+                                                             detail: "The URL is not valid percent-encoded UTF-8.")))
         }
         rawQuery.remove(at: index)
-        let query = rawQuery
+        let query = rawQuery, chosenRoute = route, chosenVaries = varies
         // The video's server is asked on a thread of its own, never on the daemon's.
         let lookup = remoteSources.lookup(url) { result in
             switch result {
             case .success(let source):
-                if let response = self.respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires) {
-                    exchange.answer(response)
-                }
+                exchange.answer(self.respond(to: exchange, route: chosenRoute, query: query, source: source, remoteURL: url,
+                                             expires: expires, varies: chosenVaries))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
         }
         switch lookup {
         case .known(let source):
-            return respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires)
+            return respond(to: exchange, route: route, query: query, source: source, remoteURL: url, expires: expires, varies: varies)
         case .refused(let problem):
-            return Problem.response(problem)
+            return .now(Problem.response(problem))
         case .started:
             exchange.suspend()
-            return nil
+            return .later
         }
     }
 
     /// Answers a request for `route` of `source` (the query without `url`, `expires` and `signature`):
-    /// a response now, or `nil` when a render will answer it.
+    /// a problem now, or for a cacheable source the validators, whose body (from a cache now, or later
+    /// from a render) is made unless the request's preconditions answer it. `varies`: the route was
+    /// chosen by the request's `Accept`, which the response then varies by.
     private func respond(to exchange: HTTPExchange, route: String, query rawQuery: [(name: String, value: String?)],
-                         source: ResolvedSource, remoteURL: String?, expires: String?) -> HTTPResponse? {
+                         source: ResolvedSource, remoteURL: String?, expires: String?, varies: Bool = false) -> HTTPReply {
         // The same raw request for the same file reads to the same job: parsed once, remembered.
         let jobKey = source.path + "\n" + route + "\n"
             + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
@@ -229,20 +245,20 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             let query: [(name: String, value: String)]
             switch SourcePath.decodedQuery(rawQuery) {
             case .success(let items): query = items
-            case .failure(let problem): return Problem.response(problem)
+            case .failure(let problem): return .now(Problem.response(problem))
             }
             do {
                 job = try PreviewRequests.job(route: route, query: query, source: source.path, deadline: options.requestDeadline,
                                               caps: options.animationCaps)
             } catch {
-                return Problem.response(error)
+                return .now(Problem.response(error))
             }
         }
         let tag: String
         if let pictureRoute = job.pictureRoute {
             // Remembered as parsed: the picture URL is pointed afresh for each request.
             if remembered == nil { remember(RememberedJob(job: job, tag: nil), as: jobKey) }
-            job = pointing(job, at: pictureRoute, rawPath: exchange.rawPath, remoteURL: remoteURL, expires: expires)
+            job = pointing(job, at: pictureRoute, rawPath: exchange.request.path, remoteURL: remoteURL, expires: expires)
             tag = Self.entityTag(source: source, job: job)
         } else if let known = remembered?.tag, known.version == source.version {
             tag = known.value
@@ -253,31 +269,41 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         // A remote source whose server names no version is rendered afresh for each request (identical
         // requests in flight still share one render) and never cached.
         let cacheable = source.isCacheable
-        let validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", Self.immutable)]
+        var validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", Self.immutable)]
             : [("Cache-Control", "no-cache")]
-        if cacheable, let match = exchange.ifNoneMatch, Self.matches(match, tag) {
-            return HTTPResponse(status: 304, headers: validators)
+        if varies { validators.append(("Vary", "Accept")) }
+        let finalJob = job, finalValidators = validators
+        let body: @Sendable () -> HTTPReply = {
+            self.body(of: finalJob, source: source, tag: tag, validators: finalValidators, for: exchange, remoteURL: remoteURL,
+                      expires: expires)
         }
+        return cacheable ? .validated(validators: finalValidators, body: body) : body()
+    }
+
+    /// The body of `job`'s response: from the memory or disk cache now, or later from a render.
+    private func body(of job: PreviewJob, source: ResolvedSource, tag: String, validators: [(name: String, value: String)],
+                      for exchange: HTTPExchange, remoteURL: String?, expires: String?) -> HTTPReply {
+        let cacheable = source.isCacheable
         if cacheable, let cached = cache.value(for: tag) {
             metrics.cacheHit()
             exchange.cacheOutcome = "hit"
-            return Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators,
-                                entityHeaders: cached.headers, for: exchange)
+            return .now(Self.success(.bytes(cached.body), contentType: cached.contentType, validators: validators,
+                                     entityHeaders: cached.headers))
         }
         metrics.cacheMiss()
         let entryName = DiskCache.entryName(tag: tag, route: job.route)
         if cacheable, let disk, let hit = disk.open(entryName) {
             metrics.diskCacheHit()
             exchange.cacheOutcome = "disk"
-            return Self.success(.file(hit), contentType: job.contentType, validators: validators,
-                                entityHeaders: hit.headers, for: exchange)
+            return .now(Self.success(.file(hit), contentType: job.contentType, validators: validators,
+                                     entityHeaders: hit.headers))
         }
         exchange.suspend()
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
         let path = source.path, scratch = self.scratch.path, root = self.root, finalJob = job
         // What the same render also makes (a storyboard's picture and indexes, a thumbnail's placeholder),
         // each under the validator its own request would have.
-        let siblings = siblingJobs(of: job, source: source, rawPath: exchange.rawPath, remoteURL: remoteURL, expires: expires)
+        let siblings = siblingJobs(of: job, source: source, rawPath: exchange.request.path, remoteURL: remoteURL, expires: expires)
         let siblingJobs = siblings.map(\.job)
         var work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
             if let validated = source.remote, let remoteSources = self.remoteSources {
@@ -315,7 +341,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
             switch result {
             case .success(let body):
                 exchange.answer(Self.success(.bytes(body.body), contentType: body.contentType, validators: validators,
-                                             entityHeaders: body.headers, for: exchange))
+                                             entityHeaders: body.headers))
             case .failure(let problem):
                 exchange.answer(Problem.response(problem))
             }
@@ -332,7 +358,7 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         case .tooLarge:
             exchange.answer(Problem.response(RenderQueue.tooLarge))
         }
-        return nil
+        return .later
     }
 
     private func remember(_ job: RememberedJob, as key: String) {
@@ -400,16 +426,27 @@ final class ServerCore: HTTPHandler, @unchecked Sendable {
         }
     }
 
-    func commonHeaders(for exchange: HTTPExchange) -> [(name: String, value: String)] {
-        crossOrigin.headers(requestOrigin: exchange.origin)
+    /// The steps every request passes through, outermost first, around the routes: the count of open
+    /// exchanges, metrics, the access log, CORS, the methods served, the signature check, then
+    /// conditional requests and byte ranges.
+    func chain(accessLog: AccessLog?) -> HTTPChain {
+        var steps: [any HTTPMiddleware] = [OpenExchanges(core: self), MetricsRecorder(metrics: metrics, label: Self.routeLabel)]
+        if let accessLog { steps.append(accessLog) }
+        steps += [crossOrigin, AllowedMethods(crossOrigin.isEnabled ? ["GET", "HEAD", "OPTIONS"] : ["GET", "HEAD"])] as [any HTTPMiddleware]
+        if let signer { steps.append(SignedURLs(signer: signer, unsigned: ["/healthz", "/readyz", "/metrics"])) }
+        steps.append(ConditionalRequests())
+        return HTTPChain(steps, responder: self)
     }
 
-    func finished(_ exchange: HTTPExchange, completed: Bool) {
-        lock.withLock { open -= 1 }
-        let seconds = Double((ContinuousClock.now - exchange.arrival) / .microseconds(1)) / 1e6
-        let label = Self.routeLabel(exchange.rawPath)
-        metrics.requestFinished(route: label, status: exchange.sentStatus, seconds: seconds)
-        accessLog?.record(exchange, seconds: seconds, completed: completed)
+    /// Counts the exchanges open, for ``PreviewServer/stop(grace:)``.
+    struct OpenExchanges: HTTPMiddleware {
+        let core: ServerCore
+
+        func handle(_ request: HTTPRequest, in exchange: HTTPExchange, next: (HTTPRequest) -> HTTPReply) -> HTTPReply {
+            core.lock.withLock { core.open += 1 }
+            exchange.onFinish { [core] _, _, _ in core.lock.withLock { core.open -= 1 } }
+            return next(request)
+        }
     }
 
     /// The route for metrics: a served route's name, `feed` (`/`), `healthz`, `readyz`, `metrics` or `other`.

@@ -100,3 +100,17 @@ final class ServerMetrics: @unchecked Sendable {
         }
     }
 }
+
+/// Counts every request in ``ServerMetrics`` when its exchange is over: its route (named by `label`
+/// from the path), the status sent and the seconds taken.
+struct MetricsRecorder: HTTPMiddleware {
+    let metrics: ServerMetrics
+    let label: @Sendable (String) -> String
+
+    func handle(_ request: HTTPRequest, in exchange: HTTPExchange, next: (HTTPRequest) -> HTTPReply) -> HTTPReply {
+        exchange.onFinish { [metrics, label] exchange, seconds, _ in
+            metrics.requestFinished(route: label(exchange.request.path), status: exchange.sentStatus, seconds: seconds)
+        }
+        return next(request)
+    }
+}

@@ -4,8 +4,7 @@ import PreviewLoopJobs
 import PreviewLoopRemote
 import Synchronization
 
-// The responses the server builds: validators, full and partial bodies, conditional answers and
-// problem bodies.
+// The responses the server builds: validators, bodies and problem bodies.
 
 extension ServerCore {
     /// A strong validator, and the response's cache key: the SHA-256 of the engine's version, the
@@ -31,48 +30,15 @@ extension ServerCore {
         }
     }
 
-    /// A rendered body as 200, or the part a `Range` header asks for as 206 (416 when it starts past
-    /// the end). `If-Range` with another validator than `tag` gets the whole body.
+    /// A rendered body as 200, whole, offering byte ranges (``ConditionalRequests`` answers a `Range`).
     static func success(_ content: Content, contentType: String, validators: [(name: String, value: String)],
-                        entityHeaders: [(name: String, value: String)] = [], for exchange: HTTPExchange) -> HTTPResponse {
-        var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes")] + validators + entityHeaders
-        let tag = validators.first { $0.name == "ETag" }?.value
-        let length = content.count
-        func response(_ status: Int, _ bounds: Range<Int>) -> HTTPResponse {
-            switch content {
-            case .bytes(let bytes):
-                return HTTPResponse(status: status, headers: headers, body: bounds.count == bytes.count ? bytes : Array(bytes[bounds]))
-            case .file(let hit):
-                return HTTPResponse(status: status, headers: headers,
-                                    file: FileBody(descriptor: hit.descriptor, offset: hit.offset + bounds.lowerBound, length: bounds.count))
-            }
-        }
-        guard let header = exchange.range, exchange.ifRange.map({ $0 == tag }) ?? true else {
-            return response(200, 0..<length)
-        }
-        switch ByteRange(header: header, length: length) {
-        case .whole:
-            return response(200, 0..<length)
-        case .part(let bounds):
-            headers.append(("Content-Range", "bytes \(bounds.lowerBound)-\(bounds.upperBound)/\(length)"))
-            return response(206, bounds.lowerBound..<(bounds.upperBound + 1))
-        case .unsatisfiable:
-            if case .file(let hit) = content { close(hit.descriptor) }
-            var problem = Problem.response(PreviewRequestError(
-                status: 416, detail: "The range starts at or past the end of the \(length) bytes."))
-            problem.headers += [("Content-Range", "bytes */\(length)"), ("Accept-Ranges", "bytes")]
-            return problem
-        }
-    }
-
-    /// Whether an `If-None-Match` value lists `tag` (or is `*`); weak comparison, as RFC 9110 asks.
-    static func matches(_ header: String, _ tag: String) -> Bool {
-        header.split(separator: ",").contains { item in
-            var item = item.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
-            while let last = item.last, last == " " || last == "\t" { item = item.dropLast() }
-            if item == "*" { return true }
-            if item.hasPrefix("W/") { item = item.dropFirst(2) }
-            return item == tag
+                        entityHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+        let headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes")] + validators + entityHeaders
+        switch content {
+        case .bytes(let bytes):
+            return HTTPResponse(status: 200, headers: headers, body: bytes)
+        case .file(let hit):
+            return HTTPResponse(status: 200, headers: headers, file: FileBody(descriptor: hit.descriptor, offset: hit.offset, length: hit.size))
         }
     }
 

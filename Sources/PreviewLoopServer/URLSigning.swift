@@ -73,3 +73,24 @@ struct URLSigner: Sendable {
         return .success(query.filter { $0.name != Self.signatureName && $0.name != Self.expiresName })
     }
 }
+
+/// With signed URLs (`--signing-key-file`): a request whose path is not in `unsigned` is checked
+/// before anything looks at its path (an unsigned request learns nothing about the files) and is 403
+/// unless signed and unexpired; the next step gets its query without `expires` and `signature`.
+struct SignedURLs: HTTPMiddleware {
+    let signer: URLSigner
+    /// Paths served without a signature (health, readiness, metrics).
+    let unsigned: Set<String>
+
+    func handle(_ request: HTTPRequest, in exchange: HTTPExchange, next: (HTTPRequest) -> HTTPReply) -> HTTPReply {
+        guard !unsigned.contains(request.path) else { return next(request) }
+        switch signer.verify(path: request.path, query: request.rawQuery, now: time(nil)) {
+        case .success(let rest):
+            var signed = request
+            signed.rawQuery = rest
+            return next(signed)
+        case .failure(let problem):
+            return .now(Problem.response(problem))
+        }
+    }
+}

@@ -74,7 +74,7 @@ struct BatchRunTests {
             let record = try #require(records[id])
             #expect(record["status"] as? String == "ok")
             let outputs = record["outputs"] as! [[String: Any]]
-            #expect(Set(outputs.map { $0["kind"] as! String }) == ["poster", "webvtt", "sprite_sheet"])
+            #expect(Set(outputs.map { $0["kind"] as! String }) == ["poster", "webvtt", "sprite_sheet", "hover"])
             for output in outputs {
                 let size = try FileManager.default.attributesOfItem(atPath: bench.out + "/" + (output["path"] as! String))[.size] as! Int
                 #expect(size > 0 && size == output["bytes"] as? Int)

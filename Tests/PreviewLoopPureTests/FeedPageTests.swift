@@ -169,6 +169,40 @@ struct FeedPageTests {
         #expect(tall.height <= 640 && tall.width % 2 == 0 && tall.height % 2 == 0 && tall.width >= 2)
     }
 
+    @Test("Card boxes: 480 on the long side at the clip's shape, kept within the page's limits")
+    func cardBoxes() throws {
+        #expect(FeedPage.cardBox(aspectRatio: 16.0 / 9) == Size(width: 480, height: 270))
+        #expect(FeedPage.cardBox(aspectRatio: 9.0 / 16) == Size(width: 270, height: 480))
+        #expect(FeedPage.cardBox(aspectRatio: 3.0 / 4) == Size(width: 360, height: 480))
+        #expect(FeedPage.cardBox(longSide: 160, aspectRatio: 9.0 / 16, maxSide: 320) == Size(width: 90, height: 160))
+        let settings = FeedSettings()
+        #expect(settings.cardAspect(display: Size(width: 1080, height: 1920)) == 9.0 / 16)
+        #expect(settings.cardAspect(display: Size(width: 1920, height: 800)) == 16.0 / 9, "a scope clip is cropped at 16:9")
+        #expect(settings.cardAspect(display: Size(width: 720, height: 1920)) == 9.0 / 16, "a taller clip is kept at 9:16")
+        #expect(settings.cardAspect(display: nil) == 16.0 / 9)
+        let fixed = try settings.applying(query: [("aspect", "4:3")])
+        #expect(!fixed.fitsClips && fixed.cardAspect(display: Size(width: 1080, height: 1920)) == 4.0 / 3)
+        let limited = try settings.applying(query: [("min_aspect", "1"), ("max_aspect", "2")])
+        #expect(limited.cardAspect(display: Size(width: 1080, height: 1920)) == 1 && limited.cardAspect(display: Size(width: 1920, height: 800)) == 2)
+        #expect(try settings.applying(query: [("max_aspect", "1:2")]).aspectRange == (0.5)...(0.5))
+        #expect { _ = try settings.applying(query: [("min_aspect", "2"), ("max_aspect", "1")]) } throws: { error in
+            (error as? PreviewRequestError).map { $0.status == 400 && $0.parameter == "min_aspect" } ?? false
+        }
+    }
+
+    @Test("A card of its own shape carries its size; a poster at twice the card is its 2x source")
+    func cardShapeInPage() {
+        var portrait = FeedPage.Card(title: "P", name: "p", posters: ["p/poster.jpg"], video: "p/hover.mp4")
+        portrait.aspectRatio = 9.0 / 16
+        portrait.posterDensity = 2
+        let landscape = FeedPage.Card(title: "L", name: "l", posters: ["l/poster.jpg"])
+        let html = FeedPage(title: "T", cards: [portrait, landscape]).html()
+        #expect(html.contains("<li class=\"pl-item\" style=\"--pl-aspect: 270 / 480; --pl-width: 270px\">"))
+        #expect(html.contains("src=\"p/poster.jpg\" srcset=\"p/poster.jpg 2x\" width=\"270\" height=\"480\""))
+        #expect(html.contains("<li class=\"pl-item\">\n<div class=\"pl-card\" data-state=\"poster\" data-name=\"l\">"))
+        #expect(html.contains("src=\"l/poster.jpg\" width=\"480\" height=\"270\""))
+    }
+
     @Test("The reveal's CSS radii are the card formula's: 5 % and 100 % of the half-diagonal in circle()'s percent")
     func revealRadii() throws {
         // circle()'s percentage is of sqrt(w² + h²) / sqrt(2) (CSS Shapes 1, "reference box").

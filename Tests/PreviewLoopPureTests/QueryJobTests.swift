@@ -28,6 +28,44 @@ struct QueryJobTests {
         #expect(!other.isEqual(to: parsed), "a different time makes a different job")
     }
 
+    @Test("rotate, flip_h and flip_v are every picture route's, as --rotate, --flip-h and --flip-v")
+    func transforms() throws {
+        let (job, parsed) = try pair("thumbnail.webp", [("rotate", "90"), ("flip_h", "true"), ("flip_v", "false")],
+                                     ["thumb", "--output=thumbnail.webp", "--rotate", "90", "--flip-h"])
+        #expect(job.isEqual(to: parsed))
+        let storyboard = try PreviewRequests.job(route: "storyboard.jpg", query: [(name: "rotate", value: "270"), (name: "flip_v", value: "true")],
+                                                 source: "/v/a.mp4")
+        #expect(storyboard.command.source.sourceOptions.transform == PictureTransform(rotation: .counterClockwise, flipsVertically: true))
+        #expect(throws: PreviewRequestError(status: 400, parameter: "rotate", detail: "Expected 0, 90, 180 or 270.")) {
+            _ = try PreviewRequests.job(route: "animated.mp4", query: [(name: "rotate", value: "45")], source: "/v/a.mp4")
+        }
+        #expect(throws: PreviewRequestError.self) {
+            _ = try PreviewRequests.job(route: "probe.json", query: [(name: "rotate", value: "90")], source: "/v/a.mp4")
+        }
+    }
+
+    @Test("dpr multiplies width and height, or the default size, and stays within the limits")
+    func devicePixelRatio() throws {
+        let (job, parsed) = try pair("thumbnail.jpg", [("width", "160"), ("dpr", "2")], ["thumb", "--output=thumbnail.jpg", "--size", "320x-1"])
+        #expect(job.isEqual(to: parsed))
+        let (odd, oddParsed) = try pair("strip.png", [("width", "101"), ("height", "57"), ("dpr", "1.5")],
+                                        ["strip", "--output=strip.png", "--size", "152x86", "--quiet"])
+        #expect(odd.isEqual(to: oddParsed))
+        let plain = try PreviewRequests.job(route: "thumbnail.jpg", query: [(name: "dpr", value: "2")], source: "/v/a.mp4")
+        #expect((plain.command as? ThumbOptions)?.size == .orientedBox(Size(width: 640, height: 360)))
+        #expect(throws: PreviewRequestError(status: 400, parameter: "dpr", detail: "Expected a number from 1 to 4 (2, 1.5).")) {
+            _ = try PreviewRequests.job(route: "thumbnail.jpg", query: [(name: "dpr", value: "5")], source: "/v/a.mp4")
+        }
+        #expect(throws: PreviewRequestError(status: 413, parameter: "dpr",
+                                            detail: "At most 640 pixels a side for an animation on this server.")) {
+            _ = try PreviewRequests.job(route: "animated.webp", query: [(name: "width", value: "400"), (name: "dpr", value: "2")],
+                                        source: "/v/a.mp4")
+        }
+        #expect(throws: PreviewRequestError.self) {
+            _ = try PreviewRequests.job(route: "sheet.jpg", query: [(name: "dpr", value: "2")], source: "/v/a.mp4")
+        }
+    }
+
     @Test("strip.png with count, columns, gap, timestamps and fit_mode is strip's options")
     func strip() throws {
         let (job, parsed) = try pair("strip.png", [("count", "6"), ("columns", "3"), ("gap", "4"), ("timestamps", "true"), ("fit_mode", "pad")],

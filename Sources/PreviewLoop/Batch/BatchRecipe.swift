@@ -1,7 +1,7 @@
 import FoundationEssentials
 
-/// What a batch makes for each clip. Every output is optional; ``standard`` (poster JPEG and sprites
-/// with WebVTT) is used when no recipe is given. Files, inside `OUT/<id>/`: `poster.jpg`, `strip.jpg`,
+/// What a batch makes for each clip. Every output is optional; ``standard`` (a 960x540 poster JPEG,
+/// sprites with WebVTT and a hover MP4) is used when no recipe is given. Files, inside `OUT/<id>/`: `poster.jpg`, `strip.jpg`,
 /// `contact-sheet.jpg`, `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4` (or `.webp`, `.gif`).
 ///
 /// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15,
@@ -126,8 +126,15 @@ public struct BatchRecipe: Sendable, Hashable {
         self.sheet = sheet
     }
 
-    /// The default: a poster JPEG and sprites with WebVTT.
-    public static let standard = BatchRecipe(poster: Poster(), sprites: Sprites())
+    /// The default: what a feed page over the folder needs (`batch export-page`): a poster JPEG at
+    /// 960x540 (twice the page's 480x270 card, turned for a portrait clip), sprites with WebVTT for
+    /// scrubbing, and a 3 s hover MP4 at 480x270 for the play button.
+    public static let standard: BatchRecipe = {
+        var poster = Poster()
+        poster.sizeRequest = .orientedBox(Size(width: 960, height: 540))
+        poster.size = Size(width: 960, height: 540)
+        return BatchRecipe(poster: poster, sprites: Sprites(), hover: Hover())
+    }()
 
     /// Whether the recipe makes nothing.
     public var isEmpty: Bool { poster == nil && strip == nil && sprites == nil && hover == nil && sheet == nil }

@@ -131,6 +131,7 @@ final class MediaInput {
         startTimestamp = start
         var described = try Self.describe(format: format, stream: stream, timeBase: timeBase, startTimestamp: startTimestamp,
                                           counts: counts, byteSize: format.byteSize, name: name)
+        if !options.transform.isIdentity { described.reorient(by: options.transform) }
         if source.canBeReopened, let declared = described.duration, !described.isStillPicture {
             // A file cut short: the frames end before the stated duration (DataEndCheck).
             interrupter.setDeadline(after: options.openTimeout)

@@ -121,6 +121,10 @@ public struct SourceOptions: Sendable, Hashable {
     /// Header fields sent with every http(s) request of a URL input (conditional requests such as
     /// `If-Match`, authorisation); names and values may hold no line break. Empty by default.
     public var requestHeaders: [String: String] = [:]
+    /// A turn and flips applied after the source's own orientation (its display matrix): every picture
+    /// made from the source, and its ``VideoInfo/orientation`` and ``VideoInfo/displaySize``, are
+    /// those of the transformed picture. None by default.
+    public var transform = PictureTransform()
 
     /// The TLS options every https open gets.
     var tlsOptions: [String: String] {

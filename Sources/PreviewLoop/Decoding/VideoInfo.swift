@@ -85,6 +85,14 @@ public struct VideoInfo: Sendable, Hashable {
     var declaredTopFieldFirst: Bool?
 
     /// The display size for a coded size, sample aspect ratio and orientation.
+    /// Turns the picture by `transform` after its own orientation: the orientation, rotation and display
+    /// size become the transformed picture's.
+    mutating func reorient(by transform: PictureTransform) {
+        orientation = orientation.followed(by: transform.orientation)
+        rotation = orientation.clockwiseDegrees
+        displaySize = Self.displaySize(width: width, height: height, sampleAspectRatio: sampleAspectRatio, orientation: orientation)
+    }
+
     static func displaySize(width: Int, height: Int, sampleAspectRatio: Rational, orientation: Orientation) -> Size {
         let sar = sampleAspectRatio.doubleValue ?? 1
         let upright = Size(width: max(1, Int((Double(width) * sar).rounded())), height: height)

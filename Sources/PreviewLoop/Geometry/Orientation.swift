@@ -87,3 +87,75 @@ public enum Orientation: String, Sendable, CaseIterable {
         }
     }
 }
+
+extension Orientation {
+    /// The orientation that mirrors left to right (if `mirrored`), then turns clockwise by `degrees`
+    /// (a multiple of 90; others are taken modulo 360 to the quarter turn below).
+    public init(clockwiseDegrees degrees: Int, mirrored: Bool) {
+        let quarter = ((degrees % 360 + 360) % 360) / 90
+        self = switch (quarter, mirrored) {
+        case (0, false): .up
+        case (1, false): .rotatedClockwise
+        case (2, false): .upsideDown
+        case (3, false): .rotatedCounterClockwise
+        case (0, true): .mirrored
+        case (1, true): .transverse
+        case (2, true): .flipped
+        default: .transposed
+        }
+    }
+
+    /// Whether the orientation mirrors the picture (an odd number of flips).
+    public var isMirrored: Bool {
+        switch self {
+        case .mirrored, .flipped, .transposed, .transverse: true
+        case .up, .rotatedClockwise, .upsideDown, .rotatedCounterClockwise: false
+        }
+    }
+
+    /// This orientation, then `next`: the picture turned upright by this one, then turned by `next`.
+    ///
+    /// Each orientation is a mirror (or none) followed by a clockwise turn; a turn after a mirror is the
+    /// opposite turn before it, which is all the arithmetic there is.
+    public func followed(by next: Orientation) -> Orientation {
+        let turn = next.isMirrored ? next.clockwiseDegrees - clockwiseDegrees : next.clockwiseDegrees + clockwiseDegrees
+        return Orientation(clockwiseDegrees: turn, mirrored: isMirrored != next.isMirrored)
+    }
+}
+
+/// A clockwise quarter turn: 0, 90, 180 or 270 degrees.
+public enum QuarterTurn: Int, Sendable, Hashable, CaseIterable {
+    case none = 0
+    case clockwise = 90
+    case half = 180
+    case counterClockwise = 270
+}
+
+/// A turn and flips applied to the upright picture, as an image API takes them (Mux's `rotate`,
+/// `flip_h`, `flip_v`): the turn clockwise after the source's own orientation, the flips after it.
+public struct PictureTransform: Sendable, Hashable {
+    /// The clockwise turn.
+    public var rotation: QuarterTurn
+    /// Whether the picture is mirrored left to right, after the turn.
+    public var flipsHorizontally: Bool
+    /// Whether the picture is mirrored top to bottom, after the turn and the horizontal flip.
+    public var flipsVertically: Bool
+
+    /// A transform: the turn, then the flips.
+    public init(rotation: QuarterTurn = .none, flipsHorizontally: Bool = false, flipsVertically: Bool = false) {
+        self.rotation = rotation
+        self.flipsHorizontally = flipsHorizontally
+        self.flipsVertically = flipsVertically
+    }
+
+    /// Whether it leaves the picture as it is.
+    public var isIdentity: Bool { orientation == .up }
+
+    /// The transform as one orientation of the upright picture.
+    public var orientation: Orientation {
+        var result = Orientation(clockwiseDegrees: rotation.rawValue, mirrored: false)
+        if flipsHorizontally { result = result.followed(by: .mirrored) }
+        if flipsVertically { result = result.followed(by: .flipped) }
+        return result
+    }
+}

@@ -92,4 +92,17 @@ public enum SizeRequest: Hashable, Sendable, CustomStringConvertible {
             return portraitBox == portraitSource || display.height == display.width ? box : box.transposed
         }
     }
+
+    /// The request with each side it names multiplied by `factor` (a device pixel ratio) and rounded, at
+    /// least 1 pixel; ``source`` stays as it is.
+    public func scaled(by factor: Double) -> SizeRequest {
+        func side(_ value: Int) -> Int { max(1, Int((Double(value) * factor).rounded())) }
+        return switch self {
+        case .exact(let size): .exact(Size(width: side(size.width), height: side(size.height)))
+        case .orientedBox(let size): .orientedBox(Size(width: side(size.width), height: side(size.height)))
+        case .width(let width): .width(side(width))
+        case .height(let height): .height(side(height))
+        case .source: .source
+        }
+    }
 }
