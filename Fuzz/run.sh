@@ -32,6 +32,8 @@ mkdir -p "$OUT/corpus" "$OUT/corpus-timing" "$OUT/corpus-cli" "$OUT/artifacts"
 # CLI's sources without its main.swift (the `cli` target calls its pure parser) linked with both, as
 # one module: an empty PreviewLoopJobs module answers the CLI's `import PreviewLoopJobs`.
 LAYER_SOURCES=($(find Sources/PreviewLoopFFmpeg -name '*.swift' | sort))
+# The remote layer (libcurl range reads, SigV4), its own module as in SwiftPM: the library imports it.
+REMOTE_SOURCES=($(find Sources/PreviewLoopRemote -name '*.swift' | sort))
 # The CLI's embedded resources (the feed page's Feed/*.css and *.js), as SwiftPM's `embedInCode`
 # generates them: `PackageResources.<name_ext>` byte arrays.
 mkdir -p "$OUT"
@@ -51,7 +53,7 @@ PY
 SOURCES=(Fuzz/FuzzEntry.swift $(find Sources/PreviewLoop -name '*.swift' | sort)
          $(find Sources/PreviewLoopJobs Sources/PreviewLoopCLI -name '*.swift' | sort) "$RESOURCES")
 FFMPEG_INCLUDES=(-I Sources/CFFmpeg $(pkg-config --cflags-only-I libavformat libavcodec libswscale libavutil))
-if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" Sources/CFFmpeg Sources/CFFmpegLog Sources/CFreeType -newer "$BINARY" | head -1)" ]; then
+if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" "${REMOTE_SOURCES[@]}" Sources/CFFmpeg Sources/CFFmpegLog Sources/CFreeType Sources/CCurl -newer "$BINARY" | head -1)" ]; then
   echo "fuzz: building $BINARY"
   mkdir -p "$OUT/modules"
   clang -fsanitize=fuzzer-no-link,address -O1 -g $(pkg-config --cflags-only-I libavutil) -I Sources/CFFmpegLog/include \
@@ -59,13 +61,16 @@ if [ ! -x "$BINARY" ] || [ -n "$(find "${SOURCES[@]}" "${LAYER_SOURCES[@]}" Sour
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -wmo -c \
       -module-name PreviewLoopFFmpeg -package-name main -emit-module -emit-module-path "$OUT/modules/PreviewLoopFFmpeg.swiftmodule" \
       "${FFMPEG_INCLUDES[@]}" -I Sources/CFFmpegLog/include "${LAYER_SOURCES[@]}" -o "$OUT/PreviewLoopFFmpeg.o"
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -wmo -c \
+      -module-name PreviewLoopRemote -package-name main -emit-module -emit-module-path "$OUT/modules/PreviewLoopRemote.swiftmodule" \
+      -I Sources/CCurl "${REMOTE_SOURCES[@]}" -o "$OUT/PreviewLoopRemote.o"
   : > "$OUT/empty-jobs.swift"
   swiftc -parse-as-library -swift-version 6 -module-name PreviewLoopJobs -package-name main -emit-module \
       -emit-module-path "$OUT/modules/PreviewLoopJobs.swiftmodule" "$OUT/empty-jobs.swift"
   swiftc -sanitize=fuzzer,address -parse-as-library -O -g -suppress-warnings -swift-version 6 -module-name PreviewLoop -package-name main \
       -I "$OUT/modules" "${FFMPEG_INCLUDES[@]}" -I Sources/CFFmpegLog/include \
-      -I Sources/CFreeType $(pkg-config --cflags-only-I freetype2) \
-      "${SOURCES[@]}" "$OUT/PreviewLoopFFmpeg.o" "$OUT/cffmpeglog.o" -o "$BINARY"
+      -I Sources/CFreeType $(pkg-config --cflags-only-I freetype2) -I Sources/CCurl \
+      "${SOURCES[@]}" "$OUT/PreviewLoopFFmpeg.o" "$OUT/PreviewLoopRemote.o" "$OUT/cffmpeglog.o" -lcurl -o "$BINARY"
 fi
 
 FLAGS=(-timeout=20 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$OUT/artifacts/")

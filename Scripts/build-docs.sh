@@ -18,6 +18,7 @@ mkdir -p "$GRAPHS"
   -I .build/debug/Modules -minimum-access-level public -skip-inherited-docs -output-dir "$GRAPHS" \
   -Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap \
   -Xcc -fmodule-map-file=Sources/CFreeType/module.modulemap \
+  -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
   -Xcc -fmodule-map-file=Sources/CFFmpegLog/include/module.modulemap -Xcc -ISources/CFFmpegLog/include \
   $(pkg-config --cflags-only-I freetype2 | sed 's/-I/-Xcc -I/g')
 "$BIN/docc" convert Sources/PreviewLoop/PreviewLoop.docc --additional-symbol-graph-dir "$GRAPHS" \

@@ -13,6 +13,7 @@ typecheck() {
   "$SWIFTC" -typecheck -swift-version 6 -I .build/debug/Modules \
     -Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CFreeType/module.modulemap \
+    -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CFFmpegLog/include/module.modulemap -Xcc -ISources/CFFmpegLog/include \
     $(pkg-config --cflags-only-I freetype2 | sed 's/-I/-Xcc -I/g') "$@"
 }

@@ -11,6 +11,7 @@ trap 'rm -f "$dump" "$current"' EXIT
 "$DIGESTER" -dump-sdk -module PreviewLoop -I .build/debug/Modules -o "$dump" \
   -Xcc -fmodule-map-file=Sources/CFFmpeg/module.modulemap \
   -Xcc -fmodule-map-file=Sources/CFreeType/module.modulemap \
+  -Xcc -fmodule-map-file=Sources/CCurl/module.modulemap \
   -Xcc -fmodule-map-file=Sources/CFFmpegLog/include/module.modulemap -Xcc -ISources/CFFmpegLog/include \
   $(pkg-config --cflags-only-I freetype2 | sed 's/-I/-Xcc -I/g')
 python3 Scripts/public-api.py "$dump" > "$current"

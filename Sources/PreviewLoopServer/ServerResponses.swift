@@ -1,6 +1,7 @@
 import Glibc
 import PreviewLoop
 import PreviewLoopJobs
+import PreviewLoopRemote
 import Synchronization
 
 // The responses the server builds: validators, bodies and problem bodies.

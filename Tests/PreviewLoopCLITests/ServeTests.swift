@@ -5,6 +5,7 @@ import PreviewLoopCLI
 import PreviewLoopJobs
 import Synchronization
 @testable import PreviewLoopServer
+import PreviewLoopRemote
 import PreviewLoopTestSupport
 
 /// `serve` and the embeddable ``PreviewServer`` on real fixtures, over real HTTP (curl as the client):

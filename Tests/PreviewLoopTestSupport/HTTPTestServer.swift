@@ -21,7 +21,9 @@ package final class HTTPTestServer {
     /// Starts the server and waits (up to 10 s) until it prints its port.
     ///
     /// - Parameter redirects: names (the request path's last component) answered with `302 Found` and
-    ///   this `Location` instead of a file (`.byteRanges` only).
+    ///   this `Location` instead of a file (`.byteRanges` only); the value `!drop` serves the file but cuts
+    ///   every other response to it off halfway, closing the connection (a store that drops a connection
+    ///   mid-range).
     package init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -100,9 +102,10 @@ package final class HTTPTestServer {
     /// A minimal static file server with single byte-range support (`bytes=A-B`, `bytes=A-`), a strong
     /// `ETag` (size and modification time) with `Last-Modified`, and `If-Match` (412 for another tag).
     private static let rangeServerScript = #"""
-import http.server, os, re, sys
+import http.server, os, re, socket, sys
 root = sys.argv[1]
 redirects = dict(argument.split('=', 1) for argument in sys.argv[2:])
+answered = {}
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
     def log_message(self, *args): pass
@@ -110,7 +113,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self): self.respond(True)
     def respond(self, with_body):
         name = os.path.basename(self.path.split('?')[0])
-        if name in redirects:
+        dropping = redirects.get(name) == '!drop'
+        if name in redirects and not dropping:
             self.send_response(302); self.send_header('Location', redirects[name])
             self.send_header('Content-Length', '0'); self.end_headers(); return
         path = os.path.join(root, name)
@@ -139,8 +143,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header('Content-Length', str(end - start + 1))
         self.end_headers()
         if with_body:
-            try: self.wfile.write(data[start:end + 1])
-            except (BrokenPipeError, ConnectionResetError): pass
+            body = data[start:end + 1]
+            answered[name] = answered.get(name, 0) + 1
+            try:
+                if dropping and answered[name] % 2 == 1 and len(body) > 1:
+                    self.wfile.write(body[:len(body) // 2]); self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError, OSError): pass
 server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
 server.daemon_threads = True
 print('Serving HTTP on 127.0.0.1 port %d' % server.server_address[1], flush=True)

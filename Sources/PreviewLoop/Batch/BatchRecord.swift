@@ -29,6 +29,8 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     public var outputs: [Output]
     /// What the clip is, when it could be opened.
     public var clip: ClipInfo?
+    /// For an `s3://` input, the bytes fetched and requests made (`thumb --json`); `nil` otherwise.
+    public var remote: RemoteReads?
     /// Milliseconds: opening and probing, each output, the whole clip.
     public var timings: [String: Double]
     /// The shard that made the record, `I/N`; `nil` outside a batch.
@@ -172,7 +174,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case type, id, command, input, status, skipped, reason, permanence, message, attempts, outputs, clip, timings, shard
+        case type, id, command, input, status, skipped, reason, permanence, message, attempts, outputs, clip, timings, shard, remote
         case finishedAt = "finished_at", fingerprint, duplicateOf = "duplicate_of"
     }
 

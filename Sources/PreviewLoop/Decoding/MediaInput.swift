@@ -15,6 +15,8 @@ final class MediaInput {
     let info: VideoInfo
     /// Keeps standard input non-blocking while this input reads it; restored when released.
     private let standardInputMode: NonBlockingStandardInput?
+    /// An `s3://` input's bytes (fetched in ranges, shared by every open of this input).
+    let objectBytes: ObjectStoreBytes?
 
     /// Opens `source` and selects its best video stream.
     init(source: Source, options: SourceOptions = .init(), interrupter: Interrupter = .forCurrentCall()) throws(PreviewLoopError) {
@@ -27,6 +29,14 @@ final class MediaInput {
         interrupter.setDeadline(after: options.openTimeout)
         var memory: MemoryReader?
         if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
+        let objectBytes = try source.objectInStore.map { object throws(PreviewLoopError) in
+            try ObjectStoreBytes(object: object, options: options, interrupter: interrupter)
+        }
+        self.objectBytes = objectBytes
+        // Each open gets its own I/O context over the same bytes.
+        func ranged() throws(FFmpegFailure) -> RandomAccessReader? {
+            try objectBytes.map { bytes throws(FFmpegFailure) in try RandomAccessReader(bytes) }
+        }
         FFmpegLog.clearLastError()
         if case .data = source, let name = Self.probedFormatName(source, options: options), Self.referencingFormats.contains(name) {
             throw PreviewLoopError(.refusedByPolicy, "\(source): a \(name) list in memory names other resources, and an input "
@@ -37,13 +47,16 @@ final class MediaInput {
         self.standardInputMode = standardInputMode
         do {
             format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy,
-                                       memory: memory, maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
+                                       memory: memory, ranged: ranged(), maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
+        } catch where objectBytes?.readError != nil {
+            // The store refused or lost a range while FFmpeg read the header: its reason, not FFmpeg's.
+            throw objectBytes?.readError ?? error
         } catch where Self.certificateRefusal(source) != nil {
             // GnuTLS refused the server's certificate (tls_verify): said as such, and never retried.
             throw PreviewLoopError(.refusedByPolicy, "\(name): the server's TLS certificate was not accepted ("
                 + (Self.certificateRefusal(source) ?? "") + "); trust its authority with --ca-file FILE, or skip the check with --insecure",
                 ffmpegMessage: error.ffmpegMessage)
-        } catch where error.code == .notMediaFile && source.isURL {
+        } catch where error.code == .notMediaFile && source.isURL && objectBytes == nil {
             // Over the network, "not media" may be the connection's fault (a reset, a server closing
             // early). Asked again for its first bytes: a server that does not answer, or answers with
             // media an allowed demuxer takes, failed in transit (transient: batch retries it); bytes
@@ -104,7 +117,7 @@ final class MediaInput {
                 interrupter.setDeadline(after: options.openTimeout)
                 if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
                 format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy,
-                                           memory: memory, maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
+                                           memory: memory, ranged: ranged(), maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
                 interrupter.setDeadline(after: nil)
                 guard let again = format.describeStream(best) else {
                     throw PreviewLoopError(.corruptData, "\(name): the video stream changed when the input was opened again")
@@ -131,7 +144,7 @@ final class MediaInput {
                 reopen: { () throws(PreviewLoopError) -> FormatContext in
                     if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
                     return try ffmpeg { () throws(FFmpegFailure) in
-                        try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy, memory: memory,
+                        try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy, memory: memory, ranged: ranged(),
                                           maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat)
                     }
                 })
@@ -198,6 +211,8 @@ final class MediaInput {
             bytes = FileSystem.prefix(ofFileAt: path, count: 64 * 1024) ?? []
         case .data(let data):
             bytes = [UInt8](data.prefix(64 * 1024))
+        case .url where source.objectInStore != nil:
+            return nil
         case .url(let url):
             // Only the URL itself, through the same protocol whitelist and read deadline.
             guard let prefix = FormatProbe.prefix(ofURL: url.absoluteString, count: 64 * 1024, readTimeout: options.readTimeout,

