@@ -66,17 +66,17 @@ private func fuzzArguments(_ bytes: Data) {
     do {
         let command = try CommandLineParser.parse(arguments)
         switch command {
-        case .command(let options as ThumbOptions):
+        case .command(let options as ThumbCommand):
             precondition(options.size.knownSizes.allSatisfy { $0.area <= 16384 * 16384 } && options.source.timeout <= 86_400)
-        case .command(let options as StripOptions): precondition((1...1000).contains(options.count) && options.columns <= options.count)
-        case .command(let options as RenderOptions): precondition((1...120).contains(options.framesPerSecond))
-        case .command(let options as SpritesOptions):
+        case .command(let options as StripCommand): precondition((1...1000).contains(options.count) && options.columns <= options.count)
+        case .command(let options as RenderCommand): precondition((1...120).contains(options.framesPerSecond))
+        case .command(let options as SpritesCommand):
             switch options.every {
             case .auto: break
             case .every(let seconds): precondition(seconds > 0 && seconds.isFinite)
             case .count(let count): precondition(count >= 1)
             }
-        case .command(let options as CardOptions):
+        case .command(let options as CardCommand):
             let frames = PreviewCard.frameCount(duration: CardTimeline(style: options.style).duration,
                                                 framesPerSecond: options.framesPerSecond)
             if case .still = options.destination {} else { precondition(frames <= options.budget.maxFrames) }

@@ -15,7 +15,7 @@ public enum CommandLineTool {
     package static var version: String { Tool.version }
 
     /// ``run(_:)`` with the server that runs `serve`.
-    package static func run(_ arguments: [String], serve: ((ServeOptions) -> Int32)?) -> Int32 {
+    package static func run(_ arguments: [String], serve: ((ServeCommand) -> Int32)?) -> Int32 {
         // A closed pipe on standard output or error (`| head`) must be a failed write, not SIGPIPE's
         // default end of the process midway through writing a file, leaving its temporary behind:
         // progress and summary writes then fail quietly (remembered for standard output), and data
@@ -40,7 +40,7 @@ public enum CommandLineTool {
     }
 
     /// Parses and runs one command.
-    private static func runCommand(_ arguments: [String], serve: ((ServeOptions) -> Int32)?) -> Int32 {
+    private static func runCommand(_ arguments: [String], serve: ((ServeCommand) -> Int32)?) -> Int32 {
         let command: ParsedCommand
         do {
             command = try CommandLineParser.parse(arguments)

@@ -74,15 +74,15 @@ enum ManualPage {
     /// query parameters, each with the option it sets and the values it takes, read from the routes'
     /// declarations (which read the subcommands' own), then the feed page's parameters.
     static var serveRoutes: [String] {
-        let serve = ServeOptions.configuration.name
+        let serve = ServeCommand.configuration.name
         var lines = [".SH SERVE ROUTES"]
         lines.append(escape("\(serve) answers GET and HEAD for /PATH/ROUTE?PARAMETERS, PATH a video under "
-            + "\(ServeOptions.root.spec.longSpelling); with \(ServeOptions.allowSource.spec.longSpelling), /ROUTE?url=URL "
+            + "\(ServeCommand.root.spec.longSpelling); with \(ServeCommand.allowSource.spec.longSpelling), /ROUTE?url=URL "
             + "serves a remote video instead. Each route "
             + "is rendered by a subcommand and gives the bytes it writes; each parameter sets one of that subcommand's "
             + "options, with the same values, ranges and limits, and an absent one leaves the option at its default. "
             + "An unknown parameter, or one given twice, is a 400 naming it. With "
-            + "\(ServeOptions.signingKeyFile.spec.longSpelling), every request also carries expires and signature."))
+            + "\(ServeCommand.signingKeyFile.spec.longSpelling), every request also carries expires and signature."))
         for route in PreviewRequests.routes {
             lines.append(".SS \(escape(route.fileNames.joined(separator: ", ")))")
             lines.append(escape("Rendered by \(route.subcommand)" + (route.parameters.isEmpty ? "; no parameters." : ".")))
@@ -92,7 +92,7 @@ enum ManualPage {
             }
         }
         lines.append(".SS /")
-        lines.append(escape("The feed page, unless \(ServeOptions.noFeed.spec.longSpelling). Its parameters override the server's settings for one page."))
+        lines.append(escape("The feed page, unless \(ServeCommand.noFeed.spec.longSpelling). Its parameters override the server's settings for one page."))
         for parameter in FeedSettings.parameters {
             lines += entry(parameter, parameter.help + " Takes \(parameter.expectation).")
         }

@@ -4,38 +4,39 @@ import Glibc
 import PreviewLoop
 import Synchronization
 
-/// The options of `preview-loop batch` (`batch report` and `batch export-page` are commands of their own:
-/// ``BatchReportOptions``, ``BatchExportPageOptions``).
-struct BatchCommandOptions: Equatable, Sendable {
+/// `preview-loop batch` as a job: its options (declared once, for every front end), checks and work
+/// (`batch report` and `batch export-page` are commands of their own: ``BatchReportCommand``,
+/// ``BatchExportPageCommand``).
+struct BatchCommand: Equatable, Sendable {
     /// The manifest or folder as given (`-` for standard input).
     var manifest = ""
     /// `-o` as typed, which becomes ``outputDirectory`` (a manifest's run needs it).
-    @Option(BatchCommandOptions.out, folded: true) var outOption: String? = nil
+    @Option(BatchCommand.out, folded: true) var outOption: String? = nil
     /// `-o`, `--out`: the output directory; empty when not given (a folder's run then uses
     /// ``BatchFolder/defaultOutputDirectory(for:)``, a manifest's run is refused).
     var outputDirectory = ""
     /// `--recipe FILE`.
-    @Option(BatchCommandOptions.recipe) var recipePath: String? = nil
+    @Option(BatchCommand.recipe) var recipePath: String? = nil
     /// `-j`, `--jobs`.
-    @Option(BatchCommandOptions.jobs) var jobs = BatchCommandOptions.jobs.defaultValue
-    @Flag(BatchCommandOptions.force) var force = false
-    @Flag(BatchCommandOptions.retryFailed) var retryFailed = false
-    @Option(BatchCommandOptions.retries) var retries = BatchCommandOptions.retries.defaultValue
-    @Option(BatchCommandOptions.retryDelay) var retryDelay = BatchCommandOptions.retryDelay.defaultValue
+    @Option(BatchCommand.jobs) var jobs = BatchCommand.jobs.defaultValue
+    @Flag(BatchCommand.force) var force = false
+    @Flag(BatchCommand.retryFailed) var retryFailed = false
+    @Option(BatchCommand.retries) var retries = BatchCommand.retries.defaultValue
+    @Option(BatchCommand.retryDelay) var retryDelay = BatchCommand.retryDelay.defaultValue
     /// `--shard I/N`, if given.
-    @Option(BatchCommandOptions.shard) var shard: BatchShard? = nil
+    @Option(BatchCommand.shard) var shard: BatchShard? = nil
     /// `--shard-count N`: the count for an index from the environment.
-    @Option(BatchCommandOptions.shardCount) var shardCount: Int? = nil
+    @Option(BatchCommand.shardCount) var shardCount: Int? = nil
     /// `--progress` (the reporting group's flag): JSON progress lines on standard error, one per finished clip.
     @Flag(ReportingOptions.progress) var isMachineProgress = false
     /// `--quiet`.
     @Flag(ReportingOptions.quiet) var isQuiet = false
-    @Option(BatchCommandOptions.timeout) var timeout = BatchCommandOptions.timeout.defaultValue
-    @Option(BatchCommandOptions.deadline) var deadline = BatchCommandOptions.deadline.defaultValue
+    @Option(BatchCommand.timeout) var timeout = BatchCommand.timeout.defaultValue
+    @Option(BatchCommand.deadline) var deadline = BatchCommand.deadline.defaultValue
     /// `--memory-budget MB`, if given.
-    @Option(BatchCommandOptions.memoryBudget) var memoryBudgetMB: Int? = nil
+    @Option(BatchCommand.memoryBudget) var memoryBudgetMB: Int? = nil
     /// `--threads`, 0 for cores ÷ jobs.
-    @Option(BatchCommandOptions.threads) var threads = BatchCommandOptions.threads.defaultValue
+    @Option(BatchCommand.threads) var threads = BatchCommand.threads.defaultValue
     /// `--deinterlace`: which frames every clip's outputs deinterlace.
     @Option(InputOptions.deinterlace) var deinterlacing = InputOptions.deinterlace.defaultValue
     /// `--insecure`.
@@ -43,8 +44,8 @@ struct BatchCommandOptions: Equatable, Sendable {
     /// `--ca-file`.
     @Option(TLSOptions.caFile) var caFile: String? = nil
     /// `--include` and `--exclude` as typed (the last of each), which become ``include`` and ``exclude``.
-    @Option(BatchCommandOptions.include, folded: true) var includeOption: String? = nil
-    @Option(BatchCommandOptions.exclude, folded: true) var excludeOption: String? = nil
+    @Option(BatchCommand.include, folded: true) var includeOption: String? = nil
+    @Option(BatchCommand.exclude, folded: true) var excludeOption: String? = nil
     /// `--include`, `--exclude`: globs for a folder's files.
     var include: [String] = []
     var exclude: [String] = []
@@ -67,7 +68,7 @@ struct BatchCommandOptions: Equatable, Sendable {
     }
 }
 
-extension BatchCommandOptions: ParsableCommand, ReportsProgress {
+extension BatchCommand: ParsableCommand, ReportsProgress {
     /// `preview-loop batch`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "batch",
@@ -81,7 +82,7 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
                     + "A folder instead: every video file under it, recursively (by extension; hidden entries skipped), ids from "
                     + "the relative paths (trailers/a.mp4 → trailers_a), with --include and --exclude.")],
         // Each typed right after `batch`, with its own options, help and completions.
-        subcommands: [BatchReportOptions.self, BatchExportPageOptions.self])
+        subcommands: [BatchReportCommand.self, BatchExportPageCommand.self])
 
     var input: String { "batch" }
 
@@ -93,11 +94,11 @@ extension BatchCommandOptions: ParsableCommand, ReportsProgress {
             Console.writeError(context.usageReport(error) + "\n")
             return ExitStatus.usage
         }
-        return CommandFailure.reporting(for: "batch") { try BatchCommand(options: self).run() }
+        return CommandFailure.reporting(for: "batch") { try BatchRun(options: self).run() }
     }
 }
 
-extension BatchCommandOptions {
+extension BatchCommand {
     /// Takes the manifest, the output directory and the globs.
     mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
         let positionals = arguments.positionals
@@ -126,10 +127,10 @@ extension BatchCommandOptions {
     }
 }
 
-/// `preview-loop batch`: a manifest's clips → each clip's outputs in `OUT/<id>/`, one JSON Lines
+/// One run of `preview-loop batch` on the command line: a manifest's clips → each clip's outputs in `OUT/<id>/`, one JSON Lines
 /// record per clip in `OUT/results*.jsonl`, and an exit status schedulers act on.
-struct BatchCommand {
-    var options: BatchCommandOptions
+struct BatchRun {
+    var options: BatchCommand
 
     /// `EX_DATAERR`: some clips failed permanently.
     static let permanentFailures: Int32 = 65
@@ -338,7 +339,7 @@ extension String {
 }
 
     
-extension BatchCommandOptions {
+extension BatchCommand {
     /// The library's defaults, which the CLI's defaults are.
     private static let libraryDefaults = BatchOptions(outputDirectory: "")
 

@@ -2,15 +2,15 @@ import FoundationEssentials
 import Glibc
 import PreviewLoop
 
-/// The options of `preview-loop batch report`.
-struct BatchReportOptions: Equatable, Sendable {
+/// `preview-loop batch report` as a job: its options (declared once, for every front end), checks and work.
+struct BatchReportCommand: Equatable, Sendable {
     /// The output folders and results files, as given.
     var paths: [String] = []
     /// `--json`.
-    @Flag(BatchReportOptions.json) var isJSON = false
+    @Flag(BatchReportCommand.json) var isJSON = false
     /// `--duplicates` and `--hamming` as typed, which become ``duplicateThreshold``.
-    @Flag(BatchReportOptions.duplicates, folded: true) var duplicatesOption = false
-    @Option(BatchReportOptions.hamming, folded: true) var hammingOption = BatchReportOptions.hamming.defaultValue
+    @Flag(BatchReportCommand.duplicates, folded: true) var duplicatesOption = false
+    @Option(BatchReportCommand.hamming, folded: true) var hammingOption = BatchReportCommand.hamming.defaultValue
     /// `--duplicates`: the Hamming threshold it compares with (`--hamming`), or `nil` without it.
     var duplicateThreshold: Int?
 
@@ -28,7 +28,7 @@ struct BatchReportOptions: Equatable, Sendable {
         default: DuplicateFinder.defaultThreshold, in: DuplicateFinder.thresholdRange)
 }
 
-extension BatchReportOptions: ParsableCommand {
+extension BatchReportCommand: ParsableCommand {
     /// `preview-loop batch report`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "report",

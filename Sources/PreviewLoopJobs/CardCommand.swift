@@ -1,7 +1,7 @@
 import PreviewLoop
 
-/// The options of `preview-loop card`.
-struct CardOptions: Equatable, Sendable {
+/// `preview-loop card` as a job: its options (declared once, for every front end), checks and work.
+struct CardCommand: Equatable, Sendable {
     /// The work limits (`--max-memory`, `--max-frames`); declared first, so its options are listed before
     /// the input group's.
     var budget = WorkBudget()
@@ -9,39 +9,39 @@ struct CardOptions: Equatable, Sendable {
     /// `--tonemap` (the input group).
     var source = InputOptions()
     /// `-o` as typed, which becomes ``output`` and ``destination``.
-    @Option(CardOptions.output, folded: true) var outputOption: String? = nil
+    @Option(CardCommand.output, folded: true) var outputOption: String? = nil
     /// The file or directory to write (`-o`, `--output`).
     var output = ""
     /// What the output's extension asks for.
     var destination = CardDestination.directory
     /// `--size`, `--aspect`, `--corner-radius`, `--reveal`, `--poster-hold`, `--play-length`, `--close`,
     /// `--background` and `--no-play-button` as given, which become ``style``.
-    @Option(CardOptions.size, folded: true) var sizeOption = CardOptions.size.defaultValue
-    @Option(CardOptions.aspect, folded: true) var aspectOption: Double? = nil
-    @Option(CardOptions.cornerRadius, folded: true) var cornerRadiusOption = CardOptions.cornerRadius.defaultValue
-    @Option(CardOptions.reveal, folded: true) var revealOption = CardOptions.reveal.defaultValue
-    @Option(CardOptions.posterHold, folded: true) var posterHoldOption = CardOptions.posterHold.defaultValue
-    @Option(CardOptions.playLength, folded: true) var playLengthOption = CardOptions.playLength.defaultValue
-    @Flag(CardOptions.close, folded: true) var closeOption = false
+    @Option(CardCommand.size, folded: true) var sizeOption = CardCommand.size.defaultValue
+    @Option(CardCommand.aspect, folded: true) var aspectOption: Double? = nil
+    @Option(CardCommand.cornerRadius, folded: true) var cornerRadiusOption = CardCommand.cornerRadius.defaultValue
+    @Option(CardCommand.reveal, folded: true) var revealOption = CardCommand.reveal.defaultValue
+    @Option(CardCommand.posterHold, folded: true) var posterHoldOption = CardCommand.posterHold.defaultValue
+    @Option(CardCommand.playLength, folded: true) var playLengthOption = CardCommand.playLength.defaultValue
+    @Flag(CardCommand.close, folded: true) var closeOption = false
     @Option(PictureOptions.background, folded: true) var backgroundOption: RGBAColor? = nil
-    @Flag(CardOptions.noPlayButton, folded: true) var noPlayButtonOption = false
+    @Flag(CardCommand.noPlayButton, folded: true) var noPlayButtonOption = false
     /// The card's look and timing (`--size`/`--aspect`, `--corner-radius`, `--reveal`, `--poster-hold`,
     /// `--play-length`, `--close`, `--background`, `--no-play-button`).
     var style = CardStyle()
     /// Frames per second of animations and frame directories (`--fps`).
-    @Option(CardOptions.fps) var framesPerSecond = CardOptions.fps.defaultValue
+    @Option(CardCommand.fps) var framesPerSecond = CardCommand.fps.defaultValue
     /// Where the loop window starts (`--start`): the poster is its first good frame.
     @Option(WindowOptions.start) var start = WindowOptions.start.defaultValue
     /// How long the loop window lasts (`--length`).
-    @Option(CardOptions.length) var length = CardOptions.length.defaultValue
+    @Option(CardCommand.length) var length = CardCommand.length.defaultValue
     /// The poster's time in the clip (`--poster-at`); `nil` for the window's first good frame.
-    @Option(CardOptions.posterAt) var posterTime: TimePosition? = nil
+    @Option(CardCommand.posterAt) var posterTime: TimePosition? = nil
     /// The instant a still shows, seconds from the sequence's start (`--at`); 0 is the poster.
-    @Option(CardOptions.at) var stillTime = CardOptions.at.defaultValue
+    @Option(CardCommand.at) var stillTime = CardCommand.at.defaultValue
     /// Quality 0–100 (`-q`, `--quality`) for lossy outputs; `nil` for the default.
-    @Option(CardOptions.quality) var quality: Int? = nil
+    @Option(CardCommand.quality) var quality: Int? = nil
     /// Whether an animation's pictures are checked for photosensitive flashes (`--flash-safety`).
-    @Option(CardOptions.flashSafety) var flashSafety = CardOptions.flashSafety.defaultValue
+    @Option(CardCommand.flashSafety) var flashSafety = CardCommand.flashSafety.defaultValue
     /// A note for standard error about a value replaced by its fallback (an unusable `--aspect`).
     var note: String?
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
@@ -50,7 +50,7 @@ struct CardOptions: Equatable, Sendable {
     var isQuiet = false
 }
 
-extension CardOptions: ClipOutputCommand {
+extension CardCommand: ClipOutputCommand {
     /// `preview-loop card`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "card",
@@ -58,10 +58,10 @@ extension CardOptions: ClipOutputCommand {
             + "video in rounded corners, as an animation, PNG frames or one still.",
         arguments: [.input])
 
-    func make(report: ClipReport?) throws -> Int32 { try CardCommand(options: self, report: report).run() }
+    func make(report: ClipReport?) throws -> Int32 { try CardRun(options: self, report: report).run() }
 }
 
-extension CardOptions {
+extension CardCommand {
     /// `-o, --output <path>`.
     static let output = ValueOption<String?>.path(
         "output", short: "o", value: "path",
@@ -249,10 +249,10 @@ enum CardDestination: Equatable, Sendable {
     case directory
 }
 
-/// `preview-loop card`: the preview card's sequence as an animation or PNG frames, or one still of it.
-struct CardCommand {
+/// One run of `preview-loop card` on the command line: the preview card's sequence as an animation or PNG frames, or one still of it.
+struct CardRun {
     /// The parsed options.
-    var options: CardOptions
+    var options: CardCommand
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 
@@ -294,7 +294,7 @@ struct CardCommand {
     func run() throws -> Int32 {
         if let note = options.note { Console.writeError(note + "\n") }
         let (poster, rendered) = try render()
-        let posterNote = "poster at \(Format.fixed(poster.frame.sourceTime, 3)) s (\(poster.choice.map(ThumbCommand.explanation) ?? "as asked")), "
+        let posterNote = "poster at \(Format.fixed(poster.frame.sourceTime, 3)) s (\(poster.choice.map(ThumbRun.explanation) ?? "as asked")), "
             + "video from \(Format.fixed(poster.videoStart, 3)) s"
         switch rendered {
         case .still(let bytes, let time, let phase, _):
@@ -312,7 +312,7 @@ struct CardCommand {
             Console.writeOutput("wrote \(options.output) (\(options.style.size), card at \(Format.fixed(time, 3)) s: "
                 + "\(Self.describe(phase)); \(posterNote))\n")
         case .sequence(let summary):
-            if let flashes = summary.flashes, let warning = RenderCommand.flashWarning(flashes, output: options.output),
+            if let flashes = summary.flashes, let warning = RenderRun.flashWarning(flashes, output: options.output),
                !options.isQuiet {
                 Console.writeWarning(warning)
             }
@@ -339,7 +339,7 @@ struct CardCommand {
 
     /// Why the poster is the frame it is: the poster choice's explanation, or `--poster-at`; and where the video starts.
     static func choice(of poster: CardPoster) -> String {
-        "poster: " + (poster.choice.map(ThumbCommand.explanation) ?? "--poster-at") + "; video from \(Format.fixed(poster.videoStart, 3)) s"
+        "poster: " + (poster.choice.map(ThumbRun.explanation) ?? "--poster-at") + "; video from \(Format.fixed(poster.videoStart, 3)) s"
     }
 
     /// `poster`, `revealing 50%`, `playing 1.234 s into the video`, `closing 20%`.
@@ -353,7 +353,7 @@ struct CardCommand {
     }
 }
 
-extension CardOptions: ServedJob {
+extension CardCommand: ServedJob {
     /// The card's size (its `aspect` at 480 wide by default) times `factor`, even for H.264.
     mutating func scaleDefaultSize(by factor: Double) {
         let even = destination == .animation(.mp4)
@@ -414,7 +414,7 @@ extension CardOptions: ServedJob {
                 + (job.route.split(separator: ".").last.map(String.init) ?? "webp")
         }
         defer { if animates { FileSystem.unlink(options.output) } }
-        switch try CardCommand(options: options).render().rendered {
+        switch try CardRun(options: options).render().rendered {
         case .still(let bytes, _, _, let picture):
             return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
         case .sequence(let summary):

@@ -2,13 +2,13 @@ import FoundationEssentials
 import Glibc
 import PreviewLoop
 
-/// The options of `preview-loop batch export-page`: the folder alone.
-struct BatchExportPageOptions: Equatable, Sendable {
+/// `preview-loop batch export-page` as a job: its options (the folder alone), checks and work.
+struct BatchExportPageCommand: Equatable, Sendable {
     /// The batch output folder, as given.
     var directory = ""
 }
 
-extension BatchExportPageOptions: ParsableCommand {
+extension BatchExportPageCommand: ParsableCommand {
     /// `preview-loop batch export-page`: its name, summary and argument.
     static let configuration = CommandConfiguration(
         name: "export-page",

@@ -53,9 +53,9 @@ package struct FeedSettings: Equatable, Sendable {
     /// The query parameters of `/`, each read by an option's declaration.
     package static let parameters: [QueryParameter] = [
         .passing("preview_length", "Seconds between a playing preview's seeks back to its start.", previewLength),
-        .passing("aspect", "One shape for every card (16:9, 4:3, 1.5); without it each card takes its clip's shape.", CardOptions.aspect),
-        .passing("min_aspect", "The narrowest card a clip's shape gives (9:16 by default).", CardOptions.aspect),
-        .passing("max_aspect", "The widest card a clip's shape gives (16:9 by default).", CardOptions.aspect),
+        .passing("aspect", "One shape for every card (16:9, 4:3, 1.5); without it each card takes its clip's shape.", CardCommand.aspect),
+        .passing("min_aspect", "The narrowest card a clip's shape gives (9:16 by default).", CardCommand.aspect),
+        .passing("max_aspect", "The widest card a clip's shape gives (16:9 by default).", CardCommand.aspect),
         .passing("max_playing", "Previews playing at once at most.", maxPlaying),
     ]
     /// Their names.
@@ -82,8 +82,8 @@ package struct FeedSettings: Equatable, Sendable {
                 }
                 settings.previewLength = length
             case "aspect", "min_aspect", "max_aspect":
-                guard let ratio = CardOptions.aspect.convert(value) ?? nil else {
-                    return try Self.fail(known, "Expected \(CardOptions.aspect.expectation).")
+                guard let ratio = CardCommand.aspect.convert(value) ?? nil else {
+                    return try Self.fail(known, "Expected \(CardCommand.aspect.expectation).")
                 }
                 if known == "aspect" {
                     settings.aspectRatio = ratio

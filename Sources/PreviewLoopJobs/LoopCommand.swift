@@ -2,8 +2,8 @@ import Glibc
 import PreviewLoop
 import Synchronization
 
-/// The options of `preview-loop loop`.
-struct LoopOptions: Equatable, Sendable {
+/// `preview-loop loop` as a job: its options (declared once, for every front end), checks and work.
+struct LoopCommand: Equatable, Sendable {
     /// The work limits (`--max-memory`); declared first, so its option is listed before the input group's.
     var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
@@ -14,27 +14,27 @@ struct LoopOptions: Equatable, Sendable {
     /// How long the window lasts (`--length`).
     @Option(WindowOptions.length) var length = WindowOptions.length.defaultValue
     /// Passes over the window (`--loops`); 0 means until interrupted.
-    @Option(LoopOptions.loops) var loops = LoopOptions.loops.defaultValue
+    @Option(LoopCommand.loops) var loops = LoopCommand.loops.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 320, height: 180)
     /// The frame size (`-s`, `--size`).
-    @Option(LoopOptions.size) var size = LoopOptions.size.defaultValue
+    @Option(LoopCommand.size) var size = LoopCommand.size.defaultValue
     /// How the picture fills the size (`--fit`).
     @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Whether frames are paced at playback speed (`--realtime`) rather than decoded flat out.
-    @Flag(LoopOptions.realtime) var isRealtime = false
+    @Flag(LoopCommand.realtime) var isRealtime = false
     /// Where the CSV timing log goes (`--log`), if anywhere.
-    @Option(LoopOptions.log) var log: LogDestination? = nil
+    @Option(LoopCommand.log) var log: LogDestination? = nil
     /// The directory every frame is written to (`--frames`), if any.
-    @Option(LoopOptions.frames) var framesDirectory: String? = nil
+    @Option(LoopCommand.frames) var framesDirectory: String? = nil
     /// Loop-relative wall times (seconds) at which to write a still of the frame presented (`--capture-at`).
-    @Option(LoopOptions.captureAt) var captureTimes: [Double] = []
+    @Option(LoopCommand.captureAt) var captureTimes: [Double] = []
     /// The wall-time span (seconds, from the loop's start) whose frames are recorded (`--record FROM-TO`).
-    @Option(LoopOptions.record) var recordSpan: Range<Double>? = nil
+    @Option(LoopCommand.record) var recordSpan: Range<Double>? = nil
     /// Where captures and recordings go (`--capture-dir`); `nil` means the `--frames` directory.
-    @Option(LoopOptions.captureDir) var captureDirectory: String? = nil
+    @Option(LoopCommand.captureDir) var captureDirectory: String? = nil
     /// `--format` as typed, which becomes ``imageFormat``.
-    @Option(LoopOptions.format, folded: true) var formatOption: ImageFileFormat? = nil
+    @Option(LoopCommand.format, folded: true) var formatOption: ImageFileFormat? = nil
     /// The format of frames, captures and recordings (`--format`): PPM, PNG or JPEG.
     var imageFormat = ImageFileFormat.ppm
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
@@ -43,7 +43,7 @@ struct LoopOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension LoopOptions: ClipCommand, ReportsProgress {
+extension LoopCommand: ClipCommand, ReportsProgress {
     /// `preview-loop loop`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "loop",
@@ -53,11 +53,11 @@ extension LoopOptions: ClipCommand, ReportsProgress {
 
     func run(in context: CommandContext) -> Int32 {
         let report = json ? ClipReport(command: Self.subcommand, input: source.input) : nil
-        return CommandFailure.reporting(for: source, report: report) { try LoopCommand(options: self, report: report).run() }
+        return CommandFailure.reporting(for: source, report: report) { try LoopRun(options: self, report: report).run() }
     }
 }
 
-extension LoopOptions {
+extension LoopCommand {
     /// `--loops <n>`.
     static let loops = ValueOption<Int>.integer(
         "loops", help: "Passes over the window; 0 loops until interrupted (Ctrl-C or SIGTERM), "
@@ -164,9 +164,9 @@ enum LogDestination: Equatable, Sendable {
 /// Outputs are never left half-written: each frame file is written atomically, the log file appears
 /// only when the loop ends well (or is interrupted after its first frame). A second signal exits at
 /// once, removing the unfinished log.
-struct LoopCommand {
+struct LoopRun {
     /// The parsed options.
-    var options: LoopOptions
+    var options: LoopCommand
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 

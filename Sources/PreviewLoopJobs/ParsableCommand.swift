@@ -96,11 +96,11 @@ package struct CommandConfiguration: Sendable {
 package struct CommandContext {
     /// Runs `preview-loop serve` (the server is a module above this one, handed in by the executable);
     /// `nil` in a build without it.
-    var serve: ((ServeOptions) -> Int32)?
+    var serve: ((ServeCommand) -> Int32)?
     /// The report of a usage error for standard error: the error, the usage line and where to find help.
     var usageReport: (UsageError) -> String
 
-    package init(serve: ((ServeOptions) -> Int32)?, usageReport: @escaping (UsageError) -> String) {
+    package init(serve: ((ServeCommand) -> Int32)?, usageReport: @escaping (UsageError) -> String) {
         self.serve = serve
         self.usageReport = usageReport
     }
@@ -111,9 +111,9 @@ package struct CommandContext {
 enum CommandRegistry {
     /// The top-level subcommands' types.
     static let commands: [any ParsableCommand.Type] = [
-        ProbeOptions.self, ThumbOptions.self, StripOptions.self, SheetOptions.self, LoopOptions.self,
-        TimingOptions.self, RenderOptions.self, SpritesOptions.self, CardOptions.self, BatchCommandOptions.self,
-        WallOptions.self, ServeOptions.self,
+        ProbeCommand.self, ThumbCommand.self, StripCommand.self, SheetCommand.self, LoopCommand.self,
+        TimingCommand.self, RenderCommand.self, SpritesCommand.self, CardCommand.self, BatchCommand.self,
+        WallCommand.self, ServeCommand.self,
     ]
 }
 

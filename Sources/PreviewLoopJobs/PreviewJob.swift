@@ -44,7 +44,7 @@ package struct PreviewJob: Sendable {
     /// For a storyboard index (`storyboard.vtt`, `.json`), the route of the picture it points at
     /// (`storyboard.jpg`); `nil` for every other route.
     package var pictureRoute: String? {
-        guard let options = command as? SpritesOptions, route.hasSuffix(".vtt") || route.hasSuffix(".json") else { return nil }
+        guard let options = command as? SpritesCommand, route.hasSuffix(".vtt") || route.hasSuffix(".json") else { return nil }
         return "storyboard.\(options.format.rawValue)"
     }
 

@@ -148,10 +148,10 @@ package enum PreviewRequests {
     /// `time`, `width`, `height` and `fit_mode` of a still of `thumb`.
     static let thumbnailSpelled = [
         QueryParameter(name: "time", help: "When: absent (or poster) the poster frame, best, seconds, mm:ss or N%.",
-                       option: ThumbOptions.option("at").spec, setting: { .value($0 == "poster" ? "auto" : $0) },
-                       expectation: "poster, " + ThumbOptions.option("at").valueExpectation!.replacing("auto, ", with: "")),
-        fitMode(of: ThumbOptions.self),
-    ] + sizePair("the picture", of: ThumbOptions.self)
+                       option: ThumbCommand.option("at").spec, setting: { .value($0 == "poster" ? "auto" : $0) },
+                       expectation: "poster, " + ThumbCommand.option("at").valueExpectation!.replacing("auto, ", with: "")),
+        fitMode(of: ThumbCommand.self),
+    ] + sizePair("the picture", of: ThumbCommand.self)
 
     /// The help of `thumb`'s parameters as the image API has them.
     static let thumbnailDescribed = [
@@ -160,12 +160,12 @@ package enum PreviewRequests {
     ]
 
     /// `thumbnail.{jpg,png,webp}`: `thumb` (its overlays' background is the command line's only).
-    static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, command: ThumbOptions.self, spelled: thumbnailSpelled,
+    static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, command: ThumbCommand.self, spelled: thumbnailSpelled,
                                         excluding: ["background"], described: thumbnailDescribed, sizePair: "the picture")
 
     /// `placeholder.json`: the placeholder of the picture `thumbnail.*` serves for the same parameters
     /// (`thumb`): its ThumbHash, BlurHash, dominant colour, pHash, the frame's time and size.
-    static let placeholder = PreviewRoute(stem: "placeholder", formats: [("json", "application/json")], command: ThumbOptions.self,
+    static let placeholder = PreviewRoute(stem: "placeholder", formats: [("json", "application/json")], command: ThumbCommand.self,
                                           spelled: thumbnailSpelled, excluding: ["background", "quality"],
                                           described: thumbnailDescribed.filter { $0.key != "quality" }, sizePair: "the picture")
 
@@ -178,14 +178,14 @@ package enum PreviewRequests {
 
     /// `animated.{webp,gif,mp4}`: `render`, within the server's ``AnimationCaps``.
     static let animated = PreviewRoute(
-        stem: "animated", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4")], command: RenderOptions.self,
+        stem: "animated", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4")], command: RenderCommand.self,
         spelled: [
             QueryParameter(name: "end", help: "Where it ends instead of length: a time after start.",
-                           option: RenderOptions.option("loop-point").spec,
+                           option: RenderCommand.option("loop-point").spec,
                            setting: { $0 == "auto" ? nil : .value($0) },
                            expectation: "a time after start: seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage (10%)"),
-            fitMode(of: RenderOptions.self),
-        ] + sizePair("the picture", of: RenderOptions.self), described: [
+            fitMode(of: RenderCommand.self),
+        ] + sizePair("the picture", of: RenderCommand.self), described: [
             "start": "Where the animation starts: poster (where the poster frame is), seconds, mm:ss or N%.",
             "length": "How long it lasts (within the server's cap).", "fps": "Frames per second (within the server's cap).",
             "quality": "Lossy quality (WebP, MP4).",
@@ -197,8 +197,8 @@ package enum PreviewRequests {
         ], sizePair: "the picture")
 
     /// `strip.{jpg,png,webp}`: `strip`.
-    static let strip = PreviewRoute(stem: "strip", formats: stills, command: StripOptions.self,
-                                    spelled: [fitMode(of: StripOptions.self)] + sizePair("each tile", of: StripOptions.self),
+    static let strip = PreviewRoute(stem: "strip", formats: stills, command: StripCommand.self,
+                                    spelled: [fitMode(of: StripCommand.self)] + sizePair("each tile", of: StripCommand.self),
                                     described: [
                                         "count": "How many frames.", "columns": "Frames per row.",
                                         "span": "window (from start for length) or all (the whole clip).",
@@ -209,9 +209,9 @@ package enum PreviewRequests {
                                     ], sizePair: "each tile")
 
     /// `sheet.{jpg,png,webp}`: `sheet` (its fonts are the server's defaults).
-    static let sheet = PreviewRoute(stem: "sheet", formats: stills, command: SheetOptions.self, spelled: [
-        .toggle("header", "false leaves out the header.", SheetOptions.option("no-header"), on: "false"),
-        .toggle("timestamps", "false leaves out the tiles' times.", SheetOptions.option("no-timestamps"), on: "false"),
+    static let sheet = PreviewRoute(stem: "sheet", formats: stills, command: SheetCommand.self, spelled: [
+        .toggle("header", "false leaves out the header.", SheetCommand.option("no-header"), on: "false"),
+        .toggle("timestamps", "false leaves out the tiles' times.", SheetCommand.option("no-timestamps"), on: "false"),
     ], described: [
         "grid": "Columns x rows (4x4).", "width": "The sheet's width in pixels.", "tile_width": "Each tile's width instead.",
         "gap": "Pixels between tiles.", "margin": "Pixels around everything.", "background": "#rrggbb, #rgb, black or white.",
@@ -222,11 +222,11 @@ package enum PreviewRequests {
     /// The parameters of a storyboard spelled otherwise than its options, its picture and its index alike.
     static let storyboardSpelled: [QueryParameter] = [
         QueryParameter(name: "columns", help: "Tiles per row; the rows are as many as the thumbnails need.",
-                       option: SpritesOptions.option("grid").spec,
+                       option: SpritesCommand.option("grid").spec,
                        setting: { text in Int(text).flatMap { ValueRanges.spriteGrid.contains($0) ? .value("\($0)x1") : nil } },
                        expectation: integerExpectation(ValueRanges.spriteGrid)),
-        fitMode(of: SpritesOptions.self),
-    ] + sizePair("each tile", of: SpritesOptions.self)
+        fitMode(of: SpritesCommand.self),
+    ] + sizePair("each tile", of: SpritesCommand.self)
 
     /// The help of `sprites`' parameters as the image API has them.
     static let storyboardDescribed = [
@@ -236,13 +236,13 @@ package enum PreviewRequests {
 
     /// `storyboard.{jpg,webp}`: every thumbnail of `sprites` on one picture (its format is its extension).
     static let storyboard = PreviewRoute(stem: "storyboard", formats: [("jpg", "image/jpeg"), ("webp", "image/webp")],
-                                         command: SpritesOptions.self, spelled: storyboardSpelled, excluding: ["format"],
+                                         command: SpritesCommand.self, spelled: storyboardSpelled, excluding: ["format"],
                                          described: storyboardDescribed, sizePair: "each tile")
 
     /// `storyboard.{vtt,json}`: where each thumbnail of the storyboard's picture is, and when; `format` is
     /// the picture's.
     static let storyboardIndex = PreviewRoute(
-        stem: "storyboard", formats: [("vtt", "text/vtt; charset=utf-8"), ("json", "application/json")], command: SpritesOptions.self,
+        stem: "storyboard", formats: [("vtt", "text/vtt; charset=utf-8"), ("json", "application/json")], command: SpritesCommand.self,
         spelled: storyboardSpelled,
         described: storyboardDescribed.merging(["format": "The picture the index points to: jpg or webp."]) { $1 },
         sizePair: "each tile")
@@ -251,9 +251,9 @@ package enum PreviewRequests {
     /// `card.{png,jpg}` (one instant of it): `card`.
     static let card = PreviewRoute(
         stem: "card", formats: [("webp", "image/webp"), ("gif", "image/gif"), ("mp4", "video/mp4"), ("png", "image/png"),
-                                ("jpg", "image/jpeg")], command: CardOptions.self,
-        spelled: sizePair("the card (both or neither)", of: CardOptions.self) + [
-            .toggle("play_button", "false: the poster without its play button.", CardOptions.option("no-play-button"), on: "false"),
+                                ("jpg", "image/jpeg")], command: CardCommand.self,
+        spelled: sizePair("the card (both or neither)", of: CardCommand.self) + [
+            .toggle("play_button", "false: the poster without its play button.", CardCommand.option("no-play-button"), on: "false"),
         ], described: [
             "aspect": "The card's shape at 480 pixels wide instead (16:9, 4:3, 1.5).", "corner_radius": "Pixels of the rounded corners.",
             "reveal": "circle or fade.", "poster_hold": "How long the poster shows first.",
@@ -268,7 +268,7 @@ package enum PreviewRequests {
         ], sizePair: "the card")
 
     /// `probe.json`: `probe --json`.
-    static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], command: ProbeOptions.self)
+    static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], command: ProbeCommand.self)
 
     /// `fit_mode`'s words and the `--fit` each means (`preserve` is `fill` into the fitted size).
     static let fitModes = ["crop": ContentMode.aspectFill.rawValue, "preserve": ContentMode.aspectFill.rawValue,

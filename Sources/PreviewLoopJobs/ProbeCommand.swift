@@ -1,7 +1,7 @@
 import PreviewLoop
 
-/// The options of `preview-loop probe`.
-struct ProbeOptions: Equatable, Sendable {
+/// `preview-loop probe` as a job: its options (declared once, for every front end), checks and work.
+struct ProbeCommand: Equatable, Sendable {
     /// The input and how it is read: `<input>`, `--tonemap`, `--threads`, `--allow-redirects`, `--insecure`,
     /// `--ca-file`, `--timeout`, `--deadline` (the input group).
     var source = InputOptions()
@@ -17,7 +17,7 @@ struct ProbeOptions: Equatable, Sendable {
     var analysesFlashes = false
 }
 
-extension ProbeOptions: ClipCommand {
+extension ProbeCommand: ClipCommand {
     /// `preview-loop probe`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "probe",
@@ -26,7 +26,7 @@ extension ProbeOptions: ClipCommand {
         hiding: [InputOptions.deinterlace, InputOptions.rotate, InputOptions.flipH, InputOptions.flipV])
 
     func run(in context: CommandContext) -> Int32 {
-        CommandFailure.reporting(for: source) { try ProbeCommand(options: self).run() }
+        CommandFailure.reporting(for: source) { try ProbeRun(options: self).run() }
     }
 
     /// Takes the input.
@@ -44,10 +44,10 @@ extension ProbeOptions: ClipCommand {
     }
 }
 
-/// `preview-loop probe`: prints what `MediaProbe.probe` found, as JSON or as aligned text lines.
-struct ProbeCommand {
+/// One run of `preview-loop probe` on the command line: prints what `MediaProbe.probe` found, as JSON or as aligned text lines.
+struct ProbeRun {
     /// The parsed options.
-    var options: ProbeOptions
+    var options: ProbeCommand
 
     /// Probes the input and prints the result on standard output.
     func run() throws -> Int32 {
@@ -245,7 +245,7 @@ struct ProbeCommand {
     }
 }
 
-extension ProbeOptions: ServedJob {
+extension ProbeCommand: ServedJob {
     /// `probe.json` is `probe --json`: nothing is written.
     static func prepare(_ given: inout ScannedArguments, for request: ServingRequest) throws(PreviewRequestError) {
         given.flags.insert("json")
@@ -256,6 +256,6 @@ extension ProbeOptions: ServedJob {
 
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
         let info = try MediaProbe.probe(source.source, options: source.sourceOptions)
-        return RenderedBody(body: Array(ProbeCommand.json(for: info).utf8))
+        return RenderedBody(body: Array(ProbeRun.json(for: info).utf8))
     }
 }

@@ -1,8 +1,8 @@
 import Glibc
 import PreviewLoop
 
-/// The options of `preview-loop render`.
-struct RenderOptions: Equatable, Sendable {
+/// `preview-loop render` as a job: its options (declared once, for every front end), checks and work.
+struct RenderCommand: Equatable, Sendable {
     /// The work limits (`--max-memory`, `--max-frames`); declared first, so its options are listed before
     /// the input group's.
     var budget = WorkBudget()
@@ -10,35 +10,35 @@ struct RenderOptions: Equatable, Sendable {
     /// `--tonemap` (the input group).
     var source = InputOptions()
     /// `-o` as typed, which becomes ``output`` and ``format``.
-    @Option(RenderOptions.output, folded: true) var outputOption: String? = nil
+    @Option(RenderCommand.output, folded: true) var outputOption: String? = nil
     /// The file to write (`-o`, `--output`).
     var output = ""
     /// The file format, chosen by the output's extension.
     var format = AnimationFormat.mp4
     /// `--start` as typed, which becomes ``start`` or ``startsAtPoster``.
-    @Option(RenderOptions.start, folded: true) var startOption = RenderOptions.start.defaultValue
+    @Option(RenderCommand.start, folded: true) var startOption = RenderCommand.start.defaultValue
     /// Where the window starts (`--start`); with `--start poster`, 0 until the poster is found.
     var start = WindowOptions.start.defaultValue
     /// Whether the window starts at the poster's frame (`--start poster`).
     var startsAtPoster = false
     /// How long the window lasts (`--length`).
-    @Option(RenderOptions.length) var length = RenderOptions.length.defaultValue
+    @Option(RenderCommand.length) var length = RenderCommand.length.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 480, height: 270)
     /// The picture size (`-s`, `--size`); even for MP4.
-    @Option(RenderOptions.size) var size = RenderOptions.size.defaultValue
+    @Option(RenderCommand.size) var size = RenderCommand.size.defaultValue
     /// The constant frame rate (`--fps`).
-    @Option(RenderOptions.fps) var framesPerSecond = RenderOptions.fps.defaultValue
+    @Option(RenderCommand.fps) var framesPerSecond = RenderCommand.fps.defaultValue
     /// Quality 0–100 (`-q`, `--quality`); `nil` for the format's default. Not for GIF.
-    @Option(RenderOptions.quality) var quality: Int? = nil
+    @Option(RenderCommand.quality) var quality: Int? = nil
     /// How the picture fills the size (`--fit`).
     @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Where the loop ends (`--loop-point`); `nil` at the end of `--length`.
-    @Option(RenderOptions.loopPoint) var loopPoint = RenderOptions.loopPoint.defaultValue
+    @Option(RenderCommand.loopPoint) var loopPoint = RenderCommand.loopPoint.defaultValue
     /// How the last frame joins the first (`--seam`).
-    @Option(RenderOptions.seam) var seam = RenderOptions.seam.defaultValue
+    @Option(RenderCommand.seam) var seam = RenderCommand.seam.defaultValue
     /// Whether the frames written are checked for photosensitive flashes (`--flash-safety`).
-    @Option(RenderOptions.flashSafety) var flashSafety = RenderOptions.flashSafety.defaultValue
+    @Option(RenderCommand.flashSafety) var flashSafety = RenderCommand.flashSafety.defaultValue
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     @Flag(ReportOptions.json) var json = false
     /// Progress and quiet (`--progress`, `--quiet`).
@@ -47,17 +47,17 @@ struct RenderOptions: Equatable, Sendable {
     var caps: AnimationCaps?
 }
 
-extension RenderOptions: ClipOutputCommand, ReportsProgress {
+extension RenderCommand: ClipOutputCommand, ReportsProgress {
     /// `preview-loop render`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "render",
         abstract: "Write a window of a video as a muted hover preview that loops: MP4, animated WebP or GIF.",
         arguments: [.input])
 
-    func make(report: ClipReport?) throws -> Int32 { try RenderCommand(options: self, report: report).run() }
+    func make(report: ClipReport?) throws -> Int32 { try RenderRun(options: self, report: report).run() }
 }
 
-extension RenderOptions {
+extension RenderCommand {
     /// `-o, --output <file>`.
     static let output = ValueOption<String?>.path(
         "output", short: "o", value: "file",
@@ -137,7 +137,7 @@ extension RenderOptions {
         if let reason = WorkBudget.encoderRefusal(size, webp: format == .webp) {
             return .init(option: "size", message: "A \(size) \(format.rawValue) cannot be written: \(reason)")
         }
-        return budget.memoryRefusal(RenderOptions.bytes(frames: 1, size: size, format: format), what: "A \(size) \(format.rawValue)")
+        return budget.memoryRefusal(RenderCommand.bytes(frames: 1, size: size, format: format), what: "A \(size) \(format.rawValue)")
             .map { .init(option: "max-memory", message: $0) }
     }
 
@@ -167,11 +167,11 @@ package struct AnimationCaps: Equatable, Sendable {
     }
 }
 
-/// `preview-loop render`: one pass of the loop window written as a hover preview that loops cleanly
+/// One run of `preview-loop render` on the command line: one pass of the loop window written as a hover preview that loops cleanly
 /// (MP4, animated WebP or GIF), whole or not at all.
-struct RenderCommand {
+struct RenderRun {
     /// The parsed options.
-    var options: RenderOptions
+    var options: RenderCommand
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 
@@ -223,8 +223,8 @@ struct RenderCommand {
         if options.startsAtPoster {
             // As `thumb` with its defaults: the first good frame of the first 15 s, judged at thumb's size.
             let sampler = try FrameSampler(source: source, threads: options.source.threads, options: limits)
-            let window = RenderCommand.posterWindow(duration: sampler.info.duration)
-            let size = SizeRequest.orientedBox(ThumbOptions.defaultBox).resolved(display: sampler.info.displaySize)
+            let window = RenderRun.posterWindow(duration: sampler.info.duration)
+            let size = SizeRequest.orientedBox(ThumbCommand.defaultBox).resolved(display: sampler.info.displaySize)
             options.start = .seconds(try sampler.posterFrame(in: window, size: size).time)
         }
         // The window as given: the library resolves percentages, once, from the input it opens; a
@@ -250,7 +250,7 @@ struct RenderCommand {
         let frames = (options.decodedLength(windowLength) * Double(options.framesPerSecond)).rounded(.up)
         let what = "A \(Format.fixed(windowLength, 3)) s window at \(options.framesPerSecond) fps"
         if let refusal = options.budget.frameRefusal(frames, what: what)
-            ?? options.budget.memoryRefusal(RenderOptions.bytes(frames: frames, size: size, format: options.format)
+            ?? options.budget.memoryRefusal(RenderCommand.bytes(frames: frames, size: size, format: options.format)
                                                 + options.heldBytes(frames: frames, size: size),
                                             what: what + " of \(size) \(options.format.rawValue)") {
             throw WorkLimitError(message: refusal)
@@ -284,7 +284,7 @@ struct RenderCommand {
 
     /// The window `thumb --at auto` searches with its defaults, `--start 0 --length 15`, cut at the clip's end.
     static func posterWindow(duration: Double?) -> Range<Double> {
-        let length: Double = if case .seconds(let seconds) = ThumbOptions.length.defaultValue { seconds } else { 15 }
+        let length: Double = if case .seconds(let seconds) = ThumbCommand.length.defaultValue { seconds } else { 15 }
         return 0..<max(1e-6, min(length, duration ?? length))
     }
 }
@@ -324,7 +324,7 @@ extension AnimationFormat {
     }
 }
 
-extension RenderOptions: ServedJob {
+extension RenderCommand: ServedJob {
     mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
 
     static func isAnimation(_ fileName: String) -> Bool { true }
@@ -360,7 +360,7 @@ extension RenderOptions: ServedJob {
         var options = self
         options.output = scratch + "/render-\(PreviewJob.nextScratchNumber()).\(format.rawValue)"
         defer { FileSystem.unlink(options.output) }
-        let rendered = try RenderCommand(options: options).render()
+        let rendered = try RenderRun(options: options).render()
         return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30),
                             flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
     }

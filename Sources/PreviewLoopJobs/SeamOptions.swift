@@ -2,7 +2,7 @@ import PreviewLoop
 
 // `render --loop-point` and `--seam`: their declarations and typing. Everything here is pure.
 
-extension RenderOptions {
+extension RenderCommand {
     /// `--loop-point <auto|time>`; absent, the loop ends at the end of `--length`.
     static let loopPoint = ValueOption<LoopEnd?>(
         "loop-point", value: "auto|time",

@@ -1,8 +1,8 @@
 import Glibc
 import PreviewLoop
 
-/// The options of `preview-loop sheet`.
-struct SheetOptions: Equatable, Sendable {
+/// `preview-loop sheet` as a job: its options (declared once, for every front end), checks and work.
+struct SheetCommand: Equatable, Sendable {
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
     /// `--tonemap` (the input group).
     var source = InputOptions()
@@ -15,27 +15,27 @@ struct SheetOptions: Equatable, Sendable {
     /// The image format, chosen by the output's extension.
     var format = ImageFileFormat.png
     /// `--grid` as typed, which becomes ``columns`` and ``rows``.
-    @Option(SheetOptions.grid, folded: true) var gridOption = SheetOptions.grid.defaultValue
+    @Option(SheetCommand.grid, folded: true) var gridOption = SheetCommand.grid.defaultValue
     /// Tiles per row (`--grid` C).
-    var columns = SheetOptions.grid.defaultValue.width
+    var columns = SheetCommand.grid.defaultValue.width
     /// Rows of tiles (`--grid` R).
-    var rows = SheetOptions.grid.defaultValue.height
+    var rows = SheetCommand.grid.defaultValue.height
     /// The whole sheet's width (`--width`); the tiles share what margins and gaps leave. Ignored when
     /// ``tileWidth`` is set.
-    @Option(SheetOptions.width) var sheetWidth = SheetOptions.width.defaultValue
+    @Option(SheetCommand.width) var sheetWidth = SheetCommand.width.defaultValue
     /// Each tile's width (`--tile-width`); `nil` to derive it from ``sheetWidth``.
-    @Option(SheetOptions.tileWidth) var tileWidth: Int? = nil
+    @Option(SheetCommand.tileWidth) var tileWidth: Int? = nil
     /// Pixels between tiles and below the header (`--gap`).
-    @Option(SheetOptions.gap) var gap = SheetOptions.gap.defaultValue
+    @Option(SheetCommand.gap) var gap = SheetCommand.gap.defaultValue
     /// Pixels around everything (`--margin`).
-    @Option(SheetOptions.margin) var margin = SheetOptions.margin.defaultValue
+    @Option(SheetCommand.margin) var margin = SheetCommand.margin.defaultValue
     /// `--background`, `--text-color`, `--font`, `--no-header` and `--no-timestamps` as given, which
     /// become ``style`` and ``showsHeader``.
-    @Option(SheetOptions.background, folded: true) var backgroundOption = SheetOptions.background.defaultValue
-    @Option(SheetOptions.textColor, folded: true) var textColorOption = SheetOptions.textColor.defaultValue
-    @Option(SheetOptions.font, folded: true) var fontOption: String? = nil
-    @Flag(SheetOptions.noHeader, folded: true) var noHeaderOption = false
-    @Flag(SheetOptions.noTimestamps, folded: true) var noTimestampsOption = false
+    @Option(SheetCommand.background, folded: true) var backgroundOption = SheetCommand.background.defaultValue
+    @Option(SheetCommand.textColor, folded: true) var textColorOption = SheetCommand.textColor.defaultValue
+    @Option(SheetCommand.font, folded: true) var fontOption: String? = nil
+    @Flag(SheetCommand.noHeader, folded: true) var noHeaderOption = false
+    @Flag(SheetCommand.noTimestamps, folded: true) var noTimestampsOption = false
     /// Whether the header is drawn (`--no-header` turns it off).
     var showsHeader = true
     /// Colours, fonts and tile times (`--background`, `--text-color`, `--font`, `--no-timestamps`).
@@ -44,7 +44,7 @@ struct SheetOptions: Equatable, Sendable {
     @Option(OutputOptions.imageQuality) var quality: Int? = nil
     /// Which frame answers each time (`--accuracy`): exact by default, since `auto` may give two
     /// neighbouring slices the same keyframe and a sheet's tiles should all differ.
-    @Option(SheetOptions.accuracy) var accuracy = SheetOptions.accuracy.defaultValue
+    @Option(SheetCommand.accuracy) var accuracy = SheetCommand.accuracy.defaultValue
     /// How the tiles' times are chosen (`--pick`): even slices, or shot changes.
     @Option(TilePlanOptions.pick) var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
@@ -53,7 +53,7 @@ struct SheetOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension SheetOptions: ClipOutputCommand, ReportsProgress {
+extension SheetCommand: ClipOutputCommand, ReportsProgress {
     /// `preview-loop sheet`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "sheet",
@@ -61,10 +61,10 @@ extension SheetOptions: ClipOutputCommand, ReportsProgress {
             + "rate, file size), then a grid of frames with their times.",
         arguments: [.input])
 
-    func make(report: ClipReport?) throws -> Int32 { try SheetCommand(options: self, report: report).run() }
+    func make(report: ClipReport?) throws -> Int32 { try SheetRun(options: self, report: report).run() }
 }
 
-extension SheetOptions {
+extension SheetCommand {
     /// The most tiles a sheet takes.
     static let maximumTiles = 400
 
@@ -168,7 +168,7 @@ extension SheetOptions {
     }
 }
 
-extension SheetOptions {
+extension SheetCommand {
     /// The library's sheet configuration for these options (what a batch recipe's `"sheet"` builds too).
     var sheetConfiguration: ClipContactSheet.Configuration {
         var configuration = ClipContactSheet.Configuration()
@@ -186,11 +186,11 @@ extension SheetOptions {
     }
 }
 
-/// `preview-loop sheet`: a contact sheet of the whole clip — a header, then a grid of frames taken at
+/// One run of `preview-loop sheet` on the command line: a contact sheet of the whole clip — a header, then a grid of frames taken at
 /// the middles of equal slices of the clip, each with its time — written whole or not at all.
-struct SheetCommand {
+struct SheetRun {
     /// The parsed options.
-    var options: SheetOptions
+    var options: SheetCommand
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 
@@ -251,7 +251,7 @@ struct SheetCommand {
     static func fileSize(of input: String) -> Int? { ContactSheetHeader.fileSize(of: input) }
 }
 
-extension SheetOptions: ServedJob {
+extension SheetCommand: ServedJob {
     /// The tiles, the sheet and the encoder's copy: the sheet is at most its width squared.
     mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
         reporting.isQuiet = true
@@ -260,6 +260,6 @@ extension SheetOptions: ServedJob {
     }
 
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        RenderedBody(body: try SheetCommand(options: self).render().bytes)
+        RenderedBody(body: try SheetRun(options: self).render().bytes)
     }
 }

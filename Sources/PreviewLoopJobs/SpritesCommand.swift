@@ -1,8 +1,8 @@
 import Glibc
 import PreviewLoop
 
-/// The options of `preview-loop sprites`.
-struct SpritesOptions: Equatable, Sendable {
+/// `preview-loop sprites` as a job: its options (declared once, for every front end), checks and work.
+struct SpritesCommand: Equatable, Sendable {
     /// The work limits (`--max-memory`, `--max-frames`); declared first, so its options are listed before
     /// the input group's.
     var budget = WorkBudget()
@@ -10,31 +10,31 @@ struct SpritesOptions: Equatable, Sendable {
     /// `--tonemap` (the input group).
     var source = InputOptions()
     /// `-o` as typed, which becomes ``outputDirectory``.
-    @Option(SpritesOptions.output, folded: true) var outputOption: String? = nil
+    @Option(SpritesCommand.output, folded: true) var outputOption: String? = nil
     /// The directory the sheets and `thumbnails.vtt` go to (`-o`, `--output`); created if missing.
     var outputDirectory = ""
     /// How far apart the thumbnails are (`--every`, `--count`).
-    @Option(SpritesOptions.every) var every = SpritesOptions.every.defaultValue
+    @Option(SpritesCommand.every) var every = SpritesCommand.every.defaultValue
     /// `--count` as typed, which becomes ``every``.
-    @Option(SpritesOptions.count, folded: true) var countOption: Int? = nil
+    @Option(SpritesCommand.count, folded: true) var countOption: Int? = nil
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    @Option(SpritesOptions.size) var size = SpritesOptions.size.defaultValue
+    @Option(SpritesCommand.size) var size = SpritesCommand.size.defaultValue
     /// `--grid` as typed, which becomes ``columns`` and ``rows``.
-    @Option(SpritesOptions.grid, folded: true) var gridOption = SpritesOptions.grid.defaultValue
+    @Option(SpritesCommand.grid, folded: true) var gridOption = SpritesCommand.grid.defaultValue
     /// Tiles per row (`--grid` C).
-    var columns = SpritesOptions.grid.defaultValue.width
+    var columns = SpritesCommand.grid.defaultValue.width
     /// Rows per sheet (`--grid` R).
-    var rows = SpritesOptions.grid.defaultValue.height
+    var rows = SpritesCommand.grid.defaultValue.height
     /// The sheets' image format (`--format`).
-    @Option(SpritesOptions.format) var format = SpritesOptions.format.defaultValue
+    @Option(SpritesCommand.format) var format = SpritesCommand.format.defaultValue
     /// Which frame each tile shows (`--accuracy`).
-    @Option(SpritesOptions.accuracy) var accuracy = SpritesOptions.accuracy.defaultValue
+    @Option(SpritesCommand.accuracy) var accuracy = SpritesCommand.accuracy.defaultValue
     /// Where in its interval each tile is taken (`--pick`): the middle, or the longest shot's middle.
     @Option(TilePlanOptions.pick) var pick = TilePlanOptions.pick.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the default.
-    @Option(SpritesOptions.quality) var quality: Int? = nil
+    @Option(SpritesCommand.quality) var quality: Int? = nil
     /// How each picture fills its tile (`--fit`).
     @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
@@ -43,17 +43,17 @@ struct SpritesOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension SpritesOptions: ClipOutputCommand, ReportsProgress {
+extension SpritesCommand: ClipOutputCommand, ReportsProgress {
     /// `preview-loop sprites`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "sprites",
         abstract: "Write scrub-bar thumbnails: frames every few seconds tiled into sprite sheets, and a WebVTT track.",
         arguments: [.input])
 
-    func make(report: ClipReport?) throws -> Int32 { try SpritesCommand(options: self, report: report).run() }
+    func make(report: ClipReport?) throws -> Int32 { try SpritesRun(options: self, report: report).run() }
 }
 
-extension SpritesOptions {
+extension SpritesCommand {
     /// `-o, --output <dir>`.
     static let output = ValueOption<String?>.path(
         "output", short: "o", value: "dir",
@@ -106,7 +106,7 @@ extension SpritesOptions {
         if let fileExtension = ImageFileFormat.fileExtension(of: outputDirectory), Self.fileExtensions.contains(fileExtension) {
             throw UsageError(.invalidValue(option: "output", value: outputDirectory), subcommand: Self.subcommand,
                              "'\(outputDirectory)' looks like a file, but sprites writes a directory (sprites-1.jpg…, "
-                                 + "\(SpritesCommand.trackName)); name a directory, for example -o thumbnails/.")
+                                 + "\(SpritesRun.trackName)); name a directory, for example -o thumbnails/.")
         }
         if let count = try arguments.value(Self.count) {
             if $every.isGiven {
@@ -167,9 +167,9 @@ enum SheetFormat: String, CaseIterable, Sendable {
 /// tiled into `sprites-N.jpg` (or `.webp`) sheets, plus `thumbnails.vtt` mapping each interval to its
 /// tile. The directory is built beside its destination and swapped in whole: a failure leaves the
 /// previous contents as they were, and a re-run leaves no stale sheet behind.
-struct SpritesCommand {
+struct SpritesRun {
     /// The parsed options.
-    var options: SpritesOptions
+    var options: SpritesCommand
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 
@@ -326,7 +326,7 @@ struct Storyboard {
     private static func milliseconds(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 }
 
-extension SpritesOptions: ServedJob {
+extension SpritesCommand: ServedJob {
     mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
 
     /// The storyboard is rendered in memory (sprites' output directory is never made); the picture's
@@ -357,13 +357,13 @@ extension SpritesOptions: ServedJob {
         reporting.isQuiet = true
         let tile = size.knownSizes.first ?? Self.defaultBox
         let sheet = Size(width: min(ImageFileFormat.maxWebPSide, columns * tile.width),
-                         height: min(ImageFileFormat.maxWebPSide, SpritesCommand.storyboardRows * tile.height))
+                         height: min(ImageFileFormat.maxWebPSide, SpritesRun.storyboardRows * tile.height))
         return 3 * Int(WorkBudget.rgb(sheet))
     }
 
     /// The picture or an index pointing at it; one render answers the other two.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        let storyboard = try SpritesCommand(options: self).storyboard()
+        let storyboard = try SpritesRun(options: self).storyboard()
         var body = job.storyboardBody(storyboard, format: format)
         body.siblings = siblings.map { $0.storyboardBody(storyboard, format: format) }
         return body

@@ -1,7 +1,7 @@
 import PreviewLoop
 
-/// The options of `preview-loop strip`.
-struct StripOptions: Equatable, Sendable {
+/// `preview-loop strip` as a job: its options (declared once, for every front end), checks and work.
+struct StripCommand: Equatable, Sendable {
     /// The work limits (`--max-memory`); declared first, so its option is listed before the input group's.
     var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
@@ -16,25 +16,25 @@ struct StripOptions: Equatable, Sendable {
     /// The image format, chosen by the output's extension.
     var format = ImageFileFormat.png
     /// How many frames (`-n`, `--count`), 1 to 1000.
-    @Option(StripOptions.count) var count = StripOptions.count.defaultValue
+    @Option(StripCommand.count) var count = StripCommand.count.defaultValue
     /// `--columns` as typed, which becomes ``columns``.
-    @Option(StripOptions.columns, folded: true) var columnsOption: Int? = nil
+    @Option(StripCommand.columns, folded: true) var columnsOption: Int? = nil
     /// Frames per row (`-c`, `--columns`); never more than `count`.
-    var columns = StripOptions.count.defaultValue
+    var columns = StripCommand.count.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 160, height: 90)
     /// The size of each tile (`-s`, `--size`).
-    @Option(StripOptions.size) var size = StripOptions.size.defaultValue
+    @Option(StripCommand.size) var size = StripCommand.size.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
     @Option(OutputOptions.imageQuality) var quality: Int? = nil
     /// Which part of the clip is sampled (`--span`).
-    @Option(StripOptions.span) var span = StripOptions.span.defaultValue
+    @Option(StripCommand.span) var span = StripCommand.span.defaultValue
     /// Where the window starts (`--start`); only with `span == .window`.
     @Option(WindowOptions.start) var start = WindowOptions.start.defaultValue
     /// How long the window lasts (`--length`); only with `span == .window`.
     @Option(WindowOptions.length) var length = WindowOptions.length.defaultValue
     /// Which frame answers each time (`--accuracy`).
-    @Option(StripOptions.accuracy) var accuracy = StripOptions.accuracy.defaultValue
+    @Option(StripCommand.accuracy) var accuracy = StripCommand.accuracy.defaultValue
     /// How the frames' times are chosen (`--pick`): even slices, or shot changes.
     @Option(TilePlanOptions.pick) var pick = TilePlanOptions.pick.defaultValue
     /// Whether one JSON record (the batch record's schema, with the chosen tiles) replaces the summary line (`--json`).
@@ -45,12 +45,12 @@ struct StripOptions: Equatable, Sendable {
     @Option(.integer("gap", value: "px", help: "Black pixels between neighbouring tiles, \(ValueRanges.tileGap.inWords).",
                      default: 0, in: ValueRanges.tileGap).parameter()) var gap: Int
     /// Whether each tile shows its frame's time (`--timestamps`).
-    @Flag(StripOptions.timestamps) var showsTimestamps = false
+    @Flag(StripCommand.timestamps) var showsTimestamps = false
     /// Progress and quiet (`--progress`, `--quiet`).
     var reporting = ReportingOptions()
 }
 
-extension StripOptions: ClipOutputCommand, ReportsProgress {
+extension StripCommand: ClipOutputCommand, ReportsProgress {
     /// `preview-loop strip`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "strip",
@@ -58,10 +58,10 @@ extension StripOptions: ClipOutputCommand, ReportsProgress {
         arguments: [.input],
         hiding: [WorkBudget.maxFrames])
 
-    func make(report: ClipReport?) throws -> Int32 { try StripCommand(options: self, report: report).run() }
+    func make(report: ClipReport?) throws -> Int32 { try StripRun(options: self, report: report).run() }
 }
 
-extension StripOptions {
+extension StripCommand {
     /// `-n, --count <n>`.
     static let count = ValueOption<Int>.integer(
         "count", short: "n", help: "How many frames, \(ValueRanges.stripCount.inWords), taken at the middles of equal slices of the span.",
@@ -130,11 +130,11 @@ enum StripSpan: String, CaseIterable, Sendable {
     case all
 }
 
-/// `preview-loop strip`: a thin layer over ``FrameSampler/contactStrip(_:)`` — frames at the middles
+/// One run of `preview-loop strip` on the command line: a thin layer over ``FrameSampler/contactStrip(_:)`` — frames at the middles
 /// of equal slices of a span, tiled row by row into one image, written whole or not at all.
-struct StripCommand {
+struct StripRun {
     /// The parsed options.
-    var options: StripOptions
+    var options: StripCommand
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 
@@ -184,7 +184,7 @@ struct StripCommand {
     }
 }
 
-extension StripOptions {
+extension StripCommand {
     /// The library's strip configuration for these options.
     var stripConfiguration: ContactStrip.Configuration {
         var style = ContactStrip.Configuration.defaultStyle
@@ -196,7 +196,7 @@ extension StripOptions {
     }
 }
 
-extension StripOptions: ServedJob {
+extension StripCommand: ServedJob {
     mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
 
     /// The tiles, the strip and the encoder's copy, at the tile size asked (a 1920 square when it
@@ -208,6 +208,6 @@ extension StripOptions: ServedJob {
     }
 
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        RenderedBody(body: try StripCommand(options: self).render().bytes)
+        RenderedBody(body: try StripRun(options: self).render().bytes)
     }
 }

@@ -1,7 +1,7 @@
 import PreviewLoop
 
-/// The options of `preview-loop thumb`.
-struct ThumbOptions: Equatable, Sendable {
+/// `preview-loop thumb` as a job: its options (declared once, for every front end), checks and work.
+struct ThumbCommand: Equatable, Sendable {
     /// The work limits (`--max-memory`); declared first, so its option is listed before the input group's.
     var budget = WorkBudget()
     /// The input and how it is read: `<input>`, `--timeout`, `--deadline`, `--threads`, `--allow-redirects`,
@@ -16,30 +16,30 @@ struct ThumbOptions: Equatable, Sendable {
     /// The image format, chosen by the output's extension.
     var format = ImageFileFormat.png
     /// When to take the frame (`-t`, `--at`): the poster frame of the window (`auto`) or a time.
-    @Option(ThumbOptions.at) var time = ThumbOptions.at.defaultValue
+    @Option(ThumbCommand.at) var time = ThumbCommand.at.defaultValue
     /// Where the window `--at auto` searches starts (`--start`).
-    @Option(ThumbOptions.start) var start = ThumbOptions.start.defaultValue
+    @Option(ThumbCommand.start) var start = ThumbCommand.start.defaultValue
     /// How long that window lasts (`--length`), cut at the end of the clip.
-    @Option(ThumbOptions.length) var length = ThumbOptions.length.defaultValue
+    @Option(ThumbCommand.length) var length = ThumbCommand.length.defaultValue
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 320, height: 180)
     /// The image size (`-s`, `--size`); by default a box that turns with a portrait source.
-    @Option(ThumbOptions.size) var size = ThumbOptions.size.defaultValue
+    @Option(ThumbCommand.size) var size = ThumbCommand.size.defaultValue
     /// Lossy quality 0–100 (`-q`, `--quality`); `nil` for the format's default (or a lossless format).
     @Option(OutputOptions.imageQuality) var quality: Int? = nil
     /// How the picture fills the size (`--fit`).
     @Option(PictureOptions.fit) var contentMode = PictureOptions.fit.defaultValue
     /// Which frame answers an explicit time (`--accuracy`): exact or keyframe.
-    @Option(ThumbOptions.accuracy) var accuracy = ThumbOptions.accuracy.defaultValue
+    @Option(ThumbCommand.accuracy) var accuracy = ThumbCommand.accuracy.defaultValue
     /// Whether a play button is drawn in the middle (`--play-button`).
-    @Flag(ThumbOptions.playButton) var showsPlayButton = false
+    @Flag(ThumbCommand.playButton) var showsPlayButton = false
     /// The rounded corners' radius in pixels (`--corner-radius`); 0 for none.
-    @Option(ThumbOptions.cornerRadius) var cornerRadius = ThumbOptions.cornerRadius.defaultValue
+    @Option(ThumbCommand.cornerRadius) var cornerRadius = ThumbCommand.cornerRadius.defaultValue
     /// The colour outside rounded corners (`--background`); `nil`: transparent in PNG and WebP, white
     /// elsewhere.
     @Option(PictureOptions.background) var background: RGBAColor? = nil
     /// With `--at best`: how many ranked candidates to list (`--candidates`); `nil` lists none.
-    @Option(ThumbOptions.candidates) var candidates: Int? = nil
+    @Option(ThumbCommand.candidates) var candidates: Int? = nil
     /// Whether one JSON record (the batch record's schema) replaces the summary line (`--json`).
     @Flag(ReportOptions.json) var json = false
     /// Whether an exact `size` is a box the picture fits inside keeping its shape (the image API's
@@ -52,7 +52,7 @@ struct ThumbOptions: Equatable, Sendable {
     var reporting = ReportingOptions()
 }
 
-extension ThumbOptions: ClipOutputCommand, ReportsProgress {
+extension ThumbCommand: ClipOutputCommand, ReportsProgress {
     /// `preview-loop thumb`: its name, summary, arguments and the group options it leaves out.
     static let configuration = CommandConfiguration(
         name: "thumb",
@@ -60,10 +60,10 @@ extension ThumbOptions: ClipOutputCommand, ReportsProgress {
         arguments: [.input],
         hiding: [WorkBudget.maxFrames, ReportingOptions.progress])
 
-    func make(report: ClipReport?) throws -> Int32 { try ThumbCommand(options: self, report: report).run() }
+    func make(report: ClipReport?) throws -> Int32 { try ThumbRun(options: self, report: report).run() }
 }
 
-extension ThumbOptions {
+extension ThumbCommand {
     /// `-t, --at <time>`.
     static let at = ValueOption<PosterTime>(
         "at", short: "t", value: "time",
@@ -155,10 +155,10 @@ extension ThumbOptions {
     }
 }
 
-/// `preview-loop thumb`: one frame at a time, written as an image, whole or not at all.
-struct ThumbCommand {
+/// One run of `preview-loop thumb` on the command line: one frame at a time, written as an image, whole or not at all.
+struct ThumbRun {
     /// The parsed options.
-    var options: ThumbOptions
+    var options: ThumbCommand
     /// With `--json`: what was done, printed as one batch record instead of the summary line.
     var report: ClipReport? = nil
 
@@ -308,7 +308,7 @@ struct ThumbCommand {
     }
 }
 
-extension ThumbOptions: ServedJob {
+extension ThumbCommand: ServedJob {
     mutating func scaleDefaultSize(by factor: Double) { size = size.scaled(by: factor) }
 
     /// `thumbnail.*` writes the route's file; `placeholder.json` measures the picture and writes none
@@ -328,7 +328,7 @@ extension ThumbOptions: ServedJob {
     /// The picture with its placeholder headers, or `placeholder.json`; a thumbnail's render answers its
     /// `placeholder.json` too.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        let picture = try ThumbCommand(options: self).render()
+        let picture = try ThumbRun(options: self).render()
         guard Self.isPlaceholder(job.route) else {
             var body = RenderedBody(body: picture.bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture.frame.image)))
             body.siblings = siblings.map { _ in Self.placeholderBody(of: picture.frame) }

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import PreviewLoop
 
-/// The options of `preview-loop timing`.
-struct TimingOptions: Equatable, Sendable {
+/// `preview-loop timing` as a job: its options (declared once, for every front end), checks and work.
+struct TimingCommand: Equatable, Sendable {
     /// The CSV timing log written by `loop --log`.
     var input = ""
     /// Whether to print one JSON object (`--json`) rather than aligned text lines.
@@ -10,7 +10,7 @@ struct TimingOptions: Equatable, Sendable {
     var isJSON = false
 }
 
-extension TimingOptions: ParsableCommand {
+extension TimingCommand: ParsableCommand {
     /// `preview-loop timing`: its name, summary and argument.
     static let configuration = CommandConfiguration(
         name: "timing",
@@ -18,11 +18,11 @@ extension TimingOptions: ParsableCommand {
         arguments: [PositionalArgument(name: "input", abstract: "A CSV timing log written by 'loop --log'.")])
 
     func run(in context: CommandContext) -> Int32 {
-        CommandFailure.reporting(for: input) { try TimingCommand(options: self).run() }
+        CommandFailure.reporting(for: input) { try TimingRun(options: self).run() }
     }
 }
 
-extension TimingOptions {
+extension TimingCommand {
     /// Takes the log's path.
     mutating func takeArguments(_ arguments: ScannedArguments) throws(UsageError) {
         input = try arguments.input()
@@ -31,9 +31,9 @@ extension TimingOptions {
 
 /// `preview-loop timing <log.csv>`: summarises a loop's timing log — frames, passes, fps delivered,
 /// decode and scale time p50/p95/p99, lateness p50/p99/max, each seam's lateness, drops.
-struct TimingCommand {
+struct TimingRun {
     /// The parsed options.
-    var options: TimingOptions
+    var options: TimingCommand
 
     /// Reads the log and prints the summary on standard output.
     func run() throws -> Int32 {

@@ -4,40 +4,40 @@ import Glibc
 import PreviewLoop
 import Synchronization
 
-/// The options of `preview-loop wall`.
-struct WallOptions: Equatable, Sendable {
+/// `preview-loop wall` as a job: its options (declared once, for every front end), checks and work.
+struct WallCommand: Equatable, Sendable {
     /// The most inputs one wall takes (each is one loop).
     static let maximumInputs = 256
 
     /// The videos, one loop each (`<inputs…>`).
     var inputs: [String] = []
     /// `--log` as typed, which becomes ``logDirectory``.
-    @Option(WallOptions.log, folded: true) var logOption: String? = nil
+    @Option(WallCommand.log, folded: true) var logOption: String? = nil
     /// Where the per-loop timing logs and the summary go (`--log DIR`).
     var logDirectory = ""
     /// Deliver frames at playback speed (`--realtime`).
-    @Flag(WallOptions.realtime) var isRealtime = false
+    @Flag(WallCommand.realtime) var isRealtime = false
     /// Passes per loop (`--loops`), unless `seconds` is set.
-    @Option(WallOptions.loops) var passes = 1
+    @Option(WallCommand.loops) var passes = 1
     /// Run every loop this long, in seconds from the wall's start (`--seconds`), instead of passes.
-    @Option(WallOptions.seconds) var seconds: Double? = nil
+    @Option(WallCommand.seconds) var seconds: Double? = nil
     /// Output size per loop (`--size`).
-    @Option(WallOptions.size) var size = Size(width: 320, height: 180)
+    @Option(WallCommand.size) var size = Size(width: 320, height: 180)
     /// How the picture fills the frame (`--fit`).
     @Option(PictureOptions.fit) var contentMode = ContentMode.aspectFill
     /// Window start and length, seconds (`--start`, `--length`).
-    @Option(WallOptions.start) var start = 0.0
-    @Option(WallOptions.length) var length = 15.0
+    @Option(WallCommand.start) var start = 0.0
+    @Option(WallCommand.length) var length = 15.0
     /// The shared frame-cache budget in MiB (`--cache-budget`).
-    @Option(WallOptions.cacheBudget) var cacheBudgetMiB = 256
+    @Option(WallCommand.cacheBudget) var cacheBudgetMiB = 256
     /// Decode workers (`--workers`).
-    @Option(WallOptions.workers) var workers = PreviewWall.coreCount
+    @Option(WallCommand.workers) var workers = PreviewWall.coreCount
     /// Seconds between starting one loop and the next (`--stagger`).
-    @Option(WallOptions.stagger) var stagger = 0.0
+    @Option(WallCommand.stagger) var stagger = 0.0
     /// What to do with a realtime loop that would make others late (`--admission`).
-    @Option(WallOptions.admissionOption) var admission = WallAdmissionChoice.always
+    @Option(WallCommand.admissionOption) var admission = WallAdmissionChoice.always
     /// Whether each loop's window is checked for photosensitive flashes (`--flash-safety`).
-    @Option(WallOptions.flashSafety) var flashSafety = WallOptions.flashSafety.defaultValue
+    @Option(WallCommand.flashSafety) var flashSafety = WallCommand.flashSafety.defaultValue
     /// Which frames every loop deinterlaces (`--deinterlace`).
     @Option(InputOptions.deinterlace) var deinterlacing = InputOptions.deinterlace.defaultValue
     /// Seconds allowed for opening and for each read (`--timeout`).
@@ -46,7 +46,7 @@ struct WallOptions: Equatable, Sendable {
     var tls = TLSOptions()
 }
 
-extension WallOptions {
+extension WallCommand {
     /// Every loop's configuration: size, fit, window, clock, timeouts and deinterlacing.
     var loopConfiguration: LoopPlayer.Configuration {
         LoopPlayer.Configuration(
@@ -75,23 +75,23 @@ enum WallAdmissionChoice: String, CaseIterable, Sendable {
     }
 }
 
-extension WallOptions: ParsableCommand {
+extension WallCommand: ParsableCommand {
     /// `preview-loop wall`: its name, summary and arguments.
     static let configuration = CommandConfiguration(
         name: "wall",
         abstract: "Play many loops at once in one process (one shared frame-cache budget, a bounded pool of "
             + "decode workers), writing one timing log per loop and a summary over all of them.",
         arguments: [PositionalArgument(name: "inputs", abstract: "The videos to loop at once, one loop each (files or http(s) URLs; the same "
-                    + "video may be given more than once), 1 to \(WallOptions.maximumInputs).", repeats: true)])
+                    + "video may be given more than once), 1 to \(WallCommand.maximumInputs).", repeats: true)])
 
     var input: String { "wall" }
 
     func run(in context: CommandContext) -> Int32 {
-        CommandFailure.reporting(for: "wall") { try WallCommand(options: self).run() }
+        CommandFailure.reporting(for: "wall") { try WallRun(options: self).run() }
     }
 }
 
-extension WallOptions {
+extension WallCommand {
     /// `--flash-safety <check|off>`: render's option, without `avoid` (each loop plays the window given).
     static let flashSafety = ValueOption<FlashSafety>.choice(
         "flash-safety", value: "mode",
@@ -186,8 +186,8 @@ extension WallOptions {
 ///
 /// An input that cannot be opened (or a loop that fails later) is reported in one `Error:` line and
 /// gets no log; the other loops run on, and the exit status is 1 at the end.
-struct WallCommand {
-    var options: WallOptions
+struct WallRun {
+    var options: WallCommand
 
     /// One loop of the run.
     private final class Entry: Sendable {
@@ -353,7 +353,7 @@ struct WallCommand {
         for (entry, handle) in started {
             guard let report = entry.flashReport(length: options.length, interval: handle.info.frameInterval) else { continue }
             checked += 1
-            if let warning = RenderCommand.flashWarning(report, output: entry.input, written: "its loop plays anyway") {
+            if let warning = RenderRun.flashWarning(report, output: entry.input, written: "its loop plays anyway") {
                 flashing += 1
                 Console.writeWarning(warning)
             }

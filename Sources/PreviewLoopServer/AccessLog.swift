@@ -18,7 +18,7 @@ package final class AccessLog: HTTPMiddleware {
         }
         let opened = FileSystem.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
-            throw ServerStartError(message: "\(ServeOptions.accessLog.spec.longSpelling) \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
+            throw ServerStartError(message: "\(ServeCommand.accessLog.spec.longSpelling) \(Format.oneLine(path)): \(String(cString: strerror(errno)))")
         }
         descriptor = opened
         owns = true

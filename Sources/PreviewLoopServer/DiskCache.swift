@@ -25,7 +25,7 @@ import PreviewLoopJobs
 /// `bytes` is the sum of the entries' sizes as last seen.
 final class DiskCache: @unchecked Sendable {
     /// The option that names the folder (`--cache`), for start-up errors.
-    private static var optionName: String { ServeOptions.cache.spec.longSpelling }
+    private static var optionName: String { ServeCommand.cache.spec.longSpelling }
 
     /// The folder, as given.
     let directory: String

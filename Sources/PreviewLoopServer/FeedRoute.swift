@@ -33,7 +33,7 @@ final class FeedListing: Sendable {
             manifest = try FeedManifest.parse(text, name: manifestPath)
         } catch {
             let message = (error as? PreviewLoopError)?.message ?? "\(error)"
-            throw ServerStartError(message: "\(ServeOptions.feedManifest.spec.longSpelling): \(Format.oneLine(message))")
+            throw ServerStartError(message: "\(ServeCommand.feedManifest.spec.longSpelling): \(Format.oneLine(message))")
         }
     }
 

@@ -19,13 +19,13 @@ public final class PreviewServer: Sendable {
     /// Starts a server for the videos under `root` on `host` (an IPv4 address) and `port` (0 picks a
     /// free port; see ``port``).
     public convenience init(root: String, host: String = "127.0.0.1", port: Int = 0) throws {
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.listen = ListenAddress(host: host, port: port)
         try self.init(options: options, accessLog: nil)
     }
 
     /// Starts a server with `serve`'s options; `accessLog` receives one JSON line per request.
-    package init(options: ServeOptions, accessLog: AccessLog?) throws(ServerStartError) {
+    package init(options: ServeCommand, accessLog: AccessLog?) throws(ServerStartError) {
         core = try ServerCore(options: options, root: Self.root(of: options))
         do {
             // One polling thread per core: a cache hit is answered on the thread that read its request.
@@ -62,20 +62,20 @@ public final class PreviewServer: Sendable {
     package var openExchanges: Int { core.openExchanges }
 
     /// The root's real path, or why it cannot be served.
-    private static func root(of options: ServeOptions) throws(ServerStartError) -> String {
+    private static func root(of options: ServeCommand) throws(ServerStartError) -> String {
         guard let root = SourcePath.realPath(options.root) else {
-            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): no such folder")
+            throw ServerStartError(message: "\(ServeCommand.root.spec.longSpelling) \(Format.oneLine(options.root)): no such folder")
         }
         var status = stat()
         guard FileSystem.stat(root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw ServerStartError(message: "\(ServeOptions.root.spec.longSpelling) \(Format.oneLine(options.root)): not a folder")
+            throw ServerStartError(message: "\(ServeCommand.root.spec.longSpelling) \(Format.oneLine(options.root)): not a folder")
         }
         return root
     }
 
     /// The same server without a socket: its whole chain (middlewares and routes) behind an
     /// ``InProcessClient``, and what stops its render queue and removes its scratch folder.
-    package static func inProcess(options: ServeOptions, accessLog: AccessLog? = nil)
+    package static func inProcess(options: ServeCommand, accessLog: AccessLog? = nil)
         throws(ServerStartError) -> (client: InProcessClient, stop: @Sendable () -> Void) {
         let core = try ServerCore(options: options, root: root(of: options))
         return (InProcessClient(core.chain(accessLog: accessLog)), {
@@ -88,7 +88,7 @@ public final class PreviewServer: Sendable {
 
 /// The routes: the innermost responder of the server's chain (``chain(accessLog:)``).
 final class ServerCore: HTTPResponder, @unchecked Sendable {
-    let options: ServeOptions
+    let options: ServeCommand
     /// The root's real path.
     let root: String
     let metrics = ServerMetrics()
@@ -125,12 +125,12 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
     private var open = 0
     private var accepting = true
 
-    init(options: ServeOptions, root: String) throws(ServerStartError) {
+    init(options: ServeCommand, root: String) throws(ServerStartError) {
         self.options = options
         self.root = root
         signer = try options.signingKeyFile.map { path throws(ServerStartError) in try URLSigner(keyFile: path) }
         presets = try options.presetsFile.map { path throws(ServerStartError) in
-            let spelling = ServeOptions.presets.spec.longSpelling + " " + Format.oneLine(path)
+            let spelling = ServeCommand.presets.spec.longSpelling + " " + Format.oneLine(path)
             do {
                 return try ImagePresets(json: BatchFiles.readFile(path, limit: ImagePresets.maximumBytes))
             } catch let error as PresetError {

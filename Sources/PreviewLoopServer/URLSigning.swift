@@ -20,11 +20,11 @@ struct URLSigner: Sendable {
         do {
             bytes = try BatchFiles.readRegularFile(path, limit: 4097)
         } catch {
-            throw ServerStartError(message: "\(ServeOptions.signingKeyFile.spec.longSpelling) \(Format.oneLine(error.message))")
+            throw ServerStartError(message: "\(ServeCommand.signingKeyFile.spec.longSpelling) \(Format.oneLine(error.message))")
         }
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         guard (16...4096).contains(bytes.count) else {
-            throw ServerStartError(message: "\(ServeOptions.signingKeyFile.spec.longSpelling) \(Format.oneLine(path)): a key is 16 to 4096 bytes (this one is \(bytes.count))")
+            throw ServerStartError(message: "\(ServeCommand.signingKeyFile.spec.longSpelling) \(Format.oneLine(path)): a key is 16 to 4096 bytes (this one is \(bytes.count))")
         }
         self.init(key: bytes)
     }

@@ -66,33 +66,33 @@ struct ArgumentSpaceTests {
         }
         func timeout(_ value: Double) { #expect(value > 0 && value <= 86_400, "\(arguments)") }
         switch command {
-        case .command(let o as ProbeOptions): timeout(o.source.timeout)
-        case .command(let o as ThumbOptions):
+        case .command(let o as ProbeCommand): timeout(o.source.timeout)
+        case .command(let o as ThumbCommand):
             time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect(o.cornerRadius.isFinite && o.cornerRadius >= 0)
             for known in o.size.knownSizes {
                 size(known)
                 #expect(WorkBudget.rgba(known) * 4 <= o.budget.maxBytes, "\(arguments)")
             }
-        case .command(let o as StripOptions):
+        case .command(let o as StripCommand):
             time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect((1...1000).contains(o.count) && (1...o.count).contains(o.columns), "\(arguments)")
             for known in o.size.knownSizes {
                 size(known)
                 #expect(3 * Double(o.count) * WorkBudget.rgb(known) <= o.budget.maxBytes, "\(arguments)")
             }
-        case .command(let o as LoopOptions):
+        case .command(let o as LoopCommand):
             o.size.knownSizes.forEach(size); time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect(o.loops >= 0 && o.captureTimes.allSatisfy { $0.isFinite && $0 >= 0 })
-        case .command(is TimingOptions): break
-        case .command(let o as RenderOptions):
+        case .command(is TimingCommand): break
+        case .command(let o as RenderCommand):
             time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect((1...120).contains(o.framesPerSecond))
             for known in o.size.knownSizes {
                 size(known)
-                #expect(RenderOptions.bytes(frames: 1, size: known, format: o.format) <= o.budget.maxBytes, "\(arguments)")
+                #expect(RenderCommand.bytes(frames: 1, size: known, format: o.format) <= o.budget.maxBytes, "\(arguments)")
             }
-        case .command(let o as SpritesOptions):
+        case .command(let o as SpritesCommand):
             budget(o.budget); timeout(o.source.timeout)
             switch o.every {
             case .auto: break
@@ -104,21 +104,21 @@ struct ArgumentSpaceTests {
                 size(known)
                 #expect(o.columns * known.width <= 16383 && o.rows * known.height <= 16383, "\(arguments)")
             }
-        case .command(let o as CardOptions):
+        case .command(let o as CardCommand):
             size(o.style.size); time(o.start); time(o.length); budget(o.budget); timeout(o.source.timeout)
             #expect(o.style.posterHold.isFinite && o.style.playLength.isFinite && o.stillTime.isFinite)
             let frames = PreviewCard.frameCount(duration: CardTimeline(style: o.style).duration, framesPerSecond: o.framesPerSecond)
             #expect(frames <= o.budget.maxFrames, "\(arguments)")
-        case .command(let o as SheetOptions):
+        case .command(let o as SheetCommand):
             timeout(o.source.timeout)
-            #expect((1...100).contains(o.columns) && (1...100).contains(o.rows) && o.columns * o.rows <= SheetOptions.maximumTiles)
-        case .command(is BatchCommandOptions): break
-        case .command(let o as WallOptions):
+            #expect((1...100).contains(o.columns) && (1...100).contains(o.rows) && o.columns * o.rows <= SheetCommand.maximumTiles)
+        case .command(is BatchCommand): break
+        case .command(let o as WallCommand):
             size(o.size); timeout(o.timeout)
             #expect(o.start.isFinite && o.start >= 0 && o.length.isFinite && o.length > 0, "\(arguments)")
             #expect((1...1_000_000).contains(o.passes) && o.seconds.map { $0 > 0 && $0 <= 86_400 } ?? true)
             #expect((0...65_536).contains(o.cacheBudgetMiB) && (1...64).contains(o.workers) && (0...60).contains(o.stagger))
-        case .command(let o as ServeOptions):
+        case .command(let o as ServeCommand):
             #expect((1...64).contains(o.workers) && (0...10_000).contains(o.queue) && (0...65_535).contains(o.listen.port))
             #expect(o.requestDeadline.isFinite && o.requestDeadline > 0 && o.connectionTimeout.isFinite && o.connectionTimeout > 0)
             #expect(o.grace.isFinite && o.grace >= 0 && o.memoryCacheBytes >= 0 && o.memoryBudget >= 16 << 20, "\(arguments)")

@@ -150,12 +150,12 @@ struct ClipReportTests {
     func neverOKWithoutOutput() throws {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let report = ClipReport(command: Subcommand(ThumbOptions.self), input: "clip.mp4")
+        let report = ClipReport(command: Subcommand(ThumbCommand.self), input: "clip.mp4")
         #expect(throws: PreviewLoopError.self) { try report.record() }   // nothing written
         _ = FileManager.default.createFile(atPath: directory + "/empty.jpg", contents: Data())
         report.add(ClipReport.output("poster", directory + "/empty.jpg"))
         #expect(throws: PreviewLoopError.self) { try report.record() }
-        let missing = ClipReport(command: Subcommand(RenderOptions.self), input: "clip.mp4")
+        let missing = ClipReport(command: Subcommand(RenderCommand.self), input: "clip.mp4")
         missing.add(ClipReport.output("hover", directory + "/gone.mp4"))
         do {
             _ = try missing.record()
@@ -166,14 +166,14 @@ struct ClipReportTests {
             #expect(missing.failure(error).permanence == .transient)
         }
         _ = FileManager.default.createFile(atPath: directory + "/full.jpg", contents: Data([1, 2, 3]))
-        let full = ClipReport(command: Subcommand(ThumbOptions.self), input: "clip.mp4")
+        let full = ClipReport(command: Subcommand(ThumbCommand.self), input: "clip.mp4")
         full.add(ClipReport.output("poster", directory + "/full.jpg"))
         #expect(try full.record().outputs.first?.bytes == 3)
     }
 
     @Test("--json is declared once and offered by every single-clip command")
     func declaredOnce() throws {
-        for command in ([ThumbOptions.self, StripOptions.self, SheetOptions.self, SpritesOptions.self, RenderOptions.self, CardOptions.self, LoopOptions.self] as [any ParsableCommand.Type]).map(Subcommand.init) {
+        for command in ([ThumbCommand.self, StripCommand.self, SheetCommand.self, SpritesCommand.self, RenderCommand.self, CardCommand.self, LoopCommand.self] as [any ParsableCommand.Type]).map(Subcommand.init) {
             #expect(command.declarations.filter { $0.spec.name == "json" }.count == 1, "\(command)")
         }
         #expect(throws: UsageError.self) { try CommandLineParser.parse(["loop", "clip.mp4", "--log", "-", "--json"]) }

@@ -158,7 +158,7 @@ struct FeedTests {
         for (line, expected) in [(#"{"path": "a\u0000.mp4"}"#, "U+0000"), (#"{"path": "new\nline.mp4"}"#, "U+000A"),
                                  (#"{"preview_length": "3"}"#, "no \"path\"")] {
             try Data("{\"path\": \"landscape.mp4\"}\n\(line)\n".utf8).write(to: URL(fileURLWithPath: manifest))
-            var options = ServeOptions(root: folder)
+            var options = ServeCommand(root: folder)
             options.feedManifest = manifest
             #expect { _ = try PreviewServer(options: options, accessLog: nil) } throws: { error in
                 let message = (error as? ServerStartError)?.message ?? ""
@@ -222,7 +222,7 @@ struct FeedTests {
         }
         // A manifest that cannot be read or parsed stops the start with one line naming it.
         try Data("{\"path\": \"../x.mp4\"}\n".utf8).write(to: URL(fileURLWithPath: manifest))
-        var options = ServeOptions(root: folder)
+        var options = ServeCommand(root: folder)
         options.feedManifest = manifest
         #expect { _ = try PreviewServer(options: options, accessLog: nil) } throws: { error in
             "\((error as? ServerStartError)?.message ?? "")".contains("feed.jsonl: line 1")

@@ -159,7 +159,7 @@ struct HostileInputTests {
         try run(["sprites", long, "-o", "{out}/sp", "--every", "0.001"], .usage(containing: "3600000"))
         // The limits are settable: raised, the same sprites request passes the check (then runs; not here).
         let parsed = try CommandLineParser.parse(["sprites", long, "-o", "x", "--max-frames", "4000000", "--every", "0.001"])
-        guard case .command(let options as SpritesOptions) = parsed else { Issue.record("not sprites"); return }
+        guard case .command(let options as SpritesCommand) = parsed else { Issue.record("not sprites"); return }
         #expect(options.budget.maxFrames == 4_000_000)
     }
 

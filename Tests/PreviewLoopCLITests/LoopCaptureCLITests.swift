@@ -37,7 +37,7 @@ struct LoopCaptureCLITests {
     }
 
     @Test func parsing() throws {
-        guard case .command(let options as LoopOptions) = try CommandLineParser.parse(["loop", "a.mp4", "--capture-at", "3,1.5,00:02",
+        guard case .command(let options as LoopCommand) = try CommandLineParser.parse(["loop", "a.mp4", "--capture-at", "3,1.5,00:02",
                                                                      "--record", "1-00:02.5", "--frames", "f"]) else {
             Issue.record("not a loop command")
             return

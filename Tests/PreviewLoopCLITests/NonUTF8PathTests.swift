@@ -160,7 +160,7 @@ struct NonUTF8PathTests {
     func servePercentEscapedByte() throws {
         let root = try Self.folderWithBadName()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 1
         let server = try PreviewServer(options: options, accessLog: nil)
         defer { server.stop(grace: 5) }

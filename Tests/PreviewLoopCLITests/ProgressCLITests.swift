@@ -23,12 +23,12 @@ private func percents(in stderr: String, label: String) -> [Int] {
 struct ProgressTests {
     @Test("--progress and --quiet parse, are shared, and contradict each other")
     func parsing() throws {
-        guard case .command(let render as RenderOptions) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--progress"]) else {
+        guard case .command(let render as RenderCommand) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--progress"]) else {
             Issue.record("not a render command")
             return
         }
         #expect(render.reporting.forcesProgress && !render.reporting.isQuiet)
-        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.png", "--quiet"]) else {
+        guard case .command(let strip as StripCommand) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.png", "--quiet"]) else {
             Issue.record("not a strip command")
             return
         }
@@ -41,7 +41,7 @@ struct ProgressTests {
         // thumb is one frame: --quiet, but no progress to show.
         #expect(usageError(["thumb", "c.mp4", "-o", "a.png", "--quiet"]) == nil)
         #expect(usageError(["thumb", "c.mp4", "-o", "a.png", "--progress"]) != nil)
-        guard case .command(let batch as BatchCommandOptions) = try CommandLineParser.parse(["batch", "m.jsonl", "-o", "out", "--progress"]) else {
+        guard case .command(let batch as BatchCommand) = try CommandLineParser.parse(["batch", "m.jsonl", "-o", "out", "--progress"]) else {
             Issue.record("not a batch command")
             return
         }
@@ -165,17 +165,17 @@ struct ProgressTests {
 struct StandardOutputTests {
     @Test("-o - picks the format from --format, PNG without it; --format must agree with an extension")
     func parsing() throws {
-        guard case .command(let thumb as ThumbOptions) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "-"]) else {
+        guard case .command(let thumb as ThumbCommand) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "-"]) else {
             Issue.record("not a thumb command")
             return
         }
         #expect(thumb.output == "-" && thumb.format == .png)
-        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "-", "--format", "jpg", "-q", "50"]) else {
+        guard case .command(let strip as StripCommand) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "-", "--format", "jpg", "-q", "50"]) else {
             Issue.record("not a strip command")
             return
         }
         #expect(strip.format == .jpeg && strip.quality == 50)
-        guard case .command(let sheet as SheetOptions) = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "contact", "--format", "webp"]) else {
+        guard case .command(let sheet as SheetCommand) = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "contact", "--format", "webp"]) else {
             Issue.record("not a sheet command")
             return
         }

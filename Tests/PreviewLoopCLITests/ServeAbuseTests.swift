@@ -193,7 +193,7 @@ struct ServeAbuseTests {
             try? FileManager.default.removeItem(atPath: logFolder)
         }
         try ServeTests.makeLongClip(root + "/long.mp4")
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 1
         let logPath = logFolder + "/access.log"
         let server = try PreviewServer(options: options, accessLog: try AccessLog(path: logPath))
@@ -281,7 +281,7 @@ struct ServeAbuseTests {
             return statuses
         }
         for keyFile in [first, second] {
-            var options = ServeOptions(root: root)
+            var options = ServeCommand(root: root)
             options.workers = 1
             options.cacheDirectory = cache
             options.signingKeyFile = keyFile

@@ -15,7 +15,7 @@ struct ServeCacheTests {
     typealias Reply = ServeTests.Reply
 
     static func start(root: String, cache: String, size: Int = 64 << 20, memory: Int = 0) throws -> PreviewServer {
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 2
         options.cacheDirectory = cache
         options.cacheSizeBytes = size

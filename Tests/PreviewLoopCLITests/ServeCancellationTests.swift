@@ -75,7 +75,7 @@ struct ServeCancellationTests {
         }
         // A 10-second animation of 20 s of 720p takes seconds, well past the client's 0.5 s.
         try ServeTests.makeLongClip(root + "/long.mp4")
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 1
         options.cacheDirectory = cache
         let server = try PreviewServer(options: options, accessLog: nil)

@@ -170,7 +170,7 @@ struct ServeChainTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let keyFile = root + "/key.txt"
         try Data("correct horse battery staple\n".utf8).write(to: URL(fileURLWithPath: keyFile))
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 1
         options.signingKeyFile = keyFile
         options.allowedOrigins = ["https://a.example"]

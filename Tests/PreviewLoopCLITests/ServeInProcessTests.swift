@@ -37,11 +37,11 @@ struct ServeInProcessTests {
         }
     }
 
-    static func withServer<T>(_ configure: (inout ServeOptions) -> Void = { _ in },
+    static func withServer<T>(_ configure: (inout ServeCommand) -> Void = { _ in },
                               _ body: (Server, String) throws -> T) throws -> T {
         let root = try ServeTests.makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 2
         configure(&options)
         let server = try PreviewServer.inProcess(options: options)

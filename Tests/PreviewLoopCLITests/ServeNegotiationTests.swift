@@ -128,7 +128,7 @@ struct ServeNegotiationTests {
                               (#"{"bad": {"count": 3, "grid": "2x2"}}"#, "no route takes all of count, grid"),
                               (#"{"b a d": {}}"#, "preset names are"), (#"[1]"#, "expected a JSON object")] {
             try Data(json.utf8).write(to: URL(fileURLWithPath: file))
-            var options = ServeOptions(root: folder)
+            var options = ServeCommand(root: folder)
             options.presetsFile = file
             do {
                 _ = try PreviewServer.inProcess(options: options)

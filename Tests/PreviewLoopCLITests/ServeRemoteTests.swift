@@ -219,7 +219,7 @@ struct ServeRemoteTests {
     func allowSourceOption() throws {
         let good = try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-source", "https://A.example/v/",
                                                 "--allow-source", "http://b.example:8080"])
-        guard case .command(let options as ServeOptions) = good else { Issue.record("not serve"); return }
+        guard case .command(let options as ServeCommand) = good else { Issue.record("not serve"); return }
         #expect(options.allowedSources?.prefixes == ["https://a.example/v/", "http://b.example:8080/"])
         for bad in ["ftp://a.example/", "https://user@a.example/", "https://a.example/v/?q=1", "https://a.example/../", "a.example/v/"] {
             #expect(throws: UsageError.self, "\(bad)") { try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-source", bad]) }
@@ -230,13 +230,13 @@ struct ServeRemoteTests {
     func allowOriginOption() throws {
         let parsed = try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-origin", "HTTPS://WWW.Example.com:443/",
                                                   "--allow-origin", "http://b.example:8080", "--allow-origin", "https://www.example.com"])
-        guard case .command(let options as ServeOptions) = parsed else { Issue.record("not serve"); return }
+        guard case .command(let options as ServeCommand) = parsed else { Issue.record("not serve"); return }
         #expect(options.allowedOrigins == ["https://www.example.com", "http://b.example:8080"])
         let any = try CommandLineParser.parse(["serve", "--root", "/tmp", "--allow-origin", "*"])
-        guard case .command(let anyOptions as ServeOptions) = any else { Issue.record("not serve"); return }
+        guard case .command(let anyOptions as ServeCommand) = any else { Issue.record("not serve"); return }
         #expect(anyOptions.allowedOrigins == ["*"])
         let none = try CommandLineParser.parse(["serve", "--root", "/tmp"])
-        guard case .command(let noOptions as ServeOptions) = none else { Issue.record("not serve"); return }
+        guard case .command(let noOptions as ServeCommand) = none else { Issue.record("not serve"); return }
         #expect(noOptions.allowedOrigins.isEmpty)
         for bad in [["https://a.example/page"], ["ftp://a.example"], ["a.example"], ["https://u@a.example"], ["https://a.example?x=1"],
                     ["null"], [""], ["*", "https://a.example"]] {

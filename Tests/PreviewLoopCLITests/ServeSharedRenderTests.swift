@@ -13,7 +13,7 @@ import PreviewLoopTestSupport
 struct ServeSharedRenderTests {
     /// Fetches `paths` in order from a new server on the same root; the bodies and the renders made.
     static func fetchAll(_ paths: [String], root: String, cache: String? = nil) throws -> (bodies: [Data], renders: Int) {
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 1
         options.cacheDirectory = cache
         let server = try PreviewServer(options: options, accessLog: nil)

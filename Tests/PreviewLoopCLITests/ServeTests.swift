@@ -88,11 +88,11 @@ struct ServeTests {
         return root
     }
 
-    static func withServer<T>(_ configure: (inout ServeOptions) -> Void = { _ in },
+    static func withServer<T>(_ configure: (inout ServeCommand) -> Void = { _ in },
                               _ body: (String, String) throws -> T) throws -> T {
         let root = try makeRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        var options = ServeOptions(root: root)
+        var options = ServeCommand(root: root)
         options.workers = 2
         configure(&options)
         let server = try PreviewServer(options: options, accessLog: nil)
@@ -479,7 +479,7 @@ struct ServeTests {
         }
         // A key file that is missing or too short stops the server before it listens.
         try Data("short\n".utf8).write(to: URL(fileURLWithPath: keyFile))
-        var options = ServeOptions(root: keyFolder)
+        var options = ServeCommand(root: keyFolder)
         options.signingKeyFile = keyFile
         #expect(throws: ServerStartError.self) { try PreviewServer(options: options, accessLog: nil) }
         options.signingKeyFile = keyFolder + "/none"

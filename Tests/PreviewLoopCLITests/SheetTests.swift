@@ -51,8 +51,8 @@ struct SheetTests {
         #expect(parts.first == "Duration 0:04.00" && parts[1] == "400x300" && parts[2] == "h264" && parts[3] == "25 fps")
         #expect(parts[4].hasSuffix(" kb/s") || parts[4].hasSuffix(" Mb/s"))
         #expect(parts.last == "123.5 kB")
-        #expect(SheetCommand.displayName(of: "/a/b/clip name.mp4") == "clip name.mp4")
-        #expect(SheetCommand.displayName(of: "https://h/x/v.mp4?token=1") == "v.mp4")
+        #expect(SheetRun.displayName(of: "/a/b/clip name.mp4") == "clip name.mp4")
+        #expect(SheetRun.displayName(of: "https://h/x/v.mp4?token=1") == "v.mp4")
     }
 
     // MARK: Text
@@ -96,7 +96,7 @@ struct SheetTests {
 
     @Test("sheet: defaults and every option")
     func parsing() throws {
-        let defaults = SheetOptions(source: .init(input: "c.mp4"), output: "s.jpg", format: .jpeg)
+        let defaults = SheetCommand(source: .init(input: "c.mp4"), output: "s.jpg", format: .jpeg)
         #expect(try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.jpg"]) == .command(defaults))
         #expect(defaults.columns == 4 && defaults.rows == 4 && defaults.sheetWidth == 1280 && defaults.gap == 6
                     && defaults.margin == 12 && defaults.showsHeader && defaults.style.showsTimestamps)
@@ -105,7 +105,7 @@ struct SheetTests {
                                                   "--text-color", "#102030", "--font", "/f.ttf", "--no-header",
                                                   "--no-timestamps", "-q", "70", "--accuracy", "keyframe", "--threads", "3",
                                                   "--timeout", "9"])
-        var expected = SheetOptions(source: .init(input: "c.mp4", threads: 3, timeout: 9), output: "s.webp", format: .webp, columns: 5, rows: 3,
+        var expected = SheetCommand(source: .init(input: "c.mp4", threads: 3, timeout: 9), output: "s.webp", format: .webp, columns: 5, rows: 3,
                                     sheetWidth: 5 * 200 + 4 * 2, tileWidth: 200, gap: 2, margin: 0, showsHeader: false,
                                     quality: 70, accuracy: .keyframe)
         expected.style.background = .white
@@ -113,7 +113,7 @@ struct SheetTests {
         expected.style.fontPath = "/f.ttf"
         expected.style.showsTimestamps = false
         #expect(parsed == .command(expected))
-        guard case .command(let wide as SheetOptions) = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.png", "--width", "640"]) else {
+        guard case .command(let wide as SheetCommand) = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.png", "--width", "640"]) else {
             Issue.record("not a sheet")
             return
         }
@@ -136,14 +136,14 @@ struct SheetTests {
     @Test("sheet: quality is refused for lossless outputs; strip takes --gap and --timestamps")
     func parsingMore() throws {
         #expect(usageError(["sheet", "c.mp4", "-o", "s.png", "-q", "80"]) != nil)
-        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.ppm", "--gap", "3",
+        guard case .command(let strip as StripCommand) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.ppm", "--gap", "3",
                                                                     "--timestamps"]) else {
             Issue.record("not a strip")
             return
         }
         #expect(strip.gap == 3 && strip.showsTimestamps)
         #expect(usageError(["strip", "c.mp4", "-o", "s.ppm", "--gap", "300"]) != nil)
-        let help = HelpText.help(for: Subcommand(SheetOptions.self))
+        let help = HelpText.help(for: Subcommand(SheetCommand.self))
         for option in ["--grid", "--width", "--tile-width", "--gap", "--margin", "--background", "--text-color", "--font",
                        "--no-header", "--no-timestamps", "--accuracy"] {
             #expect(help.contains(option), "help lacks \(option)")

@@ -16,13 +16,13 @@ struct ImageFormatCLITests {
         ("a.jpg", ImageFileFormat.jpeg), ("a.JPEG", .jpeg), ("a.webp", .webp), ("a.png", .png), ("a.ppm", .ppm),
     ])
     func formats(output: String, format: ImageFileFormat) throws {
-        guard case .command(let thumb as ThumbOptions) = try CommandLineParser.parse(["thumb", "clip.mp4", "-o", output]) else {
+        guard case .command(let thumb as ThumbCommand) = try CommandLineParser.parse(["thumb", "clip.mp4", "-o", output]) else {
             Issue.record("not a thumb command")
             return
         }
         #expect(thumb.format == format && thumb.quality == nil)
         if format.isLossy {
-            guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "clip.mp4", "-o", output, "-q", "40"]) else {
+            guard case .command(let strip as StripCommand) = try CommandLineParser.parse(["strip", "clip.mp4", "-o", output, "-q", "40"]) else {
                 Issue.record("not a strip command")
                 return
             }

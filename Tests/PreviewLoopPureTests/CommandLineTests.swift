@@ -13,9 +13,9 @@ private func parse(_ arguments: [String]) throws -> ParsedCommand {
 @Suite("CommandLine parsing: defaults and options")
 struct CommandLineParsingTests {
     @Test func probeDefaultsAndJSON() throws {
-        #expect(try parse(["probe", "clip.mp4"]) == .command(ProbeOptions(source: .init(input: "clip.mp4"))))
-        #expect(try parse(["probe", "--json", "clip.mp4"]) == .command(ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true)))
-        var flashes = ProbeOptions(source: .init(input: "clip.mp4"), isJSON: true, analysesFlashes: true)
+        #expect(try parse(["probe", "clip.mp4"]) == .command(ProbeCommand(source: .init(input: "clip.mp4"))))
+        #expect(try parse(["probe", "--json", "clip.mp4"]) == .command(ProbeCommand(source: .init(input: "clip.mp4"), isJSON: true)))
+        var flashes = ProbeCommand(source: .init(input: "clip.mp4"), isJSON: true, analysesFlashes: true)
         flashes.source.threads = 3
         flashes.source.toneMapping = .clip
         #expect(try parse(["probe", "--flashes", "--json", "--threads", "3", "--tonemap", "clip", "clip.mp4"]) == .command(flashes))
@@ -28,13 +28,13 @@ struct CommandLineParsingTests {
                       "card": ["-o", "a.webp"]][subcommand] ?? []
         func allows(_ command: ParsedCommand) -> Bool? {
             switch command {
-            case .command(let options as ProbeOptions): options.source.allowsRedirects
-            case .command(let options as ThumbOptions): options.source.allowsRedirects
-            case .command(let options as StripOptions): options.source.allowsRedirects
-            case .command(let options as LoopOptions): options.source.allowsRedirects
-            case .command(let options as RenderOptions): options.source.allowsRedirects
-            case .command(let options as SpritesOptions): options.source.allowsRedirects
-            case .command(let options as CardOptions): options.source.allowsRedirects
+            case .command(let options as ProbeCommand): options.source.allowsRedirects
+            case .command(let options as ThumbCommand): options.source.allowsRedirects
+            case .command(let options as StripCommand): options.source.allowsRedirects
+            case .command(let options as LoopCommand): options.source.allowsRedirects
+            case .command(let options as RenderCommand): options.source.allowsRedirects
+            case .command(let options as SpritesCommand): options.source.allowsRedirects
+            case .command(let options as CardCommand): options.source.allowsRedirects
             default: nil
             }
         }
@@ -43,7 +43,7 @@ struct CommandLineParsingTests {
     }
 
     @Test func thumbDefaults() throws {
-        let expected = ThumbOptions(source: .init(input: "clip.mp4", threads: 2), output: "out.ppm", format: .ppm, time: .auto,
+        let expected = ThumbCommand(source: .init(input: "clip.mp4", threads: 2), output: "out.ppm", format: .ppm, time: .auto,
                                     size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill,
                                     accuracy: .exact)
         #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .command(expected))
@@ -52,7 +52,7 @@ struct CommandLineParsingTests {
     @Test func thumbEveryOption() throws {
         let parsed = try parse(["thumb", "--at", "1:30", "--size", "640x360", "--fit", "fit", "--accuracy", "keyframe",
                                 "--threads", "8", "--output", "dir/OUT.PPM", "clip.mp4"])
-        #expect(parsed == .command(ThumbOptions(source: .init(input: "clip.mp4", threads: 8), output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
+        #expect(parsed == .command(ThumbCommand(source: .init(input: "clip.mp4", threads: 8), output: "dir/OUT.PPM", format: .ppm, time: .at(.seconds(90)),
                                               size: .exact(Size(width: 640, height: 360)), contentMode: .aspectFit,
                                               accuracy: .keyframe)))
     }
@@ -64,7 +64,7 @@ struct CommandLineParsingTests {
         ["thumb", "-s", "1x1", "--size", "64x36", "-o", "a.ppm", "--at", "12.5", "clip.mp4"],  // last value wins
     ])
     func thumbSpellings(arguments: [String]) throws {
-        let expected = ThumbOptions(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, time: .at(.seconds(12.5)),
+        let expected = ThumbCommand(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, time: .at(.seconds(12.5)),
                                     size: .exact(Size(width: 64, height: 36)))
         #expect(try parse(arguments) == .command(expected))
     }
@@ -72,11 +72,11 @@ struct CommandLineParsingTests {
     @Test(arguments: ContentMode.allCases)
     func fitValues(mode: ContentMode) throws {
         let parsed = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--fit", mode.rawValue])
-        #expect(parsed == .command(ThumbOptions(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, contentMode: mode)))
+        #expect(parsed == .command(ThumbCommand(source: .init(input: "clip.mp4"), output: "a.ppm", format: .ppm, contentMode: mode)))
     }
 
     @Test func stripDefaults() throws {
-        let expected = StripOptions(source: .init(input: "clip.mp4", threads: 2), output: "s.ppm", format: .ppm, count: 8, columns: 8,
+        let expected = StripCommand(source: .init(input: "clip.mp4", threads: 2), output: "s.ppm", format: .ppm, count: 8, columns: 8,
                                     size: .orientedBox(Size(width: 160, height: 90)), span: .window, start: .seconds(0),
                                     length: .seconds(15), accuracy: .auto, contentMode: .aspectFill)
         #expect(try parse(["strip", "clip.mp4", "-o", "s.ppm"]) == .command(expected))
@@ -86,7 +86,7 @@ struct CommandLineParsingTests {
         let parsed = try parse(["strip", "clip.mp4", "-o", "s.ppm", "-n", "12", "-c", "4", "-s", "80x45",
                                 "--span", "window", "--start", "00:01:02.5", "--length", "20%",
                                 "--accuracy", "keyframe", "--fit", "stretch", "--threads", "64"])
-        #expect(parsed == .command(StripOptions(source: .init(input: "clip.mp4", threads: 64), output: "s.ppm", format: .ppm, count: 12, columns: 4,
+        #expect(parsed == .command(StripCommand(source: .init(input: "clip.mp4", threads: 64), output: "s.ppm", format: .ppm, count: 12, columns: 4,
                                               size: .exact(Size(width: 80, height: 45)), span: .window, start: .seconds(62.5),
                                               length: .percent(20), accuracy: .keyframe, contentMode: .stretch)))
     }
@@ -98,7 +98,7 @@ struct CommandLineParsingTests {
         (["-n", "1000"], 1000, 1000),
     ])
     func stripCountAndColumns(options: [String], count: Int, columns: Int) throws {
-        guard case .command(let strip as StripOptions) = try parse(["strip", "clip.mp4", "-o", "s.ppm"] + options) else {
+        guard case .command(let strip as StripCommand) = try parse(["strip", "clip.mp4", "-o", "s.ppm"] + options) else {
             Issue.record("not a strip")
             return
         }
@@ -108,7 +108,7 @@ struct CommandLineParsingTests {
 
     @Test(arguments: SeekAccuracy.allCases)
     func stripAccuracies(accuracy: SeekAccuracy) throws {
-        guard case .command(let strip as StripOptions) = try parse(["strip", "clip.mp4", "-o", "s.ppm", "--accuracy", accuracy.rawValue]) else {
+        guard case .command(let strip as StripCommand) = try parse(["strip", "clip.mp4", "-o", "s.ppm", "--accuracy", accuracy.rawValue]) else {
             Issue.record("not a strip")
             return
         }
@@ -116,7 +116,7 @@ struct CommandLineParsingTests {
     }
 
     @Test func stripSpanAll() throws {
-        guard case .command(let strip as StripOptions) = try parse(["strip", "--span=all", "clip.mp4", "-o", "s.ppm"]) else {
+        guard case .command(let strip as StripCommand) = try parse(["strip", "--span=all", "clip.mp4", "-o", "s.ppm"]) else {
             Issue.record("not a strip")
             return
         }
@@ -124,7 +124,7 @@ struct CommandLineParsingTests {
     }
 
     @Test func loopDefaults() throws {
-        let expected = LoopOptions(source: .init(input: "clip.mp4", threads: 2), start: .seconds(0), length: .seconds(15), loops: 1,
+        let expected = LoopCommand(source: .init(input: "clip.mp4", threads: 2), start: .seconds(0), length: .seconds(15), loops: 1,
                                    size: .orientedBox(Size(width: 320, height: 180)), contentMode: .aspectFill, isRealtime: false,
                                    log: nil, framesDirectory: nil)
         #expect(try parse(["loop", "clip.mp4"]) == .command(expected))
@@ -134,47 +134,47 @@ struct CommandLineParsingTests {
         let parsed = try parse(["loop", "--start", "2", "--length=1:00", "--loops", "0", "-s", "160x90", "--fit", "fit",
                                 "--realtime", "--log", "t.csv", "--frames", "out/frames", "--threads", "1",
                                 "https://example.com/a.mp4"])
-        #expect(parsed == .command(LoopOptions(source: .init(input: "https://example.com/a.mp4", threads: 1), start: .seconds(2), length: .seconds(60),
+        #expect(parsed == .command(LoopCommand(source: .init(input: "https://example.com/a.mp4", threads: 1), start: .seconds(2), length: .seconds(60),
                                             loops: 0, size: .exact(Size(width: 160, height: 90)), contentMode: .aspectFit,
                                             isRealtime: true, log: .file("t.csv"), framesDirectory: "out/frames")))
     }
 
     @Test func loopLogToStandardOutput() throws {
         #expect(try parse(["loop", "clip.mp4", "--log", "-"])
-            == .command(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
+            == .command(LoopCommand(source: .init(input: "clip.mp4"), log: .standardOutput)))
         #expect(try parse(["loop", "--log=-", "clip.mp4"])
-            == .command(LoopOptions(source: .init(input: "clip.mp4"), log: .standardOutput)))
+            == .command(LoopCommand(source: .init(input: "clip.mp4"), log: .standardOutput)))
     }
 
     @Test func inputSpellings() throws {
-        #expect(try parse(["probe", "-"]) == .command(ProbeOptions(source: .init(input: "-"))))
-        #expect(try parse(["probe", "--", "--json"]) == .command(ProbeOptions(source: .init(input: "--json"))))
-        #expect(try parse(["probe", "--json", "--", "-h"]) == .command(ProbeOptions(source: .init(input: "-h"), isJSON: true)))
+        #expect(try parse(["probe", "-"]) == .command(ProbeCommand(source: .init(input: "-"))))
+        #expect(try parse(["probe", "--", "--json"]) == .command(ProbeCommand(source: .init(input: "--json"))))
+        #expect(try parse(["probe", "--json", "--", "-h"]) == .command(ProbeCommand(source: .init(input: "-h"), isJSON: true)))
         #expect(try parse(["thumb", "-o", "a.ppm", "--", "-odd.mp4"])
-            == .command(ThumbOptions(source: .init(input: "-odd.mp4"), output: "a.ppm", format: .ppm)))
+            == .command(ThumbCommand(source: .init(input: "-odd.mp4"), output: "a.ppm", format: .ppm)))
     }
 
     @Test("Every command that decodes takes the input group: sheet too (--tonemap, --allow-redirects, --deadline)")
     func sheetTakesTheInputGroup() throws {
         let command = try parse(["sheet", "x.mp4", "-o", "a.jpg", "--tonemap", "clip", "--allow-redirects", "--deadline", "9"])
-        guard case .command(let options as SheetOptions) = command else { Issue.record("not a sheet: \(command)"); return }
+        guard case .command(let options as SheetCommand) = command else { Issue.record("not a sheet: \(command)"); return }
         #expect(options.source.toneMapping == .clip && options.source.allowsRedirects && options.source.deadline == 9)
     }
 
     @Test("batch report and batch export-page parse to commands of their own, typed right after batch")
     func batchSubcommands() throws {
-        var report = BatchReportOptions()
+        var report = BatchReportCommand()
         report.paths = ["OUT", "more.jsonl"]
         report.isJSON = true
         #expect(try parse(["batch", "report", "OUT", "--json", "more.jsonl"]) == .command(report))
-        var duplicates = BatchReportOptions()
+        var duplicates = BatchReportCommand()
         duplicates.paths = ["OUT"]
         duplicates.duplicateThreshold = 12
         #expect(try parse(["batch", "report", "--duplicates", "OUT", "--hamming", "12"]) == .command(duplicates))
-        #expect(try parse(["batch", "export-page", "OUT"]) == .command(BatchExportPageOptions(directory: "OUT")))
-        #expect(try parse(["batch", "export-page", "--", "-odd"]) == .command(BatchExportPageOptions(directory: "-odd")))
+        #expect(try parse(["batch", "export-page", "OUT"]) == .command(BatchExportPageCommand(directory: "OUT")))
+        #expect(try parse(["batch", "export-page", "--", "-odd"]) == .command(BatchExportPageCommand(directory: "-odd")))
         // Anywhere else the name is a word like any other: here, the manifest.
-        guard case .command(let run as BatchCommandOptions) = try parse(["batch", "-o", "x", "report"]) else {
+        guard case .command(let run as BatchCommand) = try parse(["batch", "-o", "x", "report"]) else {
             Issue.record("not a batch run")
             return
         }
@@ -302,23 +302,23 @@ struct CommandLineUsageErrorTests {
                       ("x180", .height(180)), ("-1x180", .height(180)), ("0x180", .height(180)), ("source", .source),
                       ("SOURCE", .source), ("320x180", .exact(Size(width: 320, height: 180)))])
     func sizesKeepingTheShape(value: String, expected: SizeRequest) throws {
-        guard case .command(let options as ThumbOptions) = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--size=\(value)"]) else {
+        guard case .command(let options as ThumbCommand) = try parse(["thumb", "clip.mp4", "-o", "a.ppm", "--size=\(value)"]) else {
             Issue.record("not a thumb command"); return
         }
         #expect(options.size == expected)
-        guard case .command(let render as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--size=\(value)"]) else {
+        guard case .command(let render as RenderCommand) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--size=\(value)"]) else {
             Issue.record("not a render command"); return
         }
         #expect(render.size == expected)
     }
 
     @Test func renderFlashSafety() throws {
-        guard case .command(let checked as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4"]),
-              case .command(let off as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "off"]) else {
+        guard case .command(let checked as RenderCommand) = try parse(["render", "clip.mp4", "-o", "a.mp4"]),
+              case .command(let off as RenderCommand) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "off"]) else {
             Issue.record("not a render command"); return
         }
         #expect(checked.flashSafety == .check && off.flashSafety == .off)
-        guard case .command(let avoid as RenderOptions) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "avoid"]) else {
+        guard case .command(let avoid as RenderCommand) = try parse(["render", "clip.mp4", "-o", "a.mp4", "--flash-safety", "avoid"]) else {
             Issue.record("not a render command"); return
         }
         #expect(avoid.flashSafety == .avoid)
@@ -462,9 +462,9 @@ struct CommandLineHelperTests {
     }
 
     @Test func probeNumbers() {
-        #expect(ProbeCommand.decimal(4) == "4.0")
-        #expect(ProbeCommand.decimal(30000.0 / 1001) == "29.97003")
-        #expect(ProbeCommand.decimal(0.0333333) == "0.033333")
+        #expect(ProbeRun.decimal(4) == "4.0")
+        #expect(ProbeRun.decimal(30000.0 / 1001) == "29.97003")
+        #expect(ProbeRun.decimal(0.0333333) == "0.033333")
         #expect(JSONValue.string("a\"b\\c\n\u{1}").text == "\"a\\\"b\\\\c\\n\\u0001\"")
     }
 }
@@ -508,7 +508,7 @@ struct TimingSummaryTests {
     }
 
     @Test func parsesTheSubcommand() throws {
-        #expect(try CommandLineParser.parse(["timing", "log.csv", "--json"]) == .command(TimingOptions(input: "log.csv", isJSON: true)))
+        #expect(try CommandLineParser.parse(["timing", "log.csv", "--json"]) == .command(TimingCommand(input: "log.csv", isJSON: true)))
     }
 
     /// What `JSONSerialization` (pretty-printed, sorted keys) wrote for a summary, as `--json` did before.

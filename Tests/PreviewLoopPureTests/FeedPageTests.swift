@@ -103,9 +103,9 @@ struct FeedPageTests {
 
     @Test("serve's feed options: --preview-length, --feed-manifest, --no-feed, and what conflicts")
     func serveOptions() throws {
-        func serve(_ arguments: [String]) throws -> ServeOptions? {
+        func serve(_ arguments: [String]) throws -> ServeCommand? {
             guard case .command(let command) = try CommandLineParser.parse(["serve", "--root", "/srv"] + arguments) else { return nil }
-            return command as? ServeOptions
+            return command as? ServeCommand
         }
         let options = try #require(try serve(["--preview-length", "4.5", "--feed-manifest", "feed.jsonl"]))
         #expect(options.feed.previewLength == 4.5 && options.feedManifest == "feed.jsonl" && options.isFeedEnabled)
@@ -116,7 +116,7 @@ struct FeedPageTests {
                           ["--no-feed", "--preview-length", "3"], ["--no-feed", "--feed-manifest", "f"]] {
             #expect(usageError(["serve", "--root", "/srv"] + arguments) != nil, "\(arguments)")
         }
-        let help = HelpText.help(for: Subcommand(ServeOptions.self))
+        let help = HelpText.help(for: Subcommand(ServeCommand.self))
         #expect(help.contains("--preview-length <time>") && help.contains("--feed-manifest <file>") && help.contains("--no-feed"))
     }
 

@@ -205,11 +205,11 @@ struct GeneratedDocsTests {
     @Test("A bound option sets its property: a value other than the default reaches the parsed command")
     func boundOptionsAssign() throws {
         let strip = try CommandLineParser.parse(["strip", "c.mp4", "-o", "s.png", "--gap", "7", "--timestamps", "--span", "all"])
-        guard case .command(let options as StripOptions) = strip else { Issue.record("not strip"); return }
+        guard case .command(let options as StripCommand) = strip else { Issue.record("not strip"); return }
         #expect(options.gap == 7 && options.showsTimestamps && options.span == .all)
         let sheet = try CommandLineParser.parse(["sheet", "c.mp4", "-o", "s.png", "--background", "white", "--margin", "3"])
-        guard case .command(let sheetOptions as SheetOptions) = sheet else { Issue.record("not sheet"); return }
-        #expect(sheetOptions.margin == 3 && sheetOptions.style.background == SheetOptions.background.convert("white"))
+        guard case .command(let sheetOptions as SheetCommand) = sheet else { Issue.record("not sheet"); return }
+        #expect(sheetOptions.margin == 3 && sheetOptions.style.background == SheetCommand.background.convert("white"))
     }
 
     @Test("roff escaping: dashes, backslashes, leading dots and non-ASCII characters")

@@ -52,7 +52,7 @@ struct QueryJobTests {
                                         ["strip", "--output=strip.png", "--size", "152x86", "--quiet"])
         #expect(odd.isEqual(to: oddParsed))
         let plain = try PreviewRequests.job(route: "thumbnail.jpg", query: [(name: "dpr", value: "2")], source: "/v/a.mp4")
-        #expect((plain.command as? ThumbOptions)?.size == .orientedBox(Size(width: 640, height: 360)))
+        #expect((plain.command as? ThumbCommand)?.size == .orientedBox(Size(width: 640, height: 360)))
         #expect(throws: PreviewRequestError(status: 400, parameter: "dpr", detail: "Expected a number from 1 to 4 (2, 1.5).")) {
             _ = try PreviewRequests.job(route: "thumbnail.jpg", query: [(name: "dpr", value: "5")], source: "/v/a.mp4")
         }

@@ -9,13 +9,13 @@ import PreviewLoopTestSupport
 struct WebOutputParsingTests {
     @Test func renderDefaultsAndOptions() throws {
         #expect(try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4"])
-                == .command(RenderOptions(source: .init(input: "c.mp4"), output: "p.mp4", format: .mp4)))
+                == .command(RenderCommand(source: .init(input: "c.mp4"), output: "p.mp4", format: .mp4)))
         let parsed = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.GIF", "--start", "10%", "--length", "2.5",
                                                   "-s", "81x45", "--fps", "10", "--fit", "fit", "--threads", "1"])
-        #expect(parsed == .command(RenderOptions(source: .init(input: "c.mp4", threads: 1), output: "p.GIF", format: .gif, start: .percent(10),
+        #expect(parsed == .command(RenderCommand(source: .init(input: "c.mp4", threads: 1), output: "p.GIF", format: .gif, start: .percent(10),
                                                 length: .seconds(2.5), size: .exact(Size(width: 81, height: 45)), framesPerSecond: 10,
                                                 contentMode: .aspectFit)))
-        guard case .command(let webp as RenderOptions) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.webp", "-q", "60"]) else {
+        guard case .command(let webp as RenderCommand) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.webp", "-q", "60"]) else {
             Issue.record("not a render command")
             return
         }
@@ -32,10 +32,10 @@ struct WebOutputParsingTests {
 
     @Test func spritesDefaultsAndOptions() throws {
         #expect(try CommandLineParser.parse(["sprites", "c.mp4", "-o", "out"])
-                == .command(SpritesOptions(source: .init(input: "c.mp4"), outputDirectory: "out")))
+                == .command(SpritesCommand(source: .init(input: "c.mp4"), outputDirectory: "out")))
         let parsed = try CommandLineParser.parse(["sprites", "c.mp4", "-o", "out", "--every", "1:30", "--grid", "4x3",
                                                   "--format", "webp", "--accuracy", "keyframe", "-q", "70", "-s", "128x72"])
-        #expect(parsed == .command(SpritesOptions(source: .init(input: "c.mp4"), outputDirectory: "out", every: .every(90), size: .exact(Size(width: 128, height: 72)),
+        #expect(parsed == .command(SpritesCommand(source: .init(input: "c.mp4"), outputDirectory: "out", every: .every(90), size: .exact(Size(width: 128, height: 72)),
                                                   columns: 4, rows: 3, format: .webp, accuracy: .keyframe, quality: 70)))
     }
 

@@ -12,7 +12,7 @@ struct DeinterlaceOptionTests {
     @Test("wall --deinterlace auto|on|off reaches every loop's SourceOptions; auto by default; anything else is a usage error")
     func wallTakesDeinterlace() throws {
         for mode in Deinterlacing.allCases {
-            guard case .command(let options as WallOptions) = try CommandLineParser.parse(["wall", "a.mp4", "b.mp4", "--log", "logs",
+            guard case .command(let options as WallCommand) = try CommandLineParser.parse(["wall", "a.mp4", "b.mp4", "--log", "logs",
                                                                            "--deinterlace", mode.rawValue]) else {
                 Issue.record("not a wall command")
                 return
@@ -20,12 +20,12 @@ struct DeinterlaceOptionTests {
             #expect(options.deinterlacing == mode)
             #expect(options.loopConfiguration.sourceOptions.deinterlacing == mode)
         }
-        guard case .command(let plain as WallOptions) = try CommandLineParser.parse(["wall", "a.mp4", "--log", "logs"]) else {
+        guard case .command(let plain as WallCommand) = try CommandLineParser.parse(["wall", "a.mp4", "--log", "logs"]) else {
             Issue.record("not a wall command")
             return
         }
         #expect(plain.deinterlacing == .auto && plain.loopConfiguration.sourceOptions.deinterlacing == .auto)
-        #expect(HelpText.help(for: Subcommand(WallOptions.self)).contains("--deinterlace <mode>"))
+        #expect(HelpText.help(for: Subcommand(WallCommand.self)).contains("--deinterlace <mode>"))
         let bad = try Child.run(TestPaths.cliBinary, ["wall", TestPaths.fixture("short.mp4"), "--log",
                                                         TestPaths.temporaryDirectory() + "/logs", "--deinterlace", "yes"])
         #expect(bad.status == 64 && bad.stderr.hasPrefix("Error:"), "\(bad.stderr)")

@@ -289,13 +289,13 @@ struct InterlaceTests {
             for mode in Deinterlacing.allCases {
                 let parsed = try CommandLineParser.parse(command + ["--deinterlace", mode.rawValue])
                 let source: InputOptions? = switch parsed {
-                case .command(let options as ThumbOptions): options.source
-                case .command(let options as StripOptions): options.source
-                case .command(let options as SheetOptions): options.source
-                case .command(let options as LoopOptions): options.source
-                case .command(let options as RenderOptions): options.source
-                case .command(let options as SpritesOptions): options.source
-                case .command(let options as CardOptions): options.source
+                case .command(let options as ThumbCommand): options.source
+                case .command(let options as StripCommand): options.source
+                case .command(let options as SheetCommand): options.source
+                case .command(let options as LoopCommand): options.source
+                case .command(let options as RenderCommand): options.source
+                case .command(let options as SpritesCommand): options.source
+                case .command(let options as CardCommand): options.source
                 default: nil
                 }
                 #expect(source?.deinterlacing == mode && source?.sourceOptions.deinterlacing == mode, "\(command[0]) \(mode)")
@@ -303,13 +303,13 @@ struct InterlaceTests {
             #expect(usageError(command + ["--deinterlace", "yes"])?.kind == .invalidValue(option: "deinterlace", value: "yes"))
             #expect(HelpText.help(for: Subcommand(rawValue: command[0])!).contains("--deinterlace <mode>"))
         }
-        guard case .command(let batch as BatchCommandOptions) = try CommandLineParser.parse(["batch", "m.txt", "-o", "out", "--deinterlace", "off"]) else {
+        guard case .command(let batch as BatchCommand) = try CommandLineParser.parse(["batch", "m.txt", "-o", "out", "--deinterlace", "off"]) else {
             Issue.record("not a batch command")
             return
         }
         #expect(batch.deinterlacing == .off)
         // The default is auto everywhere.
-        guard case .command(let strip as StripOptions) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "a.png"]) else {
+        guard case .command(let strip as StripCommand) = try CommandLineParser.parse(["strip", "c.mp4", "-o", "a.png"]) else {
             Issue.record("not a strip command")
             return
         }

@@ -164,18 +164,18 @@ struct PosterFrameTests {
 struct PosterCLITests {
     @Test("--at auto is the default; --start and --length set its window; explicit times keep their meaning")
     func parsing() throws {
-        guard case .command(let defaults as ThumbOptions) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm"]) else {
+        guard case .command(let defaults as ThumbCommand) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm"]) else {
             Issue.record("not a thumb command")
             return
         }
         #expect(defaults.time == .auto && defaults.start == .seconds(0) && defaults.length == .seconds(15))
-        guard case .command(let window as ThumbOptions) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "auto",
+        guard case .command(let window as ThumbCommand) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "auto",
                                                                      "--start", "1:00", "--length", "10%"]) else {
             Issue.record("not a thumb command")
             return
         }
         #expect(window.time == .auto && window.start == .seconds(60) && window.length == .percent(10))
-        guard case .command(let explicit as ThumbOptions) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "50%",
+        guard case .command(let explicit as ThumbCommand) = try CommandLineParser.parse(["thumb", "c.mp4", "-o", "a.ppm", "--at", "50%",
                                                                        "--accuracy", "keyframe"]) else {
             Issue.record("not a thumb command")
             return

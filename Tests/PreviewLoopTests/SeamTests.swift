@@ -157,13 +157,13 @@ struct SeamTests {
 
     @Test("Parsing: --loop-point auto|time, --seam cut|crossfade[=T]; bad values are usage errors")
     func parsing() throws {
-        guard case .command(let options as RenderOptions) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--loop-point", "auto",
+        guard case .command(let options as RenderCommand) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--loop-point", "auto",
                                                                       "--seam", "crossfade"]) else {
             Issue.record("not a render command")
             return
         }
         #expect(options.loopPoint == .auto && options.seam == .crossfade(.milliseconds(500)))
-        guard case .command(let timed as RenderOptions) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--start", "1",
+        guard case .command(let timed as RenderCommand) = try CommandLineParser.parse(["render", "c.mp4", "-o", "p.mp4", "--start", "1",
                                                                     "--loop-point", "3.5", "--seam=crossfade=0.25"]) else {
             Issue.record("not a render command")
             return

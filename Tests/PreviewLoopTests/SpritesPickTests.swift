@@ -75,13 +75,13 @@ struct SpritesPickTests {
         // The second interval (2–4 s) has no cut: both take its middle.
         #expect(abs(scenes.cues[1].frameTime - even.cues[1].frameTime) < 1e-6)
         // Parsing: --pick on sprites, even by default, anything else a usage error.
-        guard case .command(let options as SpritesOptions) = try CommandLineParser.parse(["sprites", "c.mp4", "-o", "dir", "--pick", "scenes"]),
-              case .command(let plain as SpritesOptions) = try CommandLineParser.parse(["sprites", "c.mp4", "-o", "dir"]) else {
+        guard case .command(let options as SpritesCommand) = try CommandLineParser.parse(["sprites", "c.mp4", "-o", "dir", "--pick", "scenes"]),
+              case .command(let plain as SpritesCommand) = try CommandLineParser.parse(["sprites", "c.mp4", "-o", "dir"]) else {
             Issue.record("not a sprites command")
             return
         }
         #expect(options.pick == .scenes && plain.pick == .even)
-        #expect(HelpText.help(for: Subcommand(SpritesOptions.self)).contains("--pick <pick>"))
+        #expect(HelpText.help(for: Subcommand(SpritesCommand.self)).contains("--pick <pick>"))
         let bad = try Child.run(TestPaths.cliBinary, ["sprites", clip, "-o", directory + "/bad", "--pick", "shots"])
         #expect(bad.status == 64 && bad.stderr.hasPrefix("Error:"))
     }

@@ -28,7 +28,7 @@ struct WallTests {
 
     /// Threads of this process whose name starts with "Wall " (the pool's workers and presenter).
     static func wallThreads() -> Int {
-        WallCommand.threadCount(namedWith: "Wall ")
+        WallRun.threadCount(namedWith: "Wall ")
     }
 
     /// Waits (polling) until `condition` holds; false after 60 s.

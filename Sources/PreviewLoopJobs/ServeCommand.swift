@@ -1,65 +1,65 @@
 import PreviewLoop
 
-/// The options of `preview-loop serve`: where the videos are, where to listen and how much work to take
-/// on at once. The server itself (PreviewLoopServer) reads them; the CLI declares and parses them like
+/// `preview-loop serve`'s options: where the videos are, where to listen and how much work to take on
+/// at once. The server itself (PreviewLoopServer) reads them; the CLI declares and parses them like
 /// every other subcommand's, so help, the manual page and the completions list them.
-package struct ServeOptions: Equatable, Sendable {
+package struct ServeCommand: Equatable, Sendable {
     /// `--root` as typed, which becomes ``root`` (serve needs it).
-    @Option(ServeOptions.root, folded: true) var rootOption: String? = nil
+    @Option(ServeCommand.root, folded: true) var rootOption: String? = nil
     /// The folder whose videos are served by relative path (`--root`).
     package var root = ""
     /// The address to listen on (`--listen`), host and port; port 0 picks a free one.
-    @Option(ServeOptions.listen) package var listen = ServeOptions.listen.defaultValue
+    @Option(ServeCommand.listen) package var listen = ServeCommand.listen.defaultValue
     /// Render workers (`--workers`).
-    @Option(ServeOptions.workers) package var workers = ServeOptions.workers.defaultValue
+    @Option(ServeCommand.workers) package var workers = ServeCommand.workers.defaultValue
     /// Renders that may wait for a worker before requests get 503 (`--queue`).
-    @Option(ServeOptions.queue) package var queue = ServeOptions.queue.defaultValue
+    @Option(ServeCommand.queue) package var queue = ServeCommand.queue.defaultValue
     /// `--memory-cache` as typed, in MiB, which becomes ``memoryCacheBytes``.
-    @Option(ServeOptions.memoryCache, folded: true) var memoryCacheOption = ServeOptions.memoryCache.defaultValue
+    @Option(ServeCommand.memoryCache, folded: true) var memoryCacheOption = ServeCommand.memoryCache.defaultValue
     /// The in-memory response cache's cap in bytes (`--memory-cache`).
-    package var memoryCacheBytes = ServeOptions.memoryCache.defaultValue << 20
+    package var memoryCacheBytes = ServeCommand.memoryCache.defaultValue << 20
     /// The folder of the disk cache (`--cache`); `nil` keeps no disk cache.
-    @Option(ServeOptions.cache) package var cacheDirectory = ServeOptions.cache.defaultValue
+    @Option(ServeCommand.cache) package var cacheDirectory = ServeCommand.cache.defaultValue
     /// The disk cache's cap in bytes (`--cache-size`).
-    @Option(ServeOptions.cacheSize) package var cacheSizeBytes = ServeOptions.cacheSize.defaultValue
+    @Option(ServeCommand.cacheSize) package var cacheSizeBytes = ServeCommand.cacheSize.defaultValue
     /// `--max-memory` as typed, in MiB, which becomes ``memoryBudget``.
-    @Option(ServeOptions.maxMemory, folded: true) var maxMemoryOption = ServeOptions.maxMemory.defaultValue
+    @Option(ServeCommand.maxMemory, folded: true) var maxMemoryOption = ServeCommand.maxMemory.defaultValue
     /// The memory all renders in flight may use together, in bytes (`--max-memory`).
-    package var memoryBudget = ServeOptions.maxMemory.defaultValue << 20
+    package var memoryBudget = ServeCommand.maxMemory.defaultValue << 20
     /// Seconds a request may wait and render before it gets 504 (`--request-deadline`).
-    @Option(ServeOptions.requestDeadline) package var requestDeadline = ServeOptions.requestDeadline.defaultValue
+    @Option(ServeCommand.requestDeadline) package var requestDeadline = ServeCommand.requestDeadline.defaultValue
     /// Open connections at most (`--max-connections`).
-    @Option(ServeOptions.maxConnections) package var maxConnections = ServeOptions.maxConnections.defaultValue
+    @Option(ServeCommand.maxConnections) package var maxConnections = ServeCommand.maxConnections.defaultValue
     /// Open connections from one address at most (`--max-connections-per-address`).
-    @Option(ServeOptions.maxConnectionsPerAddress) package var maxConnectionsPerAddress = ServeOptions.maxConnectionsPerAddress.defaultValue
+    @Option(ServeCommand.maxConnectionsPerAddress) package var maxConnectionsPerAddress = ServeCommand.maxConnectionsPerAddress.defaultValue
     /// Seconds a connection may be idle, or trickle its request, before it is closed (`--connection-timeout`).
-    @Option(ServeOptions.connectionTimeout) package var connectionTimeout = ServeOptions.connectionTimeout.defaultValue
+    @Option(ServeCommand.connectionTimeout) package var connectionTimeout = ServeCommand.connectionTimeout.defaultValue
     /// Seconds in-flight requests get to finish after SIGTERM or SIGINT (`--grace`).
-    @Option(ServeOptions.grace) package var grace = ServeOptions.grace.defaultValue
+    @Option(ServeCommand.grace) package var grace = ServeCommand.grace.defaultValue
     /// Where the access log's JSON lines go (`--access-log`); `nil` for standard error.
-    @Option(ServeOptions.accessLog) package var accessLog = ServeOptions.accessLog.defaultValue
+    @Option(ServeCommand.accessLog) package var accessLog = ServeCommand.accessLog.defaultValue
     /// The key file of signed URLs (`--signing-key-file`); `nil` serves unsigned requests.
-    @Option(ServeOptions.signingKeyFile) package var signingKeyFile = ServeOptions.signingKeyFile.defaultValue
+    @Option(ServeCommand.signingKeyFile) package var signingKeyFile = ServeCommand.signingKeyFile.defaultValue
     /// `--presets`: named sets of parameters that `?preset=NAME` applies.
-    @Option(ServeOptions.presets) package var presetsFile = ServeOptions.presets.defaultValue
+    @Option(ServeCommand.presets) package var presetsFile = ServeCommand.presets.defaultValue
     /// `--animated-max-length`, `--animated-max-side` and `--animated-max-fps` as typed, which become
     /// ``animationCaps``.
-    @Option(ServeOptions.animatedMaxLength, folded: true) var animatedMaxLengthOption = ServeOptions.animatedMaxLength.defaultValue
-    @Option(ServeOptions.animatedMaxSide, folded: true) var animatedMaxSideOption = ServeOptions.animatedMaxSide.defaultValue
-    @Option(ServeOptions.animatedMaxFPS, folded: true) var animatedMaxFPSOption = ServeOptions.animatedMaxFPS.defaultValue
+    @Option(ServeCommand.animatedMaxLength, folded: true) var animatedMaxLengthOption = ServeCommand.animatedMaxLength.defaultValue
+    @Option(ServeCommand.animatedMaxSide, folded: true) var animatedMaxSideOption = ServeCommand.animatedMaxSide.defaultValue
+    @Option(ServeCommand.animatedMaxFPS, folded: true) var animatedMaxFPSOption = ServeCommand.animatedMaxFPS.defaultValue
     /// What one animated request may render (`--animated-max-length`, `--animated-max-side`,
     /// `--animated-max-fps`).
     package var animationCaps = AnimationCaps()
     /// `--allow-source` as typed (the last one), which with the others becomes ``allowedSources``.
-    @Option(ServeOptions.allowSource, folded: true) var allowSourceOption: URLAllowList? = nil
+    @Option(ServeCommand.allowSource, folded: true) var allowSourceOption: URLAllowList? = nil
     /// The URL prefixes remote sources may be read from (`--allow-source`); `nil` serves files under the
     /// root only.
     package var allowedSources: URLAllowList?
     /// Seconds a remote source's validators are trusted before its server is asked again
     /// (`--source-check-interval`).
-    @Option(ServeOptions.sourceCheckInterval) package var sourceCheckInterval = ServeOptions.sourceCheckInterval.defaultValue
+    @Option(ServeCommand.sourceCheckInterval) package var sourceCheckInterval = ServeCommand.sourceCheckInterval.defaultValue
     /// `--allow-origin` as typed (the last one), which with the others becomes ``allowedOrigins``.
-    @Option(ServeOptions.allowOrigin, folded: true) var allowOriginOption: String? = nil
+    @Option(ServeCommand.allowOrigin, folded: true) var allowOriginOption: String? = nil
     /// The origins whose pages may read responses from script (`--allow-origin`): `["*"]` for any, empty
     /// for none (no CORS header is sent).
     package var allowedOrigins: [String] = []
@@ -72,15 +72,15 @@ package struct ServeOptions: Equatable, Sendable {
     /// The feed page's defaults (`--preview-length`).
     package var feed = FeedSettings()
     /// The clips the feed page lists (`--feed-manifest`); `nil` lists every video under the root.
-    @Option(ServeOptions.feedManifest) package var feedManifest = ServeOptions.feedManifest.defaultValue
+    @Option(ServeCommand.feedManifest) package var feedManifest = ServeCommand.feedManifest.defaultValue
     /// `--no-feed` as typed, which becomes ``isFeedEnabled``.
-    @Flag(ServeOptions.noFeed, folded: true) var noFeedOption = false
+    @Flag(ServeCommand.noFeed, folded: true) var noFeedOption = false
     /// Whether `/` answers with the feed page (`--no-feed` turns it off: 404).
     package var isFeedEnabled = true
     /// Whether the start-up line is one JSON object (`--json`).
-    @Flag(ServeOptions.jsonFlag) package var json = false
+    @Flag(ServeCommand.jsonFlag) package var json = false
     /// Whether requests' client hints size pictures (`--client-hints`).
-    @Flag(ServeOptions.clientHints) package var usesClientHints = false
+    @Flag(ServeCommand.clientHints) package var usesClientHints = false
 
     /// `--root <dir>`.
     package static let root = ValueOption<String?>.path(
@@ -183,7 +183,7 @@ package struct ServeOptions: Equatable, Sendable {
             + "Without it no CORS header is sent.",
         default: nil, showing: nil,
         expecting: "* or an origin, http(s)://host[:port] with no path (https://www.example.com)") { text in
-        ServeOptions.origin(parsing: text).map { .some($0) }
+        ServeCommand.origin(parsing: text).map { .some($0) }
     }
     /// `--source-check-interval <time>`.
     static let sourceCheckInterval = ValueOption<Double>.seconds(
@@ -286,7 +286,7 @@ package struct ServeOptions: Equatable, Sendable {
     }
 }
 
-extension ServeOptions: ParsableCommand {
+extension ServeCommand: ParsableCommand {
     /// `preview-loop serve`: its name and summary (it takes no positional argument).
     package static let configuration = CommandConfiguration(
         name: "serve",

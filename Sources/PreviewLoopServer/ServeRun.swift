@@ -5,8 +5,8 @@ import Synchronization
 
 /// `preview-loop serve`: starts a ``PreviewServer``, prints where it listens, serves until SIGTERM or
 /// SIGINT, then stops within `--grace` and exits 0.
-package enum ServeCommand {
-    package static func run(_ options: ServeOptions) -> Int32 {
+package enum ServeRun {
+    package static func run(_ options: ServeCommand) -> Int32 {
         let server: PreviewServer
         do {
             let log = try AccessLog(path: options.accessLog)
