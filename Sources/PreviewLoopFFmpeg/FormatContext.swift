@@ -9,7 +9,7 @@ package final class FormatContext {
     /// Checks every resource FFmpeg opens for this input (kept alive for the `io_open` hook).
     package let gate: OpenGate
     /// The custom I/O over bytes in memory, when the input is `.data`.
-    private let memory: MemoryReader?
+    private let memory: RandomAccessReader?
     /// The custom I/O over bytes read at offsets (an object in a store), when the input is one.
     private let ranged: RandomAccessReader?
 
@@ -26,7 +26,7 @@ package final class FormatContext {
     ///   - maxPixels: the largest picture the probing decoders may allocate.
     ///   - formatName: the demuxer to use instead of probing (`jpeg_pipe` for a JPEG file, which FFmpeg's
     ///     probe would give to `image2` by its extension), or `nil`.
-    package init(url: [CChar], displayName: String, options: [String: String], policy: any OpenPolicy, memory: MemoryReader? = nil,
+    package init(url: [CChar], displayName: String, options: [String: String], policy: any OpenPolicy, memory: RandomAccessReader? = nil,
          ranged: RandomAccessReader? = nil, maxPixels: Int, interrupter: Interrupter, formatName: String? = nil) throws(FFmpegFailure) {
         self.interrupter = interrupter
         self.memory = memory

@@ -27,8 +27,8 @@ final class MediaInput {
         let input = try options.ffmpegInput(for: source)
         if let jobTimeout = options.jobTimeout { interrupter.setJobDeadline(after: jobTimeout) }
         interrupter.setDeadline(after: options.openTimeout)
-        var memory: MemoryReader?
-        if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
+        var memory: RandomAccessReader?
+        if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try RandomAccessReader(memory: [UInt8](data)) } }
         let objectBytes = try source.objectInStore.map { object throws(PreviewLoopError) in
             try ObjectStoreBytes(object: object, options: options, interrupter: interrupter)
         }
@@ -115,7 +115,7 @@ final class MediaInput {
             start = first
             if packetsRead > 0 {
                 interrupter.setDeadline(after: options.openTimeout)
-                if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
+                if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try RandomAccessReader(memory: [UInt8](data)) } }
                 format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy,
                                            memory: memory, ranged: ranged(), maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
                 interrupter.setDeadline(after: nil)
@@ -142,7 +142,7 @@ final class MediaInput {
                 seconds: { (Double($0) - Double(startTicks)) * ticks },
                 timestamp: { Int64(Double(startTicks) + ($0 / ticks).rounded(.down)) },
                 reopen: { () throws(PreviewLoopError) -> FormatContext in
-                    if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try MemoryReader([UInt8](data)) } }
+                    if case .data(let data) = source { memory = try ffmpeg { () throws(FFmpegFailure) in try RandomAccessReader(memory: [UInt8](data)) } }
                     return try ffmpeg { () throws(FFmpegFailure) in
                         try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy, memory: memory, ranged: ranged(),
                                           maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat)
