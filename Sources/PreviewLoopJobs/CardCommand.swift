@@ -406,19 +406,22 @@ extension CardCommand: ServedJob {
     /// A still with its placeholder headers, or the sequence written to a file of its own in `scratch`,
     /// read back and removed, with its flash verdict.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        var options = self
-        let animates: Bool
-        if case .animation = destination { animates = true } else { animates = false }
-        if animates {
-            options.output = scratch + "/card-\(PreviewJob.nextScratchNumber())."
-                + (job.route.split(separator: ".").last.map(String.init) ?? "webp")
+        let rendered: CardRun.Rendered, sequence: [UInt8]
+        if case .animation = destination {
+            let fileExtension = job.route.split(separator: ".").last.map(String.init) ?? "webp"
+            (rendered, sequence) = try PreviewJob.throughScratchFile(in: scratch, kind: "card", fileExtension: fileExtension) { path in
+                var options = self
+                options.output = path
+                return try CardRun(options: options).render().rendered
+            }
+        } else {
+            (rendered, sequence) = (try CardRun(options: self).render().rendered, [])
         }
-        defer { if animates { FileSystem.unlink(options.output) } }
-        switch try CardRun(options: options).render().rendered {
+        switch rendered {
         case .still(let bytes, _, _, let picture):
             return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
         case .sequence(let summary):
-            return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30), flashes: summary.flashes)
+            return RenderedBody(body: sequence, flashes: summary.flashes)
         }
     }
 }

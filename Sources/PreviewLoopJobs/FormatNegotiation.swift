@@ -42,14 +42,10 @@ extension PreviewRequests {
     /// `*/*`); equal qualities go to a type named outright, then to the first offered. No `Accept` accepts
     /// everything. `nil` when every type has quality 0.
     static func preferred(_ offered: [String], accept: String?) -> String? {
-        func trimmed(_ text: Substring) -> String {
-            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-            return String(text.drop(while: blank).reversed().drop(while: blank).reversed())
-        }
-        guard let accept, !trimmed(Substring(accept)).isEmpty else { return offered.first }
+        guard let accept, !accept.trimmingWhitespace().isEmpty else { return offered.first }
         // Each range: (type, subtype, quality).
         let ranges: [(String, String, Double)] = accept.split(separator: ",").prefix(64).compactMap { item in
-            let parts = item.split(separator: ";", omittingEmptySubsequences: false).map { trimmed($0).lowercased() }
+            let parts = item.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingWhitespace().lowercased() }
             let type = parts[0].split(separator: "/", omittingEmptySubsequences: false)
             guard type.count == 2, !type[0].isEmpty, !type[1].isEmpty else { return nil }
             var quality = 1.0

@@ -71,8 +71,15 @@ package struct PreviewJob: Sendable {
     /// Renders started in this process, numbering their scratch files.
     private static let renders = Atomic<Int>(0)
 
-    /// The next number for a scratch file of this process.
-    static func nextScratchNumber() -> Int { renders.add(1, ordering: .relaxed).newValue }
+    /// Runs `render` with the path of a file of its own in `scratch` (named `kind-N.fileExtension`), then
+    /// reads the file back and removes it: what the render returned and the file's bytes.
+    static func throughScratchFile<Result>(in scratch: String, kind: String, fileExtension: String,
+                                           _ render: (String) throws -> Result) throws -> (Result, [UInt8]) {
+        let path = scratch + "/\(kind)-\(renders.add(1, ordering: .relaxed).newValue).\(fileExtension)"
+        defer { FileSystem.unlink(path) }
+        let result = try render(path)
+        return (result, try BatchFiles.readFile(path, limit: 1 << 30))
+    }
 
     /// This job's body made from a storyboard: the index (`.vtt`, `.json`) pointing at its picture, or
     /// the picture.

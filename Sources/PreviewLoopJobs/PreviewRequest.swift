@@ -66,9 +66,10 @@ extension PreviewRequests {
             canonical.append((parameterName, value))
         }
         // The sides as the picture is made: as sent, times the device pixel ratio, within the limits.
+        width = width.map { Int((Double($0) * dpr).rounded()) }
+        height = height.map { Int((Double($0) * dpr).rounded()) }
         for (side, parameterName) in [(width, "width"), (height, "height")] {
-            guard let side else { continue }
-            let made = Int((Double(side) * dpr).rounded())
+            guard let made = side else { continue }
             let named = dpr > 1 ? "dpr" : parameterName
             if made > SizeRequest.maximumSide {
                 throw PreviewRequestError(status: 413, parameter: named,
@@ -79,8 +80,6 @@ extension PreviewRequests {
                                           detail: "At most \(caps.side) pixels a side for an animation on this server.")
             }
         }
-        width = width.map { Int((Double($0) * dpr).rounded()) }
-        height = height.map { Int((Double($0) * dpr).rounded()) }
         let request = ServingRequest(route: route, fileName: name, format: format, query: query,
                                      width: width, height: height, preservesShape: preserves, caps: caps)
         try job.prepare(&given, for: request)

@@ -357,11 +357,11 @@ extension RenderCommand: ServedJob {
     /// The animation, written to a file of its own in `scratch`, read back and removed, with its flash
     /// verdict (and where an avoided window starts).
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        var options = self
-        options.output = scratch + "/render-\(PreviewJob.nextScratchNumber()).\(format.rawValue)"
-        defer { FileSystem.unlink(options.output) }
-        let rendered = try RenderRun(options: options).render()
-        return RenderedBody(body: try BatchFiles.readFile(options.output, limit: 1 << 30),
-                            flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
+        let (rendered, bytes) = try PreviewJob.throughScratchFile(in: scratch, kind: "render", fileExtension: format.rawValue) { path in
+            var options = self
+            options.output = path
+            return try RenderRun(options: options).render()
+        }
+        return RenderedBody(body: bytes, flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
     }
 }
