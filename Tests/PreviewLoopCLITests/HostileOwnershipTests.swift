@@ -311,7 +311,7 @@ struct HostileOwnershipTests {
     }
 }
 
-@Suite("https: certificates are verified by default", .serialized, .timeLimit(.minutes(2)))
+@Suite("https: certificates are verified by default", .serialized, .timeLimit(.minutes(10)))
 struct CertificateVerificationTests {
     @Test("A self-signed certificate for another name is refused; --insecure accepts it; --ca-file trusts a private CA for its host")
     func certificatesVerified() throws {
@@ -351,7 +351,7 @@ struct CertificateVerificationTests {
     }
 }
 
-@Suite("Hostile input: causes named, limits named, refused before work", .serialized, .timeLimit(.minutes(3)))
+@Suite("Hostile input: causes named, limits named, refused before work", .serialized, .timeLimit(.minutes(10)))
 struct RefusalMessageTests {
     /// The clip record batch wrote for `id` in `out`.
     static func record(_ out: String, _ id: String) throws -> [String: Any] {

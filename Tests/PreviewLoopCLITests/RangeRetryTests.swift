@@ -4,7 +4,7 @@ import PreviewLoopTestSupport
 
 /// Range reads survive a store that drops connections: a range cut off halfway is asked for again
 /// (bounded retries with back-off), and the picture is still the local file's, byte for byte.
-@Suite("s3:// ranges retried when a connection drops", .serialized, .timeLimit(.minutes(2)), .tags(.network))
+@Suite("s3:// ranges retried when a connection drops", .serialized, .timeLimit(.minutes(10)), .tags(.network))
 struct RangeRetryTests {
     @Test("Every other response cut off mid-range: the poster is the local file's, in twice the requests")
     func droppedConnections() throws {
