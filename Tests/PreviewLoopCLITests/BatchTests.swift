@@ -135,7 +135,7 @@ struct BatchRunTests {
         try bench.writeManifest(fixtures.map { (String($0.split(separator: ".")[0]), TestPaths.fixture($0)) })
         var seen: [String] = []
         for index in 0..<3 {
-            let result = try bench.batch(["--shard", "\(index)/3", "--jobs", "1"])
+            let result = try bench.batch(["--shard", "\(index)/3", "--jobs", "1", "--recipe", TestRecipes.posterOnly])
             #expect(result.status == 0, "\(result.stderr)")
             seen += try bench.records("results.shard-\(index)-of-3.jsonl").keys
         }
@@ -143,7 +143,7 @@ struct BatchRunTests {
         // The same shard from Slurm's environment: everything already done.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
-        process.arguments = ["batch", bench.manifest, "--out", bench.out]
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--recipe", TestRecipes.posterOnly]
         process.environment = ["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "3"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -201,7 +201,7 @@ struct BatchRunTests {
         let bench = BatchBench()
         try bench.writeManifest([("stalled", server.url(for: "clip.mp4").absoluteString), ("good", TestPaths.fixture("landscape.mp4"))])
         let started = Date()
-        let result = try bench.batch(["--timeout", "1", "--retries", "1", "--retry-delay", "0.1", "--jobs", "1"])
+        let result = try bench.batch(["--timeout", "1", "--retries", "1", "--retry-delay", "0.1", "--jobs", "1", "--recipe", TestRecipes.posterOnly])
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(result.status == 75)
         let records = try bench.records()
@@ -211,7 +211,7 @@ struct BatchRunTests {
         #expect(records["good"]?["status"] as? String == "ok")
         #expect(!FileManager.default.fileExists(atPath: bench.out + "/stalled"))
         // A transient failure does not stop the next run from trying again.
-        let second = try bench.batch(["--timeout", "1", "--retries", "0", "--jobs", "1"])
+        let second = try bench.batch(["--timeout", "1", "--retries", "0", "--jobs", "1", "--recipe", TestRecipes.posterOnly])
         #expect(second.status == 75)
         #expect(try bench.records()["stalled"]?["attempts"] as? Int == 1)
     }
@@ -252,7 +252,7 @@ struct BatchRunTests {
         close(ends[1])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
-        process.arguments = ["batch", bench.manifest, "--out", bench.out]
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--recipe", TestRecipes.posterOnly]
         process.standardInput = FileHandle(fileDescriptor: dup(ends[0]), closeOnDealloc: true)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -266,7 +266,7 @@ struct BatchRunTests {
         // `-`: the manifest itself comes from standard input.
         let fromStdin = Process()
         fromStdin.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
-        fromStdin.arguments = ["batch", "-", "--out", bench.directory + "/OUT2"]
+        fromStdin.arguments = ["batch", "-", "--out", bench.directory + "/OUT2", "--recipe", TestRecipes.posterOnly]
         let manifestPipe = Pipe()
         fromStdin.standardInput = manifestPipe
         fromStdin.standardOutput = FileHandle.nullDevice
@@ -321,7 +321,7 @@ struct BatchRunTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
         // The stalled open alone would take --timeout 120 s: only an interrupt ends it sooner.
-        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--jobs", "1", "--timeout", "120", "--retries", "0"]
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--jobs", "1", "--timeout", "120", "--retries", "0", "--recipe", TestRecipes.posterOnly]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -349,7 +349,7 @@ struct BatchRunTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: bench.out + "/.staging/all").isEmpty)
         // The rerun (the clip now readable) finishes the job.
         try bench.writeManifest([("slow", TestPaths.fixture("landscape.mp4")), ("good", TestPaths.fixture("short.mp4"))])
-        let rerun = try bench.batch([])
+        let rerun = try bench.batch(["--recipe", TestRecipes.posterOnly])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(try bench.records().values.allSatisfy { $0["status"] as? String == "ok" })
         #expect(try bench.records().count == 2)
@@ -359,7 +359,7 @@ struct BatchRunTests {
     func dolbyVisionWarning() throws {
         let bench = BatchBench()
         try bench.writeManifest([("dv", TestPaths.fixture("dolby-vision-p5.mp4")), ("sdr", TestPaths.fixture("short.mp4"))])
-        let result = try bench.batch(["--jobs", "1"])
+        let result = try bench.batch(["--jobs", "1", "--recipe", TestRecipes.posterOnly])
         #expect(result.status == 0, "\(result.stderr)")
         let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("Warning: ") }
         #expect(warnings.count == 1 && warnings[0].hasPrefix("Warning: dv: Dolby Vision profile 5"), "\(result.stderr)")
@@ -610,7 +610,7 @@ struct BatchRunTests {
         try bench.writeManifest([("a", TestPaths.fixture("landscape.mp4")), ("b", TestPaths.fixture("card.mp4"))])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.cliBinary)
-        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--jobs", "1"]
+        process.arguments = ["batch", bench.manifest, "--out", bench.out, "--jobs", "1", "--recipe", TestRecipes.posterOnly]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -112,7 +112,7 @@ struct BatchFolderTests {
         let manager = FileManager.default
         let inside = try manager.subpathsOfDirectory(atPath: root).sorted()
         let out = root + BatchFolder.defaultOutputSuffix
-        let first = try Child.cli(["batch", root, "--jobs", "1"])
+        let first = try Child.cli(["batch", root, "--jobs", "1", "--recipe", TestRecipes.posterOnly])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(manager.fileExists(atPath: out + "/a/poster.jpg") && manager.fileExists(atPath: out + "/results.jsonl"))
         #expect(try manager.subpathsOfDirectory(atPath: root).sorted() == inside, "nothing is written inside the folder")
@@ -120,9 +120,9 @@ struct BatchFolderTests {
                     && first.stdoutText.contains("; outputs in \(out), results in \(out)/results.jsonl"), "\(first.stdoutText)")
         #expect(first.stderr.contains("outputs in \(out) (no --out given)"), "\(first.stderr)")
         // The rerun finds its outputs and has nothing to do; `DIR/.` names the same folder.
-        let again = try Child.cli(["batch", root, "--jobs", "1"])
+        let again = try Child.cli(["batch", root, "--jobs", "1", "--recipe", TestRecipes.posterOnly])
         #expect(again.status == 0 && again.stdoutText.contains("3 left as they were"), "\(again.stdoutText)\(again.stderr)")
-        let dot = try Child.cli(["batch", root + "/.", "--jobs", "1"])
+        let dot = try Child.cli(["batch", root + "/.", "--jobs", "1", "--recipe", TestRecipes.posterOnly])
         let resolved = URL(fileURLWithPath: root).resolvingSymlinksInPath().path + BatchFolder.defaultOutputSuffix
         #expect(dot.status == 0 && dot.stdoutText.contains("; outputs in \(resolved), "), "\(dot.stdoutText)\(dot.stderr)")
         #expect(try manager.contentsOfDirectory(atPath: parent).sorted() == ["lib", "lib" + BatchFolder.defaultOutputSuffix])
@@ -147,9 +147,9 @@ struct BatchFolderTests {
     func summaryShard() throws {
         let root = try Self.makeLibrary()
         defer { try? FileManager.default.removeItem(atPath: root + "/..") }
-        let whole = try Child.cli(["batch", root, "-o", root + "/../OUT", "--include", "a.mp4"])
+        let whole = try Child.cli(["batch", root, "-o", root + "/../OUT", "--include", "a.mp4", "--recipe", TestRecipes.posterOnly])
         #expect(whole.status == 0 && whole.stdoutText.hasPrefix("batch: 1 clip: 1 ok"), "\(whole.stdoutText)\(whole.stderr)")
-        let shard = try Child.cli(["batch", root, "-o", root + "/../OUT", "--include", "a.mp4", "--shard", "0/1"])
+        let shard = try Child.cli(["batch", root, "-o", root + "/../OUT", "--include", "a.mp4", "--shard", "0/1", "--recipe", TestRecipes.posterOnly])
         #expect(shard.status == 0 && shard.stdoutText.hasPrefix("batch shard 0/1: 1 clip: "), "\(shard.stdoutText)\(shard.stderr)")
     }
 
@@ -158,7 +158,7 @@ struct BatchFolderTests {
         let root = try Self.makeLibrary()
         defer { try? FileManager.default.removeItem(atPath: root + "/..") }
         let out = root + "/../OUT"
-        let result = try Child.cli(["batch", root, "-o", out, "--exclude", "t1.*", "--jobs", "1"])
+        let result = try Child.cli(["batch", root, "-o", out, "--exclude", "t1.*", "--jobs", "1", "--recipe", TestRecipes.posterOnly])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("2 videos") && result.stderr.contains("hidden: 1") && result.stderr.contains("excluded: 1"),
                 "\(result.stderr)")

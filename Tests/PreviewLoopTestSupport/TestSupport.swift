@@ -32,6 +32,18 @@ package enum TestPaths {
     }
 }
 
+/// Batch recipes for tests about something other than the recipe's outputs (resume, shards, locks,
+/// failures, names): the default recipe renders sprites and a hover MP4 for every clip, which such
+/// tests pay for without looking at.
+package enum TestRecipes {
+    /// A recipe file (in a folder of its own) making only the poster.
+    package static let posterOnly: String = {
+        let path = TestPaths.temporaryDirectory() + "/poster-only.json"
+        try! #"{"poster":{}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+}
+
 /// The `ffmpeg` and `ffprobe` CLIs used as oracles.
 package enum Oracle {
     /// Every frame of a clip as ffmpeg shows it (autorotated), passed through `filter`, as RGB24 images.
