@@ -181,6 +181,12 @@ package final class FormatContext {
         return flags & AVFMT_NO_BYTE_SEEK == 0 && flags & AVFMT_TS_DISCONT != 0
     }
 
+    /// Whether the demuxer reads the index at the end of the file only when first asked to seek
+    /// (Matroska and WebM with their cues after the clusters, as FFmpeg's muxer writes them by default).
+    package var defersIndexToFirstSeek: Bool {
+        String(cString: pointer.pointee.iformat.pointee.name).hasPrefix("matroska")
+    }
+
     /// Restarts demuxing from the first byte of the input.
     package func seekToFirstByte() throws(FFmpegFailure) {
         try check(av_seek_frame(pointer, -1, 0, AVSEEK_FLAG_BYTE), "av_seek_frame", code: .decodingFailed, "seek to start failed")

@@ -85,3 +85,86 @@ struct PosterSkippingTests {
         }
     }
 }
+
+/// After a leader, fade, slate or blur the first candidate that holds up is settled by a keyframe a
+/// second or more later, decoded alone, instead of by the rest of its second.
+@Suite("Poster search settling a candidate after a bad start by a later keyframe")
+struct PosterLaterKeyframeTests {
+    static func search(_ path: String, confirms: Bool) throws -> PosterChoice {
+        try FrameSampler(source: .file(path)).posterFrame(in: 0..<15, size: PosterSkippingTests.size, mode: .aspectFill,
+                                                          retention: .likely, decodesEveryFrame: false, confirmsWithKeyframe: confirms)
+    }
+
+    @Test("The same poster and judgements as searching the second, with fewer frames decoded",
+          arguments: ["fade-in.mp4", "black-start.mp4", "blur-start.mp4", "slate.mp4"])
+    func fewerFrames(_ fixture: String) throws {
+        let path = TestPaths.fixture(fixture)
+        let settled = try Self.search(path, confirms: true)
+        let searched = try Self.search(path, confirms: false)
+        #expect(settled.time > 0 && settled.reason == .firstGoodFrame)
+        #expect(settled.time == searched.time && settled.scores == searched.scores && settled.rejected == searched.rejected)
+        #expect(settled.frame.image == searched.frame.image)
+        #expect(settled.framesDecoded < searched.framesDecoded, "\(settled.framesDecoded) vs \(searched.framesDecoded)")
+    }
+
+    @Test("A long GOP: a keyframe 8 s after a good start still settles it in two frames")
+    func longGOP() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = directory + "/gop200.mp4"
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=10",
+                                             "-c:v", "libx264", "-preset", "ultrafast", "-g", "200", "-keyint_min", "200",
+                                             "-sc_threshold", "0", "-pix_fmt", "yuv420p", clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        let settled = try FrameSampler(source: .file(clip)).posterFrame(in: 0..<15, size: PosterSkippingTests.size)
+        let full = try PosterSkippingTests.fullSearch(clip, 0..<15)
+        #expect(settled.time == 0 && settled.time == full.time && settled.frame.image == full.frame.image)
+        #expect(settled.framesDecoded == 2, "\(settled.framesDecoded) frames decoded")
+    }
+
+    @Test("A cut a second after the good frame: the keyframe shows another scene, decoding resumes, the same poster")
+    func cutAfterGoodFrame() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = directory + "/fade-cut.mp4"
+        // Black 0.5 s, testsrc2 to 1.6 s, then SMPTE bars; keyframes every second (x264, 25 fps).
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y",
+            "-f", "lavfi", "-i", "color=black:size=320x180:rate=25:duration=0.5",
+            "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=1.1",
+            "-f", "lavfi", "-i", "smptebars=size=320x180:rate=25:duration=2.4",
+            "-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1:a=0,format=yuv420p[v]", "-map", "[v]",
+            "-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        let settled = try Self.search(clip, confirms: true)
+        let searched = try Self.search(clip, confirms: false)
+        #expect(abs(settled.time - 0.52) < 0.05, "\(settled.time)")
+        #expect(settled.time == searched.time && settled.frame.image == searched.frame.image && settled.rejected == searched.rejected)
+        // The keyframe at 2 s shows the bars: nothing settled early, so more than the search itself.
+        #expect(settled.framesDecoded > searched.framesDecoded, "\(settled.framesDecoded) vs \(searched.framesDecoded)")
+    }
+}
+
+@Suite("Poster search on WebM with its cues at the end")
+struct PosterWebMCuesTests {
+    @Test("The cues are read before the search, so a keyframe a second on settles a good start in two frames")
+    func cuesAtTheEnd() throws {
+        let directory = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = directory + "/cues-end.webm"
+        // FFmpeg's WebM muxer writes the cues after the clusters unless told otherwise.
+        let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3",
+                                             "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "500k", "-g", "25",
+                                             "-pix_fmt", "yuv420p", clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        let settled = try FrameSampler(source: .file(clip)).posterFrame(in: 0..<15, size: PosterSkippingTests.size)
+        let full = try PosterSkippingTests.fullSearch(clip, 0..<15)
+        #expect(settled.time == 0 && settled.time == full.time && settled.frame.image == full.frame.image)
+        #expect(settled.framesDecoded == 2, "\(settled.framesDecoded) frames decoded")
+        // The sampler still gives the exact frames after it (the seek that read the cues changed nothing).
+        let sampler = try FrameSampler(source: .file(clip))
+        _ = try sampler.posterFrame(in: 0..<15, size: PosterSkippingTests.size)
+        let after = try sampler.frame(at: 1.52, size: PosterSkippingTests.size, mode: .aspectFill, accuracy: .exact)
+        let fresh = try FrameSampler(source: .file(clip)).frame(at: 1.52, size: PosterSkippingTests.size, mode: .aspectFill, accuracy: .exact)
+        #expect(after.image == fresh.image && after.sourceTime == fresh.sourceTime)
+    }
+}

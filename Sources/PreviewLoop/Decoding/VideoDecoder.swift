@@ -58,7 +58,19 @@ final class VideoDecoder {
     /// The time of the first frame decoded from the start of the input, once seen.
     private var firstFrameTime: Double?
     private var reopenedForStart = false
-    private lazy var keyframeIndex: [Double] = input.indexedKeyframeTimes()
+    private lazy var keyframeIndex: [Double] = {
+        let times = input.indexedKeyframeTimes()
+        // Matroska and WebM write their cues (the index) after the clusters by default, and FFmpeg's
+        // demuxer reads them at its first seek; before anything is read, a seek to the start loads them
+        // at the cost of one read at the end of the file, and the first packet read is the same. (Until
+        // then the index holds only the keyframes read so far.)
+        guard !hasRead, input.isSeekable, input.format.defersIndexToFirstSeek else { return times }
+        let start = input.timestamp(fromSeconds: 0)
+        guard (try? ffmpeg({ () throws(FFmpegFailure) in try input.format.seek(streamIndex: input.streamIndex, to: start) })) != nil else {
+            return times
+        }
+        return input.indexedKeyframeTimes()
+    }()
     /// A reference to the last frame ``nextFrame()`` produced since the last seek, while the frames are
     /// ones the deinterlacer will take: the next frame's ``DecodedFrame/predecessor``.
     private var lastDecoded: DecodedFrame?

@@ -119,10 +119,12 @@ extension FrameSampler {
     /// with the frames of the following second — mid-fade, blurred or a dark leader (see
     /// ``PosterRejection``). The first candidate that passes is the poster, so a clip that starts
     /// well costs about one second of decoding, and its poster is the window's first frame. On an
-    /// input that can seek and whose index lists a keyframe 1–5 s after the first frame, that keyframe,
+    /// input that can seek and whose index lists a keyframe 1–10 s after the first frame, that keyframe,
     /// decoded alone, is compared first: when it shows the same scene and nothing better, the first
     /// frame is the poster at the cost of two frames (a 4K HEVC clip's poster then costs what one
-    /// ffmpegthumbnailer run does); otherwise the search decodes the second as above.
+    /// ffmpegthumbnailer run does); otherwise the search decodes the second as above. After a
+    /// leader, fade or blur, the first candidate that holds steady against the next few is settled
+    /// the same way by a keyframe a second or more after it, instead of by the rest of its second.
     /// Rejections name only what a frame shows relative to the rest, so a scene that is dark
     /// throughout still gives its first frame; when no candidate passes at all, the one with the best
     /// ``PosterScores/quality`` is returned (``PosterReason/bestAvailable``) rather than an error.
@@ -277,6 +279,10 @@ extension FrameSampler {
         // A clip that starts well costs two frames instead of a second of them: the first frame and a
         // keyframe a second or more later, decoded alone. Otherwise the search goes on frame by frame
         // from the first frame, decoded again in order.
+        // Besides the first frame's, one keyframe at most is decoded to settle a later candidate early
+        // (the first good one after a leader, fade or blur, below): when it shows another scene, that
+        // cost is not paid again.
+        var hasTriedKeyframe = false
         if mayConfirm, search.needsMore, PosterRules.flaw(of: search.candidates[0].scores) == nil,
            let key = try decoder.indexedKeyframe(in: (first.time + PosterRules.lookAhead)...(confirmingReach.upperBound)) {
             isPositioned = false
@@ -305,7 +311,25 @@ extension FrameSampler {
                 }
                 last = next
                 try passing(next)
-                if grid.takes(next.time) { try offer(next) }
+                guard grid.takes(next.time) else { continue }
+                try offer(next)
+                // After a leader, fade or blur: the first candidate that has passed against the ones after
+                // it so far is settled by a keyframe a second or more later, as a good start is, instead
+                // of by the rest of its second. When the keyframe does not settle it, decoding resumes
+                // where it was.
+                guard confirmsWithKeyframe, decoder.isSeekable, !hasTriedKeyframe, let settled = search.settledSoFar else { continue }
+                let time = search.candidates[settled].time
+                let reach = (time + PosterRules.lookAhead)...(time + PosterRules.lookAhead + PosterRules.confirmingKeyframeReach)
+                guard decoder.indexedKeyframeTime(in: reach) != nil else { continue }
+                hasTriedKeyframe = true
+                if let key = try decoder.indexedKeyframe(in: reach), search.confirm(settled, by: try analyse(key)) {
+                    isPositioned = false
+                    break
+                }
+                guard let again = try decoder.frameDisplayed(at: last.time, current: nil), abs(again.time - last.time) < 1e-6 else {
+                    throw PreviewLoopError(.corruptData, "\(decoder.source): the frame at \(last.time) s could not be decoded again")
+                }
+                last = again
             }
         }
         search.finish()

@@ -14,10 +14,11 @@ enum PosterRules {
     /// Spacing of candidates from the window's start, in seconds: the poster lands within this of the
     /// end of a leader, fade or slate.
     static let candidateStep = 0.125
-    /// How far past the look-ahead a keyframe may lie and still confirm the window's first frame on its
-    /// own (``PosterSearch/confirmFirst(by:)``): streaming encodes put keyframes 1–4 s apart; further
-    /// on, the scene has more often changed, and the search decodes the second after the frame instead.
-    static let confirmingKeyframeReach = 4.0
+    /// How far past the look-ahead a keyframe may lie and still settle a candidate on its own
+    /// (``PosterSearch/confirmFirst(by:)``, ``PosterSearch/confirm(_:by:)``): keyframes 1–10 s apart
+    /// cover streaming encodes (1–4 s) and x264's default GOP at 25 fps and up (250 frames). A keyframe
+    /// that shows another scene settles nothing, and the search decodes the second after the frame.
+    static let confirmingKeyframeReach = 9.0
 
     /// Below this contrast (luma standard deviation, about 5 levels of 255) a picture is one colour:
     /// compression noise and film grain stay under it, a dim scene with anything in it goes above.
@@ -50,6 +51,19 @@ enum PosterRules {
     /// colour over at least 85 % of it, with text or a logo on the rest (measured: text on black 0.98,
     /// end credits 0.97; footage 0.12–0.21, a night scene at 12 % level 0.21).
     static let titleCardUniformity = 0.85
+
+    /// Whether the frames after a candidate (two at least) show its scene holding steady: each shows the
+    /// same scene with at most 3 % more contrast and 5 % more acuity (a fade or blur that is still
+    /// lifting, even too slowly to fail yet, does not). Only decides when a later keyframe is
+    /// worth decoding to settle the candidate early (``PosterSearch/settledSoFar``).
+    static func isSteady(_ candidate: PosterAnalysis, followedBy followers: [PosterAnalysis]) -> Bool {
+        guard followers.count >= 2 else { return false }
+        return followers.allSatisfy { follower in
+            candidate.showsSameScene(as: follower, threshold: sameSceneCorrelation)
+                && follower.scores.contrast * 0.97 <= candidate.scores.contrast
+                && follower.scores.acuity * 0.95 <= candidate.scores.acuity
+        }
+    }
 
     /// What is wrong with a frame on its own, if anything: black, white, flat or a title card.
     static func flaw(of scores: PosterScores) -> PosterRejection? {

@@ -66,6 +66,53 @@ struct PosterSearch {
         return true
     }
 
+    /// The first window candidate from the head that passes against every candidate that has come in
+    /// since, when at least one has and the picture has held steady since (``PosterRules/isSteady(_:followedBy:)``:
+    /// a fade or blur still lifting slowly would only fail against the keyframe); every candidate before
+    /// it already fails.
+    /// A later keyframe may settle it (``confirm(_:by:)``) before its second is decoded.
+    var settledSoFar: Int? {
+        guard chosen == nil else { return nil }
+        for index in candidates.indices.dropFirst(head) where isInWindow(candidates[index].time) {
+            let candidate = candidates[index]
+            guard PosterRules.flaw(of: candidate.scores) == nil else { continue }
+            let followers = followers(of: index)
+            guard PosterRules.flaw(of: candidate, followedBy: followers) == nil else { continue }
+            return !followers.isEmpty && PosterRules.isSteady(candidate, followedBy: followers) ? index : nil
+        }
+        return nil
+    }
+
+    /// Accepts candidate `index` (``settledSoFar``) without the rest of its second, when `later` (at
+    /// least ``PosterRules/lookAhead`` after it: a keyframe, decoded alone) shows the same scene and,
+    /// with the candidates that came in after it, nothing better — as ``confirmFirst(by:)`` does for the
+    /// window's first frame. The candidates before it are rejected for what the frames so far show.
+    /// Returns whether it was accepted; when it was not, nothing changes.
+    mutating func confirm(_ index: Int, by later: PosterAnalysis) -> Bool {
+        guard chosen == nil, index >= head, index < candidates.count, isInWindow(candidates[index].time) else { return false }
+        let candidate = candidates[index]
+        guard later.time >= candidate.time + PosterRules.lookAhead - 1e-9,
+              PosterRules.flaw(of: candidate.scores) == nil,
+              candidate.showsSameScene(as: later, threshold: PosterRules.sameSceneCorrelation),
+              PosterRules.flaw(of: candidate, followedBy: followers(of: index) + [later]) == nil else { return false }
+        var earlier: [Int: PosterRejection] = [:]
+        for before in head..<index where isInWindow(candidates[before].time) {
+            guard let flaw = PosterRules.flaw(of: candidates[before].scores)
+                    ?? PosterRules.flaw(of: candidates[before], followedBy: followers(of: before)) else { return false }
+            earlier[before] = flaw
+        }
+        rejections.merge(earlier) { _, new in new }
+        head = index
+        chosen = index
+        return true
+    }
+
+    /// The candidates after `index` within its look-ahead, as far as they have come in.
+    private func followers(of index: Int) -> [PosterAnalysis] {
+        let reach = candidates[index].time + PosterRules.lookAhead
+        return Array(candidates[(index + 1)...].prefix { $0.time <= reach + 1e-9 })
+    }
+
     /// The input ended (or the horizon was reached): judges the rest with the frames there are.
     mutating func finish() {
         hasEnded = true
