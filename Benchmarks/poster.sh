@@ -23,12 +23,15 @@
 # poster's judgement. Targets: geometric mean of the time ratios <= 1.0, no clip above 1.5x, peak RSS
 # <= 1.25x ffmpegthumbnailer's on every clip.
 #
-#   Benchmarks/poster.sh [--runs N] [--clips DIR] [--only NAME] [--best] [path/to/preview-loop]
+#   Benchmarks/poster.sh [--runs N] [--clips DIR] [--only NAME] [--best] [--batch] [path/to/preview-loop]
 #
 # The binary: the path given, else $PREVIEW_LOOP_BIN, else a release build in Benchmarks/.build.
 # --clips DIR keeps the clips in DIR and reuses them (default: a temporary folder, removed at the end;
 # making them takes about 2 minutes on 2 cores). --only NAME measures one clip. --best adds `thumb
 # --at best` on a 30-minute 1080p clip against one `ffmpegthumbnailer -t 10%` run.
+# --batch adds a poster-only `batch --jobs 2` over the clips, each three times under its own id (21
+# clips), against GNU parallel -j2 running one ffmpegthumbnailer per clip (the same 21), alternating
+# which goes first, median of RUNS; each batch run starts from an empty output folder.
 # On the shared machine run it alone: `flock /tmp/previewloop-build.lock Benchmarks/poster.sh`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -36,12 +39,14 @@ RUNS=5
 CLIPS=""
 ONLY=""
 BEST=0
+BATCH=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS="$2"; shift 2 ;;
     --clips) CLIPS="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
     --best) BEST=1; shift ;;
+    --batch) BATCH=1; shift ;;
     --only-default) shift ;;              # the old name of the default
     -*) echo "unknown option $1" >&2; exit 64 ;;
     *) break ;;
@@ -56,6 +61,7 @@ install_missing() {  # TOOL PACKAGE
     || { $sudo apt-get update -qq && $sudo apt-get install -y -qq "$2" >/dev/null; }
 }
 install_missing ffmpegthumbnailer ffmpegthumbnailer
+[ "$BATCH" = 1 ] && install_missing parallel parallel
 [ -x /usr/bin/time ] || install_missing /usr/bin/time time
 need ffmpeg ffprobe ffmpegthumbnailer
 if [ -n "${1:-}" ]; then BIN="$(binary_argument "$1")"
@@ -197,4 +203,30 @@ if [ "$BEST" = 1 ]; then
   awk -v dt="$(median "$WORK/d.t")" -v dm="$(peak "$WORK/d.m")" -v ft="$(median "$WORK/f.t")" -v fm="$(peak "$WORK/f.m")" 'BEGIN {
     printf "30 min 1080p, --at best vs -t 10%%: %.3f s %.1f MB | %.3f s %.1f MB | time %.2fx (target <= 1.5) RSS %.2fx\n",
       dt, dm / 1024, ft, fm / 1024, dt / ft, dm / fm }'
+fi
+if [ "$BATCH" = 1 ]; then
+  rm -f "$WORK"/*.t "$WORK"/*.m "$WORK/manifest.jsonl" "$WORK/inputs.txt"
+  for name in phone-fade hdr10-sdr-tag hlg-chart h264-gop250 hevc-4k-key0 vp9-cues-end h264-dense; do
+    wanted "$name" || continue
+    file=$(cd "$CLIPS" && ls "$name".* | grep -v '^part\.' | head -1)
+    [ "$name" = phone-fade ] && file=phone.mp4
+    for copy in 1 2 3; do
+      echo "{\"id\":\"$name-$copy\",\"input\":\"$CLIPS/$file\"}" >> "$WORK/manifest.jsonl"
+      echo "$CLIPS/$file $WORK/peer-$name-$copy.jpg" >> "$WORK/inputs.txt"
+    done
+  done
+  echo '{"poster":{"size":"320x180"}}' > "$WORK/poster-only.json"
+  clips=$(wc -l < "$WORK/manifest.jsonl")
+  # As scripts, so GNU time measures each whole run (its peak RSS is then the largest single process).
+  printf 'rm -rf "%s/batch-out"\nexec "%s" batch "%s/manifest.jsonl" --out "%s/batch-out" --recipe "%s/poster-only.json" --jobs 2 --quiet\n' \
+    "$WORK" "$BIN" "$WORK" "$WORK" "$WORK" > "$WORK/ours.sh"
+  printf "exec parallel -j2 --colsep ' ' ffmpegthumbnailer -i {1} -o {2} -s 320 :::: \"%s/inputs.txt\"\n" "$WORK" > "$WORK/theirs.sh"
+  bash "$WORK/ours.sh" >/dev/null 2>&1; bash "$WORK/theirs.sh" >/dev/null 2>&1
+  for round in $(seq "$RUNS"); do
+    if [ $((round % 2)) = 1 ]; then once d bash "$WORK/ours.sh"; once f bash "$WORK/theirs.sh"
+    else once f bash "$WORK/theirs.sh"; once d bash "$WORK/ours.sh"; fi
+  done
+  awk -v n="$clips" -v dt="$(median "$WORK/d.t")" -v ft="$(median "$WORK/f.t")" 'BEGIN {
+    printf "poster-only batch of %d clips, --jobs 2 vs parallel -j2 ffmpegthumbnailer: %.3f s | %.3f s | %.2fx (target <= 1.0)\n",
+      n, dt, ft, dt / ft }'
 fi
