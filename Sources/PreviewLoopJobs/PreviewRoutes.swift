@@ -140,9 +140,10 @@ package enum PreviewRequests {
 
     /// `fit_mode`.
     static func fitMode(of command: any ParsableCommand.Type) -> QueryParameter {
-        QueryParameter(name: "fit_mode", help: "crop (fill the size), preserve (fit inside it, no bars), pad (letterbox) or stretch.",
+        QueryParameter(name: "fit_mode", help: "crop (fill the size), smartcrop (fill it, the crop placed on what matters), "
+                           + "preserve (fit inside it, no bars), pad (letterbox) or stretch.",
                        option: command.option("fit").spec, setting: { fitModes[$0].map { .value($0) } },
-                       expectation: "crop, preserve, pad or stretch")
+                       expectation: "crop, smartcrop, preserve, pad or stretch")
     }
 
     /// `time`, `width`, `height` and `fit_mode` of a still of `thumb`.
@@ -271,8 +272,9 @@ package enum PreviewRequests {
     static let probe = PreviewRoute(stem: "probe", formats: [("json", "application/json")], command: ProbeCommand.self)
 
     /// `fit_mode`'s words and the `--fit` each means (`preserve` is `fill` into the fitted size).
-    static let fitModes = ["crop": ContentMode.aspectFill.rawValue, "preserve": ContentMode.aspectFill.rawValue,
-                           "pad": ContentMode.aspectFit.rawValue, "stretch": ContentMode.stretch.rawValue]
+    static let fitModes = ["crop": ContentMode.aspectFill.rawValue, "smartcrop": ContentMode.smartCrop.rawValue,
+                           "preserve": ContentMode.aspectFill.rawValue, "pad": ContentMode.aspectFit.rawValue,
+                           "stretch": ContentMode.stretch.rawValue]
     /// What `width` and `height` take.
     static let sideExpectation = "a whole number of pixels from 1 to \(SizeRequest.maximumSide)"
     /// What `dpr` takes.

@@ -60,7 +60,8 @@ enum PictureOptions {
     /// `--fit <mode>`.
     static let fit = ValueOption<ContentMode>.choice(
         "fit", value: "mode",
-        help: "fill (cover the size, cropping the overflow), fit (show it all, on black bars) or stretch.",
+        help: "fill (cover the size, cropping the overflow equally), smartcrop (cover it, the crop placed on what "
+            + "matters: edges, colour, skin tones; a loop keeps its first frame's), fit (show it all, on black bars) or stretch.",
         default: .aspectFill)
 
     /// `--corner-radius <px>` with the subcommand's default.

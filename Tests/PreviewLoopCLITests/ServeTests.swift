@@ -108,6 +108,7 @@ struct ServeTests {
                 ("", "thumbnail.webp", []),
                 ("width=200&time=50%25&accuracy=keyframe", "thumbnail.png", ["--size", "200x-1", "--at", "50%", "--accuracy", "keyframe"]),
                 ("height=90&fit_mode=pad&quality=60&time=2", "thumbnail.jpg", ["--size", "x90", "--fit", "fit", "--quality", "60", "--at", "2"]),
+                ("width=90&height=90&fit_mode=smartcrop&time=2", "thumbnail.png", ["--size", "90x90", "--fit", "smartcrop", "--at", "2"]),
             ]
             for item in cases {
                 let reply = try Self.fetch("\(base)/landscape.mp4/\(item.route)?\(item.query)")
@@ -143,6 +144,8 @@ struct ServeTests {
                 ("animated.webp", "length=1&width=160", ["render", "--length", "1", "--size", "160x-1"]),
                 ("animated.mp4", "start=1&end=2&fps=10", ["render", "--start", "1", "--loop-point", "2", "--fps", "10"]),
                 ("animated.gif", "length=1&height=90&fit_mode=pad", ["render", "--length", "1", "--size", "x90", "--fit", "fit"]),
+                ("animated.webp", "length=1&width=90&height=90&fit_mode=smartcrop",
+                 ["render", "--length", "1", "--size", "90x90", "--fit", "smartcrop"]),
                 ("strip.jpg", "count=4&width=96", ["strip", "--count", "4", "--size", "96x-1"]),
                 ("sheet.png", "grid=2x2&header=false", ["sheet", "--grid", "2x2", "--no-header"]),
             ("card.webp", "width=240&height=136&play_length=1&poster_hold=0.5&fps=10",

@@ -69,7 +69,7 @@ struct GeneratedDocsTests {
     @Test("Enumerated values and paths are declared for completion where the option has them")
     func completionKinds() {
         func spec(_ subcommand: String, _ name: String) -> OptionSpec? { Subcommand(rawValue: subcommand)?.options.first { $0.name == name } }
-        #expect(spec("thumb", "fit")?.completion == .choices(["fill", "fit", "stretch"]))
+        #expect(spec("thumb", "fit")?.completion == .choices(["fill", "smartcrop", "fit", "stretch"]))
         #expect(spec("thumb", "output")?.completion == .path)
         #expect(spec("sprites", "output")?.completion == .directory)
         #expect(spec("batch", "out")?.completion == .directory)

@@ -131,8 +131,10 @@ struct FrameLayoutTests {
         let upright = OrientationModel.uprightSize(orientation, source)
         let ow = Double(output.width), oh = Double(output.height)
 
+        #expect(OrientationModel.uprightRect(orientation, forDecoded: layout.sourceCrop, decodedSize: source) == layout.uprightCrop,
+                "upright crop \(layout.uprightCrop): \(context)")
         switch mode {
-        case .aspectFill:
+        case .aspectFill, .smartCrop:
             #expect(layout.placement == wholeOutput, "\(context)")
             #expect(layout.scaledSize == (quarterTurn ? output.transposed : output), "\(context)")
             guard Self.isInside(layout.sourceCrop, source) else { return }
@@ -145,6 +147,25 @@ struct FrameLayoutTests {
             let aspectHolds = (crop.width == upright.width && abs(ch - idealHeight) <= 1)
                 || (crop.height == upright.height && abs(cw - idealWidth) <= 1)
             #expect(aspectHolds, "upright crop \(crop) of \(upright): \(context)")
+            // Moved anywhere (corners, past the edges), the crop keeps its size and stays inside, and
+            // the decoded crop is still the upright one turned back.
+            for (x, y) in [(0, 0), (-5, -5), (upright.width, upright.height), (1, upright.height / 2), (Int.max / 4, 0)] {
+                let moved = layout.movingCrop(x: x, y: y, source: source)
+                #expect(moved.uprightCrop.size == layout.uprightCrop.size && moved.scaledSize == layout.scaledSize, "\(context)")
+                #expect(Self.isInside(moved.sourceCrop, source), "moved to \(x),\(y): \(moved.sourceCrop): \(context)")
+                #expect(OrientationModel.uprightRect(orientation, forDecoded: moved.sourceCrop, decodedSize: source) == moved.uprightCrop,
+                        "moved to \(x),\(y): \(context)")
+                // Within a pixel of the corner asked for (inside the picture), on even decoded
+                // coordinates where a side moved and the picture leaves room for that.
+                let wanted = (x: min(max(0, x), upright.width - crop.width), y: min(max(0, y), upright.height - crop.height))
+                #expect(abs(moved.uprightCrop.x - wanted.x) <= 1 && abs(moved.uprightCrop.y - wanted.y) <= 1, "\(context)")
+                if wanted.x == crop.x { #expect(moved.uprightCrop.x == crop.x, "\(context)") }
+                if wanted.y == crop.y { #expect(moved.uprightCrop.y == crop.y, "\(context)") }
+                let decodedX = quarterTurn ? moved.sourceCrop.y : moved.sourceCrop.x
+                if wanted.x != crop.x && upright.width - crop.width >= 2 { #expect(decodedX % 2 == 0, "\(context): \(moved.sourceCrop)") }
+                let decodedY = quarterTurn ? moved.sourceCrop.x : moved.sourceCrop.y
+                if wanted.y != crop.y && upright.height - crop.height >= 2 { #expect(decodedY % 2 == 0, "\(context): \(moved.sourceCrop)") }
+            }
         case .aspectFit:
             #expect(layout.sourceCrop == whole, "\(context)")
             #expect(layout.scaledSize == (quarterTurn ? layout.placement.size.transposed : layout.placement.size), "\(context)")

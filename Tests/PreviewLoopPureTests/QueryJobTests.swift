@@ -73,6 +73,20 @@ struct QueryJobTests {
         #expect(job.isEqual(to: parsed))
     }
 
+    @Test("fit_mode=smartcrop is --fit smartcrop on every route with fit_mode; an unknown fit names the five")
+    func smartCrop() throws {
+        let (job, parsed) = try pair("thumbnail.png", [("fit_mode", "smartcrop")], ["thumb", "--output=thumbnail.png", "--fit", "smartcrop"])
+        #expect(job.isEqual(to: parsed))
+        let (strip, stripParsed) = try pair("strip.jpg", [("fit_mode", "smartcrop")], ["strip", "--output=strip.jpg", "--fit=smartcrop", "--quiet"])
+        #expect(strip.isEqual(to: stripParsed))
+        let query = [(name: "fit_mode", value: "smartcrop")]
+        #expect((try PreviewRequests.job(route: "animated.webp", query: query, source: "/v/a.mp4").command as? RenderCommand)?.contentMode == .smartCrop)
+        #expect((try PreviewRequests.job(route: "storyboard.jpg", query: query, source: "/v/a.mp4").command as? SpritesCommand)?.contentMode == .smartCrop)
+        #expect(throws: PreviewRequestError(status: 400, parameter: "fit_mode", detail: "Expected crop, smartcrop, preserve, pad or stretch.")) {
+            _ = try PreviewRequests.job(route: "thumbnail.jpg", query: [(name: "fit_mode", value: "smart")], source: "/v/a.mp4")
+        }
+    }
+
     @Test("sheet.webp with grid, header=false and background is sheet --grid --no-header --background")
     func sheet() throws {
         let (job, parsed) = try pair("sheet.webp", [("grid", "3x2"), ("header", "false"), ("background", "#102030")],

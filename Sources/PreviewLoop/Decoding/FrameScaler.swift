@@ -15,6 +15,16 @@ final class FrameScaler {
     private var toneMapper: ToneMapper?
     private var scratch: [UInt8] = []
     private var cachedLayout: (source: Size, sar: Rational, layout: FrameLayout)?
+    /// Whether a smart crop's window, once chosen on the first frame, is kept for every later frame of
+    /// the same size (a loop, which must not wander) rather than chosen on each frame (stills).
+    let holdsSmartCrop: Bool
+    /// The window a smart crop chose and holds (with ``holdsSmartCrop``).
+    private var heldLayout: (source: Size, sar: Rational, layout: FrameLayout)?
+    /// The layout of the last frame converted: where its crop was.
+    private(set) var lastLayout: FrameLayout?
+    /// Scales the whole picture small for a smart crop to choose its window on; apart from
+    /// ``scaleContext`` so neither rebuilds its scaler for every frame.
+    private lazy var analysisContext = ScaleContext()
     /// Deinterlaces interlaced frames before they are scaled (see ``Deinterlacing``); `nil` when off.
     let deinterlacer: FieldDeinterlacer?
 
@@ -25,9 +35,11 @@ final class FrameScaler {
     ///   - declaredTopFieldFirst: the stream's declared field order (``VideoInfo/declaredTopFieldFirst``).
     ///   - nominalFrameTicks: the stream's frame duration in its time base (0 when unknown), for the
     ///     deinterlacer's check that a previous frame is the one shown immediately before.
+    ///   - holdsSmartCrop: with ``ContentMode/smartCrop``, keep the window chosen on the first frame.
     init(outputSize: Size, mode: ContentMode, orientation: Orientation, toneMapping: ToneMapping = .none,
          declaredPeak: Double? = nil, deinterlacing: Deinterlacing = .off, declaredTopFieldFirst: Bool? = nil,
-         nominalFrameTicks: Int64 = 0) {
+         nominalFrameTicks: Int64 = 0, holdsSmartCrop: Bool = false) {
+        self.holdsSmartCrop = holdsSmartCrop
         self.toneMapping = toneMapping
         self.declaredPeak = declaredPeak
         deinterlacer = switch deinterlacing {
@@ -60,11 +72,13 @@ final class FrameScaler {
 
     /// A scaler for `decoder`'s frames: its orientation, tone mapping, declared peak, deinterlacing
     /// and declared field order (every sampler, loop and wall builds its scalers this one way).
-    convenience init(outputSize: Size, mode: ContentMode, for decoder: VideoDecoder) {
+    /// `holdsSmartCrop`: a loop's scaler keeps the smart crop's first window; a sampler's chooses one
+    /// for each still.
+    convenience init(outputSize: Size, mode: ContentMode, for decoder: VideoDecoder, holdsSmartCrop: Bool = false) {
         self.init(outputSize: outputSize, mode: mode, orientation: decoder.info.orientation,
                   toneMapping: decoder.options.toneMapping, declaredPeak: decoder.info.declaredPeakLuminance,
                   deinterlacing: decoder.options.deinterlacing, declaredTopFieldFirst: decoder.info.declaredTopFieldFirst,
-                  nominalFrameTicks: decoder.nominalFrameTicks)
+                  nominalFrameTicks: decoder.nominalFrameTicks, holdsSmartCrop: holdsSmartCrop)
     }
 
     /// Converts one decoded frame into `image` (which must have the output size).
@@ -75,7 +89,41 @@ final class FrameScaler {
             throw PreviewLoopError(.decodingFailed, "decoded frame has no picture")
         }
         let frameSAR = Rational(frame.sampleAspectRatio.numerator, frame.sampleAspectRatio.denominator)
-        let layout = layout(source: source, sampleAspectRatio: frameSAR.isDefined ? frameSAR : streamSAR)
+        let sar = frameSAR.isDefined ? frameSAR : streamSAR
+        var layout = layout(source: source, sampleAspectRatio: sar)
+        if mode == .smartCrop { layout = try smartLayout(frame, centred: layout, source: source, sampleAspectRatio: sar) }
+        lastLayout = layout
+        try draw(frame, layout: layout, into: &image, with: scaleContext)
+    }
+
+    /// `centred` with its crop placed by ``SmartCrop`` on a small copy of the whole upright picture
+    /// (or the held window of an earlier frame of the same size).
+    private func smartLayout(_ frame: DecodedFrame, centred: FrameLayout, source: Size,
+                             sampleAspectRatio sar: Rational) throws(PreviewLoopError) -> FrameLayout {
+        if let heldLayout, heldLayout.source == source, heldLayout.sar == sar { return heldLayout.layout }
+        let upright = orientation.swapsAxes ? source.transposed : source
+        var layout = centred
+        if centred.uprightCrop.size != upright {
+            // The whole picture in square units, upright, as the analysis sees it.
+            let ratio = sar.doubleValue ?? 1
+            let display = orientation.swapsAxes ? (Double(source.height), Double(source.width) * ratio)
+                                                : (Double(source.width) * ratio, Double(source.height))
+            let analysisSize = SmartCrop.analysisSize(display: display.0, display.1)
+            let analysisLayout = FrameLayout(source: source, sampleAspectRatio: sar, orientation: orientation,
+                                             output: analysisSize, mode: .stretch)
+            var picture = RGBImage(uncheckedWidth: analysisSize.width, height: analysisSize.height)
+            try draw(frame, layout: analysisLayout, into: &picture, with: analysisContext)
+            if let origin = SmartCrop.origin(for: centred.uprightCrop.size, upright: upright, choosingOn: picture) {
+                layout = centred.movingCrop(x: origin.x, y: origin.y, source: source)
+            }
+        }
+        if holdsSmartCrop { heldLayout = (source, sar, layout) }
+        return layout
+    }
+
+    /// Scales and turns `frame` as `layout` says into `image` (which has the layout's output size).
+    private func draw(_ frame: DecodedFrame, layout: FrameLayout, into image: inout RGBImage,
+                      with scaleContext: ScaleContext) throws(PreviewLoopError) {
         let rowBytes = image.bytesPerRow
         if layout.orientation == .up {
             // Scale straight into the output at the placement.
@@ -84,7 +132,7 @@ final class FrameScaler {
             image.pixels.withUnsafeMutableBufferPointer { pixels in
                 do throws(PreviewLoopError) {
                     try scale(frame, crop: layout.sourceCrop, to: layout.scaledSize,
-                              destination: pixels.baseAddress! + offset, stride: rowBytes)
+                              destination: pixels.baseAddress! + offset, stride: rowBytes, with: scaleContext)
                 } catch { failure = error }
             }
             if let failure { throw failure }
@@ -96,7 +144,8 @@ final class FrameScaler {
         var failure: PreviewLoopError?
         scratch.withUnsafeMutableBufferPointer { buffer in
             do throws(PreviewLoopError) {
-                try scale(frame, crop: layout.sourceCrop, to: scaled, destination: buffer.baseAddress!, stride: scaled.width * 3)
+                try scale(frame, crop: layout.sourceCrop, to: scaled, destination: buffer.baseAddress!, stride: scaled.width * 3,
+                          with: scaleContext)
             } catch { failure = error }
         }
         if let failure { throw failure }
@@ -111,7 +160,7 @@ final class FrameScaler {
     /// Scales `crop` of `frame` to RGB24 of `size` at `destination`; PQ and HLG frames are tone mapped
     /// (when ``toneMapping`` asks) from the scaler's 16-bit planes.
     private func scale(_ frame: DecodedFrame, crop: Rect, to size: Size, destination: UnsafeMutablePointer<UInt8>,
-                       stride: Int) throws(PreviewLoopError) {
+                       stride: Int, with scaleContext: ScaleContext) throws(PreviewLoopError) {
         let transfer: HDRTransfer? = switch toneMapping == .none ? nil : HDRColor.transfer(of: frame) {
         case .pq?: .pq
         case .hlg?: .hlg

@@ -38,6 +38,10 @@ public struct VideoFrame: Sendable {
     public var timings: FrameTimings
     /// Whether the decoder marked it a keyframe.
     public var isKeyframe: Bool
+    /// The part of the upright source picture (after its orientation and any transform, in its own
+    /// pixels) that the image shows: the crop of fill and smart crop, the whole picture for fit and
+    /// stretch; `nil` for a frame the engine did not convert from a decoded one.
+    public var uprightCrop: Rect?
 
     /// Creates a frame.
     public init(image: RGBImage, presentationTime: Duration, sourceTime: Double, loopIndex: Int, index: Int,

@@ -218,7 +218,8 @@ public final class LoopPlayer: Sendable {
     func run(loops: Int?, control: LoopControl, windowStart: Duration? = nil, windowLength: Duration? = nil,
              _ body: (VideoFrame) throws(PreviewLoopError) -> Void) throws(PreviewLoopError) {
         let decoder = try takeDecoder(control: control)
-        let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder)
+        // A smart crop keeps the window of the loop's first frame for every pass.
+        let scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder, holdsSmartCrop: true)
         let sar = decoder.info.sampleAspectRatio
         let frameBytes = configuration.size.area * 3
         // Only worth keeping frames when a later pass will replay them.

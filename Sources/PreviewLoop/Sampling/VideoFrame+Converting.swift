@@ -12,5 +12,6 @@ extension VideoFrame {
                   timings: FrameTimings(decode: timed.decodeTime, conversion: conversion,
                                         wallTime: started.duration(to: clock.now), lateness: nil),
                   isKeyframe: timed.isKeyframe)
+        uprightCrop = scaler.lastLayout?.uprightCrop
     }
 }

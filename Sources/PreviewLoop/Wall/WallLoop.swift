@@ -122,7 +122,8 @@ final class WallLoop: @unchecked Sendable {
         self.decoder = decoder
         self.openedDecoder = decoder
         self.budget = budget
-        scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder)
+        // A smart crop keeps the window of the first frame converted (the window's start) for the whole loop.
+        scaler = FrameScaler(outputSize: configuration.size, mode: configuration.contentMode, for: decoder, holdsSmartCrop: true)
         // Through Duration, as a LoopPlayer does, so both play the same frames.
         let start = Duration.seconds(window.start).seconds
         windowStart = start
