@@ -1,4 +1,5 @@
 import Foundation
+import PreviewLoop
 import Testing
 @testable import PreviewLoopJobs
 @testable import PreviewLoopServer
@@ -28,25 +29,59 @@ struct ServeNegotiationTests {
         #expect(pick("image/webp;q=2, garbage") == nil)
     }
 
+    @Test("AVIF > WebP > JPEG by q-values; AVIF only when named outright, never through a wildcard")
+    func avifPreference() {
+        let offered = PreviewRequests.negotiable["thumbnail"]!.map(\.mediaType)
+        #expect(offered == ["image/avif", "image/webp", "image/jpeg"])
+        func pick(_ accept: String?) -> String? { PreviewRequests.preferred(offered, accept: accept, namedOnly: PreviewRequests.namedOnly) }
+        // Chromium, Firefox, Safari 16+.
+        #expect(pick("image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8") == "image/avif")
+        #expect(pick("image/avif,image/webp,*/*") == "image/avif")
+        #expect(pick("image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5")
+            == "image/avif")
+        // Edge before 121 and Safari 14–15 decode WebP, not AVIF, and say image/* too.
+        #expect(pick("image/webp,image/apng,image/*,*/*;q=0.8") == "image/webp")
+        #expect(pick("image/webp,image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5") == "image/webp")
+        #expect(pick("*/*") == "image/webp" && pick(nil) == "image/webp" && pick("image/*") == "image/webp")
+        // q-values decide; equal ones go to the smaller format.
+        #expect(pick("image/avif;q=0.5, image/webp;q=0.9, image/jpeg") == "image/jpeg")
+        #expect(pick("image/avif;q=0.6, image/webp;q=0.7, */*;q=0.1") == "image/webp")
+        #expect(pick("image/avif;q=0.9, image/webp;q=0.9, image/jpeg;q=0.9") == "image/avif")
+        #expect(pick("image/avif;q=0, image/webp;q=0, */*") == "image/jpeg")
+        #expect(pick("image/avif") == "image/avif")
+        #expect(pick("image/avif;q=0") == nil)
+    }
+
     @Test("thumbnail answers the chosen file's bytes and validators with Vary: Accept; format forces one; 406 and 400")
     func negotiated() throws {
         try ServeInProcessTests.withServer { server, _ in
+            let avif = try server.fetch("/landscape.mp4/thumbnail.avif?width=160")
             let webp = try server.fetch("/landscape.mp4/thumbnail.webp?width=160")
             let jpeg = try server.fetch("/landscape.mp4/thumbnail.jpg?width=160")
+            #expect(avif.status == 200 && avif.headers["content-type"] == "image/avif")
             let chrome = try server.fetch("/landscape.mp4/thumbnail?width=160", headers: ["Accept: image/avif,image/webp,*/*;q=0.8"])
-            #expect(chrome.status == 200 && chrome.body == webp.body && chrome.headers["content-type"] == "image/webp")
-            #expect(chrome.headers["etag"] == webp.headers["etag"] && chrome.headers["vary"] == "Accept")
-            #expect(webp.headers["vary"] == nil, "a named format does not vary")
+            #expect(chrome.status == 200 && chrome.body == avif.body && chrome.headers["content-type"] == "image/avif")
+            #expect(chrome.headers["etag"] == avif.headers["etag"] && chrome.headers["vary"] == "Accept")
+            #expect(webp.headers["vary"] == nil && avif.headers["vary"] == nil, "a named format does not vary")
+            let edge = try server.fetch("/landscape.mp4/thumbnail?width=160", headers: ["Accept: image/webp,image/apng,image/*,*/*;q=0.8"])
+            #expect(edge.status == 200 && edge.body == webp.body && edge.headers["content-type"] == "image/webp")
+            #expect(edge.headers["etag"] == webp.headers["etag"] && edge.headers["vary"] == "Accept")
             let old = try server.fetch("/landscape.mp4/thumbnail?width=160", headers: ["Accept: image/jpeg,*/*;q=0.1"])
             #expect(old.status == 200 && old.body == jpeg.body && old.headers["content-type"] == "image/jpeg")
-            #expect(old.headers["etag"] != chrome.headers["etag"], "each choice has its own validator and cache entry")
+            #expect(Set([chrome.headers["etag"], edge.headers["etag"], old.headers["etag"]]).count == 3,
+                    "each choice has its own validator and cache entry")
+            let file = TestPaths.temporaryDirectory() + "/served.avif"
+            try Data(avif.body).write(to: URL(fileURLWithPath: file))
+            #expect(try WebOracle.avifFrame(of: file, size: Size(width: 160, height: 120)).info["Format"] == "YUV444")
+            let forcedAVIF = try server.fetch("/landscape.mp4/thumbnail?width=160&format=avif", headers: ["Accept: image/jpeg"])
+            #expect(forcedAVIF.status == 200 && forcedAVIF.body == avif.body)
             let revalidated = try server.fetch("/landscape.mp4/thumbnail?width=160",
                                                headers: ["Accept: image/webp", "If-None-Match: \(webp.headers["etag"]!)"])
             #expect(revalidated.status == 304 && revalidated.headers["vary"] == "Accept")
             let forced = try server.fetch("/landscape.mp4/thumbnail?width=160&format=jpg", headers: ["Accept: image/webp"])
             #expect(forced.status == 200 && forced.body == jpeg.body)
             let refused = try server.fetch("/landscape.mp4/thumbnail?width=160", headers: ["Accept: text/html"])
-            #expect(refused.status == 406 && refused.text.contains("image/webp, image/jpeg"))
+            #expect(refused.status == 406 && refused.text.contains("image/avif, image/webp, image/jpeg"))
             let bad = try server.fetch("/landscape.mp4/thumbnail?format=gif")
             #expect(bad.status == 400 && bad.text.contains("\"parameter\":\"format\""))
         }
