@@ -92,10 +92,10 @@ struct ServeNegotiationTests {
         try ServeInProcessTests.withServer({ $0.usesClientHints = true }) { server, _ in
             let doubled = try server.fetch("/landscape.mp4/thumbnail.jpg?dpr=2")
             let hinted = try server.fetch("/landscape.mp4/thumbnail.jpg", headers: ["Sec-CH-DPR: 2"])
-            #expect(hinted.status == 200 && hinted.body == doubled.body && hinted.headers["vary"] == "Sec-CH-DPR")
+            #expect(hinted.status == 200 && hinted.body == doubled.body && hinted.headers["vary"] == "Sec-CH-DPR, Save-Data")
             let wide = try server.fetch("/landscape.mp4/thumbnail.jpg?width=300")
             let widthHinted = try server.fetch("/landscape.mp4/thumbnail.jpg", headers: ["Sec-CH-Width: 300", "Sec-CH-DPR: 3"])
-            #expect(widthHinted.body == wide.body && widthHinted.headers["vary"] == "Sec-CH-DPR, Sec-CH-Width")
+            #expect(widthHinted.body == wide.body && widthHinted.headers["vary"] == "Sec-CH-DPR, Sec-CH-Width, Save-Data")
             // The query wins over a hint; a hint out of range is advice, kept within dpr's range.
             let asked = try server.fetch("/landscape.mp4/thumbnail.jpg?width=300", headers: ["Sec-CH-Width: 900"])
             #expect(asked.body == wide.body)
@@ -110,6 +110,68 @@ struct ServeNegotiationTests {
             let ignored = try server.fetch("/landscape.mp4/thumbnail.jpg", headers: ["Sec-CH-DPR: 2"])
             #expect(ignored.body == plain.body && ignored.headers["vary"] == nil, "without --client-hints hints change nothing")
             #expect(try server.fetch("/").headers["accept-ch"] == "Sec-CH-Prefers-Reduced-Motion")
+        }
+    }
+
+    @Test("--client-hints: Save-Data: on answers quality 50 in CSS pixels and varies by Save-Data; the query's own values win")
+    func saveData() throws {
+        try ServeInProcessTests.withServer({ $0.usesClientHints = true }) { server, _ in
+            let light = try server.fetch("/landscape.mp4/thumbnail.jpg?width=320&quality=50")
+            let saved = try server.fetch("/landscape.mp4/thumbnail.jpg?width=320", headers: ["Save-Data: on"])
+            #expect(saved.status == 200 && saved.body == light.body && saved.headers["etag"] == light.headers["etag"])
+            #expect(saved.headers["vary"] == "Save-Data")
+            let full = try server.fetch("/landscape.mp4/thumbnail.jpg?width=320", headers: ["Save-Data: off"])
+            #expect(full.headers["vary"] == "Save-Data" && full.body.count > saved.body.count && full.headers["etag"] != saved.headers["etag"])
+            // The query's own quality wins, and then the header changes nothing.
+            let ninety = try server.fetch("/landscape.mp4/thumbnail.jpg?width=320&quality=90")
+            let asked = try server.fetch("/landscape.mp4/thumbnail.jpg?width=320&quality=90", headers: ["Save-Data: on"])
+            #expect(asked.body == ninety.body && asked.headers["vary"] == nil)
+            // A DPR hint counts as 1 (CSS pixels); a width hint, in device pixels, is divided by it.
+            let plain = try server.fetch("/landscape.mp4/thumbnail.webp?quality=80")
+            let css = try server.fetch("/landscape.mp4/thumbnail.webp?quality=80", headers: ["Sec-CH-DPR: 2", "SAVE-DATA: On"])
+            #expect(css.body == plain.body && css.headers["vary"] == "Sec-CH-DPR, Save-Data")
+            let narrow = try server.fetch("/landscape.mp4/thumbnail.webp?quality=80&width=300")
+            let hinted = try server.fetch("/landscape.mp4/thumbnail.webp?quality=80", headers: ["Sec-CH-Width: 600", "Sec-CH-DPR: 2", "Save-Data: on"])
+            #expect(hinted.body == narrow.body)
+            // A lossless picture with no hint has nothing lighter to give.
+            let png = try server.fetch("/landscape.mp4/thumbnail.png", headers: ["Save-Data: on"])
+            #expect(png.status == 200 && png.headers["vary"] == nil)
+            // Negotiated and saving: the AVIF at quality 50, varying by both.
+            let avif = try server.fetch("/landscape.mp4/thumbnail.avif?width=160&quality=50")
+            let negotiated = try server.fetch("/landscape.mp4/thumbnail?width=160", headers: ["Accept: image/avif", "Save-Data: on"])
+            #expect(negotiated.body == avif.body && negotiated.headers["vary"] == "Accept, Save-Data")
+            // Animations too (the lossy ones).
+            let webp = try server.fetch("/landscape.mp4/animated.webp?width=160&length=1&quality=50")
+            let savedWebP = try server.fetch("/landscape.mp4/animated.webp?width=160&length=1", headers: ["Save-Data: on"])
+            #expect(savedWebP.body == webp.body && savedWebP.headers["vary"] == "Sec-CH-Prefers-Reduced-Motion, Save-Data")
+        }
+        try ServeInProcessTests.withServer { server, _ in
+            let plain = try server.fetch("/landscape.mp4/thumbnail.jpg?width=320")
+            let ignored = try server.fetch("/landscape.mp4/thumbnail.jpg?width=320", headers: ["Save-Data: on"])
+            #expect(ignored.body == plain.body && ignored.headers["vary"] == nil, "without --client-hints Save-Data changes nothing")
+        }
+    }
+
+    @Test("The feed page asks for the hints (Accept-CH), names reduced motion critical (Critical-CH) and varies by what shapes it")
+    func feedHints() throws {
+        try ServeInProcessTests.withServer({ $0.usesClientHints = true }) { server, _ in
+            let page = try server.fetch("/")
+            #expect(page.headers["accept-ch"] == "Sec-CH-DPR, Sec-CH-Width, Sec-CH-Prefers-Reduced-Motion")
+            #expect(page.headers["critical-ch"] == "Sec-CH-Prefers-Reduced-Motion")
+            #expect(page.headers["vary"] == "Sec-CH-Prefers-Reduced-Motion, Save-Data")
+            #expect(page.text.contains(" 3x\"") && page.text.contains("data-video="))
+            // Saving data: each poster at 1x only.
+            let saving = try server.fetch("/", headers: ["Save-Data: on"])
+            #expect(saving.status == 200 && !saving.text.contains(" srcset=\"") && saving.text.contains("data-video="))
+            // Reduced motion: no moving previews (posters and storyboards stay).
+            let still = try server.fetch("/", headers: ["Sec-CH-Prefers-Reduced-Motion: reduce"])
+            #expect(still.status == 200 && !still.text.contains("data-video=") && still.text.contains("data-storyboard="))
+            #expect(still.text.contains(" 3x\""))
+        }
+        try ServeInProcessTests.withServer { server, _ in
+            let page = try server.fetch("/", headers: ["Save-Data: on"])
+            #expect(page.headers["accept-ch"] == "Sec-CH-Prefers-Reduced-Motion" && page.headers["critical-ch"] == "Sec-CH-Prefers-Reduced-Motion")
+            #expect(page.headers["vary"] == "Sec-CH-Prefers-Reduced-Motion" && page.text.contains(" 3x\""), "Save-Data is --client-hints' only")
         }
     }
 
