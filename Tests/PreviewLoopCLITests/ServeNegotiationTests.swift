@@ -87,6 +87,23 @@ struct ServeNegotiationTests {
         }
     }
 
+    @Test("Over a real socket: Accept picks AVIF with Vary: Accept; with --client-hints, Save-Data picks quality 50 and varies")
+    func overSocket() throws {
+        try ServeTests.withServer({ $0.usesClientHints = true }) { base, _ in
+            let avif = try ServeTests.fetch("\(base)/landscape.mp4/thumbnail.avif?width=160")
+            let chrome = try ServeTests.fetch("\(base)/landscape.mp4/thumbnail?width=160",
+                                              headers: ["Accept: image/avif,image/webp,image/apng,image/*,*/*;q=0.8"])
+            #expect(chrome.status == 200 && chrome.body == avif.body && chrome.headers["content-type"] == "image/avif")
+            #expect(chrome.headers["vary"] == "Accept, Save-Data" && chrome.headers["etag"] == avif.headers["etag"])
+            let light = try ServeTests.fetch("\(base)/landscape.mp4/thumbnail.avif?width=160&quality=50")
+            let saving = try ServeTests.fetch("\(base)/landscape.mp4/thumbnail?width=160", headers: ["Accept: image/avif", "Save-Data: on"])
+            #expect(saving.body == light.body && saving.body.count < avif.body.count && saving.headers["etag"] == light.headers["etag"])
+            let page = try ServeTests.fetch("\(base)/")
+            #expect(page.headers["critical-ch"] == "Sec-CH-Prefers-Reduced-Motion"
+                        && page.headers["vary"] == "Sec-CH-Prefers-Reduced-Motion, Save-Data")
+        }
+    }
+
     @Test("--client-hints: Sec-CH-DPR and Sec-CH-Width size a picture the query does not, and the response varies by them")
     func clientHints() throws {
         try ServeInProcessTests.withServer({ $0.usesClientHints = true }) { server, _ in

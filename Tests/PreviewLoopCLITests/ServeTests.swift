@@ -108,6 +108,7 @@ struct ServeTests {
                 ("", "thumbnail.webp", []),
                 ("width=200&time=50%25&accuracy=keyframe", "thumbnail.png", ["--size", "200x-1", "--at", "50%", "--accuracy", "keyframe"]),
                 ("height=90&fit_mode=pad&quality=60&time=2", "thumbnail.jpg", ["--size", "x90", "--fit", "fit", "--quality", "60", "--at", "2"]),
+                ("width=160&quality=40&time=1", "thumbnail.avif", ["--size", "160x-1", "--quality", "40", "--at", "1"]),
             ]
             for item in cases {
                 let reply = try Self.fetch("\(base)/landscape.mp4/\(item.route)?\(item.query)")
@@ -120,7 +121,8 @@ struct ServeTests {
                 #expect(reply.body == written, "\(item.route)?\(item.query): \(reply.body.count) bytes served, \(written.count) written")
                 #expect(reply.headers["content-length"] == String(written.count))
             }
-            let types = ["thumbnail.jpg": "image/jpeg", "thumbnail.png": "image/png", "thumbnail.webp": "image/webp"]
+            let types = ["thumbnail.jpg": "image/jpeg", "thumbnail.png": "image/png", "thumbnail.webp": "image/webp",
+                         "thumbnail.avif": "image/avif"]
             for (route, type) in types {
                 #expect(try Self.fetch("\(base)/landscape.mp4/\(route)?width=64").headers["content-type"] == type)
             }
