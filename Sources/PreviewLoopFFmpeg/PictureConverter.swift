@@ -18,6 +18,8 @@ package struct ConversionTarget: Equatable, Sendable {
     /// then makes its own 4:2:0 with the chroma siting its decoders assume, and its animation encoder,
     /// which compares frames in ARGB, does not convert YCbCr back first.
     package static let argb = ConversionTarget(pixelLayout: .bgra, matrix: .bt601, isFullRange: true)
+    /// AVIF stills: BT.709, full range, 4:4:4 (see `ImageFileFormat.avif` for the measurements behind it).
+    package static let avif = ConversionTarget(pixelLayout: .yuv444p, matrix: .bt709, isFullRange: true)
     /// Web video: BT.709, limited range, 4:2:0, tagged as such in the stream.
     package static let video = ConversionTarget(pixelLayout: .yuv420p, matrix: .bt709, isFullRange: false)
 }

@@ -358,7 +358,7 @@ extension BatchCommand {
 
     static let out = ValueOption<String?>.path(
         "out", short: "o", value: "dir",
-        help: "The output directory: OUT/<id>/ per clip (poster.jpg, strip.jpg, contact-sheet.jpg, "
+        help: "The output directory: OUT/<id>/ per clip (poster.jpg or .webp, .avif, .png, strip.jpg, contact-sheet.jpg, "
             + "sprites-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard). "
             + "Required with a manifest. With a folder DIR it defaults to DIR\(BatchFolder.defaultOutputSuffix) beside it "
             + "(never inside, where a rerun would take the hover videos as inputs), used only while empty or made by batch.",
@@ -366,7 +366,7 @@ extension BatchCommand {
     static let recipe = ValueOption<String?>.path(
         "recipe", value: "file",
         help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sheet\": {…}, \"sprites\": {…}, \"hover\": {…}}, each "
-            + "with the single-clip command's options (poster \"at\" as thumb --at; strip \"pick\", \"gap\", \"timestamps\"; "
+            + "with the single-clip command's options (poster \"at\" as thumb --at and \"format\" (jpg, webp, avif, png) as thumb -o poster.EXT; strip \"pick\", \"gap\", \"timestamps\"; "
             + "sheet \"grid\", \"width\"/\"tile_width\", \"gap\", \"margin\", \"header\", \"timestamps\", \"pick\"; hover "
             + "\"loop_point\", \"seam\" and \"format\" (mp4, webp, gif) as render). Unknown keys and values out of range are usage errors. See Docs/batch.md.",
         showing: "poster+sprites+hover")

@@ -188,7 +188,7 @@ extension CardCommand {
         let size = style.size
         let encoderRefusal: String? = switch destination {
         case .animation(let format): WorkBudget.encoderRefusal(size, webp: format == .webp)
-        case .still(let format): WorkBudget.encoderRefusal(size, webp: false, ownEncoder: format == .ppm)
+        case .still(let format): WorkBudget.encoderRefusal(size, format: format)
         case .directory: WorkBudget.encoderRefusal(size, webp: false)
         }
         try ScannedArguments.refuse(encoderRefusal.map { WorkBudget.Refusal(option: $aspectOption.isGiven ? "aspect" : "size",

@@ -2,14 +2,18 @@ import PreviewLoop
 
 // A route named without an extension (`thumbnail`) answers in the format the request's `Accept` prefers
 // among those the route serves, as imgproxy and Cloudinary do; the response varies by `Accept`, and its
-// validators and cache entries are those of the file name chosen (`thumbnail.webp`).
+// validators and cache entries are those of the file name chosen (`thumbnail.avif`).
 
 extension PreviewRequests {
     /// The routes that may be named without an extension, and the formats they choose from, best first
-    /// when the request likes them equally: WebP (smaller), then JPEG (read everywhere).
+    /// when the request likes them equally: AVIF (smallest), WebP, then JPEG (read everywhere).
     static let negotiable: [String: [(fileExtension: String, mediaType: String)]] = [
-        thumbnail.stem: [("webp", "image/webp"), ("jpg", "image/jpeg")],
+        thumbnail.stem: [("avif", "image/avif"), ("webp", "image/webp"), ("jpg", "image/jpeg")],
     ]
+
+    /// The media types chosen only for a request that names them outright, never through `image/*` or
+    /// `*/*`: browsers that decode no AVIF (Safari before 16, Edge before 121) send those wildcards too.
+    static let namedOnly: Set<String> = ["image/avif"]
 
     /// The file name a request for `route` asks for: `route` itself, or for a negotiable route the
     /// format its `format` parameter names (`auto`, the default, chooses by `accept`). Removes `format`
@@ -25,7 +29,7 @@ extension PreviewRequests {
         let choices = "auto, " + offered.map(\.fileExtension).joined(separator: ", ")
         switch (given.first?.value ?? nil) ?? "auto" {
         case "auto":
-            guard let chosen = preferred(offered.map(\.mediaType), accept: accept) else {
+            guard let chosen = preferred(offered.map(\.mediaType), accept: accept, namedOnly: namedOnly) else {
                 throw PreviewRequestError(status: 406, detail: "The request accepts none of "
                                           + offered.map(\.mediaType).joined(separator: ", ") + ".")
             }
@@ -39,10 +43,11 @@ extension PreviewRequests {
 
     /// The media type of `offered` that `accept` (an `Accept` field value) prefers: the highest quality
     /// value, each type taking the most specific range that matches it (`image/webp`, then `image/*`, then
-    /// `*/*`); equal qualities go to a type named outright, then to the first offered. No `Accept` accepts
-    /// everything. `nil` when every type has quality 0.
-    static func preferred(_ offered: [String], accept: String?) -> String? {
-        guard let accept, !accept.trimmingWhitespace().isEmpty else { return offered.first }
+    /// `*/*`); equal qualities go to a type named outright, then to the first offered. A type in
+    /// `namedOnly` counts only when named outright. No `Accept` accepts everything (but `namedOnly`).
+    /// `nil` when every type has quality 0.
+    static func preferred(_ offered: [String], accept: String?, namedOnly: Set<String> = []) -> String? {
+        guard let accept, !accept.trimmingWhitespace().isEmpty else { return offered.first { !namedOnly.contains($0) } }
         // Each range: (type, subtype, quality).
         let ranges: [(String, String, Double)] = accept.split(separator: ",").prefix(64).compactMap { item in
             let parts = item.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingWhitespace().lowercased() }
@@ -59,6 +64,7 @@ extension PreviewRequests {
         for type in offered {
             let halves = type.split(separator: "/").map(String.init)
             let exact = ranges.first { $0.0 == halves[0] && $0.1 == halves[1] }
+            if exact == nil && namedOnly.contains(type) { continue }
             let quality = exact?.2 ?? ranges.first { $0.0 == halves[0] && $0.1 == "*" }?.2 ?? ranges.first { $0.0 == "*" && $0.1 == "*" }?.2 ?? 0
             guard quality > 0 else { continue }
             let named = exact != nil

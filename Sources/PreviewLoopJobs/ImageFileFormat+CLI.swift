@@ -1,6 +1,6 @@
 import PreviewLoop
 
-/// The CLI's use of the library's ``ImageFileFormat`` (PPM, PNG, JPEG, WebP), chosen by an output
+/// The CLI's use of the library's ``ImageFileFormat`` (PPM, PNG, JPEG, WebP, AVIF), chosen by an output
 /// path's extension.
 ///
 /// To add a format: add a case to `ImageFileFormat` with its extensions and its encoder in
@@ -11,12 +11,12 @@ extension ImageFileFormat {
         try ImageEncoder.encode(image, as: self, quality: quality)
     }
 
-    /// `.ppm, .png, .jpg, .jpeg, .webp`: for help and error messages.
+    /// `.ppm, .png, .jpg, .jpeg, .webp, .avif`: for help and error messages.
     static var extensionList: String {
         allCases.flatMap(\.fileExtensions).map { ".\($0)" }.joined(separator: ", ")
     }
 
-    /// `.jpg, .jpeg, .webp`: the extensions whose formats take `--quality`.
+    /// `.jpg, .jpeg, .webp, .avif`: the extensions whose formats take `--quality`.
     static var lossyExtensionList: String {
         allCases.filter(\.isLossy).flatMap(\.fileExtensions).map { ".\($0)" }.joined(separator: ", ")
     }

@@ -174,7 +174,7 @@ package struct RemoteReading: Sendable {
 
 extension ImageFileFormat {
     /// The formats the image API serves thumbnails in.
-    static let served: [ImageFileFormat] = [.jpeg, .png, .webp]
+    static let served: [ImageFileFormat] = [.jpeg, .png, .webp, .avif]
 
     /// The format's media type (`image/jpeg`).
     package var mediaType: String {
@@ -182,6 +182,7 @@ extension ImageFileFormat {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .webp: "image/webp"
+        case .avif: "image/avif"
         case .ppm: "image/x-portable-pixmap"
         }
     }

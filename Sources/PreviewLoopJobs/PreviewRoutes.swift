@@ -157,10 +157,10 @@ package enum PreviewRequests {
     /// The help of `thumb`'s parameters as the image API has them.
     static let thumbnailDescribed = [
         "start": "Where the poster search window starts.", "length": "How long the poster search window lasts.",
-        "quality": "Lossy quality (JPEG, WebP).", "accuracy": "exact or keyframe, for an explicit time.",
+        "quality": "Lossy quality (JPEG, WebP, AVIF).", "accuracy": "exact or keyframe, for an explicit time.",
     ]
 
-    /// `thumbnail.{jpg,png,webp}`: `thumb` (its overlays' background is the command line's only).
+    /// `thumbnail.{jpg,png,webp,avif}`: `thumb` (its overlays' background is the command line's only).
     static let thumbnail = PreviewRoute(stem: "thumbnail", formats: stills, command: ThumbCommand.self, spelled: thumbnailSpelled,
                                         excluding: ["background"], described: thumbnailDescribed, sizePair: "the picture")
 
@@ -197,19 +197,19 @@ package enum PreviewRequests {
                 + "none); off.",
         ], sizePair: "the picture")
 
-    /// `strip.{jpg,png,webp}`: `strip`.
+    /// `strip.{jpg,png,webp,avif}`: `strip`.
     static let strip = PreviewRoute(stem: "strip", formats: stills, command: StripCommand.self,
                                     spelled: [fitMode(of: StripCommand.self)] + sizePair("each tile", of: StripCommand.self),
                                     described: [
                                         "count": "How many frames.", "columns": "Frames per row.",
                                         "span": "window (from start for length) or all (the whole clip).",
                                         "start": "Where the window starts.", "length": "How long the window lasts.",
-                                        "quality": "Lossy quality (JPEG, WebP).", "accuracy": "exact, keyframe or auto.",
+                                        "quality": "Lossy quality (JPEG, WebP, AVIF).", "accuracy": "exact, keyframe or auto.",
                                         "gap": "Pixels between tiles.", "timestamps": "true: each frame's time in its tile's corner.",
                                         "pick": "even or scenes.",
                                     ], sizePair: "each tile")
 
-    /// `sheet.{jpg,png,webp}`: `sheet` (its fonts are the server's defaults).
+    /// `sheet.{jpg,png,webp,avif}`: `sheet` (its fonts are the server's defaults).
     static let sheet = PreviewRoute(stem: "sheet", formats: stills, command: SheetCommand.self, spelled: [
         .toggle("header", "false leaves out the header.", SheetCommand.option("no-header"), on: "false"),
         .toggle("timestamps", "false leaves out the tiles' times.", SheetCommand.option("no-timestamps"), on: "false"),
@@ -217,7 +217,7 @@ package enum PreviewRequests {
         "grid": "Columns x rows (4x4).", "width": "The sheet's width in pixels.", "tile_width": "Each tile's width instead.",
         "gap": "Pixels between tiles.", "margin": "Pixels around everything.", "background": "#rrggbb, #rgb, black or white.",
         "text_color": "The text's colour, in the same forms.", "accuracy": "exact, keyframe or auto.", "pick": "even or scenes.",
-        "quality": "Lossy quality (JPEG, WebP).",
+        "quality": "Lossy quality (JPEG, WebP, AVIF).",
     ])
 
     /// The parameters of a storyboard spelled otherwise than its options, its picture and its index alike.

@@ -202,7 +202,8 @@ package struct ServeCommand: Equatable, Sendable {
     package static let clientHints = FlagOption(
         "client-hints",
         help: "Size pictures by the browser's client hints when the query does not: Sec-CH-DPR (or DPR) as dpr, "
-            + "Sec-CH-Width (or Width, in device pixels) as width. Responses ask for them (Accept-CH) and vary by "
+            + "Sec-CH-Width (or Width, in device pixels) as width; and answer Save-Data: on with a lighter picture "
+            + "(quality 50 unless the query sets one, CSS pixels). Responses ask for them (Accept-CH) and vary by "
             + "those used.")
     /// `--json`.
     static let jsonFlag = FlagOption("json", help: "Print the start-up line as one JSON object ({\"listening\":\"http://…\",…}).")

@@ -112,12 +112,13 @@ extension StripCommand {
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
         let rows = (count + columns - 1) / columns
         let sheet = Size(width: columns * size.width + (columns - 1) * gap, height: rows * size.height + (rows - 1) * gap)
-        if let reason = WorkBudget.encoderRefusal(sheet, webp: format == .webp, ownEncoder: format == .ppm, jpeg: format == .jpeg) {
+        if let reason = WorkBudget.encoderRefusal(sheet, format: format) {
             return .init(option: "size", message: "A strip of \(columns)x\(rows) tiles of \(size)\(gap > 0 ? " with --gap \(gap)" : "") "
                              + "is \(sheet) pixels and cannot be written: \(reason)")
         }
         // The tiles, the sheet they are copied into, and the encoder's copy of it.
-        return budget.memoryRefusal(3 * Double(count) * WorkBudget.rgb(size), what: "A strip of \(count) tiles of \(size)")
+        return budget.memoryRefusal(3 * Double(count) * WorkBudget.rgb(size) + OutputLimits.stillEncoderBytesPerPixel(format) * Double(sheet.area),
+                                    what: "A strip of \(count) tiles of \(size)")
             .map { .init(option: "max-memory", message: $0) }
     }
 }

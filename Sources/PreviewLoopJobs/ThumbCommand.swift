@@ -147,11 +147,12 @@ extension ThumbCommand {
 
     /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.
     func sizeRefusal(_ size: Size) -> WorkBudget.Refusal? {
-        if let reason = WorkBudget.encoderRefusal(size, webp: format == .webp, ownEncoder: format == .ppm) {
+        if let reason = WorkBudget.encoderRefusal(size, format: format) {
             return .init(option: "size", message: "A \(size) picture cannot be written: \(reason)")
         }
-        // The scaled frame, the picture with its overlays, the encoder's copy.
-        return budget.memoryRefusal(4 * WorkBudget.rgba(size), what: "A \(size) thumbnail").map { .init(option: "max-memory", message: $0) }
+        // The scaled frame, the picture with its overlays, the encoder's copy (and libaom's own for AVIF).
+        let encoder = OutputLimits.stillEncoderBytesPerPixel(format) * Double(size.area)
+        return budget.memoryRefusal(4 * WorkBudget.rgba(size) + encoder, what: "A \(size) thumbnail").map { .init(option: "max-memory", message: $0) }
     }
 }
 

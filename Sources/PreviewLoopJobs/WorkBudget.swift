@@ -32,6 +32,12 @@ struct WorkBudget: Equatable, Sendable, OptionGroup {
         OutputLimits.encoderRefusal(size, webp: webp, ownEncoder: ownEncoder, jpeg: jpeg)
     }
 
+    /// Why `format`'s encoder cannot take a still of `size` (`nil` when it can)
+    /// (``OutputLimits/encoderRefusal(_:format:)``).
+    static func encoderRefusal(_ size: Size, format: ImageFileFormat) -> String? {
+        OutputLimits.encoderRefusal(size, format: format)
+    }
+
     /// `nil` when `bytes` fit the memory limit, else the refusal.
     func memoryRefusal(_ bytes: Double, what: String) -> String? {
         guard bytes > maxBytes else { return nil }

@@ -73,7 +73,13 @@ extension ServerCore {
     /// `GET /`: the feed page of the listed clips under the root. Its URLs are the server's routes,
     /// signed with the page request's `expires` when the server signs; the capture button (whose URLs
     /// the page makes as it goes, so could not be signed) is left out then.
-    func feedResponse(query rawQuery: [(name: String, value: String?)], expires: String?) -> HTTPResponse {
+    ///
+    /// The page follows its reader's wishes: with `Sec-CH-Prefers-Reduced-Motion: reduce` its cards have
+    /// no moving preview (the poster and the storyboard's scrubbing stay), and, with `--client-hints`,
+    /// under `Save-Data: on` each poster is offered at 1x only. It asks for the hints (`Accept-CH`), names
+    /// reduced motion critical (`Critical-CH`: a browser that would have sent it retries the page with it)
+    /// and varies by what it read (`Vary`).
+    func feedResponse(query rawQuery: [(name: String, value: String?)], expires: String?, request: HTTPRequest) -> HTTPResponse {
         guard options.isFeedEnabled else { return Problem.response(PreviewRequestError(status: 404, detail: "No such source.")) }
         let query: [(name: String, value: String)]
         switch SourcePath.decodedQuery(rawQuery) {
@@ -92,6 +98,8 @@ extension ServerCore {
         page.previewLength = settings.previewLength
         page.maxPlaying = settings.maxPlaying
         page.recordMaxLength = options.animationCaps.seconds
+        let reducesMotion = request.header(RequestHints.reducedMotion)?.trimmingWhitespace().lowercased() == "reduce"
+        let savesData = options.usesClientHints && RequestHints.savesData(request)
         let probeDeadline = ContinuousClock.now + FeedListing.probeBudget
         for entry in feed.entries(root: root) {
             let components = entry.path.split(separator: "/").map(String.init)
@@ -112,7 +120,7 @@ extension ServerCore {
                 let text = items.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
                 return base + route + (text.isEmpty ? "" : "?" + text)
             }
-            let posterQueries: [[(name: String, value: String?)]] = (1...3).map { scale in
+            let posterQueries: [[(name: String, value: String?)]] = (1...(savesData ? 1 : 3)).map { scale in
                 [("width", "\(poster.width * scale)"), ("height", "\(poster.height * scale)")]
             }
             let length = min(entry.previewLength ?? settings.previewLength, options.animationCaps.seconds)
@@ -130,6 +138,10 @@ extension ServerCore {
                 card.still = url("thumbnail.jpg", [])
                 card.record = url("animated.mp4", [("width", "\(video.width)"), ("height", "\(video.height)")])
             }
+            if reducesMotion {
+                card.video = nil
+                card.record = nil
+            }
             card.aspectRatio = aspect == settings.aspectRatio ? nil : aspect
             // The poster's colour, painted at once, when a render of it is cached; a cold card asks for
             // nothing more than its poster (whose render also makes its placeholder, for the next page).
@@ -138,8 +150,12 @@ extension ServerCore {
         }
         var headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-cache"),
                         ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin")]
-        // The hints the page's pictures are then asked with: reduced motion always, sizes when taken.
+        // The hints the page's pictures are then asked with: reduced motion always, sizes when taken
+        // (RFC 8942). Reduced motion changes the page itself, so it is critical: a browser that supports
+        // it but did not send it retries at once with it (Critical-CH, draft-davidben-http-client-hint-reliability).
         headers.append(("Accept-CH", (options.usesClientHints ? RequestHints.asked : [RequestHints.reducedMotion]).joined(separator: ", ")))
+        headers.append(("Critical-CH", RequestHints.reducedMotion))
+        headers.append(("Vary", ([RequestHints.reducedMotion] + (options.usesClientHints ? [RequestHints.saveData] : [])).joined(separator: ", ")))
         return HTTPResponse(status: 200, headers: headers, body: Array(page.html().utf8))
     }
 

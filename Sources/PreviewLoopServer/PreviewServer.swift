@@ -185,7 +185,7 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         // As sent (the signature check has taken it out of `request`): the feed's and a storyboard
         // index's URLs are signed with the request's own expiry.
         let expires = signer == nil ? nil : exchange.request.rawQuery.first { $0.name == URLSigner.expiresName }?.value
-        if request.path == "/" { return .now(feedResponse(query: rawQuery, expires: expires)) }
+        if request.path == "/" { return .now(feedResponse(query: rawQuery, expires: expires, request: request)) }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
         guard var (components, route) = SourcePath.split(request.path) else { return .now(Problem.response(noSource)) }
         // `thumbnail` without an extension: the format the request's Accept prefers.

@@ -427,6 +427,28 @@ struct BatchRunTests {
         #expect(again.status == 0 && skipped == true, "the same recipe skips the clip")
     }
 
+    @Test("A recipe's poster format writes poster.avif (or .webp, .png): thumb's bytes for the same options")
+    func posterFormat() throws {
+        let bench = BatchBench()
+        let clip = TestPaths.fixture("landscape.mp4")
+        try bench.writeManifest([("land", clip)])
+        let recipe = bench.directory + "/recipe.json"
+        try #"{"poster":{"at":1,"size":"160x120","quality":70,"format":"avif"}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let result = try bench.batch(["--recipe", recipe, "--jobs", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try #require(try bench.records()["land"])
+        let poster = try #require((record["outputs"] as? [[String: Any]])?.first { $0["kind"] as? String == "poster" })
+        #expect(poster["path"] as? String == "land/poster.avif")
+        let reference = bench.directory + "/thumb.avif"
+        let thumb = try Child.cli(["thumb", clip, "-o", reference, "--at", "1", "--size", "160x120", "--quality", "70"])
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: bench.out + "/land/poster.avif")) == Data(contentsOf: URL(fileURLWithPath: reference)))
+        #expect(try WebOracle.avifFrame(of: bench.out + "/land/poster.avif", size: Size(width: 160, height: 120)).info["Format"] == "YUV444")
+        try #"{"poster":{"format":"gif"}}"#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let refused = try bench.batch(["--recipe", recipe, "--jobs", "1"])
+        #expect(refused.status != 0 && refused.stderr.contains(#""poster"."format": expected "jpg", "webp", "avif" or "png""#), "\(refused.stderr)")
+    }
+
     @Test("A poster at best is the frame thumb --at best picks; at a time, the frame thumb --at takes")
     func posterAt() throws {
         let bench = BatchBench()

@@ -109,6 +109,7 @@ struct ServeTests {
                 ("width=200&time=50%25&accuracy=keyframe", "thumbnail.png", ["--size", "200x-1", "--at", "50%", "--accuracy", "keyframe"]),
                 ("height=90&fit_mode=pad&quality=60&time=2", "thumbnail.jpg", ["--size", "x90", "--fit", "fit", "--quality", "60", "--at", "2"]),
                 ("width=90&height=90&fit_mode=smartcrop&time=2", "thumbnail.png", ["--size", "90x90", "--fit", "smartcrop", "--at", "2"]),
+                ("width=160&quality=40&time=1", "thumbnail.avif", ["--size", "160x-1", "--quality", "40", "--at", "1"]),
             ]
             for item in cases {
                 let reply = try Self.fetch("\(base)/landscape.mp4/\(item.route)?\(item.query)")
@@ -121,7 +122,8 @@ struct ServeTests {
                 #expect(reply.body == written, "\(item.route)?\(item.query): \(reply.body.count) bytes served, \(written.count) written")
                 #expect(reply.headers["content-length"] == String(written.count))
             }
-            let types = ["thumbnail.jpg": "image/jpeg", "thumbnail.png": "image/png", "thumbnail.webp": "image/webp"]
+            let types = ["thumbnail.jpg": "image/jpeg", "thumbnail.png": "image/png", "thumbnail.webp": "image/webp",
+                         "thumbnail.avif": "image/avif"]
             for (route, type) in types {
                 #expect(try Self.fetch("\(base)/landscape.mp4/\(route)?width=64").headers["content-type"] == type)
             }
@@ -593,7 +595,8 @@ struct ServeTests {
             for reply in [first, cached, unchanged, problem, placeholder, feed] {
                 #expect(reply.headers["access-control-allow-origin"] == "https://www.example.com")
                 #expect(reply.headers["access-control-expose-headers"]?.contains("Thumbhash, Blurhash, Dominant-Color") == true)
-                #expect(reply.headers["vary"] == nil)
+                // The feed page varies by the hint that shapes it; the pictures by nothing.
+                #expect(reply.headers["vary"] == (reply.status == feed.status && reply.body == feed.body ? "Sec-CH-Prefers-Reduced-Motion" : nil))
             }
             #expect(first.headers["thumbhash"] != nil && cached.headers["thumbhash"] == first.headers["thumbhash"])
             let preflight = try Self.fetch(picture, method: "OPTIONS", headers: [

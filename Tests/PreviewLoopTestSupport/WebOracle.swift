@@ -20,6 +20,37 @@ package enum WebOracle {
         return try RGBImage(width: size.width, height: size.height, pixels: [UInt8](result.stdout))
     }
 
+    /// An AVIF file decoded by libavif's own `avifdec` (Debian's `libavif-bin`, its AV1 decoder dav1d,
+    /// its YCbCr → RGB step bilinear chroma upsampling with the file's CICP matrix) to 8-bit RGB, and what
+    /// its `--info` says of the file: `Format`, `Range`, `Bit Depth`, `Color Primaries`, `Transfer Char.`,
+    /// `Matrix Coeffs.` and so on, by name.
+    package static func avifFrame(of path: String, size: Size) throws -> (image: RGBImage, info: [String: String]) {
+        let png = path + ".avifdec.png"
+        defer { try? FileManager.default.removeItem(atPath: png) }
+        let decoded = try Child.tool("avifdec", ["--depth", "8", path, png])
+        guard decoded.status == 0 else {
+            throw OracleError(message: "avifdec could not decode \(path): \(decoded.stderr) \(String(decoding: decoded.stdout, as: UTF8.self))")
+        }
+        let described = try Child.tool("avifdec", ["--info", path])
+        var info: [String: String] = [:]
+        for line in String(decoding: described.stdout, as: UTF8.self).split(separator: "\n") {
+            // ` * Color Primaries: 1`
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let name = parts[0].split(separator: "*", maxSplits: 1).last else { continue }
+            info[name.trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        return (try firstFrame(of: png, size: size), info)
+    }
+
+    /// A still WebP decoded by libwebp's own `dwebp` (its default "fancy" chroma upsampling) to RGB.
+    package static func dwebpFrame(of path: String, size: Size) throws -> RGBImage {
+        let png = path + ".dwebp.png"
+        defer { try? FileManager.default.removeItem(atPath: png) }
+        let decoded = try Child.tool("dwebp", ["-quiet", path, "-o", png])
+        guard decoded.status == 0 else { throw OracleError(message: "dwebp could not decode \(path): \(decoded.stderr)") }
+        return try firstFrame(of: png, size: size)
+    }
+
     /// ffprobe's description of the first video stream (and whether the file has audio).
     package struct StreamReport {
         package var codec: String

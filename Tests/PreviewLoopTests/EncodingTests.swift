@@ -111,6 +111,7 @@ struct EncodingTests {
         #expect(ImageFileFormat(path: "b.webp") == .webp)
         #expect(ImageFileFormat(path: "b.png") == .png)
         #expect(ImageFileFormat(path: "b.ppm") == .ppm)
+        #expect(ImageFileFormat(path: "b.AVIF") == .avif)
         #expect(ImageFileFormat(path: "b.gif") == nil)
         #expect(ImageFileFormat(path: ".png") == nil)
     }

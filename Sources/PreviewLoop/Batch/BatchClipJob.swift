@@ -110,7 +110,7 @@ final class BatchClipJob {
     }
 
     private func makePoster(_ poster: BatchRecipe.Poster) throws -> [BatchRecord.Output] {
-        var made = entry("poster", "poster.jpg")
+        var made = entry("poster", poster.fileName)
         made.width = poster.size.width
         made.height = poster.size.height
         let picture: RGBImage
@@ -132,7 +132,7 @@ final class BatchClipJob {
             made.choice = choice.reason.description + (choice.flaw.map { " (itself \($0))" } ?? "")
             made.skippedFrames = choice.rejected.count
         }
-        try writeJPEG(picture, quality: poster.quality, "poster.jpg")
+        try AtomicFile.write(try ImageEncoder.encode(picture, as: poster.format, quality: poster.quality), to: staging + "/" + poster.fileName)
         made.placeholder = ImagePlaceholder(picture)
         made.phash = PerceptualHash(picture).description
         posterTime = made.time

@@ -5,7 +5,7 @@ import FoundationEssentials
 /// `contact-sheet.jpg`, `sheet-N.jpg` + `thumbnails.vtt`, `hover.mp4` (or `.webp`, `.gif`).
 ///
 /// As JSON (a recipe file): `{"poster": {"size": "320x180", "quality": 85, "start": 0, "length": 15,
-/// "at": "auto"}, "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85, "pick": "even",
+/// "at": "auto", "format": "jpg"}, "strip": {"count": 8, "columns": 8, "size": "160x90", "quality": 85, "pick": "even",
 /// "gap": 0, "timestamps": false}, "sheet": {"grid": "4x4", "width": 1280, "gap": 6, "margin": 12,
 /// "header": true, "timestamps": true, "pick": "even", "quality": 85}, "sprites": {"every": "auto",
 /// "size": "160x90", "grid": "10x10", "quality": 85}, "hover": {"start": "poster", "length": 3, "size":
@@ -13,7 +13,7 @@ import FoundationEssentials
 /// give `tile_width` instead of `width`); an empty object `{}` takes every default of that output;
 /// unknown keys and values out of range are refused, naming the key.
 public struct BatchRecipe: Sendable, Hashable {
-    /// The poster, as JPEG: by default the first good frame of a window (as `thumb --at auto`).
+    /// The poster, as JPEG (or WebP, AVIF, PNG): by default the first good frame of a window (as `thumb --at auto`).
     public struct Poster: Sendable, Hashable {
         /// The size asked for (as `thumb --size`): by default 320x180, turned for a portrait clip.
         public var sizeRequest = SizeRequest.orientedBox(Size(width: 320, height: 180))
@@ -26,6 +26,10 @@ public struct BatchRecipe: Sendable, Hashable {
         /// Which frame (as `thumb --at`): the first good one of the window, the best of the clip, or the
         /// frame shown at a time (exact), kept within the clip.
         public var at = PosterTime.auto
+        /// The file's format (as `thumb -o poster.EXT`): JPEG by default; WebP, AVIF or PNG.
+        public var format = ImageFileFormat.jpeg
+        /// The file's name in the clip's folder: `poster.jpg`, `poster.avif`…
+        public var fileName: String { "poster.\(format.fileExtensions[0])" }
         public init() {}
     }
     /// A contact strip over the whole clip (as `strip --span all`), as JPEG.
@@ -151,8 +155,9 @@ public struct BatchRecipe: Sendable, Hashable {
     public var canonical: String {
         var parts: [String] = []
         if let p = poster {
-            // `at` named only when not auto, so posters made before it existed stay complete.
-            parts.append("poster(\(Self.canonical(p.sizeRequest)),q\(p.quality),\(p.start)+\(p.length)\(p.at == .auto ? "" : ",at=\(p.at)"))")
+            // `at` and `format` named only when not their defaults, so posters made before them stay complete.
+            parts.append("poster(\(Self.canonical(p.sizeRequest)),q\(p.quality),\(p.start)+\(p.length)\(p.at == .auto ? "" : ",at=\(p.at)")"
+                         + "\(p.format == .jpeg ? "" : ",\(p.format.fileExtensions[0])"))")
         }
         if let s = strip {
             // The newer options named only when not their defaults, so strips made before stay complete.
@@ -207,19 +212,19 @@ public struct BatchRecipe: Sendable, Hashable {
     func sizeRefusal() -> (key: String, reason: String)? {
         let limit = Double(OutputLimits.defaultMemoryBytes)
         func megabytes(_ bytes: Double) -> Int { Int(bytes / 1_048_576) }
-        /// A JPEG still: one the encoder takes, within the memory a command holds by default.
-        func still(_ size: Size, _ what: String, extra: Double = 0) -> String? {
-            if let refusal = OutputLimits.encoderRefusal(size, webp: false, jpeg: true) {
-                return "\(what) cannot be encoded as JPEG: \(refusal)"
+        /// A still (JPEG unless told): one the encoder takes, within the memory a command holds by default.
+        func still(_ size: Size, _ what: String, extra: Double = 0, format: ImageFileFormat = .jpeg) -> String? {
+            if let refusal = OutputLimits.encoderRefusal(size, format: format) {
+                return "\(what) cannot be encoded as \(format.rawValue.uppercased()): \(refusal)"
             }
-            let bytes = OutputLimits.stillBytes(size) + extra
+            let bytes = OutputLimits.stillBytes(size, format: format) + extra
             guard bytes <= limit else {
                 return "\(what) would hold about \(megabytes(bytes)) MB of pictures, more than \(OutputLimits.defaultMemoryBytes >> 20) MB "
                     + "(as the commands' --max-memory default)"
             }
             return nil
         }
-        if let p = poster, let why = still(p.size, "a \(p.size) picture") { return ("\"poster\".\"size\"", why) }
+        if let p = poster, let why = still(p.size, "a \(p.size) picture", format: p.format) { return ("\"poster\".\"size\"", why) }
         if let s = strip {
             let size = s.configuration.stripSize(tileSize: s.size)
             if let why = still(size, "a strip of \(size)", extra: 9 * Double(s.count) * Double(s.size.area)) { return ("\"strip\".\"size\"", why) }

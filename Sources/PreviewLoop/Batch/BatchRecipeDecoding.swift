@@ -16,7 +16,7 @@ struct DecodedRecipe: Decodable {
             try Self.refuseUnknown(container, known: known, in: "\"\(name)\"")
             return container
         }
-        if let c = try section("poster", ["size", "quality", "start", "length", "at"]) {
+        if let c = try section("poster", ["size", "quality", "start", "length", "at", "format"]) {
             var p = BatchRecipe.Poster()
             p.sizeRequest = try Self.sizeRequest(c, "size", p.sizeRequest, "poster")
             p.size = p.sizeRequest.exactSize ?? p.size
@@ -31,6 +31,14 @@ struct DecodedRecipe: Decodable {
                                       + "with \"at\": \"\(time)\"")
                 }
                 p.at = time
+            }
+            if c.contains(AnyKey("format")) {
+                let formats: [ImageFileFormat] = [.jpeg, .webp, .avif, .png]
+                guard let text = try? c.decode(String.self, forKey: AnyKey("format")),
+                      let format = formats.first(where: { $0.fileExtensions.contains(text) }) else {
+                    throw RecipeError(message: "\"poster\".\"format\": expected \"jpg\", \"webp\", \"avif\" or \"png\"")
+                }
+                p.format = format
             }
             recipe.poster = p
         }
