@@ -116,4 +116,53 @@ final class ObjectOutputTests {
         #expect(refused.stderr.contains("s3://out/theirs/: holds objects this command did not write ('notes.txt')"), "\(refused.stderr)")
         #expect(Set(try store.keys(bucket: "out", prefix: "theirs/").keys) == ["theirs/notes.txt"])
     }
+
+    @Test("batch --out s3:// uploads each clip's outputs and record, the same bytes as a local batch; a rerun uploads nothing")
+    func batch() throws {
+        let manifest = folder + "/clips.jsonl"
+        try "{\"id\": \"a\", \"input\": \"\(clip)\"}\n{\"id\": \"gone\", \"input\": \"\(folder)/missing.mp4\"}\n"
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        let first = try store.cli(["batch", manifest, "--out", "s3://out/batch/", "--jobs", "1"])
+        #expect(first.status == 65, "\(first.stderr)")
+        #expect(first.stdoutText.contains("outputs in s3://out/batch/, results in s3://out/batch/results.jsonl"), "\(first.stdoutText)")
+        #expect(try Child.cli(["batch", manifest, "--out", folder + "/batch", "--jobs", "1"]).status == 65)
+        let before = try store.keys(bucket: "out", prefix: "batch/")
+        let local = try FileManager.default.contentsOfDirectory(atPath: folder + "/batch/a").filter { $0 != ".complete.json" }
+        #expect(!local.isEmpty)
+        #expect(Set(before.keys) == Set(local.map { "batch/a/" + $0 } + ["batch/a/.complete.json", "batch/results.jsonl",
+                                                                          "batch/.failures/gone.json"]), "\(before.keys.sorted())")
+        for name in local {
+            #expect(try store.object("s3://out/batch/a/\(name)") == self.local("batch/a/" + name), "\(name)")
+        }
+        let results = String(decoding: try store.object("s3://out/batch/results.jsonl") ?? Data(), as: UTF8.self)
+        #expect(results.contains("\"id\":\"a\"") && results.contains("\"path\":\"a/poster.jpg\""), "\(results)")
+        // The rerun finds every clip done (or failed for good) and changes no object but the results.
+        let second = try store.cli(["batch", manifest, "--out", "s3://out/batch", "--jobs", "1"])
+        #expect(second.stdoutText.contains("2 left as they were"), "\(second.stdoutText)")
+        let after = try store.keys(bucket: "out", prefix: "batch/")
+        for (key, modified) in before where key != "batch/results.jsonl" {
+            #expect(after[key] == modified, "\(key) was uploaded again")
+        }
+        let appended = String(decoding: try store.object("s3://out/batch/results.jsonl") ?? Data(), as: UTF8.self)
+        #expect(appended.hasPrefix(results) && appended.count > results.count, "the rerun's results are appended")
+    }
+
+    @Test("In batch a store's 403 is a permanent failure; a denied --out is one line before any clip")
+    func batchRefusals() throws {
+        try store.put(clip, as: "s3://out/in/landscape.mp4")
+        let manifest = folder + "/remote.jsonl"
+        try "{\"id\": \"r\", \"input\": \"s3://out/in/landscape.mp4\"}\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        let denied = try store.cli(["batch", manifest, "--out", folder + "/denied", "--retries", "2", "--retry-delay", "0.1"],
+                                   environment: ["AWS_SECRET_ACCESS_KEY": "wrong-secret-0123456789"])
+        let results = (try? String(contentsOfFile: folder + "/denied/results.jsonl", encoding: .utf8)) ?? ""
+        #expect(results.contains("SignatureDoesNotMatch") && results.contains("\"permanence\":\"permanent\""), "\(results)")
+        #expect(results.contains("\"attempts\":1"), "a refusal is not retried: \(results)")
+        #expect(denied.status == 65, "\(denied.stderr)")
+        #expect(!results.contains("wrong-secret-0123456789") && !results.contains(store.secretAccessKey))
+
+        let out = try store.cli(["batch", manifest, "--out", "s3://out/denied-out/"], environment: ["AWS_SECRET_ACCESS_KEY": "wrong-secret-0123456789"])
+        #expect(out.status == 1 && out.errorLines.count == 1, "\(out.stderr)")
+        #expect(out.stderr.contains("s3://out/denied-out/: the store answered 403 SignatureDoesNotMatch"), "\(out.stderr)")
+        #expect(try store.keys(bucket: "out", prefix: "denied-out/").isEmpty)
+    }
 }
