@@ -147,6 +147,30 @@ final class ObjectOutputTests {
         #expect(appended.hasPrefix(results) && appended.count > results.count, "the rerun's results are appended")
     }
 
+    @Test("batch export-page over s3:// writes the page the local folder gets, with relative URLs; a foreign index.html is kept")
+    func exportPage() throws {
+        let manifest = folder + "/page.jsonl"
+        try "{\"id\": \"a\", \"input\": \"\(clip)\"}\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        #expect(try store.cli(["batch", manifest, "--out", "s3://out/site/", "--quiet"]).status == 0)
+        #expect(try Child.cli(["batch", manifest, "--out", folder + "/site", "--quiet"]).status == 0)
+        let page = try store.cli(["batch", "export-page", "s3://out/site/"])
+        #expect(page.status == 0 && page.stdoutText.hasPrefix("wrote s3://out/site/index.html (1 clip)"), "\(page.stderr)")
+        #expect(try Child.cli(["batch", "export-page", folder + "/site"]).status == 0)
+        for name in ["index.html", "feed.css", "feed.js"] {
+            // The same page (the local one is named after its folder, as the bucket's after its prefix).
+            #expect(try store.object("s3://out/site/\(name)") == local("site/" + name), "\(name)")
+        }
+        let html = String(decoding: try store.object("s3://out/site/index.html") ?? Data(), as: UTF8.self)
+        #expect(html.contains("src=\"a/poster.jpg\"") && html.contains("WEBVTT") && !html.contains("s3://"))
+        #expect(try store.cli(["batch", "export-page", "s3://out/site"]).status == 0, "a rerun replaces its own page")
+        try "<p>mine</p>".write(toFile: folder + "/mine.html", atomically: true, encoding: .utf8)
+        try store.put(folder + "/mine.html", as: "s3://out/other/index.html")
+        try store.put(folder + "/site/results.jsonl", as: "s3://out/other/results.jsonl")
+        let refused = try store.cli(["batch", "export-page", "s3://out/other/"])
+        #expect(refused.status == 1 && refused.stderr.contains("s3://out/other/index.html: an object this command did not write"), "\(refused.stderr)")
+        #expect(try store.object("s3://out/other/index.html") == Data("<p>mine</p>".utf8))
+    }
+
     @Test("In batch a store's 403 is a permanent failure; a denied --out is one line before any clip")
     func batchRefusals() throws {
         try store.put(clip, as: "s3://out/in/landscape.mp4")
