@@ -147,6 +147,20 @@ final class ObjectOutputTests {
         #expect(appended.hasPrefix(results) && appended.count > results.count, "the rerun's results are appended")
     }
 
+    @Test("A clip whose key holds someone else's object fails whole: that object kept, none of the clip's others left")
+    func batchConflict() throws {
+        try "mine".write(toFile: folder + "/mine.mp4", atomically: true, encoding: .utf8)
+        try store.put(folder + "/mine.mp4", as: "s3://out/conflict/a/hover.mp4")
+        let manifest = folder + "/one.jsonl"
+        try "{\"id\": \"a\", \"input\": \"\(clip)\"}\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        let result = try store.cli(["batch", manifest, "--out", "s3://out/conflict/", "--retries", "0"])
+        #expect(result.status == 75, "\(result.stderr)")
+        let results = String(decoding: try store.object("s3://out/conflict/results.jsonl") ?? Data(), as: UTF8.self)
+        #expect(results.contains("s3://out/conflict/a/hover.mp4: already exists") && results.contains("output_not_writable"), "\(results)")
+        #expect(Set(try store.keys(bucket: "out", prefix: "conflict/a/").keys) == ["conflict/a/hover.mp4"])
+        #expect(try store.object("s3://out/conflict/a/hover.mp4") == Data("mine".utf8))
+    }
+
     @Test("batch export-page over s3:// writes the page the local folder gets, with relative URLs; a foreign index.html is kept")
     func exportPage() throws {
         let manifest = folder + "/page.jsonl"
