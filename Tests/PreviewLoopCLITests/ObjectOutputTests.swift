@@ -48,6 +48,18 @@ final class ObjectOutputTests {
         #expect(record?["status"] as? String == "ok")
     }
 
+    @Test("loop --log s3:// uploads the timing log once the loop ends: the local log's rows (pass, index, time)")
+    func loopLog() throws {
+        let remote = try store.cli(["loop", clip, "--loops", "1", "--log", "s3://out/logs/timing.csv"])
+        #expect(remote.status == 0, "\(remote.stderr)")
+        #expect(try Child.cli(["loop", clip, "--loops", "1", "--log", folder + "/timing.csv"]).status == 0)
+        func rows(_ data: Data?) -> [String] {
+            String(decoding: data ?? Data(), as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").prefix(3).joined(separator: ",") }
+        }
+        let uploaded = rows(try store.object("s3://out/logs/timing.csv"))
+        #expect(uploaded.count > 90 && uploaded == rows(local("timing.csv")))
+    }
+
     @Test("An existing object at -o is replaced, as an existing file is")
     func replaces() throws {
         #expect(try store.cli(["thumb", clip, "--at", "1", "-o", "s3://out/again.jpg"]).status == 0)
