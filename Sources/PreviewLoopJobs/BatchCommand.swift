@@ -197,7 +197,19 @@ struct BatchRun {
             throw PreviewLoopError(.invalidArgument, "--shard-count needs an index from SLURM_ARRAY_TASK_ID, "
                 + "JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX, or use --shard I/N")
         }
-        var batchOptions = BatchOptions(outputDirectory: outputDirectory)
+        // To a bucket: each clip is made in a local working folder (removed at the end, and on a signal),
+        // then uploaded; the results file is kept as an object beside the clips' folders.
+        var workFolder: ObjectStaging?
+        var objectPrefix: String?
+        var localDirectory = outputDirectory
+        if ObjectOutput.isObject(outputDirectory) {
+            objectPrefix = try ObjectOutput.prefixURL(outputDirectory)
+            let folder = try ObjectStaging()
+            workFolder = folder
+            localDirectory = folder.folder + "/out"
+        }
+        var batchOptions = BatchOptions(outputDirectory: localDirectory)
+        batchOptions.objectPrefix = objectPrefix
         batchOptions.recipe = recipe
         batchOptions.jobs = options.jobs
         batchOptions.force = options.force
@@ -213,8 +225,13 @@ struct BatchRun {
         batchOptions.verifiesCertificates = options.tls.verifies
         batchOptions.certificateAuthorities = options.tls.caFile
         let runner = try BatchRunner(manifest: manifest, options: batchOptions)
-        let resultsPath = outputDirectory + "/" + shard.resultsFileName
-        let results = try BatchLineWriter(path: resultsPath)
+        let localResults = localDirectory + "/" + shard.resultsFileName
+        let resultsPath = objectPrefix.map { $0 + shard.resultsFileName } ?? localResults
+        if let objectPrefix, let earlier = try ObjectOutput.get(objectPrefix + shard.resultsFileName, limit: 1 << 30) {
+            // The earlier runs' results, appended to as a local results file is.
+            try AtomicFile.write(earlier, to: localResults)
+        }
+        let results = try BatchLineWriter(path: localResults)
 
         let signalled = Mutex<Int32?>(nil)
         let watcher = SignalWatcher { number in
@@ -263,7 +280,11 @@ struct BatchRun {
         // closes the results file: a run waiting on it never reads a results file without its summary.
         withExtendedLifetime(runner) {
             do { try results.append(summary.jsonLine()) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
+            if objectPrefix != nil {
+                do { try ObjectOutput.upload(file: localResults, to: resultsPath) } catch { writeFailure.withLock { $0 = $0 ?? "\(error)" } }
+            }
         }
+        withExtendedLifetime(workFolder) {}
         Console.writeSummary(Self.summaryLine(summary, shard: isSharded ? shard : nil, outputDirectory: outputDirectory,
                                               resultsPath: resultsPath) + "\n")
         if let failure = writeFailure.withLock({ $0 }) {
@@ -361,7 +382,8 @@ extension BatchCommand {
         help: "The output directory: OUT/<id>/ per clip (poster.jpg or .webp, .avif, .png, strip.jpg, contact-sheet.jpg, "
             + "sprites-N.jpg + thumbnails.vtt, hover.mp4 or .webp or .gif), results.jsonl (results.shard-I-of-N.jsonl for a shard). "
             + "Required with a manifest. With a folder DIR it defaults to DIR\(BatchFolder.defaultOutputSuffix) beside it "
-            + "(never inside, where a rerun would take the hover videos as inputs), used only while empty or made by batch.",
+            + "(never inside, where a rerun would take the hover videos as inputs), used only while empty or made by batch. "
+            + "s3://BUCKET/PREFIX/ uploads each clip's folder there (its record last) and keeps results.jsonl as an object.",
         showing: nil, completing: .directory)
     static let recipe = ValueOption<String?>.path(
         "recipe", value: "file",

@@ -69,7 +69,7 @@ extension CardCommand {
             + "(animated, corners in --background, black by default), .png (one still, transparent corners), "
             + ".jpg or .ppm (one still, corners white by default); any other path is a directory of PNG frames card-00001.png…, "
             + "built beside it and swapped in whole (an existing directory holding other files is "
-            + "refused). Files are written whole or not at all.",
+            + "refused). Files are written whole or not at all; s3://BUCKET/KEY.webp (a file, not frames) uploads one to an S3 bucket.",
         required: true)
     /// `-s, --size <WxH>`: exactly that.
     static let size = ValueOption<Size>(
@@ -169,6 +169,11 @@ extension CardCommand {
             throw UsageError(.invalidValue(option: "size", value: style.size.description), subcommand: Self.subcommand,
                              "Invalid value '\(style.size)' for '--size <WxH>': H.264 MP4 needs an even width and height; "
                                  + ".webp, .gif and .png take any size.")
+        }
+        if destination == .directory && ObjectOutput.isObject(output) {
+            throw UsageError(.invalidValue(option: "output", value: output), subcommand: Self.subcommand,
+                             "'\(output)' names a folder of PNG frames, which cannot go to a store; "
+                                 + "write one file there: .webp, .gif, .mp4, or a still .png, .jpg or .ppm.")
         }
         if $stillTime.isGiven {
             guard case .still = destination else {
@@ -283,9 +288,12 @@ struct CardRun {
             return (poster, .still(bytes: bytes, time: still.time, phase: still.phase,
                                    picture: image.flattened(on: options.style.opaqueBackground(for: nil))))
         case .animation, .directory:
-            let summary = try card.render(to: options.output, framesPerSecond: options.framesPerSecond, quality: options.quality,
-                                          maxFrames: options.budget.maxFrames,
-                                          flashSafety: options.destination == .directory ? .off : options.flashSafety)
+            // An s3:// animation is rendered into a staging folder, then uploaded.
+            let summary = try FileOutput.writing(options.output) { path in
+                try card.render(to: path, framesPerSecond: options.framesPerSecond, quality: options.quality,
+                                maxFrames: options.budget.maxFrames,
+                                flashSafety: options.destination == .directory ? .off : options.flashSafety)
+            }
             return (poster, .sequence(summary))
         }
     }
@@ -298,7 +306,7 @@ struct CardRun {
             + "video from \(Format.fixed(poster.videoStart, 3)) s"
         switch rendered {
         case .still(let bytes, let time, let phase, _):
-            try AtomicFile.write(bytes, to: options.output)
+            try ImageDestination.write(bytes, to: options.output)
             if let report {
                 var output = ClipReport.output("card", options.output, width: options.style.size.width,
                                                height: options.style.size.height)

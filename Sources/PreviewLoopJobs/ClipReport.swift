@@ -214,6 +214,8 @@ final class ClipReport: Sendable {
 
     /// A file's size, or for a directory of frames (`frames` kinds) the sum of its regular files.
     private static func size(of path: String, kind: String) -> Int? {
+        // An object: the size the store accepted from this process.
+        if ObjectOutput.isObject(path) { return ObjectOutput.uploadedSize(path) }
         if let size = BatchFiles.fileSize(path) { return size }
         guard kind.hasSuffix("frames"), let names = FileSystem.names(inDirectory: path) else { return nil }
         return names.filter { !$0.hasPrefix(".") }.reduce(0) { $0 + (BatchFiles.fileSize(path + "/" + $1) ?? 0) }

@@ -14,8 +14,8 @@ extension BatchExportPageCommand: ParsableCommand {
         name: "export-page",
         abstract: "Write the feed page over a batch output folder's completed clips (index.html, feed.css, feed.js "
             + "beside the clips' folders), for any static host or opened from the file system.",
-        arguments: [PositionalArgument(name: "out", abstract: "The batch output folder (batch's --out); its results "
-                    + "files name the clips and their outputs.", completion: .directory)])
+        arguments: [PositionalArgument(name: "out", abstract: "The batch output folder (batch's --out), or its "
+                    + "s3://BUCKET/PREFIX/; its results files name the clips and their outputs.", completion: .directory)])
 
     var input: String { "batch" }
 
@@ -51,6 +51,7 @@ struct FeedExport {
     static let fileNames = ["index.html", "feed.css", "feed.js"]
 
     func run() throws -> Int32 {
+        if ObjectOutput.isObject(directory) { return try runInBucket() }
         let page = try Self.page(directory: directory)
         let contents = [page.html(), FeedPage.styleSheet, FeedPage.script]
         for name in Self.fileNames {
@@ -64,6 +65,47 @@ struct FeedExport {
         }
         let clips = page.cards.count == 1 ? "1 clip" : "\(page.cards.count) clips"
         Console.writeOutput("wrote \(Format.oneLine(directory))/index.html (\(clips)), feed.css and feed.js\n")
+        return ExitStatus.success
+    }
+
+    /// The page over `batch --out s3://BUCKET/PREFIX/`: the results objects and the clips' WebVTT tracks
+    /// are fetched into a local folder (removed after), the page is made from it as from a batch folder,
+    /// and `index.html`, `feed.css` and `feed.js` are uploaded beside the clips' folders; their URLs are
+    /// relative, so the page works served from the bucket. Objects of those names that an export did not
+    /// write are not replaced (checked first, and new ones are put with `If-None-Match: *`).
+    private func runInBucket() throws -> Int32 {
+        let prefix = try ObjectOutput.prefixURL(directory)
+        let objects = try ObjectOutput.list(prefix).map { String($0.url.dropFirst(prefix.count)) }
+        let staging = try ObjectStaging()
+        let local = staging.folder + "/out"
+        try AtomicFile.createDirectory(local)
+        for name in objects {
+            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+            let isResults = parts.count == 1 && name.hasPrefix("results") && name.hasSuffix(".jsonl")
+            let isTrack = parts.count == 2 && name.hasSuffix(".vtt") && !parts[0].hasPrefix(".")
+            guard isResults || isTrack, !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { continue }
+            guard let bytes = try ObjectOutput.get(prefix + name, limit: isResults ? 1 << 30 : Self.maxTrackBytes) else { continue }
+            if isTrack { try AtomicFile.createDirectory(local + "/" + parts[0]) }
+            try AtomicFile.write(bytes, to: local + "/" + name)
+        }
+        var page = try Self.page(directory: local)
+        let name = prefix.dropFirst(5).split(separator: "/").last.map(String.init) ?? prefix
+        page.title = "Previews: " + FilePathBytes.displayed(name)
+        let contents = [page.html(), FeedPage.styleSheet, FeedPage.script]
+        var existing: Set<String> = []
+        for name in Self.fileNames where objects.contains(name) {
+            let copy = staging.folder + "/" + name
+            try AtomicFile.write(try ObjectOutput.get(prefix + name, limit: 1 << 24) ?? [], to: copy)
+            guard Self.isOwn(copy) else {
+                throw PreviewLoopError(.outputNotWritable, "\(prefix)\(name): an object this command did not write is there; move it or export elsewhere")
+            }
+            existing.insert(name)
+        }
+        for (name, text) in zip(Self.fileNames, contents) {
+            try ObjectOutput.upload(Array(text.utf8), to: prefix + name, ifAbsent: !existing.contains(name))
+        }
+        let clips = page.cards.count == 1 ? "1 clip" : "\(page.cards.count) clips"
+        Console.writeOutput("wrote \(Format.oneLine(prefix))index.html (\(clips)), feed.css and feed.js\n")
         return ExitStatus.success
     }
 

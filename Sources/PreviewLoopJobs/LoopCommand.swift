@@ -74,7 +74,7 @@ extension LoopCommand {
         "log", value: "file",
         help: "Write a CSV timing log (pass, index, presentation_time, wall_time, decode_ms, "
             + "scale_ms, lateness_ms, dropped) to the file when the loop ends, or to standard output as "
-            + "it runs with '-'.",
+            + "it runs with '-'; s3://BUCKET/KEY uploads it to an S3 bucket when the loop ends.",
         default: nil, showing: nil, expecting: "a non-empty path", completing: .path) { text in
         text.isEmpty ? nil : text == "-" ? .standardOutput : .file(text)
     }

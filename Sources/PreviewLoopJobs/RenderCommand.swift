@@ -63,7 +63,7 @@ extension RenderCommand {
         "output", short: "o", value: "file",
         help: "The file to write; its extension chooses the format: .mp4 (H.264, +faststart, "
             + "no audio), .webp (animated) or .gif (one palette per clip, dithered), each "
-            + "looping forever. Written whole or not at all.",
+            + "looping forever. Written whole or not at all; s3://BUCKET/KEY uploads it to an S3 bucket.",
         required: true)
     /// `--start <poster|time>`.
     static let start = ValueOption<HoverStart>(
@@ -183,7 +183,12 @@ struct RenderRun {
 
     /// Renders the window and prints one summary line on standard output.
     func run() throws -> Int32 {
-        let rendered = try render()
+        // An s3:// output is rendered into a staging folder, then uploaded.
+        let rendered = try FileOutput.writing(options.output) { path in
+            var local = self
+            local.options.output = path
+            return try local.render()
+        }
         let summary = rendered.summary, start = rendered.start
         if let move = summary.flashAvoidance?.movedDescription { Console.writeSummary(move + "\n", toError: true) }
         if let flashes = summary.flashes, let warning = Self.flashWarning(flashes, output: options.output) {
@@ -205,8 +210,7 @@ struct RenderRun {
             try report.print()
             return ExitStatus.success
         }
-        var status = stat()
-        let bytes = FileSystem.stat(options.output, &status) == 0 ? Int(status.st_size) : 0
+        let bytes = FileOutput.size(options.output)
         Console.writeSummary("wrote \(options.output) (\(options.format.rawValue), \(summary.size), "
             + "\(summary.frameCount) frames at \(summary.framesPerSecond) fps = \(Format.fixed(summary.duration.seconds, 3)) s "
             + "from \(Format.fixed(start, 3)) s\(options.startsAtPoster ? " (the poster)" : ""), \(Format.byteCount(bytes)); "

@@ -9,7 +9,8 @@ enum OutputOptions {
         "output", short: "o", value: "file",
         help: "The image to write; its extension chooses the format (supported: \(ImageFileFormat.extensionList)). "
             + "Written whole or not at all. - writes it to standard output (PNG unless --format says "
-            + "otherwise; refused when standard output is a terminal; the summary line then goes to standard error).",
+            + "otherwise; refused when standard output is a terminal; the summary line then goes to standard error). "
+            + "s3://BUCKET/KEY uploads it to an S3 bucket (the input's credentials), whole or not at all.",
         required: true)
 
     /// `--format <format>`: the image format when the output's name does not say it.

@@ -59,7 +59,8 @@ extension SpritesCommand {
         "output", short: "o", value: "dir",
         help: "The directory for sprites-1.jpg, sprites-2.jpg… and thumbnails.vtt, built beside it and "
             + "swapped in whole (a failure keeps the old contents; no stale sheet stays). An existing "
-            + "directory holding anything but sprites' own files (sprites-N or sheet-N images, thumbnails.vtt) is refused.",
+            + "directory holding anything but sprites' own files (sprites-N or sheet-N images, thumbnails.vtt) is refused. "
+            + "s3://BUCKET/PREFIX/ uploads them under that prefix (the same rule for objects already there).",
         required: true, completing: .directory)
     /// `--every <auto|time>`: seconds between thumbnails.
     static let every = ValueOption<SpriteInterval>(
@@ -179,6 +180,18 @@ struct SpritesRun {
     /// Samples, tiles and writes; shows progress on standard error (see ``ReportingOptions``); prints one
     /// summary line on standard output.
     func run() throws -> Int32 {
+        let ownsName = { (name: String) -> Bool in
+            name == Self.trackName || ["sprites-", "sheet-"].contains { prefix in
+                StagedDirectory.isNumbered(name, prefix: prefix, suffix: ".jpg") || StagedDirectory.isNumbered(name, prefix: prefix, suffix: ".webp")
+            }
+        }
+        // An s3:// prefix: refused before any work if it holds objects sprites did not write; the sheets
+        // are made in a local staging folder, then uploaded, the WebVTT index last.
+        var upload: (staging: ObjectStaging, prefix: String, existing: Set<String>)?
+        if ObjectOutput.isObject(options.outputDirectory) {
+            let existing = try ObjectOutput.ownNames(under: options.outputDirectory, ownsName: ownsName)
+            upload = (try ObjectStaging(), try ObjectOutput.prefixURL(options.outputDirectory), existing)
+        }
         let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
                                        options: options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
@@ -196,12 +209,9 @@ struct SpritesRun {
         let fileExtension = options.format.rawValue
         // Built beside the destination and swapped in whole: old sheets stay until the new set is complete.
         // Sheets named `sheet-N` (their former name) are sprites' own too: a rerun over such a directory replaces them.
-        let staged = try StagedDirectory(replacing: options.outputDirectory) { name in
-            name == Self.trackName || ["sprites-", "sheet-"].contains { prefix in
-                StagedDirectory.isNumbered(name, prefix: prefix, suffix: ".jpg") || StagedDirectory.isNumbered(name, prefix: prefix, suffix: ".webp")
-            }
-        }
-        let directory = staged.path
+        let staged = try StagedDirectory(replacing: upload.map { $0.staging.folder + "/sprites" } ?? options.outputDirectory,
+                                         ownsName: ownsName)
+        let directory = upload.map { String($0.prefix.dropLast()) } ?? staged.path
         let display = ProgressDisplay(label: "sprites", unit: "thumbnails", rateUnit: "thumbnails/s",
                                       style: options.reporting.progressStyle)
         let track: ThumbnailTrack
@@ -228,6 +238,10 @@ struct SpritesRun {
             let vtt = track.webVTT { ThumbnailTrack.sheetFileName($0, fileExtension: fileExtension) }
             try staged.write(Array(vtt.utf8), named: Self.trackName)
             try staged.commit()
+            if let upload {
+                let names = (0..<track.sheetCount).map { ThumbnailTrack.sheetFileName($0, fileExtension: fileExtension) } + [Self.trackName]
+                try ObjectOutput.upload(files: names, from: staged.path, to: upload.prefix, existing: upload.existing)
+            }
             display.finish(completed: track.cues.count, total: track.cues.count)
         } catch {
             display.abandon()

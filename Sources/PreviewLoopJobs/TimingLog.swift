@@ -15,6 +15,8 @@ final class TimingLog {
         case standardOutput
         /// `--log FILE`: rows go to a temporary renamed into place on commit.
         case file(PendingFile)
+        /// `--log s3://BUCKET/KEY`: rows go to a file in a staging folder, uploaded on commit.
+        case object(PendingFile, url: String, staging: ObjectStaging)
     }
 
     /// Where this log's rows go.
@@ -28,6 +30,9 @@ final class TimingLog {
     init(destination: LogDestination) throws {
         switch destination {
         case .standardOutput: sink = .standardOutput
+        case .file(let path) where ObjectOutput.isObject(path):
+            let staging = try ObjectStaging()
+            sink = .object(try PendingFile(path: staging.file(for: path), purpose: "timing log"), url: path, staging: staging)
         case .file(let path): sink = .file(try PendingFile(path: path, purpose: "timing log"))
         }
         try append(row: Self.header)
@@ -35,7 +40,10 @@ final class TimingLog {
 
     /// The temporary file being written, if the log goes to a file; for removal on a forced exit.
     var temporaryPath: String? {
-        if case .file(let file) = sink { file.temporaryPath } else { nil }
+        switch sink {
+        case .file(let file), .object(let file, _, _): file.temporaryPath
+        case .standardOutput: nil
+        }
     }
 
     /// Appends a frame's row.
@@ -60,15 +68,27 @@ final class TimingLog {
 
     /// Writes everything and, for a file, renames it into place.
     func commit() throws {
-        guard case .file(let file) = sink else { return }
-        try file.write(buffer)
-        buffer.removeAll()
-        try file.commit()
+        switch sink {
+        case .standardOutput:
+            return
+        case .file(let file):
+            try file.write(buffer)
+            buffer.removeAll()
+            try file.commit()
+        case .object(let file, let url, _):
+            try file.write(buffer)
+            buffer.removeAll()
+            try file.commit()
+            try ObjectOutput.upload(file: file.path, to: url)
+        }
     }
 
     /// Abandons the log: a file's temporary is removed and nothing appears at its path.
     func discard() {
-        if case .file(let file) = sink { file.discard() }
+        switch sink {
+        case .file(let file), .object(let file, _, _): file.discard()
+        case .standardOutput: break
+        }
         buffer.removeAll()
     }
 
@@ -80,7 +100,7 @@ final class TimingLog {
                 throw PreviewLoopError(.outputNotWritable, "cannot write the timing log to standard output: "
                     + Format.systemError())
             }
-        case .file(let file):
+        case .file(let file), .object(let file, _, _):
             buffer += Array(row.utf8)
             buffer.append(UInt8(ascii: "\n"))
             if buffer.count >= 1 << 16 {

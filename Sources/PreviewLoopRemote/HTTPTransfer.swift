@@ -1,8 +1,9 @@
 import CCurl
 
 /// One libcurl easy handle, reused for every request of one input so its connection is kept (and with it
-/// TLS sessions and DNS answers). Used from one thread at a time.
-package final class HTTPTransfer {
+/// TLS sessions and DNS answers). Used from one thread at a time: `@unchecked Sendable` only so that a
+/// pool (``ObjectStore``) can hand an idle one to the next thread, never to two at once.
+package final class HTTPTransfer: @unchecked Sendable {
     /// What one request got back.
     package struct Response {
         /// The HTTP status (0 when no response came).
@@ -42,6 +43,9 @@ package final class HTTPTransfer {
         var headers: [String: String] = [:]
         var shouldStop: () -> Bool = { false }
         var wasStopped = false
+        /// The request body being sent, and how much of it curl has taken.
+        var upload: [UInt8] = []
+        var uploaded = 0
     }
 
     private let handle: UnsafeMutableRawPointer
@@ -65,6 +69,16 @@ package final class HTTPTransfer {
     /// A `GET` of `url` with the given header lines, keeping at most `bodyLimit` bytes of body (a
     /// server that sends more is cut off there, so a response is never bigger than what was asked).
     package func get(url: String, headers: [String], bodyLimit: Int, shouldStop: @escaping () -> Bool) -> Response {
+        perform(method: "GET", url: url, headers: headers, body: nil, bodyLimit: bodyLimit, shouldStop: shouldStop)
+    }
+
+    /// A request of any method: `HEAD` asks for no body; a `body` (even empty) is sent with its
+    /// `Content-Length`, never chunked and never after an `Expect: 100-continue` wait. At most
+    /// `bodyLimit` bytes of the response's body are kept, as ``get(url:headers:bodyLimit:shouldStop:)`` does.
+    package func perform(method: String, url: String, headers: [String], body: [UInt8]?, bodyLimit: Int,
+                         shouldStop: @escaping () -> Bool) -> Response {
+        exchange.upload = body ?? []
+        exchange.uploaded = 0
         exchange.body = []
         exchange.body.reserveCapacity(min(bodyLimit, 16 << 20))
         exchange.bodyLimit = bodyLimit
@@ -76,6 +90,7 @@ package final class HTTPTransfer {
         for line in headers { list = curl_slist_append(list, line) }
         // Without it curl adds `Expect:` and `Accept: */*`; harmless, but signed requests stay minimal.
         list = curl_slist_append(list, "Accept:")
+        if body != nil { list = curl_slist_append(list, "Expect:") }
         defer { curl_slist_free_all(list) }
         let context = Unmanaged.passUnretained(exchange).toOpaque()
         let result: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
@@ -90,6 +105,29 @@ package final class HTTPTransfer {
             _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, limits.verifiesCertificates ? 1 : 0)
             _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, limits.verifiesCertificates ? 2 : 0)
             if let authorities = limits.certificateAuthorities { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, authorities) }
+            switch (method, body) {
+            case ("HEAD", _):
+                _ = ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
+            case (_, let body?):
+                // An upload: curl sends PUT unless told the method; it reads the body through the callback.
+                _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+                _ = ccurl_setopt_offset(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(body.count))
+                if method != "PUT" { _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+                _ = ccurl_setopt_write(handle, CURLOPT_READFUNCTION) { buffer, size, count, context in
+                    guard let buffer, let context else { return 0 }
+                    let exchange = Unmanaged<Exchange>.fromOpaque(context).takeUnretainedValue()
+                    let length = min(size * count, exchange.upload.count - exchange.uploaded)
+                    guard length > 0 else { return 0 }
+                    exchange.upload.withUnsafeBytes { source in
+                        UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + exchange.uploaded, byteCount: length)
+                    }
+                    exchange.uploaded += length
+                    return length
+                }
+                _ = ccurl_setopt_pointer(handle, CURLOPT_READDATA, context)
+            default:
+                if method != "GET" { _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+            }
             _ = ccurl_setopt_headers(handle, list)
             _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
             _ = ccurl_setopt_write(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
@@ -134,6 +172,7 @@ package final class HTTPTransfer {
         let response = Response(status: status, body: exchange.body, headers: exchange.headers, failure: failure,
                                 wasStopped: exchange.wasStopped)
         exchange.body = []
+        exchange.upload = []
         exchange.shouldStop = { false }
         return response
     }

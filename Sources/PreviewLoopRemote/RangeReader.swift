@@ -150,15 +150,7 @@ package final class RangeReader {
         case 0:
             throw RemoteFailure(.transport, "no answer (\(response.failure ?? "no response"))")
         default:
-            let store = S3Object.storeError(body: response.body)
-            let kind: RemoteFailure.Kind = switch response.status {
-            case 404: .notFound
-            case 400, 401, 403: .refused
-            case 500...599, 408, 429: .transport
-            default: .refused
-            }
-            let reason = store.map { "\($0.code)" + ($0.message.map { ": \($0)" } ?? "") } ?? "HTTP status \(response.status)"
-            throw RemoteFailure(kind, "the store answered \(response.status) \(reason)", storeCode: store?.code)
+            throw RemoteFailure.answered(status: response.status, body: response.body)
         }
     }
 

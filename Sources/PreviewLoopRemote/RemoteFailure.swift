@@ -11,6 +11,10 @@ package struct RemoteFailure: Error, Sendable, CustomStringConvertible {
         case stopped
         /// The object changed while it was read.
         case changed
+        /// A write that asked for a new object found one at its key (`If-None-Match: *`).
+        case alreadyExists
+        /// A local file to upload could not be read.
+        case local
     }
 
     package var kind: Kind
@@ -18,6 +22,8 @@ package struct RemoteFailure: Error, Sendable, CustomStringConvertible {
     package var reason: String
     /// The store's own error code (`NoSuchKey`), when it gave one.
     package var storeCode: String?
+    /// The HTTP status of the store's answer, when it answered.
+    package var status: Int?
 
     package init(_ kind: Kind, _ reason: String, storeCode: String? = nil) {
         self.kind = kind
@@ -26,4 +32,21 @@ package struct RemoteFailure: Error, Sendable, CustomStringConvertible {
     }
 
     package var description: String { reason }
+
+    /// The failure a store's answer other than success means: its status, code and message in one line
+    /// (the code and message only, never the rest of the body: a `SignatureDoesNotMatch` body repeats
+    /// the string to sign).
+    package static func answered(status: Int, body: [UInt8]) -> RemoteFailure {
+        let store = S3Object.storeError(body: body)
+        let kind: Kind = switch status {
+        case 404: .notFound
+        case 400, 401, 403: .refused
+        case 500...599, 408, 429: .transport
+        default: .refused
+        }
+        let reason = store.map { "\($0.code)" + ($0.message.map { ": \($0)" } ?? "") } ?? "HTTP status \(status)"
+        var failure = RemoteFailure(kind, "the store answered \(status) \(reason)", storeCode: store?.code)
+        failure.status = status
+        return failure
+    }
 }

@@ -15,37 +15,87 @@ package enum SHA256 {
 
     /// The 32-byte digest of `message`.
     package static func hash(_ message: [UInt8]) -> [UInt8] {
-        var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bits = UInt64(message.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        var words = [UInt32](repeating: 0, count: 64)
-        func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
-        for block in stride(from: 0, to: padded.count, by: 64) {
-            for index in 0..<16 {
-                let at = block + index * 4
-                words[index] = UInt32(padded[at]) << 24 | UInt32(padded[at + 1]) << 16 | UInt32(padded[at + 2]) << 8 | UInt32(padded[at + 3])
-            }
-            for index in 16..<64 {
-                let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
-                let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
-                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            for index in 0..<64 {
-                let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = h &+ s1 &+ choice &+ roundConstants[index] &+ words[index]
-                let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            for (index, value) in [a, b, c, d, e, f, g, h].enumerated() { state[index] = state[index] &+ value }
+        var hasher = Hasher()
+        hasher.update(message)
+        return hasher.finalize()
+    }
+
+    /// A digest computed over bytes given in pieces (a file read part by part), equal to ``hash(_:)``
+    /// of their concatenation.
+    package struct Hasher: Sendable {
+        private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+        /// Bytes of an unfinished 64-byte block.
+        private var pending: [UInt8] = []
+        private var length: UInt64 = 0
+
+        package init() { pending.reserveCapacity(64) }
+
+        /// Adds bytes.
+        package mutating func update(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { update($0) }
         }
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
+
+        /// Adds bytes.
+        package mutating func update(_ bytes: UnsafeRawBufferPointer) {
+            length &+= UInt64(bytes.count)
+            var start = 0
+            if !pending.isEmpty {
+                let take = min(64 - pending.count, bytes.count)
+                pending.append(contentsOf: bytes[0..<take])
+                start = take
+                guard pending.count == 64 else { return }
+                pending.withUnsafeBytes { compress($0.baseAddress!) }
+                pending.removeAll(keepingCapacity: true)
+            }
+            while bytes.count - start >= 64 {
+                compress(bytes.baseAddress! + start)
+                start += 64
+            }
+            if start < bytes.count { pending.append(contentsOf: bytes[start...]) }
+        }
+
+        /// The 32-byte digest of everything added.
+        package mutating func finalize() -> [UInt8] {
+            let bits = length &* 8
+            var tail: [UInt8] = [0x80]
+            while (pending.count + tail.count) % 64 != 56 { tail.append(0) }
+            for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+            let saved = length
+            update(tail)
+            length = saved
+            return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
+        }
+
+        /// One 64-byte block into the state (FIPS 180-4, 6.2.2).
+        private mutating func compress(_ block: UnsafeRawPointer) {
+            @inline(__always) func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+                for index in 0..<16 {
+                    let at = block + index * 4
+                    words[index] = UInt32(at.load(as: UInt8.self)) << 24 | UInt32(at.load(fromByteOffset: 1, as: UInt8.self)) << 16
+                        | UInt32(at.load(fromByteOffset: 2, as: UInt8.self)) << 8 | UInt32(at.load(fromByteOffset: 3, as: UInt8.self))
+                }
+                for index in 16..<64 {
+                    let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
+                    let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
+                    words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+                }
+                var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+                roundConstants.withUnsafeBufferPointer { constants in
+                    for index in 0..<64 {
+                        let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                        let choice = (e & f) ^ (~e & g)
+                        let t1 = h &+ s1 &+ choice &+ constants[index] &+ words[index]
+                        let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                        let majority = (a & b) ^ (a & c) ^ (b & c)
+                        let t2 = s0 &+ majority
+                        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+                    }
+                }
+                state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+                state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+            }
+        }
     }
 
     /// HMAC-SHA256 (RFC 2104) of `message` under `key`.

@@ -48,6 +48,24 @@ struct SignatureV4Tests {
         #expect(signed.signature == "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
     }
 
+    @Test("SHA-256 over pieces (a file read part by part) is the digest of the whole, at every split")
+    func sha256Pieces() {
+        var abc = SHA256.Hasher()
+        for piece in ["a", "", "bc"] { abc.update(Array(piece.utf8)) }
+        #expect(SHA256.hex(abc.finalize()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let message = (0..<200).map { UInt8(($0 * 7 + 3) % 256) }
+        let whole = SHA256.hash(message)
+        for first in [0, 1, 55, 63, 64, 65, 127, 128, 199, 200] {
+            for second in [first, min(200, first + 1), min(200, first + 64), 200] {
+                var hasher = SHA256.Hasher()
+                hasher.update(Array(message[..<first]))
+                hasher.update(Array(message[first..<second]))
+                hasher.update(Array(message[second...]))
+                #expect(hasher.finalize() == whole, "split at \(first), \(second)")
+            }
+        }
+    }
+
     @Test("x-amz-date is UTC in the basic ISO 8601 form")
     func amzDate() {
         #expect(SignatureV4.amzDate(secondsSince1970: 1_440_938_160) == "20150830T123600Z")

@@ -47,6 +47,55 @@ package final class S3Store: @unchecked Sendable {
         guard result.status == 0 else { throw OracleError(message: "upload of \(url) failed: \(result.stderr)") }
     }
 
+    /// A signed request by curl (its own Signature Version 4, a client independent of ours) to a path
+    /// under the endpoint (`/bucket/key`, `/bucket?uploads=`): the status and the body.
+    package func request(_ method: String, _ path: String) throws -> (status: Int, body: Data) {
+        let body = NSTemporaryDirectory() + "previewloop-s3-body-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: body) }
+        let result = try Child.run("/usr/bin/curl", ["-sS", "-o", body, "-w", "%{http_code}", "-X", method,
+                                                     "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", "\(accessKeyID):\(secretAccessKey)",
+                                                     endpoint + path], killAfter: 60)
+        guard result.status == 0, let status = Int(result.stdoutText) else { throw OracleError(message: "curl \(path): \(result.stderr)") }
+        return (status, (try? Data(contentsOf: URL(fileURLWithPath: body))) ?? Data())
+    }
+
+    /// The object `s3://BUCKET/KEY`'s bytes, `nil` when the store has none.
+    package func object(_ url: String) throws -> Data? {
+        let answer = try request("GET", "/" + url.dropFirst(5))
+        return answer.status == 200 ? answer.body : nil
+    }
+
+    /// The keys under a prefix of a bucket and their LastModified, from the store's listing.
+    package func keys(bucket: String, prefix: String = "") throws -> [String: String] {
+        let encoded = prefix.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? prefix
+        let answer = try request("GET", "/\(bucket)?list-type=2&prefix=\(encoded)")
+        let text = String(decoding: answer.body, as: UTF8.self)
+        var keys: [String: String] = [:]
+        for entry in text.components(separatedBy: "<Contents>").dropFirst() {
+            func element(_ name: String) -> String? {
+                guard let open = entry.range(of: "<\(name)>"), let close = entry.range(of: "</\(name)>") else { return nil }
+                return String(entry[open.upperBound..<close.lowerBound])
+            }
+            if let key = element("Key") { keys[key] = element("LastModified") ?? "" }
+        }
+        return keys
+    }
+
+    /// Multipart uploads begun and neither completed nor aborted in a bucket (their keys).
+    package func pendingUploads(bucket: String) throws -> [String] {
+        let answer = try request("GET", "/\(bucket)?uploads=")
+        return String(decoding: answer.body, as: UTF8.self).components(separatedBy: "<Upload>").dropFirst().compactMap { entry in
+            guard let open = entry.range(of: "<Key>"), let close = entry.range(of: "</Key>") else { return nil }
+            return String(entry[open.upperBound..<close.lowerBound])
+        }
+    }
+
+    /// Makes a bucket (an existing one is fine).
+    package func makeBucket(_ bucket: String) throws {
+        let answer = try request("PUT", "/\(bucket)")
+        guard answer.status == 200 || answer.status == 409 else { throw OracleError(message: "bucket \(bucket): \(answer.status)") }
+    }
+
     /// The environment a client of this store gets (`AWS_PROFILE` and every other AWS setting of the
     /// host removed), with `overrides` on top (`nil` removes a variable).
     package func environment(_ overrides: [String: String?] = [:]) -> [String: String?] {

@@ -4,6 +4,9 @@ import Glibc
 public struct BatchOptions: Sendable {
     /// Where `<id>/` folders, results files and the batch's own state (`.staging/`, `.failures/`) go.
     public var outputDirectory: String
+    /// `s3://BUCKET/PREFIX/` when the outputs go to a bucket: ``outputDirectory`` is then the local
+    /// working folder each clip is made in before it is uploaded.
+    package var objectPrefix: String?
     /// What to make for each clip.
     public var recipe: BatchRecipe = .standard
     /// Clips processed at the same time.

@@ -348,6 +348,8 @@ public enum BatchFailure {
     /// Whether retrying may help.
     public static func permanence(of error: PreviewLoopError) -> BatchRecord.Permanence {
         if isDiskFull(error) { return .transient }
+        // A store that refuses the credentials or permissions (HTTP 403) refuses them again on a rerun.
+        if ObjectOutput.isRefusal(error) { return .permanent }
         switch error.code {
         case .inputNotFound, .notMediaFile, .noVideoStream, .unsupportedCodec, .corruptData, .refusedByPolicy, .tooLarge,
              .invalidArgument, .decodingFailed, .unsafeFlashes:

@@ -32,6 +32,8 @@ public final class BatchRunner: Sendable {
     public let duplicates: [String: String]
     /// The clips of this run that have their record (for the duplicates waiting on them).
     private let finished = Mutex<Set<String>>([])
+    /// The bucket the outputs go to (``BatchOptions/objectPrefix``), with what was there at the start.
+    private let objects: BatchObjectOutput?
 
     /// Prepares a run: selects the shard's clips, creates the output directory, locks the shard
     /// (a second run of the same shard on the same directory is refused) and clears its staging folder.
@@ -44,7 +46,14 @@ public final class BatchRunner: Sendable {
         guard (0...100).contains(options.retries) else { throw PreviewLoopError(.invalidArgument, "retries must be 0 to 100") }
         self.options = options
         clips = options.shard.select(manifest)
-        duplicates = Self.duplicates(among: clips)
+        if let prefix = options.objectPrefix {
+            objects = try BatchObjectOutput(prefix: prefix)
+            // A duplicate's hard links need the original's files, which a bucket's run does not keep.
+            duplicates = [:]
+        } else {
+            objects = nil
+            duplicates = Self.duplicates(among: clips)
+        }
         gate = MemoryGate(budget: options.memoryBudget)
         try BatchFiles.makeDirectory(options.outputDirectory)
         shardLock = try BatchShardLock(outputDirectory: options.outputDirectory, shard: options.shard)
@@ -152,7 +161,7 @@ public final class BatchRunner: Sendable {
     public func process(_ clip: BatchClip) -> BatchRecord? {
         let out = options.outputDirectory
         let fingerprint = fingerprint(of: clip)
-        if !options.force, var done = completedRecord(of: clip) {
+        if !options.force, var done = objects.map({ $0.completedRecord(id: clip.id, fingerprint: fingerprint) }) ?? completedRecord(of: clip) {
             done.skipped = true
             done.attempts = 0
             return done
@@ -171,8 +180,8 @@ public final class BatchRunner: Sendable {
             return record
         }
         let failurePath = out + "/.failures/" + clip.id + ".json"
-        if !options.retryFailed, let bytes = try? BatchFiles.readFile(failurePath, limit: 16 << 20),
-           var failed = try? JSONDecoder().decode(BatchRecord.self, from: Data(bytes)),
+        if !options.retryFailed, var failed = objects.map({ $0.permanentFailure(id: clip.id, fingerprint: fingerprint) })
+            ?? (try? BatchFiles.readFile(failurePath, limit: 16 << 20)).flatMap({ try? JSONDecoder().decode(BatchRecord.self, from: Data($0)) }),
            failed.fingerprint == fingerprint, failed.permanence == .permanent {
             failed.skipped = true
             failed.attempts = 0
@@ -220,6 +229,7 @@ public final class BatchRunner: Sendable {
                 record.permanence = permanence
                 record.message = failure.description
                 try? AtomicFile.write(Array(record.jsonLine().utf8), to: failurePath)
+                if permanence == .permanent { objects?.keepFailure(record) }
                 return record
             }
         }
@@ -228,7 +238,7 @@ public final class BatchRunner: Sendable {
     /// Makes the clip's outputs in its staging folder and puts them in place with their record.
     private func make(_ clip: BatchClip, fingerprint: String, context: BatchClipContext) throws -> BatchRecord {
         let started = ContinuousClock.now
-        return try publisher.publish(clip.id) { staging in
+        let record = try publisher.publish(clip.id) { staging in
             let threads = options.threadsPerClip > 0 ? options.threadsPerClip : max(1, BatchOptions.processorCount / options.jobs)
             let job = try BatchClipJob(clip: clip, staging: staging, recipe: options.recipe, threads: threads,
                                        sourceOptions: options.sourceOptions, context: context) { [self] in isStopped }
@@ -239,8 +249,13 @@ public final class BatchRunner: Sendable {
             let record = BatchRecord(id: clip.id, input: clip.input, status: .ok, outputs: outputs, clip: BatchRecord.ClipInfo(job.info),
                                      timings: context.timings, shard: options.shard.description, fingerprint: fingerprint)
             try AtomicFile.write(Array(record.jsonLine().utf8), to: staging + "/.complete.json")
+            // To a bucket: uploaded (record last) before the local folder is committed.
+            try objects?.upload(record, from: staging)
             return record
         }
+        // The local copy of an uploaded clip is not kept.
+        if objects != nil { BatchFiles.remove(options.outputDirectory + "/" + clip.id) }
+        return record
     }
 
     /// A duplicate's folder: hard links to the files `original` (a completed record) lists, and a record

@@ -59,7 +59,7 @@ final class ObjectStoreBytes: RandomAccessBytes {
     static func error(_ failure: RemoteFailure, object: S3Object) -> PreviewLoopError {
         let code: PreviewLoopError.Code = switch failure.kind {
         case .notFound: .inputNotFound
-        case .refused, .transport, .changed: .inputNotReadable
+        case .refused, .transport, .changed, .alreadyExists, .local: .inputNotReadable
         case .stopped: .timedOut
         }
         return PreviewLoopError(code, "\(object): \(failure.reason)", operation: failure.storeCode)
