@@ -57,9 +57,14 @@ package struct PreviewJob: Sendable {
     /// preconditions).
     ///
     /// `siblings` are jobs of ``siblingRequests``: their bodies come back in the result's `siblings`, in order.
-    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil, siblings: [PreviewJob] = []) throws -> RenderedBody {
+    /// With `pinnedEntityTag`, an `s3://` source is read only while the object still has that entity
+    /// tag (`If-Match` on every range).
+    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil, pinnedEntityTag: String? = nil,
+                        tls: TLSOptions? = nil, siblings: [PreviewJob] = []) throws -> RenderedBody {
         var command = command
         if let opened { command.source.opened = opened }
+        if let pinnedEntityTag { command.source.requestHeaders["If-Match"] = pinnedEntityTag }
+        if let tls { command.source.tls = tls }
         if let remote {
             command.source.allowedURLs = remote.allowedURLs
             command.source.requestHeaders = remote.requestHeaders

@@ -85,7 +85,9 @@ package struct ServeCommand: Equatable, Sendable {
     /// `--root <dir>`.
     package static let root = ValueOption<String?>.path(
         "root", value: "dir", help: "The folder of videos to serve: /CLIP/thumbnail.jpg serves CLIP, a path relative to it. "
-            + "A path leaving it (.., a symbolic link pointing outside) is 404 and never opened.",
+            + "A path leaving it (.., a symbolic link pointing outside) is 404 and never opened. "
+            + "s3://BUCKET/PREFIX/ serves the objects under a prefix of a bucket instead (/CLIP/… reads the key PREFIX/CLIP; "
+            + "credentials and endpoint as for s3:// inputs; checked at start).",
         required: true, completing: .directory)
     /// `--listen <host:port>`.
     static let listen = ValueOption<ListenAddress>(

@@ -224,8 +224,9 @@ package final class ObjectStore: Sendable {
     }
 
     /// Every object whose key starts with `prefix`, in key order, read page by page (`pageSize` keys a
-    /// page, at most 1000; each next page asked with the previous page's continuation token).
-    package func list(bucket: String, prefix: String, pageSize: Int = 1000) throws(RemoteFailure) -> [ObjectInfo] {
+    /// page, at most 1000; each next page asked with the previous page's continuation token), stopping
+    /// once `limit` objects are read.
+    package func list(bucket: String, prefix: String, pageSize: Int = 1000, limit: Int = .max) throws(RemoteFailure) -> [ObjectInfo] {
         var objects: [ObjectInfo] = []
         var token: String?
         repeat {
@@ -241,8 +242,8 @@ package final class ObjectStore: Sendable {
             let truncated = XMLText.first("IsTruncated", in: response.body) == "true"
             token = truncated ? XMLText.first("NextContinuationToken", in: response.body) : nil
             if truncated && token == nil { throw RemoteFailure(.transport, "the store cut a listing short without a continuation token") }
-        } while token != nil
-        return objects
+        } while token != nil && objects.count < limit
+        return Array(objects.prefix(limit))
     }
 
     private func bucketExists(_ bucket: String) throws(RemoteFailure) -> Bool {

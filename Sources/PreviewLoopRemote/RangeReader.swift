@@ -39,8 +39,13 @@ package final class RangeReader {
     /// HTTP requests sent, retries included.
     package private(set) var requests = 0
 
-    package init(transfer: HTTPTransfer, window: Window = .init(), retries: Int = 3, makeRequest: @escaping RequestMaker) {
+    /// - Parameter pinnedTo: an entity tag the object must still have from the first request on
+    ///   (`If-Match`); another version is a ``RemoteFailure/Kind/changed`` failure. Without it, the
+    ///   first answer's tag is pinned.
+    package init(transfer: HTTPTransfer, window: Window = .init(), retries: Int = 3, pinnedTo entityTag: String? = nil,
+                 makeRequest: @escaping RequestMaker) {
         self.transfer = transfer
+        validator = entityTag
         self.window = window
         self.retries = retries
         self.makeRequest = makeRequest

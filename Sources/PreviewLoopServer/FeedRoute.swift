@@ -58,6 +58,8 @@ final class FeedListing: Sendable {
     /// The display size of `source` (rotation and pixel shape applied), from its container alone; `nil`
     /// when it is not known: not a video the probe reads, or not probed because `deadline` has passed.
     func displaySize(of source: ResolvedSource, until deadline: ContinuousClock.Instant) -> Size? {
+        // An object in a store is not probed for its card (the card takes the page's shape).
+        if source.objectEntityTag != nil { return nil }
         if let known = shapes.withLock({ $0[source.version] }) { return known.width > 0 ? known : nil }
         guard ContinuousClock.now < deadline else { return nil }
         let size = (try? MediaProbe.probe(.file(source.path)))?.displaySize ?? Size(width: 0, height: 0)
@@ -92,6 +94,26 @@ extension ServerCore {
         } catch {
             return Problem.response(error)
         }
+        // The clips: under a bucket's prefix, the video objects its listing names (a manifest's entries
+        // among them); under a folder, the manifest's entries or the videos found.
+        let listed: [(entry: FeedManifest.Entry, source: ResolvedSource)]
+        if let objectRoot {
+            switch objectRoot.videos() {
+            case .success(let videos):
+                if let manifest = feed.manifest {
+                    let byPath = Dictionary(videos.map { ($0.entry.path, $0.source) }, uniquingKeysWith: { first, _ in first })
+                    listed = manifest.entries.compactMap { entry in byPath[entry.path].map { (entry, $0) } }
+                } else {
+                    listed = videos
+                }
+            case .failure(let problem):
+                return Problem.response(problem)
+            }
+        } else {
+            listed = feed.entries(root: root).compactMap { entry in
+                SourcePath.resolve(entry.path.split(separator: "/").map(String.init), under: root).map { (entry, $0) }
+            }
+        }
         var page = FeedPage(title: "Previews: " + FilePathBytes.displayed(root.split(separator: "/").last.map(String.init) ?? "/"),
                             cards: [])
         page.aspectRatio = settings.aspectRatio
@@ -101,9 +123,8 @@ extension ServerCore {
         let reducesMotion = request.header(RequestHints.reducedMotion)?.trimmingWhitespace().lowercased() == "reduce"
         let savesData = options.usesClientHints && RequestHints.savesData(request)
         let probeDeadline = ContinuousClock.now + FeedListing.probeBudget
-        for entry in feed.entries(root: root) {
+        for (entry, source) in listed {
             let components = entry.path.split(separator: "/").map(String.init)
-            guard let source = SourcePath.resolve(components, under: root) else { continue }
             // The card takes its clip's shape (within the page's limits): posters, preview and tiles
             // are asked for at it, so nothing is cropped past the limits and the layout never moves.
             let aspect = settings.cardAspect(display: settings.fitsClips ? feed.displaySize(of: source, until: probeDeadline) : nil)

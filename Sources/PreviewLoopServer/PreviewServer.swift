@@ -63,6 +63,8 @@ public final class PreviewServer: Sendable {
 
     /// The root's real path, or why it cannot be served.
     private static func root(of options: ServeCommand) throws(ServerStartError) -> String {
+        // A bucket's prefix is checked by ``ObjectRoot``.
+        if options.root.lowercased().hasPrefix("s3://") { return options.root }
         guard let root = SourcePath.realPath(options.root) else {
             throw ServerStartError(message: "\(ServeCommand.root.spec.longSpelling) \(Format.oneLine(options.root)): no such folder")
         }
@@ -106,6 +108,8 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
     let feed: FeedListing
     /// The remote sources it may read, with `--allow-source`.
     let remoteSources: RemoteSources?
+    /// The bucket and prefix served, with `--root s3://…`.
+    let objectRoot: ObjectRoot?
     /// The pages on other origins that may read responses from script, with `--allow-origin`.
     let crossOrigin: CrossOriginPolicy
     /// The decoded frame size of each source, for renders' memory estimates.
@@ -141,6 +145,10 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         } ?? ImagePresets()
         crossOrigin = CrossOriginPolicy(origins: options.allowedOrigins)
         feed = try FeedListing(manifestPath: options.isFeedEnabled ? options.feedManifest : nil)
+        objectRoot = root.lowercased().hasPrefix("s3://")
+            ? try ObjectRoot(root: root, tls: options.tls, checkInterval: options.sourceCheckInterval,
+                             timeout: min(SourceOptions.defaultTimeout, options.requestDeadline))
+            : nil
         remoteSources = options.allowedSources.map {
             RemoteSources(allowedURLs: $0, tls: options.tls, checkInterval: options.sourceCheckInterval,
                           timeout: min(SourceOptions.defaultTimeout, options.requestDeadline))
@@ -185,7 +193,14 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         // As sent (the signature check has taken it out of `request`): the feed's and a storyboard
         // index's URLs are signed with the request's own expiry.
         let expires = signer == nil ? nil : exchange.request.rawQuery.first { $0.name == URLSigner.expiresName }?.value
-        if request.path == "/" { return .now(feedResponse(query: rawQuery, expires: expires, request: request)) }
+        if request.path == "/" {
+            // A bucket's listing is asked on a thread of its own, never on the daemon's.
+            guard objectRoot != nil, options.isFeedEnabled else {
+                return .now(feedResponse(query: rawQuery, expires: expires, request: request))
+            }
+            let query = rawQuery
+            return onOwnThread(exchange) { .now(self.feedResponse(query: query, expires: expires, request: request)) }
+        }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
         guard var (components, route) = SourcePath.split(request.path) else { return .now(Problem.response(noSource)) }
         // `thumbnail` without an extension: the format the request's Accept prefers.
@@ -213,6 +228,17 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
             return .now(Problem.response(PreviewRequestError(
                 status: 404, detail: "No such route; routes: \(PreviewRequests.routeNames.joined(separator: ", ")).")
             ))
+        }
+        if let objectRoot, !components.isEmpty {
+            let query = rawQuery, chosenRoute = route, path = components
+            return onOwnThread(exchange) {
+                switch objectRoot.resolve(path) {
+                case .success(let source):
+                    self.respond(to: exchange, route: chosenRoute, query: query, source: source, remoteURL: nil, expires: expires, varyBy: varyBy)
+                case .failure(let problem):
+                    .now(Problem.response(problem))
+                }
+            }
         }
         guard components.isEmpty else {
             guard let source = SourcePath.resolve(components, under: root) else { return .now(Problem.response(noSource)) }
@@ -249,6 +275,18 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
             exchange.suspend()
             return .later
         }
+    }
+
+    /// Answers `exchange` with what `answer` returns, run on a thread of its own (a store's answer is
+    /// waited for there, never on the daemon's); 503 when no thread can be made.
+    private func onOwnThread(_ exchange: HTTPExchange, _ answer: @escaping @Sendable () -> HTTPReply) -> HTTPReply {
+        exchange.suspend()
+        do {
+            try NamedThread.detach(name: "serve-store") { exchange.answer(answer()) }
+        } catch {
+            exchange.answer(Problem.response(PreviewRequestError(status: 503, detail: "Too many requests at once; retry later.")))
+        }
+        return .later
     }
 
     /// Answers a request for `route` of `source` (the query without `url`, `expires` and `signature`):
@@ -329,6 +367,9 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         let siblings = siblingJobs(of: job, source: source, rawPath: exchange.request.path, remoteURL: remoteURL, expires: expires)
         let siblingJobs = siblings.map(\.job)
         var work = RenderWork(memoryEstimate: job.memoryEstimate, contentType: job.contentType) { () throws(PreviewRequestError) in
+            if source.objectEntityTag != nil, let objectRoot = self.objectRoot {
+                return try objectRoot.render(finalJob, siblings: siblingJobs, source: source, scratch: scratch)
+            }
             if let validated = source.remote, let remoteSources = self.remoteSources {
                 return try Self.renderRemote(finalJob, siblings: siblingJobs, validated: validated, from: remoteSources, scratch: scratch)
             }
@@ -355,7 +396,7 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
             }
             return kept
         }
-        if source.remote == nil {
+        if source.remote == nil && source.objectEntityTag == nil {
             let sizes = self.sourceSizes
             work.refinedEstimate = { sizes.frameBytes(of: source).map { finalJob.memoryEstimate(frameBytes: $0) } }
         }

@@ -17,6 +17,8 @@ struct ResolvedSource: Sendable {
     /// time — nothing that differs between machines holding the same file; for a remote source, its
     /// URL and validators.
     var version: String
+    /// For an object under an `s3://` root, the entity tag its render is pinned to.
+    var objectEntityTag: String? = nil
 
     init(path: String, identity: String, remote: RemoteValidators? = nil, version: String? = nil) {
         self.path = path

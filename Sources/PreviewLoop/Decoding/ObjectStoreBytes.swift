@@ -21,7 +21,9 @@ final class ObjectStoreBytes: RandomAccessBytes {
                                          certificateAuthorities: options.certificateAuthorities)
         let transfer: HTTPTransfer
         do { transfer = try HTTPTransfer(limits: limits) } catch { throw Self.error(error, object: object) }
-        reader = RangeReader(transfer: transfer) { range, ifMatch in
+        // A server pins the version it validated (`If-Match` among the request headers).
+        let pinned = options.requestHeaders.first { $0.key.lowercased() == "if-match" }?.value
+        reader = RangeReader(transfer: transfer, pinnedTo: pinned) { range, ifMatch in
             let address = object.address(in: configuration)
             let headers = object.getHeaders(range: range, extra: ifMatch.map { [("If-Match", $0)] } ?? [],
                                             configuration: configuration, secondsSince1970: Int(time(nil)))
