@@ -19,14 +19,8 @@ package final class OutputContext {
     package init(path: [CChar], displayName: String, muxer: String) throws(FFmpegFailure) {
         FFmpegLogging.applyDefault
         self.displayName = displayName
-        var context: UnsafeMutablePointer<AVFormatContext>?
         precondition(path.last == 0, "the path is a NUL-terminated C string")
-        let allocated = avformat_alloc_output_context2(&context, nil, muxer, path)
-        guard allocated >= 0, let context else {
-            throw FFmpegFailure(.encodingFailed, "\(displayName): no \(muxer) muxer in this FFmpeg build",
-                                operation: "avformat_alloc_output_context2", ffmpegCode: allocated,
-                                ffmpegMessage: FFmpegError.text(allocated))
-        }
+        let context = try Self.allocate(muxer: muxer, path: path, displayName: displayName)
         pointer = context
         let opened = avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE)
         if opened < 0 {
@@ -42,13 +36,7 @@ package final class OutputContext {
     package init(inMemory displayName: String, muxer: String) throws(FFmpegFailure) {
         FFmpegLogging.applyDefault
         self.displayName = displayName
-        var context: UnsafeMutablePointer<AVFormatContext>?
-        let allocated = avformat_alloc_output_context2(&context, nil, muxer, nil)
-        guard allocated >= 0, let context else {
-            throw FFmpegFailure(.encodingFailed, "\(displayName): no \(muxer) muxer in this FFmpeg build",
-                                operation: "avformat_alloc_output_context2", ffmpegCode: allocated,
-                                ffmpegMessage: FFmpegError.text(allocated))
-        }
+        let context = try Self.allocate(muxer: muxer, path: nil, displayName: displayName)
         pointer = context
         isInMemory = true
         // No version strings or dates in the file: the same picture gives the same bytes.
@@ -62,6 +50,18 @@ package final class OutputContext {
 
     /// Whether the output is a buffer in memory (closed with `avio_close_dyn_buf`) rather than a file.
     private var isInMemory = false
+
+    /// A new output context for `muxer`, naming the file `path` (`nil` for a buffer in memory).
+    private static func allocate(muxer: String, path: [CChar]?, displayName: String) throws(FFmpegFailure) -> UnsafeMutablePointer<AVFormatContext> {
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let allocated = avformat_alloc_output_context2(&context, nil, muxer, path)
+        guard allocated >= 0, let context else {
+            throw FFmpegFailure(.encodingFailed, "\(displayName): no \(muxer) muxer in this FFmpeg build",
+                                operation: "avformat_alloc_output_context2", ffmpegCode: allocated,
+                                ffmpegMessage: FFmpegError.text(allocated))
+        }
+        return context
+    }
 
     deinit {
         if pointer.pointee.pb != nil {

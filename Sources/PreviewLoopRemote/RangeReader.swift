@@ -108,13 +108,7 @@ package final class RangeReader {
                 return try accept(response, offset: offset, last: last)
             } catch where error.kind == .transport && attempt < retries {
                 attempt += 1
-                var waited = 0.0
-                let pause = 0.1 * Double(1 << (2 * (attempt - 1)))
-                while waited < pause {
-                    if shouldStop() { throw RemoteFailure(.stopped, "stopped") }
-                    usleep(20_000)
-                    waited += 0.02
-                }
+                try RemoteFailure.pauseBeforeRetry(attempt, shouldStop: shouldStop)
             }
         }
     }
