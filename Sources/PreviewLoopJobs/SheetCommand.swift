@@ -182,6 +182,7 @@ extension SheetCommand {
         configuration.style = style
         configuration.accuracy = accuracy
         configuration.pick = pick
+        configuration.outputFormat = format
         return configuration
     }
 }

@@ -74,5 +74,11 @@ struct ImageFormatCLITests {
         // Refused before any decoding, naming the limit.
         let huge = try cli(["thumb", input, "-o", directory + "/huge.avif", "--size", "16000x9000"])
         #expect(huge.status == 64 && huge.stderr.contains("AVIF pictures are at most 16384x8704"), "\(huge.stderr)")
+        // A sheet too tall for AVIF (but not for PNG) is refused once its layout is known, before any
+        // frame is decoded: the message is the layout's, not the encoder's.
+        let tall = try cli(["sheet", input, "-o", directory + "/tall.avif", "--grid", "2x25", "--width", "1280"])
+        #expect(tall.status != 0 && tall.stderr.contains("the sheet would be") && tall.stderr.contains("AVIF pictures are at most"),
+                "\(tall.stderr)")
+        #expect(tall.stderr.split(separator: "\n").count == 1 && !FileManager.default.fileExists(atPath: directory + "/tall.avif"))
     }
 }

@@ -37,6 +37,9 @@ public struct ClipContactSheet: Sendable {
         public var accuracy = SeekAccuracy.exact
         /// How the tiles' times are chosen (default even slices).
         public var pick = TilePick.even
+        /// The format the sheet will be written in, when known: its encoder's limits (AVIF's 8704 rows,
+        /// JPEG's 65535) are then checked before any decoding too.
+        public var outputFormat: ImageFileFormat?
 
         /// Creates the default configuration.
         public init() {}
@@ -141,7 +144,8 @@ extension FrameSampler {
                 + "\(info.displaySize) picture); at most \(ImageFileFormat.maxWebPSide) a side: use fewer rows or narrower tiles")
         }
         // Refused before any decoding: a sheet no encoder takes, or one that would hold more than a command may.
-        if let refusal = OutputLimits.encoderRefusal(layout.size, webp: false) {
+        if let refusal = configuration.outputFormat.flatMap({ OutputLimits.encoderRefusal(layout.size, format: $0) })
+            ?? OutputLimits.encoderRefusal(layout.size, webp: false) {
             throw PreviewLoopError(.tooLarge, "the sheet would be \(layout.size) pixels: \(refusal); use fewer rows or narrower tiles")
         }
         let bytes = OutputLimits.stillBytes(layout.size)
