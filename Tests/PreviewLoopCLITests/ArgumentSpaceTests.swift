@@ -10,7 +10,7 @@ import PreviewLoop
 /// accepted within its documented range or refused with a usage error; never a trap. Mostly in process
 /// against the pure parser (thousands of cases in well under a second), plus a small seeded sample
 /// through the built binary under GNU `time` (status, one `Error:` line, peak memory of refusals).
-@Suite("Argument space: extreme values never crash", .timeLimit(.minutes(5)), .tags(.slow))
+@Suite("Argument space: extreme values never crash", .timeLimit(.minutes(10)), .tags(.slow))
 struct ArgumentSpaceTests {
     /// Options whose values are not numbers.
     static let nonNumeric: Set<String> = ["output", "text-color", "font", "out", "recipe", "fit", "accuracy", "span", "format", "reveal", "background", "log",

@@ -8,7 +8,7 @@ import PreviewLoopTestSupport
 /// `batch report --duplicates`: re-encodes of one clip at other bitrates and sizes, made here with the
 /// ffmpeg CLI, land in one group within the threshold; clips of other content stay out of it; the
 /// records carry the hashes; the threshold is stated and its range enforced.
-@Suite("batch report --duplicates: re-uploads found by pHash", .serialized, .timeLimit(.minutes(6)))
+@Suite("batch report --duplicates: re-uploads found by pHash", .serialized, .timeLimit(.minutes(10)))
 struct BatchDuplicatesTests {
     /// 4 s clips of different content (the ffmpeg CLI's sources), at 25 fps.
     static let sources: [(name: String, filter: String)] = [

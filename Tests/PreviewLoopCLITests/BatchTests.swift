@@ -56,7 +56,7 @@ struct BatchBench {
     }
 }
 
-@Suite("Batch: runs end to end", .serialized, .timeLimit(.minutes(5)), .tags(.slow))
+@Suite("Batch: runs end to end", .serialized, .timeLimit(.minutes(10)), .tags(.slow))
 struct BatchRunTests {
     @Test("Good clips ok with every output; corrupt, missing and not-media clips permanent failures; a rerun skips all")
     func honestResultsAndResume() throws {

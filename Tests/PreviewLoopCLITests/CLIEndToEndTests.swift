@@ -37,7 +37,7 @@ private func contents(_ directory: String) -> [String] {
 /// against ffmpeg's frames (frame choice by best match, geometry and colour by PSNR ≥ 35 dB), `loop`'s
 /// frame files and CSV log, failures (exit 1, one `Error:` line naming the input, nothing written),
 /// usage errors (exit 64), interruption and help.
-@Suite("CLI end to end", .timeLimit(.minutes(5)))
+@Suite("CLI end to end", .timeLimit(.minutes(10)))
 struct CLIEndToEndTests {
     struct ProbeCase: CustomTestStringConvertible, Sendable {
         var fixture: String, displayWidth: Int, displayHeight: Int, rotation: Int
@@ -274,7 +274,7 @@ struct CLIEndToEndTests {
 /// The binary's failure contract: a bad input exits 1 with exactly one `Error:` line on standard error
 /// naming the input and leaves nothing behind; usage mistakes exit 64; an endless loop stops cleanly on
 /// SIGINT or SIGTERM with a complete log; every subcommand has help.
-@Suite("CLI end to end: failures, signals, help", .timeLimit(.minutes(5)))
+@Suite("CLI end to end: failures, signals, help", .timeLimit(.minutes(10)))
 struct CLIFailureTests {
     enum BadInput: String, CaseIterable, Sendable {
         case missing, empty, randomBytes, text, audioOnly, directory

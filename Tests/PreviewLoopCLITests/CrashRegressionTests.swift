@@ -6,7 +6,7 @@ import PreviewLoop
 /// No crash: the inputs the fuzzer found (saved in `Fuzz/crashes/`) and time arguments far out of
 /// range must end in an `Error:` line and exit status 1 (or 64 for a usage error), never in a trap.
 /// Run through the CLI in a child process, so that a crash fails one test instead of the test run.
-@Suite("No crash on fuzz findings and out-of-range times", .timeLimit(.minutes(5)))
+@Suite("No crash on fuzz findings and out-of-range times", .timeLimit(.minutes(10)))
 struct CrashRegressionTests {
     /// Every saved reproducer (`Fuzz/crashes/`, small files, named after what they are).
     static let reproducers: [String] = {

@@ -5,7 +5,7 @@ import PreviewLoopTestSupport
 
 /// The defaults on real-shaped footage: time limits that mean stalls, output shapes that follow
 /// the source.
-@Suite("Defaults: time limits and shapes", .timeLimit(.minutes(5)), .tags(.slow))
+@Suite("Defaults: time limits and shapes", .timeLimit(.minutes(10)), .tags(.slow))
 struct DefaultsTests {
     /// A 60 s clip: landscape.mp4 stream-copied 15 times over (made with the ffmpeg CLI).
     private static func longClip(in directory: String) throws -> String {

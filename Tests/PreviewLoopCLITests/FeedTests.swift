@@ -10,7 +10,7 @@ import PreviewLoopTestSupport
 /// HTML parser that is not ours), its URLs fetched from the server; signed URLs, the page's query and
 /// its problems, manifest titles and odd file names; and `batch export-page`'s files. The page's
 /// behaviour in a real browser is `make feed-check` (Scripts/feed-check.py).
-@Suite("feed: the page on serve and its static export", .serialized, .timeLimit(.minutes(6)))
+@Suite("feed: the page on serve and its static export", .serialized, .timeLimit(.minutes(10)))
 struct FeedTests {
     /// What Python's `html.parser` reads from a page: the cards' attributes, poster attributes and
     /// captions, the buttons' names, and the page's `<body>` attributes.

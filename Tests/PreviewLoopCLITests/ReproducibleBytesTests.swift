@@ -9,7 +9,7 @@ import PreviewLoopTestSupport
 /// count) writes other bytes there, so that run catches a machine-dependent setting on any machine;
 /// and twice with fresh memory filled with a byte (`MALLOC_PERTURB_`), which catches a read of memory
 /// nothing wrote (x264's AVX-512 macroblock tree, hence `mbtree=0`).
-@Suite("Reproducible bytes under load, CPU affinity and job count", .serialized, .timeLimit(.minutes(6)), .tags(.slow))
+@Suite("Reproducible bytes under load, CPU affinity and job count", .serialized, .timeLimit(.minutes(10)), .tags(.slow))
 struct ReproducibleBytesTests {
     /// Two `sha256sum /dev/zero` processes, killed when the test ends.
     private final class CPUHogs {

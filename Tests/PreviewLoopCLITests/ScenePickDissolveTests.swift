@@ -6,7 +6,7 @@ import PreviewLoopTestSupport
 /// `--pick scenes` on a 13 s clip of three still shots made here: a testsrc2 picture (0–5 s), SMPTE
 /// bars (5–9.4 s) and a Mandelbrot picture, the last two joined by a 0.8 s dissolve (`xfade`, 8.6–9.4 s;
 /// its first frame wholly of the third shot is at 9.40 s). Light noise on every frame, as a camera gives.
-@Suite("Scene picks: dissolves and sheets with fewer shots than tiles", .timeLimit(.minutes(5)))
+@Suite("Scene picks: dissolves and sheets with fewer shots than tiles", .timeLimit(.minutes(10)))
 struct ScenePickDissolveTests {
     static let hardCut = 5.0
     /// The dissolve's first mixed frame and its first frame wholly of the next shot.

@@ -12,7 +12,7 @@ import PreviewLoopTestSupport
 /// deadline while health checks are answered, every request answered (bodies, hundreds of parameters),
 /// a SIGTERM that cancels renders, a client that leaves logged as such, start-up files that are FIFOs,
 /// hard links and signed storyboards keyed on what they show.
-@Suite("serve: abusive clients and odd requests", .serialized, .timeLimit(.minutes(5)))
+@Suite("serve: abusive clients and odd requests", .serialized, .timeLimit(.minutes(10)))
 struct ServeAbuseTests {
     /// Runs `script` (Python) with the server's port; its standard output, trimmed.
     static func python(_ script: String, _ arguments: [String], killAfter: Double = 120) throws -> String {
@@ -298,7 +298,7 @@ struct ServeAbuseTests {
 }
 
 /// The memory budget holds renders at what they really take: estimates made at the source's size.
-@Suite("serve: memory estimates at the source's size", .serialized, .timeLimit(.minutes(3)))
+@Suite("serve: memory estimates at the source's size", .serialized, .timeLimit(.minutes(10)))
 struct ServeMemoryEstimateTests {
     @Test("A 640x640 animation of a 4K source is estimated above the 150 MB one such render was measured to add")
     func fourKAnimationEstimate() throws {

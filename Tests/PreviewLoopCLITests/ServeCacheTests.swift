@@ -10,7 +10,7 @@ import PreviewLoopTestSupport
 /// are shared by servers on one folder; a hit is the rendered bytes (whole, ranged, HEAD); eviction holds
 /// the cap and removes only the cache's own files; a folder of the user's files is refused; a full disk
 /// leaves no torn or temporary file; a replaced source is never answered from its old entry.
-@Suite("serve: the disk cache", .serialized, .timeLimit(.minutes(4)))
+@Suite("serve: the disk cache", .serialized, .timeLimit(.minutes(10)))
 struct ServeCacheTests {
     typealias Reply = ServeTests.Reply
 

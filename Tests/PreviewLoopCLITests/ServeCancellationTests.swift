@@ -10,7 +10,7 @@ import PreviewLoopTestSupport
 
 /// A render whose every waiting client has gone is cancelled: in the render queue with a render that
 /// runs until it is cancelled, and end to end with a real FFmpeg render and curl hanging up.
-@Suite("serve: cancelling abandoned renders", .serialized, .timeLimit(.minutes(4)))
+@Suite("serve: cancelling abandoned renders", .serialized, .timeLimit(.minutes(10)))
 struct ServeCancellationTests {
     @Test("The queue cancels a running render once every waiter's client is gone, and a new request starts afresh")
     func queueCancelsAbandonedRenders() throws {

@@ -8,7 +8,7 @@ import PreviewLoopTestSupport
 /// The image API's routes through the server's whole middleware chain, in-process (no socket, no
 /// daemon): byte ranges, validators, problems and metrics. What needs the daemon (connections, limits,
 /// timeouts, suspended connections, the binary) stays in ServeTests and ServeAbuseTests.
-@Suite("serve: routes in-process", .serialized, .timeLimit(.minutes(4)))
+@Suite("serve: routes in-process", .serialized, .timeLimit(.minutes(10)))
 struct ServeInProcessTests {
     /// A response as the in-process client read it; the header names are lowercased.
     struct Reply {

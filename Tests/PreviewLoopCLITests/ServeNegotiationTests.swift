@@ -7,7 +7,7 @@ import PreviewLoopTestSupport
 
 /// `thumbnail` without an extension answers the format the request's `Accept` prefers, byte for byte the
 /// file name it chose, and varies by `Accept`.
-@Suite("serve: thumbnail negotiates its format by Accept", .serialized, .timeLimit(.minutes(4)))
+@Suite("serve: thumbnail negotiates its format by Accept", .serialized, .timeLimit(.minutes(10)))
 struct ServeNegotiationTests {
     @Test("Accept as browsers send it picks WebP or JPEG; q=0 and equal qualities are honoured")
     func preference() {

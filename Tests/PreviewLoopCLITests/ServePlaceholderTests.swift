@@ -12,7 +12,7 @@ import PreviewLoopTestSupport
 /// memory and disk cache entries; `placeholder.json` carries them with the pHash (equal to
 /// `imagehash.phash`) and the time, with validators, 304, signed URLs and problem bodies as the
 /// other routes have them.
-@Suite("serve: placeholders", .serialized, .timeLimit(.minutes(4)))
+@Suite("serve: placeholders", .serialized, .timeLimit(.minutes(10)))
 struct ServePlaceholderTests {
     typealias Reply = ServeTests.Reply
 

@@ -11,7 +11,7 @@ import PreviewLoopTestSupport
 /// `serve --allow-source`: videos read over http(s) from allowed URL prefixes only, identified by their
 /// server's validators, read as the version validated, with every way out of the prefixes refused
 /// before anything is sent.
-@Suite("serve: remote sources under allowed URL prefixes", .serialized, .timeLimit(.minutes(4)), .tags(.network))
+@Suite("serve: remote sources under allowed URL prefixes", .serialized, .timeLimit(.minutes(10)), .tags(.network))
 struct ServeRemoteTests {
     /// `url` as a query value (everything but letters and digits escaped).
     static func encoded(_ url: String) -> String {

@@ -9,7 +9,7 @@ import PreviewLoopTestSupport
 
 /// Outputs that share their work are one render: a storyboard's index (`.vtt`, `.json`) and picture, a
 /// thumbnail and its `placeholder.json`; each answered afterwards is the body its own render gives.
-@Suite("serve: one render for outputs that share it", .serialized, .timeLimit(.minutes(3)))
+@Suite("serve: one render for outputs that share it", .serialized, .timeLimit(.minutes(10)))
 struct ServeSharedRenderTests {
     /// Fetches `paths` in order from a new server on the same root; the bodies and the renders made.
     static func fetchAll(_ paths: [String], root: String, cache: String? = nil) throws -> (bodies: [Data], renders: Int) {

@@ -12,7 +12,7 @@ import PreviewLoopTestSupport
 /// a served thumbnail is the bytes `preview-loop thumb` writes, a swapped path is never read, signed URLs,
 /// CORS and hostile clients are handled, and the render queue admits, coalesces, refuses and times out as
 /// documented. Byte ranges, validators, problems and metrics run in-process: ServeInProcessTests.
-@Suite("serve: the image API", .serialized, .timeLimit(.minutes(4)))
+@Suite("serve: the image API", .serialized, .timeLimit(.minutes(10)))
 struct ServeTests {
     /// A response as curl saw it.
     struct Reply {

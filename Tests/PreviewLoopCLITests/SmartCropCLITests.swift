@@ -5,7 +5,7 @@ import PreviewLoopTestSupport
 
 /// `--fit smartcrop` on the built binary: the written still is the ffmpeg CLI's crop of the chosen
 /// window, the same bytes on every run, and every command that takes `--fit` takes it.
-@Suite("--fit smartcrop end to end", .timeLimit(.minutes(3)))
+@Suite("--fit smartcrop end to end", .timeLimit(.minutes(10)))
 struct SmartCropCLITests {
     @Test("thumb --fit smartcrop writes ffmpeg's crop of a window holding the object, the same bytes twice")
     func thumb() throws {

@@ -6,7 +6,7 @@ import PreviewLoopTestSupport
 /// AVIF stills (libaom through libavcodec, in libavformat's `avif` container), read back by libavif's
 /// own `avifdec` — another decoder (dav1d) and another container parser than the ones that wrote them —
 /// and compared with the ffmpeg CLI's frame at the same time and size.
-@Suite("AVIF stills: decoded by avifdec, against the ffmpeg CLI's frame", .timeLimit(.minutes(2)))
+@Suite("AVIF stills: decoded by avifdec, against the ffmpeg CLI's frame", .timeLimit(.minutes(10)))
 struct AVIFEncodingTests {
     static let size = EncodingTests.size
     static let time = 1.48

@@ -51,7 +51,7 @@ enum AlphaClips {
     }
 }
 
-@Suite("Pictures with alpha are flattened on black, whatever their codec", .timeLimit(.minutes(3)))
+@Suite("Pictures with alpha are flattened on black, whatever their codec", .timeLimit(.minutes(10)))
 struct AlphaFlatteningTests {
     static func expect(_ image: RGBImage, _ colour: AlphaClips.Colour, _ what: String,
                        sourceLocation: SourceLocation = #_sourceLocation) {

@@ -27,7 +27,7 @@ struct RefusedInput: CustomTestStringConvertible, Sendable {
 /// ``PreviewLoopError/Code`` from the library (open, decode a frame, convert it) and the CLI's
 /// behaviour (`thumb`: exit 1, one `Error:` line naming the input, no image and no temporary file left).
 /// The inputs are made at test time by `Fixtures/make-bad-inputs.sh`; part 2 is ``OddInputTests``.
-@Suite("Bad inputs are refused with the right code", .timeLimit(.minutes(5)))
+@Suite("Bad inputs are refused with the right code", .timeLimit(.minutes(10)))
 struct BadInputCatalogTests {
     static let refused: [RefusedInput] = [
         RefusedInput(name: "missing.mp4", expected: .inputNotFound, about: "no such file"),

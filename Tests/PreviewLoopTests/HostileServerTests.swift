@@ -9,7 +9,7 @@ import Synchronization
 /// must end in ``PreviewLoopError/Code/timedOut`` within its deadline + 1 s (library and CLI), and a
 /// loop blocked in a read must stop within 1 s of ``LoopPlayer.Handle/stop()`` (the interrupt callback
 /// aborts blocking I/O). HLS playlists must not reach local files or other ports, only their own origin.
-@Suite("Hostile servers: no hang, no escape", .timeLimit(.minutes(5)), .tags(.network, .slow))
+@Suite("Hostile servers: no hang, no escape", .timeLimit(.minutes(10)), .tags(.network, .slow))
 struct HostileServerTests {
     let clip = TestPaths.fixture("landscape.mp4")      // fast start: its moov ends at byte 4,420
     let size = Size(width: 320, height: 180)

@@ -6,7 +6,7 @@ import PreviewLoop
 /// What a client of the library gets without any package-only type: a contact sheet with the
 /// library's own drawer and header, a poster from a window and size given as the commands take them,
 /// and images written to files whole.
-@Suite("Library conveniences", .timeLimit(.minutes(3)))
+@Suite("Library conveniences", .timeLimit(.minutes(10)))
 struct LibraryConveniencesTests {
     @Test("contactSheet(_:) is the sheet drawn with the default drawer, the file's name and its size")
     func contactSheetWithItsOwnParts() async throws {

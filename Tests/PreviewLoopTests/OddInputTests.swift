@@ -16,7 +16,7 @@ struct OddPicture: CustomTestStringConvertible, Sendable {
 /// concealed, picture-size changes, extreme and odd sizes, 10-bit full range, alpha, interlacing,
 /// fragmented MP4, raw H.264 without a duration, a single frame, cover art, and standard input. Each
 /// case is run through the library and the CLI. The inputs come from `Fixtures/make-bad-inputs.sh`.
-@Suite("Odd but valid inputs give pictures", .timeLimit(.minutes(5)))
+@Suite("Odd but valid inputs give pictures", .timeLimit(.minutes(10)))
 struct OddInputTests {
     let size = Size(width: 320, height: 180)
 

@@ -15,7 +15,7 @@ private func readPPM(_ path: String) throws -> RGBImage {
     try PPM.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
 }
 
-@Suite("Poster frame on fixtures", .timeLimit(.minutes(5)))
+@Suite("Poster frame on fixtures", .timeLimit(.minutes(10)))
 struct PosterFrameTests {
     static let size = Size(width: 160, height: 90)
     static let upright = Size(width: 320, height: 240)
@@ -160,7 +160,7 @@ struct PosterFrameTests {
     }
 }
 
-@Suite("Poster frame: thumb --at auto", .timeLimit(.minutes(5)))
+@Suite("Poster frame: thumb --at auto", .timeLimit(.minutes(10)))
 struct PosterCLITests {
     @Test("--at auto is the default; --start and --length set its window; explicit times keep their meaning")
     func parsing() throws {

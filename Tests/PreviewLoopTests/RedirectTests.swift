@@ -8,7 +8,7 @@ import PreviewLoopFFmpeg
 /// answers some names with `302 Location: …`; server B serves the real segment and records every
 /// request, so a test proves B was never contacted when the hop to it is refused (the redirect is
 /// learned from A and checked before anything is sent to B).
-@Suite("Redirects: every hop checked, the other origin never contacted", .timeLimit(.minutes(5)))
+@Suite("Redirects: every hop checked, the other origin never contacted", .timeLimit(.minutes(10)))
 struct RedirectTests {
     let size = Size(width: 320, height: 180)
 

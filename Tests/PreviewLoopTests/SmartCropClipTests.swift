@@ -3,7 +3,7 @@ import Testing
 import PreviewLoopTestSupport
 @testable import PreviewLoop
 
-@Suite("Smart crop on clips, against the ffmpeg CLI's crop of the chosen window", .timeLimit(.minutes(3)))
+@Suite("Smart crop on clips, against the ffmpeg CLI's crop of the chosen window", .timeLimit(.minutes(10)))
 struct SmartCropClipTests {
     static let output = Size(width: 180, height: 180)
 

@@ -7,7 +7,7 @@ import PreviewLoopTestSupport
 /// half) declare 2.0 s but hold less: the probe, every `--json` record and batch records say so, with
 /// where the data ends; the end is checked against the last frame ffmpeg decodes. The inputs come from
 /// `Fixtures/make-bad-inputs.sh`.
-@Suite("Truncated files are reported", .timeLimit(.minutes(5)))
+@Suite("Truncated files are reported", .timeLimit(.minutes(10)))
 struct TruncationTests {
     static let truncated = ["faststart-cut10.mp4", "faststart-cut50.mp4", "faststart-cut90.mp4", "cut50.mkv", "cut50.webm"]
 

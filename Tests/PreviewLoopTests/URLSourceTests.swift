@@ -7,7 +7,7 @@ import PreviewLoopTestSupport
 /// stopped by each test): probing, sampling and looping over HTTP give exactly what the same calls
 /// give on the local file, and HTTP failures (404, refused connection, no byte ranges) surface as
 /// ``PreviewLoopError`` codes within seconds instead of hangs.
-@Suite("URL sources over HTTP", .timeLimit(.minutes(5)), .tags(.network))
+@Suite("URL sources over HTTP", .timeLimit(.minutes(10)), .tags(.network))
 struct URLSourceTests {
     let fixtures = TestPaths.packageRoot.appendingPathComponent("Fixtures").path
     let size = Size(width: 320, height: 180)
