@@ -2,7 +2,7 @@
 # `make install` into a scratch DESTDIR, then what a user of the installed tool would try:
 # - the manual page renders with no groff warning (`groff -man -ww -z`) and `man -l` shows it;
 # - bash, zsh and fish load their completion scripts; bash's and fish's offer --size after `thumb --si`
-#   and fill/fit/stretch after `thumb --fit`, batch's subcommands after `batch` and only their own
+#   and fill/fit/smartcrop/stretch after `thumb --fit`, batch's subcommands after `batch` and only their own
 #   options after `batch export-page` and `batch report`; zsh's, bound by compinit, offers the same
 #   in an interactive zsh on a pseudo-terminal;
 # - the binary is stripped (no `.symtab` or `.debug_*` section, `readelf -S`) and smaller than the
@@ -61,8 +61,8 @@ bash_offers() {
            printf "%s\n" "${COMPREPLY[@]}"' _ "$root/share/bash-completion/completions/preview-loop" "$@"
 }
 bash_offers preview-loop thumb --si | grep -x -- "--size" >/dev/null || fail "bash does not offer --size after 'thumb --si'"
-[ "$(bash_offers preview-loop thumb --fit "" | sort | tr '\n' ' ')" = "fill fit stretch " ] \
-  || fail "bash does not offer fill, fit, stretch after 'thumb --fit'"
+[ "$(bash_offers preview-loop thumb --fit "" | sort | tr '\n' ' ')" = "fill fit smartcrop stretch " ] \
+  || fail "bash does not offer fill, fit, smartcrop, stretch after 'thumb --fit'"
 bash_offers preview-loop th | grep -x thumb >/dev/null || fail "bash does not offer the subcommand thumb"
 [ "$(bash_offers preview-loop batch export-page --)" = "--help" ] \
   || fail "bash does not offer export-page's options alone after 'batch export-page --'"
