@@ -106,7 +106,14 @@ final class HTTPRangeBytes: RandomAccessBytes {
         // A caller's own precondition on the date stands for the pin.
         reader.pinsLastModified = !options.requestHeaders.keys.contains { $0.lowercased() == "if-unmodified-since" }
         reader.shouldStop = shouldStop
-        do { try reader.adopt(response, count: first) } catch { return nil }
+        do {
+            try reader.adopt(response, count: first)
+        } catch where error.kind == .transport {
+            // The first range was cut off (a dropped connection): asked again, with the reader's retries.
+            do { try reader.open() } catch { return nil }
+        } catch {
+            return nil
+        }
         return HTTPRangeBytes(url: url, name: given.absoluteString, reader: reader)
     }
 }
