@@ -30,6 +30,8 @@ stats = {'requests': 0, 'bytes': 0, 'ranges': []}
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
+    # As nginx's tcp_nodelay: a response's last short segment is not held back for the client's ACK.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass

@@ -88,8 +88,12 @@ final class HTTPRangeBytes: RandomAccessBytes {
         var target = given.absoluteString
         var response: HTTPTransfer.Response?
         for _ in 0...OpenGate.maxRedirects {
+            // Only a range's body is read: any other answer (a whole body, a redirect's, an error page)
+            // is left after its header, so a server without ranges costs one header here, not a window.
             let answer = transfer.get(url: target, headers: headers(range: "bytes=0-\(first - 1)", ifMatch: pinned),
-                                      bodyLimit: first, shouldStop: shouldStop)
+                                      bodyLimit: first, shouldStop: shouldStop) { status, fields in
+                status == 206 && !isPlaylist(contentType: fields["content-type"])
+            }
             guard [301, 302, 303, 307, 308].contains(answer.status) else { response = answer; break }
             guard let location = answer.headers["location"],
                   let next = RedirectProbe.redirectTarget(inHeader: "HTTP/1.1 \(answer.status) Redirect\r\nLocation: \(location)\r\n\r\n",
