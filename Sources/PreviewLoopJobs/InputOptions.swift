@@ -129,7 +129,19 @@ extension ScannedArguments {
         guard !input.isEmpty else {
             throw UsageError(.missingInput, subcommand: subcommand, "The input is an empty string.")
         }
+        try checkBucket(input, option: nil)
         return input
+    }
+}
+
+extension ScannedArguments {
+    /// Refuses an `s3://` argument whose bucket name a store would refuse, before any work.
+    ///
+    /// - Parameter option: the option's long name, or `nil` for the input.
+    func checkBucket(_ argument: String, option: String?) throws(UsageError) {
+        guard let problem = ObjectOutput.bucketProblem(in: argument) else { return }
+        let kind: UsageError.Kind = option.map { .invalidValue(option: $0, value: argument) } ?? .invalidValue(option: "input", value: argument)
+        throw UsageError(kind, subcommand: subcommand, "Invalid \(option.map { "value for '--\($0)'" } ?? "input") '\(argument)': \(problem).")
     }
 }
 

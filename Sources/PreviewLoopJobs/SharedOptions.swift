@@ -121,6 +121,7 @@ extension ScannedArguments {
             throw UsageError(.missingOption("output"), subcommand: subcommand,
                              "Missing expected option '-o <file>' (the image to write, for example out.ppm).")
         }
+        try checkBucket(path, option: "output")
         let given = try value(OutputOptions.imageFormat)
         if path == ImageDestination.standardOutput { return (path, given ?? .png) }
         let named = ImageFileFormat(path: path)
@@ -146,6 +147,7 @@ extension ScannedArguments {
         guard !path.isEmpty else {
             throw UsageError(.invalidValue(option: option.spec.name, value: path), subcommand: subcommand, "The output is an empty string.")
         }
+        try checkBucket(path, option: option.spec.name)
         // These commands write a named file or a folder; '-' is neither (a folder named '-' is surely not meant).
         guard path != ImageDestination.standardOutput else {
             throw UsageError(.invalidValue(option: option.spec.name, value: path), subcommand: subcommand,

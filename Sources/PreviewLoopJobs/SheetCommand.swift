@@ -242,6 +242,7 @@ struct SheetRun {
         let made = try sampler.contactSheet(options.sheetConfiguration, drawer: drawer, name: Self.displayName(of: options.source.input),
                                             fileSize: Self.fileSize(of: options.source.opened ?? options.source.input))
         display.finish(completed: made.plan.frames.count, total: made.plan.frames.count)
+        report?.fetched(sampler.remoteReads)
         return (try options.format.encode(made.image, quality: options.quality), made)
     }
 

@@ -243,6 +243,7 @@ struct SpritesRun {
                 try ObjectOutput.upload(files: names, from: staged.path, to: upload.prefix, existing: upload.existing)
             }
             display.finish(completed: track.cues.count, total: track.cues.count)
+            report?.fetched(sampler.remoteReads)
         } catch {
             display.abandon()
             staged.discard()

@@ -181,6 +181,7 @@ struct StripRun {
         if options.pick == .even { sampler.progress = { display.update(completed: $0, total: $1) } }
         let strip = try sampler.contactStrip(configuration)
         display.finish(completed: strip.plan.frames.count, total: strip.plan.frames.count)
+        report?.fetched(sampler.remoteReads)
         return (try options.format.encode(strip.image, quality: options.quality), strip)
     }
 }

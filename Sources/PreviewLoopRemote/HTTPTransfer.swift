@@ -43,6 +43,10 @@ package final class HTTPTransfer: @unchecked Sendable {
         var headers: [String: String] = [:]
         var shouldStop: () -> Bool = { false }
         var wasStopped = false
+        /// The status of the response being received, from its status line.
+        var status = 0
+        /// Asked once a final response's header block is complete; `false` ends the transfer there.
+        var acceptsHeaders: ((Int, [String: String]) -> Bool)?
         /// The request body being sent, and how much of it curl has taken.
         var upload: [UInt8] = []
         var uploaded = 0
@@ -68,8 +72,14 @@ package final class HTTPTransfer: @unchecked Sendable {
 
     /// A `GET` of `url` with the given header lines, keeping at most `bodyLimit` bytes of body (a
     /// server that sends more is cut off there, so a response is never bigger than what was asked).
-    package func get(url: String, headers: [String], bodyLimit: Int, shouldStop: @escaping () -> Bool) -> Response {
-        perform(method: "GET", url: url, headers: headers, body: nil, bodyLimit: bodyLimit, shouldStop: shouldStop)
+    ///
+    /// - Parameter acceptsHeaders: asked with the status and header fields once they are all in;
+    ///   `false` ends the transfer before any body is read (the response then has them and no body).
+    package func get(url: String, headers: [String], bodyLimit: Int, shouldStop: @escaping () -> Bool,
+                     acceptsHeaders: ((Int, [String: String]) -> Bool)? = nil) -> Response {
+        exchange.acceptsHeaders = acceptsHeaders
+        defer { exchange.acceptsHeaders = nil }
+        return perform(method: "GET", url: url, headers: headers, body: nil, bodyLimit: bodyLimit, shouldStop: shouldStop)
     }
 
     /// A request of any method: `HEAD` asks for no body; a `body` (even empty) is sent with its
@@ -83,6 +93,7 @@ package final class HTTPTransfer: @unchecked Sendable {
         exchange.body.reserveCapacity(min(bodyLimit, 16 << 20))
         exchange.bodyLimit = bodyLimit
         exchange.headers = [:]
+        exchange.status = 0
         exchange.shouldStop = shouldStop
         exchange.wasStopped = false
         curl_easy_reset(handle)
@@ -145,6 +156,12 @@ package final class HTTPTransfer: @unchecked Sendable {
                 let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
                 if line.hasPrefix("HTTP/") {
                     exchange.headers = [:]
+                    let words = line.split(separator: " ", maxSplits: 2)
+                    exchange.status = words.count >= 2 ? Int(words[1]) ?? 0 : 0
+                } else if line.allSatisfy(\.isNewline), exchange.status >= 200, let accepts = exchange.acceptsHeaders,
+                          !accepts(exchange.status, exchange.headers) {
+                    // The end of a final response's header block, and the caller wants no body.
+                    return 0
                 } else if let colon = line.firstIndex(of: ":") {
                     let value = line[line.index(after: colon)...].filter { !$0.isNewline }.trimmingSpaces
                     exchange.headers[line[..<colon].lowercased()] = value

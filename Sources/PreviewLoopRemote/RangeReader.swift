@@ -1,21 +1,26 @@
 import Glibc
 
 /// Reads a remote object in bounded byte ranges (`Range: bytes=A-B`, never open-ended) over one reused
-/// connection: a read-ahead window that starts small, doubles while reads run forward and starts small
-/// again after a seek; a few recent windows kept for reads that go back; a failed range retried with
-/// back-off; the object's version pinned with `If-Match` after the first answer. Counts the bytes and
-/// requests it spent. Used from one thread at a time.
+/// connection: a read-ahead window that doubles while reads run forward; after a seek, only what the
+/// read asked for (a demuxer asks for a whole packet at once when it is larger than its buffer) plus a
+/// small window, so a keyframe seek fetches the packets it decodes and little more; a few recent windows
+/// kept for reads that go back; a failed range retried with back-off; the object's version pinned after
+/// the first answer (`If-Match` with its strong `ETag`, else `If-Unmodified-Since` with its
+/// `Last-Modified`). Counts the bytes and requests it spent. Used from one thread at a time.
 package final class RangeReader {
     /// The request for some bytes: URL and header lines, given the `Range` value and the `If-Match`
     /// validator (signed afresh for each request, so a signature's time is always now).
     package typealias RequestMaker = (_ range: String, _ ifMatch: String?) -> (url: String, headers: [String])
 
-    /// The window sizes: the first read of a run, and the most read ahead at once.
+    /// The window sizes: the first read (at the object's start), the read-ahead past what a read after a
+    /// seek asks for, and the most read ahead at once on a forward run.
     package struct Window: Sendable {
         package var initial: Int
+        package var afterSeek: Int
         package var maximum: Int
-        package init(initial: Int = 256 << 10, maximum: Int = 4 << 20) {
+        package init(initial: Int = 256 << 10, afterSeek: Int = 64 << 10, maximum: Int = 1 << 20) {
             self.initial = initial
+            self.afterSeek = afterSeek
             self.maximum = maximum
         }
     }
@@ -28,10 +33,18 @@ package final class RangeReader {
     package var shouldStop: () -> Bool = { false }
     /// Recent windows, most recent last: (offset, bytes).
     private var blocks: [(offset: Int64, bytes: [UInt8])] = []
+    /// The bytes in ``blocks``, and the most kept.
+    private var keptBytes = 0
+    private static let keptLimit = 16 << 20
     private var nextWindow: Int
     /// Where the last read ended, to tell a forward run from a seek.
     private var lastEnd: Int64 = -1
     private var validator: String?
+    /// The first answer's `Last-Modified`, pinned (`If-Unmodified-Since`) when it gave no strong `ETag`.
+    private var lastModified: String?
+    /// Whether a `Last-Modified` is pinned when there is no strong `ETag` (http(s) servers; a store always
+    /// gives an `ETag`).
+    package var pinsLastModified = false
     /// The object's size, known from the first answer.
     package private(set) var size: Int64 = -1
     /// Body bytes received, error bodies included.
@@ -66,12 +79,16 @@ package final class RangeReader {
         if let copied = copy(from: offset, into: buffer) { lastEnd = offset + Int64(copied); return copied }
         // A run forward (a read starting where the last ended, or a short skip ahead) grows the window;
         // anything else is a seek and starts small.
+        let count: Int
         if lastEnd >= 0, offset >= lastEnd, offset - lastEnd <= Int64(nextWindow) {
             nextWindow = min(window.maximum, nextWindow * 2)
+            count = max(nextWindow, buffer.count)
         } else {
-            nextWindow = window.initial
+            // A seek: what is asked for (a whole packet when it is larger than the demuxer's buffer), and
+            // a small window for the packets after it; a run forward from here grows it again.
+            nextWindow = window.afterSeek
+            count = buffer.count + window.afterSeek
         }
-        let count = max(nextWindow, buffer.count)
         _ = try fetch(from: offset, count: count)
         let copied = copy(from: offset, into: buffer) ?? 0
         lastEnd = offset + Int64(copied)
@@ -98,7 +115,8 @@ package final class RangeReader {
         var attempt = 0
         while true {
             if shouldStop() { throw RemoteFailure(.stopped, "stopped") }
-            let request = makeRequest(range, validator)
+            var request = makeRequest(range, validator)
+            if validator == nil, let lastModified { request.headers.append("If-Unmodified-Since: \(lastModified)") }
             requests += 1
             let response = transfer.get(url: request.url, headers: request.headers, bodyLimit: Int(last - offset + 1),
                                         shouldStop: shouldStop)
@@ -127,7 +145,7 @@ package final class RangeReader {
                 throw RemoteFailure(.transport, "the transfer failed (\(response.failure ?? ""))")
             }
             size = total
-            if validator == nil { validator = response.headers["etag"] }
+            pin(response)
             keep(offset: offset, bytes: response.body)
             return response.body.count
         case 200 where offset == 0:
@@ -136,7 +154,7 @@ package final class RangeReader {
                 throw RemoteFailure(.transport, "the server does not take byte ranges and gives no length")
             }
             size = length
-            if validator == nil { validator = response.headers["etag"] }
+            pin(response)
             keep(offset: 0, bytes: response.body)
             return response.body.count
         case 200:
@@ -153,10 +171,33 @@ package final class RangeReader {
         }
     }
 
+    /// Pins the version the first answer names: its strong `ETag` (a weak one never matches `If-Match`),
+    /// else (when ``pinsLastModified``) its `Last-Modified`.
+    private func pin(_ response: HTTPTransfer.Response) {
+        guard validator == nil, lastModified == nil else { return }
+        if let tag = response.headers["etag"], !tag.hasPrefix("W/") {
+            validator = tag
+        } else if pinsLastModified {
+            lastModified = response.headers["last-modified"]
+        }
+    }
+
+    /// Takes the answer to a first request made by the caller (`Range: bytes=0-(count-1)`, sent to find
+    /// where redirects lead) as this reader's own first window, counting it.
+    package func adopt(_ response: HTTPTransfer.Response, count: Int) throws(RemoteFailure) {
+        requests += 1
+        bytesReceived += Int64(response.body.count)
+        _ = try accept(response, offset: 0, last: Int64(count) - 1)
+    }
+
     private func keep(offset: Int64, bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         blocks.append((offset, bytes))
-        // At most 4 windows (16 MiB at the largest window) are kept.
-        if blocks.count > 4 { blocks.removeFirst() }
+        keptBytes += bytes.count
+        // The most recent windows, up to 16 MiB: a sampler that goes back over keyframes it read (a
+        // second pass over the same times) finds them here.
+        while blocks.count > 1, keptBytes > Self.keptLimit || blocks.count > 256 {
+            keptBytes -= blocks.removeFirst().bytes.count
+        }
     }
 }

@@ -21,6 +21,29 @@ package struct S3Object: Sendable, Hashable, CustomStringConvertible {
         self.key = Self.percentDecoded(key) ?? key
     }
 
+    /// Why `bucket` is not a bucket name S3 accepts, or `nil` when it is one: 3 to 63 characters of
+    /// lowercase letters, digits, dots and hyphens, a letter or digit first and last, no two dots in a
+    /// row, not shaped like an IP address (`192.168.5.4`).
+    package static func bucketNameProblem(_ bucket: String) -> String? {
+        let characters = Array(bucket.utf8)
+        guard (3...63).contains(characters.count) else {
+            return "a bucket name has 3 to 63 characters, not \(characters.count)"
+        }
+        func isLowerOrDigit(_ c: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) }
+        guard characters.allSatisfy({ isLowerOrDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
+            return "a bucket name holds only lowercase letters, digits, dots and hyphens"
+        }
+        guard isLowerOrDigit(characters.first!), isLowerOrDigit(characters.last!) else {
+            return "a bucket name begins and ends with a letter or a digit"
+        }
+        guard !bucket.contains("..") else { return "a bucket name has no two dots in a row" }
+        let parts = bucket.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }) {
+            return "a bucket name is not shaped like an IP address"
+        }
+        return nil
+    }
+
     /// `s3://bucket/key`, as messages name it.
     package var description: String { "s3://\(bucket)/\(key)" }
 

@@ -290,6 +290,23 @@ struct CommandLineUsageErrorTests {
         #expect(error?.subcommand == subcommand)
     }
 
+    @Test("An s3:// input or output whose bucket name S3 refuses is a usage error when parsed", arguments: [
+        "Bad_Bucket!", "UPPER", "ab", String(repeating: "a", count: 64), "192.168.5.4", "-lead", "trail-", "two..dots",
+    ])
+    func badBucketNames(bucket: String) {
+        let url = "s3://\(bucket)/x.jpg"
+        #expect(usageError(["thumb", url, "-o", "a.jpg"])?.kind == .invalidValue(option: "input", value: url))
+        #expect(usageError(["thumb", "clip.mp4", "-o", url])?.kind == .invalidValue(option: "output", value: url))
+        #expect(usageError(["sprites", "clip.mp4", "-o", "s3://\(bucket)/thumbs/"])?.kind
+            == .invalidValue(option: "output", value: "s3://\(bucket)/thumbs/"))
+        #expect(usageError(["thumb", url, "-o", "a.jpg"])?.message.split(separator: "\n").count == 1)
+    }
+
+    @Test("Bucket names S3 accepts parse", arguments: ["abc", "clips", "my.clips-2024", String(repeating: "a", count: 63), "1.2.3"])
+    func goodBucketNames(bucket: String) throws {
+        _ = try parse(["thumb", "s3://\(bucket)/in.mp4", "-o", "s3://\(bucket)/out.jpg"])
+    }
+
     @Test(arguments: ["axb", "-320x180", "16385x10", "320x180x2", "", "0x0", "-1x-1", "x", "0", "16385", "sourc", "+320x180",
                       "320x-2", "1e3x10"])
     func badSizes(value: String) {

@@ -24,13 +24,15 @@ package final class HTTPTestServer {
     ///   this `Location` instead of a file (`.byteRanges` only); the value `!drop` serves the file but cuts
     ///   every other response to it off halfway, closing the connection (a store that drops a connection
     ///   mid-range).
-    package init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:]) throws {
+    /// - Parameter requestLog: a file to which the `.byteRanges` server appends one line per request,
+    ///   `NAME RANGE` (the `Range` header as sent, `-` without one), before it answers.
+    package init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:], requestLog: String? = nil) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         switch flavour {
         case .byteRanges:
             process.arguments = ["-u", "-c", Self.unblockSignals + "\n" + Self.rangeServerScript, directory]
-                + redirects.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                + redirects.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + (requestLog.map { ["!log=\($0)"] } ?? [])
         case .plain:
             // `python3 -m http.server 0 --bind 127.0.0.1 --directory DIR`, after unblocking the signals.
             process.arguments = ["-u", "-c", Self.unblockSignals + "import runpy; runpy.run_module('http.server', run_name='__main__')",
@@ -105,6 +107,7 @@ package final class HTTPTestServer {
 import http.server, os, re, socket, sys
 root = sys.argv[1]
 redirects = dict(argument.split('=', 1) for argument in sys.argv[2:])
+request_log = redirects.pop('!log', None)
 answered = {}
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
@@ -113,6 +116,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self): self.respond(True)
     def respond(self, with_body):
         name = os.path.basename(self.path.split('?')[0])
+        if request_log:
+            with open(request_log, 'a') as log: log.write('%s %s\n' % (name, self.headers.get('Range', '-')))
         dropping = redirects.get(name) == '!drop'
         if name in redirects and not dropping:
             self.send_response(302); self.send_header('Location', redirects[name])

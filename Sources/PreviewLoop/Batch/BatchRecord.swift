@@ -29,7 +29,8 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     public var outputs: [Output]
     /// What the clip is, when it could be opened.
     public var clip: ClipInfo?
-    /// For an `s3://` input, the bytes fetched and requests made (`thumb --json`); `nil` otherwise.
+    /// For an `s3://` input or an http(s) one read in ranges, the bytes fetched and requests made (`--json`
+    /// of thumb, strip, sheet and sprites, and batch records); `nil` otherwise.
     public var remote: RemoteReads?
     /// Milliseconds: opening and probing, each output, the whole clip.
     public var timings: [String: Double]

@@ -246,8 +246,10 @@ public final class BatchRunner: Sendable {
             defer { gate.release(reservation) }
             let outputs = try job.run()
             context.timings["total_ms"] = BatchClipJob.milliseconds(since: started)
-            let record = BatchRecord(id: clip.id, input: clip.input, status: .ok, outputs: outputs, clip: BatchRecord.ClipInfo(job.info),
+            var record = BatchRecord(id: clip.id, input: clip.input, status: .ok, outputs: outputs, clip: BatchRecord.ClipInfo(job.info),
                                      timings: context.timings, shard: options.shard.description, fingerprint: fingerprint)
+            // What a remote input's reads cost (s3://, or http(s) read in ranges), as --json records say it.
+            record.remote = job.sampler.remoteReads
             try AtomicFile.write(Array(record.jsonLine().utf8), to: staging + "/.complete.json")
             // To a bucket: uploaded (record last) before the local folder is committed.
             try objects?.upload(record, from: staging)

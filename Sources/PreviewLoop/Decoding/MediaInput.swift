@@ -17,6 +17,11 @@ final class MediaInput {
     private let standardInputMode: NonBlockingStandardInput?
     /// An `s3://` input's bytes (fetched in ranges, shared by every open of this input).
     let objectBytes: ObjectStoreBytes?
+    /// An http(s) input's bytes when its server takes byte ranges (fetched in bounded ranges, shared by
+    /// every open of this input); `nil` when FFmpeg's protocol reads it (playlists, servers without ranges).
+    let webBytes: HTTPRangeBytes?
+    /// What reading a remote input (`s3://` or http(s) in ranges) cost so far; `nil` for anything else.
+    var remoteReads: RemoteReads? { objectBytes?.reads ?? webBytes?.reads }
 
     /// Opens `source` and selects its best video stream.
     init(source: Source, options: SourceOptions = .init(), interrupter: Interrupter = .forCurrentCall()) throws(PreviewLoopError) {
@@ -24,7 +29,7 @@ final class MediaInput {
         self.source = source
         self.options = options
         let name = source.description
-        let input = try options.ffmpegInput(for: source)
+        var chosen = try options.ffmpegInput(for: source)
         if let jobTimeout = options.jobTimeout { interrupter.setJobDeadline(after: jobTimeout) }
         interrupter.setDeadline(after: options.openTimeout)
         var memory: RandomAccessReader?
@@ -33,9 +38,22 @@ final class MediaInput {
             try ObjectStoreBytes(object: object, options: options, interrupter: interrupter)
         }
         self.objectBytes = objectBytes
+        let webBytes = try HTTPRangeBytes.open(source, options: options, interrupter: interrupter)
+        self.webBytes = webBytes
+        if webBytes != nil {
+            // Read through the range reader's custom I/O: FFmpeg opens no protocol and nothing nested.
+            chosen.url = ""
+            chosen.options = chosen.options.filter { ["max_streams", "format_whitelist"].contains($0.key) }
+            chosen.options["protocol_whitelist"] = ""
+            chosen.policy = SourcePolicy(kind: .nothing)
+        }
+        let input = chosen
+        let rangedBytes: (any RandomAccessBytes)? = objectBytes ?? webBytes
+        /// Why a ranged read failed, in the store's or server's words.
+        func rangedReadError() -> PreviewLoopError? { objectBytes?.readError ?? webBytes?.readError }
         // Each open gets its own I/O context over the same bytes.
         func ranged() throws(FFmpegFailure) -> RandomAccessReader? {
-            try objectBytes.map { bytes throws(FFmpegFailure) in try RandomAccessReader(bytes) }
+            try rangedBytes.map { bytes throws(FFmpegFailure) in try RandomAccessReader(bytes) }
         }
         FFmpegLog.clearLastError()
         if case .data = source, let name = Self.probedFormatName(source, options: options), Self.referencingFormats.contains(name) {
@@ -48,9 +66,9 @@ final class MediaInput {
         do {
             format = try ffmpeg { () throws(FFmpegFailure) in try FormatContext(url: FilePathBytes.cString(input.url), displayName: name, options: input.options, policy: input.policy,
                                        memory: memory, ranged: ranged(), maxPixels: options.maxPixels, interrupter: interrupter, formatName: stillFormat) }
-        } catch where objectBytes?.readError != nil {
+        } catch where rangedReadError() != nil {
             // The store refused or lost a range while FFmpeg read the header: its reason, not FFmpeg's.
-            throw objectBytes?.readError ?? error
+            throw rangedReadError() ?? error
         } catch where Self.certificateRefusal(source) != nil {
             // GnuTLS refused the server's certificate (tls_verify): said as such, and never retried.
             throw PreviewLoopError(.refusedByPolicy, "\(name): the server's TLS certificate was not accepted ("

@@ -14,6 +14,16 @@ import Synchronization
 /// workers share it; it counts the requests and bytes sent, and remembers which objects this process
 /// created: only those are ever deleted (a clip's earlier outputs when a later one fails).
 package enum ObjectOutput {
+    /// For an `s3://BUCKET/…` argument whose bucket name S3 would refuse (`s3://Bad_Bucket!/x.jpg`), one
+    /// line saying why; `nil` for a valid bucket name or anything that is not `s3://`.
+    package static func bucketProblem(in argument: String) -> String? {
+        guard isObject(argument) else { return nil }
+        let rest = argument.dropFirst(5)
+        let bucket = String(rest.prefix { $0 != "/" })
+        guard let problem = S3Object.bucketNameProblem(bucket) else { return nil }
+        return "'\(bucket)' is not a valid bucket name: \(problem)"
+    }
+
     /// Whether `path` names an object (`s3://…`, the scheme in any case) rather than a file.
     package static func isObject(_ path: String) -> Bool {
         path.utf8.count >= 5 && path.prefix(5).lowercased() == "s3://"

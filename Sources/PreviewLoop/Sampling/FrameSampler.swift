@@ -13,8 +13,8 @@ public final class FrameSampler {
     /// The probed video stream.
     public var info: VideoInfo { decoder.info }
 
-    /// For an `s3://` input, what its reads have cost so far; `nil` for any other input.
-    package var remoteReads: RemoteReads? { decoder.input.objectBytes?.reads }
+    /// For an `s3://` input or an http(s) one read in ranges, what its reads have cost so far; `nil` for any other input.
+    package var remoteReads: RemoteReads? { decoder.input.remoteReads }
 
     /// Called on the calling thread as ``frames(at:size:mode:accuracy:interval:)-6kqjb`` (and everything built
     /// on it: tile plans, contact sheets) takes each frame, with the frames taken so far in that call and
