@@ -49,6 +49,10 @@ struct InputOptions: Equatable, Sendable, OptionGroup {
     /// and messages still name `input`.
     var opened: String?
 
+    /// A folder every file the input names (a playlist's segments) must be inside, by its real path:
+    /// a server's root. `nil` on the command line.
+    var confinement: String?
+
     /// The input as the library opens it.
     var source: Source { Source(argument: opened ?? input) }
 }

@@ -53,16 +53,18 @@ package struct PreviewJob: Sendable {
     /// `scratch` (a folder only the server writes to), read back and removed.
     ///
     /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``); with
+    /// `confinedTo`, every file the source names (a playlist's segments) must be inside that folder; with
     /// `remote`, a URL source is read as a server's remote sources are (its allow list, TLS settings and
     /// preconditions).
     ///
     /// `siblings` are jobs of ``siblingRequests``: their bodies come back in the result's `siblings`, in order.
     /// With `pinnedEntityTag`, an `s3://` source is read only while the object still has that entity
     /// tag (`If-Match` on every range).
-    package func render(scratch: String, opened: String? = nil, remote: RemoteReading? = nil, pinnedEntityTag: String? = nil,
-                        tls: TLSOptions? = nil, siblings: [PreviewJob] = []) throws -> RenderedBody {
+    package func render(scratch: String, opened: String? = nil, confinedTo root: String? = nil, remote: RemoteReading? = nil,
+                        pinnedEntityTag: String? = nil, tls: TLSOptions? = nil, siblings: [PreviewJob] = []) throws -> RenderedBody {
         var command = command
         if let opened { command.source.opened = opened }
+        if let root { command.source.confinement = root }
         if let pinnedEntityTag { command.source.requestHeaders["If-Match"] = pinnedEntityTag }
         if let tls { command.source.tls = tls }
         if let remote {

@@ -142,6 +142,9 @@ extension PreviewRequests {
         if let limit = error as? WorkLimitError {
             return PreviewRequestError(status: 413, detail: Format.oneLine(limit.message))
         }
+        if let outside = error as? ProgramTimeOutsideWindow {
+            return PreviewRequestError(status: 404, parameter: "program_time", detail: Format.oneLine(outside.message) + ".")
+        }
         guard let error = error as? PreviewLoopError else {
             return PreviewRequestError(status: 500, detail: "The render failed.")
         }

@@ -157,7 +157,9 @@ package enum PreviewRequests {
     /// The help of `thumb`'s parameters as the image API has them.
     static let thumbnailDescribed = [
         "start": "Where the poster search window starts.", "length": "How long the poster search window lasts.",
-        "quality": "Lossy quality (JPEG, WebP, AVIF).", "accuracy": "exact or keyframe, for an explicit time.",
+        "quality": "Lossy quality (JPEG, WebP, AVIF).", "accuracy": "exact or keyframe, for an explicit time or program_time.",
+        "latest": "true: the newest frame, the last of a live HLS playlist's newest segment (of a file, its last frame).",
+        "program_time": "The frame at this ISO 8601 wall-clock time on an HLS playlist's EXT-X-PROGRAM-DATE-TIME timeline.",
     ]
 
     /// `thumbnail.{jpg,png,webp,avif}`: `thumb` (its overlays' background is the command line's only).

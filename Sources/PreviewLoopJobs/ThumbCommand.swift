@@ -17,6 +17,11 @@ struct ThumbCommand: Equatable, Sendable {
     var format = ImageFileFormat.png
     /// When to take the frame (`-t`, `--at`): the poster frame of the window (`auto`) or a time.
     @Option(ThumbCommand.at) var time = ThumbCommand.at.defaultValue
+    /// Whether the frame is the newest: a live playlist's newest segment's last frame (`--latest`).
+    @Flag(ThumbCommand.latest) var latest = false
+    /// The wall-clock time of the frame on the playlist's `EXT-X-PROGRAM-DATE-TIME` timeline, in seconds
+    /// since 1970 (`--program-time`).
+    @Option(ThumbCommand.programTime) var programTime: Double? = nil
     /// Where the window `--at auto` searches starts (`--start`).
     @Option(ThumbCommand.start) var start = ThumbCommand.start.defaultValue
     /// How long that window lasts (`--length`), cut at the end of the clip.
@@ -76,6 +81,21 @@ extension ThumbCommand {
         expecting: "auto, best, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
         PosterTime(parsing: text)
     }
+    /// `--latest`: the newest frame of a live HLS playlist.
+    static let latest = FlagOption(
+        "latest", help: "Take the newest frame instead of --at: for an HLS media playlist, the last frame of the newest "
+            + "segment it lists (read from that segment alone, so a live playlist is never read from its start); "
+            + "for any other file, its last frame.").parameter()
+    /// `--program-time <date>`: a frame by its wall-clock time.
+    static let programTime = ValueOption<Double?>(
+        "program-time", value: "date",
+        help: "Take the frame shown at this wall-clock time instead of --at, on an HLS playlist's EXT-X-PROGRAM-DATE-TIME "
+            + "timeline: an ISO 8601 date, time and zone (2026-12-07T03:00:00Z, 2026-12-07T04:00:00.5+01:00); the "
+            + "segment that covers it is read from the time's offset in it.",
+        default: nil, showing: "none",
+        expecting: "an ISO 8601 date, time and zone (2026-12-07T03:00:00Z, 2026-12-07T04:00:00.5+01:00)") { text in
+        ProgramDate.seconds(text).map { .some($0) }
+    }.parameter()
     /// `--start <time>`: where the `--at auto` window starts.
     static let start = ValueOption<TimePosition>.time(
         "start", help: "Where the window --at auto searches starts: seconds, mm:ss, hh:mm:ss.ms, or a "
@@ -123,9 +143,10 @@ extension ThumbCommand {
             throw UsageError(.conflictingOptions("candidates", "at"), subcommand: Self.subcommand,
                              "'--candidates' lists the candidates of '--at best'; give '--at best' too.")
         }
+        try validateLiveChoice()
         switch time {
         case .auto:
-            if $accuracy.isGiven {
+            if $accuracy.isGiven, programTime == nil {
                 throw UsageError(.conflictingOptions("accuracy", "at"), subcommand: Self.subcommand,
                                  "'--accuracy' applies only to an explicit '--at' time, not to '--at auto' (the default).")
             }
@@ -143,6 +164,24 @@ extension ThumbCommand {
         }
         try ScannedArguments.checkReportJSON(json, output: output, for: Self.subcommand)
         try ScannedArguments.refuse(size.knownSizes.lazy.compactMap(sizeRefusal).first, for: Self.subcommand)
+    }
+
+    /// `--latest` and `--program-time` replace `--at` and its window; `--latest` takes no accuracy.
+    private func validateLiveChoice() throws(UsageError) {
+        if latest, programTime != nil {
+            throw UsageError(.conflictingOptions("latest", "program-time"), subcommand: Self.subcommand,
+                             "'--latest' and '--program-time' each choose the frame; give one.")
+        }
+        for (given, option) in [(latest, Self.latest), (programTime != nil, Self.programTime)] as [(Bool, any OptionDeclaration)] where given {
+            var others: [any OptionDeclaration] = [Self.at, Self.start, Self.length]
+            if latest { others.append(Self.accuracy) }
+            let isGiven = [Self.at.spec.name: $time.isGiven, Self.start.spec.name: $start.isGiven,
+                           Self.length.spec.name: $length.isGiven, Self.accuracy.spec.name: $accuracy.isGiven]
+            for other in others where isGiven[other.spec.name] == true {
+                throw UsageError(.conflictingOptions(option.spec.name, other.spec.name), subcommand: Self.subcommand,
+                                 "'\(option.spec.longSpelling)' chooses the frame; '\(other.spec.longSpelling)' cannot be given with it.")
+            }
+        }
     }
 
     /// Why a thumbnail of `size` is refused before decoding (the option to name, the reason); `nil` when it fits.
@@ -187,7 +226,7 @@ struct ThumbRun {
             try report.print()
             return ExitStatus.success
         }
-        var explanation = picture.chosen.map { ": " + Self.explanation(of: $0) } ?? ""
+        var explanation = picture.chosen.map { ": " + Self.explanation(of: $0) } ?? picture.liveNote.map { ": " + $0 } ?? ""
         if let still = picture.still, still.isPastDataEnd { explanation = ": " + still.choice(accuracy: options.accuracy) }
         let info = picture.info
         if info.isTruncated, !(picture.still?.isPastDataEnd ?? false) {
@@ -212,13 +251,16 @@ struct ThumbRun {
         var info: VideoInfo
         /// For an `s3://` input, what its reads cost.
         var remoteReads: RemoteReads? = nil
+        /// With `--latest` or `--program-time`: which segment the frame came from.
+        var liveNote: String? = nil
     }
 
     /// Opens the input, samples the frame and encodes it; writes nothing. `serve` answers a thumbnail
     /// request with these bytes, so a served thumbnail is byte for byte what `thumb` writes.
     func render() throws -> Picture {
-        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
-                                       options: options.source.sourceOptions)
+        let live = try options.liveFrameSource()
+        let sampler = try FrameSampler(source: live?.source ?? options.source.source, threads: options.source.threads,
+                                       options: live?.options ?? options.source.sourceOptions)
         if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
         report?.opened(sampler.info)
         let duration = sampler.info.duration
@@ -235,22 +277,30 @@ struct ThumbRun {
         let frame: VideoFrame
         var chosen: PosterChoice?
         var still: StillTime?
-        switch options.time {
-        case .auto:
-            let span = try SampleSpan.window(start: options.start, length: options.length, duration: duration)
-            let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: size,
-                                                 mode: options.contentMode)
-            frame = poster.frame
-            chosen = poster
-        case .best:
-            let poster = try sampler.bestPosterFrame(size: size, mode: options.contentMode)
-            frame = poster.frame
-            chosen = poster
-        case .at(let position):
-            // A percentage is of the video's duration: for a truncated file, of the part its data holds.
-            let time = StillTime(asked: try position.resolved(duration: duration, "--at"), info: sampler.info)
-            frame = try sampler.frame(at: time.taken, size: size, mode: options.contentMode, accuracy: options.accuracy)
+        if let live {
+            // The segment's (or file's) last frame for --latest; the offset into the segment for --program-time.
+            let time = StillTime(asked: live.offset ?? duration ?? 0, info: sampler.info)
+            frame = try sampler.frame(at: time.taken, size: size, mode: options.contentMode,
+                                      accuracy: live.offset == nil ? .exact : options.accuracy)
             still = time
+        } else {
+            switch options.time {
+            case .auto:
+                let span = try SampleSpan.window(start: options.start, length: options.length, duration: duration)
+                let poster = try sampler.posterFrame(in: span.start..<(span.start + span.length), size: size,
+                                                     mode: options.contentMode)
+                frame = poster.frame
+                chosen = poster
+            case .best:
+                let poster = try sampler.bestPosterFrame(size: size, mode: options.contentMode)
+                frame = poster.frame
+                chosen = poster
+            case .at(let position):
+                // A percentage is of the video's duration: for a truncated file, of the part its data holds.
+                let time = StillTime(asked: try position.resolved(duration: duration, "--at"), info: sampler.info)
+                frame = try sampler.frame(at: time.taken, size: size, mode: options.contentMode, accuracy: options.accuracy)
+                still = time
+            }
         }
         let bytes: [UInt8]
         if options.hasOverlays || options.background != nil {
@@ -264,7 +314,8 @@ struct ThumbRun {
         } else {
             bytes = try options.format.encode(frame.image, quality: options.quality)
         }
-        return Picture(bytes: bytes, frame: frame, chosen: chosen, still: still, info: sampler.info, remoteReads: sampler.remoteReads)
+        return Picture(bytes: bytes, frame: frame, chosen: chosen, still: still, info: sampler.info, remoteReads: sampler.remoteReads,
+                       liveNote: live?.note)
     }
 
     /// `--candidates`' table: the top `count` of `ranking`, one line each, the chosen one marked `*`;

@@ -294,7 +294,9 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
     /// from a render) is made unless the request's preconditions answer it. `varyBy`: the request
     /// headers that chose the route or its parameters (`Accept`, client hints), for `Vary`.
     private func respond(to exchange: HTTPExchange, route: String, query rawQuery: [(name: String, value: String?)],
-                         source: ResolvedSource, remoteURL: String?, expires: String?, varyBy: [String] = []) -> HTTPReply {
+                         source resolved: ResolvedSource, remoteURL: String?, expires: String?, varyBy: [String] = []) -> HTTPReply {
+        // A live playlist's answers follow its newest segment: its validator names it, and it is cached briefly.
+        let source = LivePlaylists.marked(resolved)
         // The same raw request for the same file reads to the same job: parsed once, remembered.
         let jobKey = source.path + "\n" + route + "\n"
             + rawQuery.map { $0.name + ($0.value.map { "=" + $0 } ?? "") }.joined(separator: "&")
@@ -330,7 +332,8 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         // A remote source whose server names no version is rendered afresh for each request (identical
         // requests in flight still share one render) and never cached.
         let cacheable = source.isCacheable
-        var validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", Self.immutable)]
+        let lifetime = source.liveMaxAge.map { "public, max-age=\($0)" } ?? Self.immutable
+        var validators: [(name: String, value: String)] = cacheable ? [("ETag", tag), ("Cache-Control", lifetime)]
             : [("Cache-Control", "no-cache")]
         if !varyBy.isEmpty { validators.append(("Vary", varyBy.joined(separator: ", "))) }
         let finalJob = job, finalValidators = validators
@@ -353,6 +356,8 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         }
         metrics.cacheMiss()
         let entryName = DiskCache.entryName(tag: tag, route: job.route)
+        // A live answer is stale within seconds: kept in memory (under its validator) but never on disk.
+        let disk = source.isLive ? nil : self.disk
         if cacheable, let disk, let hit = disk.open(entryName) {
             metrics.diskCacheHit()
             exchange.cacheOutcome = "disk"
@@ -375,12 +380,12 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
             }
             // Opened and checked now, and read through its descriptor: a swap since the request resolved
             // the path cannot make the render read another file.
-            guard let opened = SourcePath.open(source, under: root) else {
+            guard let opened = SourcePath.open(source, under: root, sameVersion: !source.isLive) else {
                 throw PreviewRequestError(status: 503, detail: "The source changed while the request waited; retry.")
             }
             defer { close(opened.descriptor) }
             do {
-                return try finalJob.render(scratch: scratch, opened: opened.path, siblings: siblingJobs)
+                return try finalJob.render(scratch: scratch, opened: opened.path, confinedTo: root, siblings: siblingJobs)
             } catch {
                 throw PreviewRequests.problem(forRenderError: error, source: path, opened: opened.path)
             }
@@ -396,7 +401,9 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
             }
             return kept
         }
-        if source.remote == nil && source.objectEntityTag == nil {
+        // A playlist is not probed through FFmpeg for its size: its segments are read only by the render,
+        // which confines them to the root (and a live one would make the probe wait for segments).
+        if source.remote == nil && source.objectEntityTag == nil && !LivePlaylists.isPlaylistPath(source.path) {
             let sizes = self.sourceSizes
             work.refinedEstimate = { sizes.frameBytes(of: source).map { finalJob.memoryEstimate(frameBytes: $0) } }
         }

@@ -19,6 +19,12 @@ struct ResolvedSource: Sendable {
     var version: String
     /// For an object under an `s3://` root, the entity tag its render is pinned to.
     var objectEntityTag: String? = nil
+    /// For a live HLS playlist under the root (one without `#EXT-X-ENDLIST`), the seconds its answers
+    /// may be cached (``LivePlaylists``); `nil` for everything else.
+    var liveMaxAge: Int? = nil
+
+    /// Whether it is a live playlist.
+    var isLive: Bool { liveMaxAge != nil }
 
     init(path: String, identity: String, remote: RemoteValidators? = nil, version: String? = nil) {
         self.path = path
@@ -92,7 +98,10 @@ enum SourcePath {
     /// open file, must still be inside `root`. A file renamed, replaced or a link swapped in since the
     /// request was resolved is `nil`, and what the render then reads is this open file (through
     /// `/proc/self/fd/N`), whatever happens to the path afterwards. The caller closes the descriptor.
-    static func open(_ source: ResolvedSource, under root: String) -> (descriptor: Int32, path: String)? {
+    ///
+    /// A live playlist is rewritten (and replaced by a rename) as it grows: with `sameVersion` false
+    /// the file opened need only be a regular file inside the root.
+    static func open(_ source: ResolvedSource, under root: String, sameVersion: Bool = true) -> (descriptor: Int32, path: String)? {
         // O_NONBLOCK: a FIFO swapped in opens at once (and is refused below) instead of blocking.
         let descriptor = FileSystem.open(source.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { return nil }
@@ -101,7 +110,7 @@ enum SourcePath {
         let count = readlink(link, &buffer, 4096)
         var status = stat()
         guard count > 0, fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
-              identity(of: status) == source.identity,
+              !sameVersion || identity(of: status) == source.identity,
               FilePathBytes.decode(buffer[..<count].map { UInt8(bitPattern: $0) }).hasPrefix(root == "/" ? "/" : root + "/") else {
             close(descriptor)
             return nil
@@ -117,5 +126,34 @@ enum SourcePath {
     /// `realpath(3)`.
     static func realPath(_ path: String) -> String? {
         FileSystem.resolvedPath(path)
+    }
+}
+
+/// Live HLS playlists under the root: a media playlist without `#EXT-X-ENDLIST` grows, so what is
+/// served from it ages with its newest segment.
+enum LivePlaylists {
+    /// The most bytes of a playlist read to tell.
+    static let limit = 4 << 20
+
+    /// Whether `path` is named as a playlist is (`.m3u8`, `.m3u`, in any case).
+    static func isPlaylistPath(_ path: String) -> Bool {
+        let lowered = path.lowercased()
+        return lowered.hasSuffix(".m3u8") || lowered.hasSuffix(".m3u")
+    }
+
+    /// `source` marked live when it is a local `.m3u8` (or `.m3u`) media playlist that has not ended:
+    /// its version then also names the newest segment and its sequence number (so validators and cache
+    /// keys move on with the playlist), and its answers may be cached for the playlist's target
+    /// duration (1 to 10 seconds). Anything else is returned as is.
+    static func marked(_ source: ResolvedSource) -> ResolvedSource {
+        guard source.remote == nil, source.objectEntityTag == nil, isPlaylistPath(source.path),
+              let bytes = try? FileSystem.readRegularFile(source.path, limit: limit, what: "playlist"),
+              let playlist = try? MediaPlaylist(text: String(decoding: bytes, as: UTF8.self), name: source.path),
+              playlist.isLive else { return source }
+        var marked = source
+        let newest = playlist.newest
+        marked.version += "\nlive\n\(newest?.sequenceNumber ?? playlist.mediaSequence)\n\(newest?.uri ?? "")"
+        marked.liveMaxAge = min(10, max(1, Int((playlist.targetDuration ?? 1).rounded(.down))))
+        return marked
     }
 }

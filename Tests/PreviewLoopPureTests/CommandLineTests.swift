@@ -49,6 +49,21 @@ struct CommandLineParsingTests {
         #expect(try parse(["thumb", "clip.mp4", "-o", "out.ppm"]) == .command(expected))
     }
 
+    @Test("--latest and --program-time (with --accuracy) choose the frame instead of --at")
+    func thumbLiveChoices() throws {
+        guard case .command(let latest as ThumbCommand) = try parse(["thumb", "live.m3u8", "-o", "a.png", "--latest"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(latest.latest && latest.programTime == nil && latest.time == .auto)
+        guard case .command(let dated as ThumbCommand) = try parse(["thumb", "live.m3u8", "-o", "a.png", "--program-time",
+                                                                    "2026-12-07T04:00:00.5+01:00", "--accuracy", "keyframe"]) else {
+            Issue.record("not a thumb command")
+            return
+        }
+        #expect(!dated.latest && dated.programTime == 1_796_612_400.5 && dated.accuracy == .keyframe)
+    }
+
     @Test func thumbEveryOption() throws {
         let parsed = try parse(["thumb", "--at", "1:30", "--size", "640x360", "--fit", "fit", "--accuracy", "keyframe",
                                 "--threads", "8", "--output", "dir/OUT.PPM", "clip.mp4"])
@@ -283,6 +298,13 @@ struct CommandLineUsageErrorTests {
         (["probe", "a.mp4", "b.mp4"], .unexpectedArgument("b.mp4"), .probe),
         (["strip", "clip.mp4", "-o", "s.ppm", "--span", "all", "--start", "1"], .conflictingOptions("start", "span"), .strip),
         (["strip", "clip.mp4", "-o", "s.ppm", "--length=3", "--span=all"], .conflictingOptions("length", "span"), .strip),
+        (["thumb", "live.m3u8", "-o", "a.png", "--latest", "--at", "5"], .conflictingOptions("latest", "at"), .thumb),
+        (["thumb", "live.m3u8", "-o", "a.png", "--latest", "--accuracy", "keyframe"], .conflictingOptions("latest", "accuracy"), .thumb),
+        (["thumb", "live.m3u8", "-o", "a.png", "--latest", "--program-time", "2026-12-07T03:00:00Z"],
+         .conflictingOptions("latest", "program-time"), .thumb),
+        (["thumb", "live.m3u8", "-o", "a.png", "--program-time", "2026-12-07T03:00:00Z", "--start", "1"],
+         .conflictingOptions("program-time", "start"), .thumb),
+        (["thumb", "live.m3u8", "-o", "a.png", "--program-time", "03:00"], .invalidValue(option: "program-time", value: "03:00"), .thumb),
     ])
     func structuralErrors(arguments: [String], kind: UsageError.Kind, subcommand: Subcommand?) {
         let error = usageError(arguments)

@@ -1,0 +1,125 @@
+import Glibc
+import PreviewLoop
+
+// `thumb --latest` and `--program-time` (the image API's `latest=true` and `program_time`): the frame is
+// read from one segment of an HLS media playlist, found by reading the playlist itself, so a live
+// playlist is never read from its start and never waited on. The segment is opened as a plain local
+// file, with no demuxer that opens other files; on a server it must lie inside the root.
+
+/// Where a `--latest` or `--program-time` frame is read: the file, and the time in it.
+struct LiveFrameSource {
+    /// The file to open (a segment, or the input itself when it is not a playlist).
+    var source: Source
+    /// The library's options for it.
+    var options: SourceOptions
+    /// Seconds into it; `nil` for its last frame.
+    var offset: Double?
+    /// What was chosen, for the summary line (`the last frame of segment 42 (seg42.ts), the newest`).
+    var note: String
+}
+
+/// `--program-time` outside the playlist's window: the request's 404, naming the window.
+struct ProgramTimeOutsideWindow: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+extension ThumbCommand {
+    /// The most bytes of a playlist read.
+    static let playlistLimit = 4 << 20
+
+    /// With `--latest` or `--program-time`, where the frame is read; `nil` otherwise.
+    func liveFrameSource() throws -> LiveFrameSource? {
+        guard latest || programTime != nil else { return nil }
+        let input = source.input
+        let readable = source.opened ?? input
+        guard case .file = Source(argument: input) else {
+            throw PreviewLoopError(.invalidArgument, "\(input): --latest and --program-time read local files and playlists only")
+        }
+        guard let playlist = try Self.playlist(at: readable, name: input) else {
+            // Not a playlist: a file's last frame; a file has no wall clock.
+            if programTime != nil {
+                throw PreviewLoopError(.invalidArgument, "\(input): not an HLS playlist, so it has no EXT-X-PROGRAM-DATE-TIME timeline for --program-time")
+            }
+            return LiveFrameSource(source: source.source, options: source.sourceOptions, offset: nil, note: "the last frame")
+        }
+        let chosen: MediaPlaylist.Segment
+        var offset: Double?
+        var note: String
+        if let programTime {
+            guard playlist.hasProgramDates, let window = playlist.programDateWindow else {
+                throw PreviewLoopError(.invalidArgument, "\(input): the playlist has no EXT-X-PROGRAM-DATE-TIME tag, so a program time cannot be placed")
+            }
+            guard let found = playlist.segment(atProgramDate: programTime) else {
+                throw ProgramTimeOutsideWindow(message: "\(ProgramDate.text(programTime)) is outside the playlist's window, "
+                    + "\(ProgramDate.text(window.lowerBound)) to \(ProgramDate.text(window.upperBound))")
+            }
+            chosen = found.segment
+            offset = found.offset
+            note = "\(Format.fixed(found.offset, 3)) s into segment \(chosen.sequenceNumber) (\(chosen.uri))"
+        } else {
+            guard let newest = playlist.newest else {
+                throw PreviewLoopError(.corruptData, "\(input): the playlist lists no segment")
+            }
+            chosen = newest
+            note = "the last frame of segment \(chosen.sequenceNumber) (\(chosen.uri)), the "
+                + (playlist.hasEnded ? "last of the ended playlist" : "newest of the live playlist")
+        }
+        var options = source.sourceOptions
+        options.allowedFormats = MediaPlaylist.segmentFormats(options.allowedFormats)
+        return LiveFrameSource(source: .file(try segmentPath(chosen.uri, input: input)), options: options, offset: offset, note: note)
+    }
+
+    /// The playlist in the file at `path`, or `nil` when the file does not begin as one.
+    static func playlist(at path: String, name: String) throws(PreviewLoopError) -> MediaPlaylist? {
+        let (descriptor, size) = try FileSystem.openRegularFile(path, name: name)
+        defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: 16)
+        let count = read(descriptor, &head, head.count)
+        guard count > 0, MediaPlaylist.looksLikePlaylist(head[..<count]) else { return nil }
+        guard size <= playlistLimit else {
+            throw PreviewLoopError(.tooLarge, "\(name): a playlist over \(playlistLimit >> 20) MiB")
+        }
+        let bytes = try FileSystem.readRegularFile(path, limit: playlistLimit, what: "playlist")
+        return try MediaPlaylist(text: String(decoding: bytes, as: UTF8.self), name: name)
+    }
+
+    /// The local path of a segment the playlist `input` names as `uri`: relative to the playlist's
+    /// folder, never another protocol, and inside ``InputOptions/confinement`` when set.
+    func segmentPath(_ uri: String, input: String) throws(PreviewLoopError) -> String {
+        var path = uri
+        if let local = Self.localFileURL(uri) {
+            path = local
+        } else if uri.contains("://") || uri.lowercased().hasPrefix("data:") {
+            throw PreviewLoopError(.refusedByPolicy, "\(input): a segment is not a local file (\(uri.prefix(80)))")
+        }
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }
+        if !path.hasPrefix("/") {
+            let absolute = FileSystem.absolute(input)
+            let folder = absolute.lastIndex(of: "/").map { String(absolute[..<$0]) } ?? "."
+            path = folder + "/" + path
+        }
+        if let root = source.confinement {
+            guard let real = FileSystem.resolvedPath(path), real.hasPrefix(root == "/" ? "/" : root + "/") else {
+                throw PreviewLoopError(.inputNotFound, "\(input): a segment the playlist names is not a file inside the served folder")
+            }
+            return real
+        }
+        return path
+    }
+
+    /// The path of a `file:` URI on this host, percent-decoded; `nil` for anything else.
+    private static func localFileURL(_ uri: String) -> String? {
+        guard uri.lowercased().hasPrefix("file:") else { return nil }
+        guard let decoded = PercentEncoding.decode(uri.dropFirst("file:".count)), let text = String(validating: decoded, as: UTF8.self),
+              !text.contains("\0") else { return nil }
+        if text.hasPrefix("//") {
+            let rest = text.dropFirst(2)
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            let host = rest[..<slash].lowercased()
+            guard host.isEmpty || host == "localhost" else { return nil }
+            return String(rest[slash...])
+        }
+        return text
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Glibc
+import Testing
+import PreviewLoop
+import PreviewLoopJobs
+@testable import PreviewLoopServer
+import PreviewLoopTestSupport
+
+/// `latest=true` and `program_time` on HLS playlists under the root, one of them written live by the
+/// `ffmpeg` CLI while the server reads it. Frames are checked against ffmpeg's decode of the segment
+/// files it wrote; the playlist is read here with a few lines of text handling, not the engine's parser.
+@Suite("serve: live HLS (latest, program_time)", .serialized, .timeLimit(.minutes(2)))
+struct ServeLiveTests {
+    /// The picture size asked for: the writer's own, so no scaling stands between the two decodes.
+    static let size = Size(width: 320, height: 240)
+
+    /// ffmpeg's conversion to RGB with full chroma interpolation and accurate rounding (its default
+    /// shares chroma between pixel pairs, an error of its own on testsrc2's sharp colour edges).
+    static let exact = "scale=flags=bicubic+full_chroma_int+accurate_rnd"
+
+    /// An `ffmpeg` writing `testsrc2` as a live HLS playlist (1-second segments, the last `listSize`
+    /// listed, older ones deleted, each dated) into `folder` in real time; killed by ``stop()``.
+    final class LiveWriter {
+        let process = Process()
+        let folder: String
+        var playlistPath: String { folder + "/stream.m3u8" }
+
+        init(folder: String, listSize: Int = 6) throws {
+            self.folder = folder
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            process.arguments = ["-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+                                 "-c:v", "libx264", "-g", "25", "-f", "hls", "-hls_time", "1", "-hls_list_size", "\(listSize)",
+                                 "-hls_flags", "program_date_time+delete_segments", folder + "/stream.m3u8"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// Kills the writer (SIGKILL: a child of a process that blocks SIGTERM for its own handling
+        /// inherits the block) and waits for it, at most 10 seconds.
+        func stop() {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            let end = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < end { usleep(20_000) }
+        }
+
+        /// The playlist's segments now: file name and `EXT-X-PROGRAM-DATE-TIME` text, oldest first.
+        func segments() -> [(name: String, date: String?)] {
+            ServeLiveTests.segments(of: (try? String(contentsOfFile: playlistPath, encoding: .utf8)) ?? "")
+        }
+
+        /// Waits (at most `seconds`) until `condition` holds of the listed segments' names.
+        func wait(seconds: Double = 20, until condition: ([String]) -> Bool) throws {
+            let end = Date().addingTimeInterval(seconds)
+            while !condition(segments().map(\.name)) {
+                guard Date() < end, process.isRunning else { throw OracleError(message: "the live playlist did not advance in time") }
+                usleep(100_000)
+            }
+        }
+    }
+
+    /// A playlist's segments: each URI line, with the date tag before it.
+    static func segments(of text: String) -> [(name: String, date: String?)] {
+        var result: [(name: String, date: String?)] = []
+        var date: String?
+        for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty {
+            if line.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") { date = String(line.dropFirst("#EXT-X-PROGRAM-DATE-TIME:".count)) }
+            if !line.hasPrefix("#") {
+                result.append((line, date))
+                date = nil
+            }
+        }
+        return result
+    }
+
+    /// The sequence number in a segment name of ffmpeg's (`stream12.ts` → 12).
+    static func number(_ name: String) -> Int { Int(name.filter(\.isNumber)) ?? -1 }
+
+    /// A response body (a PNG) as ffmpeg decodes it.
+    static func picture(_ body: Data, size: Size = size) throws -> RGBImage {
+        let path = TestPaths.temporaryDirectory() + "/picture.png"
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try body.write(to: URL(fileURLWithPath: path))
+        let frames = try Oracle.frames(of: path, filter: "null", size: size)
+        guard let first = frames.first else { throw OracleError(message: "the body is not a picture") }
+        return first
+    }
+
+    /// Every frame of the segments `names` in `folder`, as ffmpeg decodes them, with the segment and index of each.
+    static func frames(of names: [String], in folder: String) throws -> [(segment: String, index: Int, image: RGBImage)] {
+        try names.flatMap { name in
+            try Oracle.frames(of: folder + "/" + name, filter: exact, size: size).enumerated().map { (name, $0, $1) }
+        }
+    }
+
+    /// `text` (a date tag's value, `2026-12-07T03:10:50.885+0000`) moved on by `seconds`, written with
+    /// milliseconds in the zone +01:00.
+    static func programTime(_ text: String, plus seconds: Double) throws -> String {
+        let reader = DateFormatter()
+        reader.locale = Locale(identifier: "en_US_POSIX")
+        reader.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSSZ"
+        guard let date = reader.date(from: text) else { throw OracleError(message: "unreadable date \(text)") }
+        let writer = ISO8601DateFormatter()
+        writer.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        writer.timeZone = TimeZone(secondsFromGMT: 3600)
+        return writer.string(from: date.addingTimeInterval(seconds))
+    }
+
+    /// A query value percent-encoded (`+` and `:` included).
+    static func encoded(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._"))) ?? value
+    }
+
+    @Test("latest=true on a live playlist: the newest segment's last frame, briefly cached; a later request a newer frame")
+    func latestFollowsTheLiveEdge() throws {
+        try ServeInProcessTests.withServer { server, root in
+            let writer = try LiveWriter(folder: root + "/live")
+            defer { writer.stop() }
+            try writer.wait { $0.count >= 3 }
+            let url = "/live/stream.m3u8/thumbnail.png?latest=true&width=320&height=240"
+            let first = try server.fetch(url)
+            let listed = writer.segments().map(\.name)
+            #expect(first.status == 200, "\(first.text)")
+            let cacheControl = first.headers["cache-control"] ?? ""
+            #expect(cacheControl.hasPrefix("public, max-age=") && !cacheControl.contains("immutable"), "\(cacheControl)")
+            let firstTag = try #require(first.headers["etag"])
+            // The frame is the last of a segment within two segment durations of the writer's newest.
+            let recent = Array(listed.suffix(3))
+            let candidates = try Self.frames(of: recent, in: writer.folder)
+            let match = Compare.best(try Self.picture(first.body), among: candidates.map(\.image))
+            let matched = candidates[match.index]
+            let countInSegment = candidates.filter { $0.segment == matched.segment }.count
+            #expect(match.psnr > 30, "\(match.psnr) dB")
+            #expect(matched.index == countInSegment - 1, "frame \(matched.index) of \(countInSegment) in \(matched.segment)")
+
+            // Two segments later: another validator, a newer frame.
+            try writer.wait { names in names.last.map { Self.number($0) >= Self.number(matched.segment) + 2 } ?? false }
+            let second = try server.fetch(url)
+            #expect(second.status == 200)
+            #expect(second.headers["etag"] != firstTag)
+            let laterNames = Array(writer.segments().map(\.name).suffix(3))
+            let later = try Self.frames(of: laterNames, in: writer.folder)
+            let laterMatch = Compare.best(try Self.picture(second.body), among: later.map(\.image))
+            #expect(laterMatch.psnr > 30, "\(laterMatch.psnr) dB")
+            #expect(Self.number(later[laterMatch.index].segment) > Self.number(matched.segment))
+            // A validator of the old edge is no longer current.
+            let revalidated = try server.fetch(url, headers: ["If-None-Match: " + firstTag])
+            #expect(revalidated.status == 200)
+        }
+    }
+
+    @Test("program_time on a live playlist: the frame at that offset of the segment dated before it; outside the window a 404")
+    func programTimeOnALivePlaylist() throws {
+        try ServeInProcessTests.withServer { server, root in
+            let writer = try LiveWriter(folder: root + "/live")
+            defer { writer.stop() }
+            try writer.wait { $0.count >= 4 }
+            let listed = writer.segments()
+            // A segment well inside the window, so the writer does not delete it meanwhile.
+            let chosen = listed[listed.count - 3]
+            let time = try Self.programTime(try #require(chosen.date), plus: 0.5)
+            let reply = try server.fetch("/live/stream.m3u8/thumbnail.png?width=320&height=240&program_time=" + Self.encoded(time))
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(reply.headers["cache-control"]?.contains("immutable") == false)
+            // 0.5 s in at 25 fps: frame 12 (0.48 s) is the one shown.
+            let frames = try Oracle.frames(of: writer.folder + "/" + chosen.name, filter: Self.exact, size: Self.size)
+            let match = Compare.best(try Self.picture(reply.body), among: frames)
+            #expect(match.index == 12 && match.psnr > 30, "frame \(match.index) at \(match.psnr) dB")
+
+            let outside = try server.fetch("/live/stream.m3u8/thumbnail.png?program_time=2000-01-01T00:00:00Z")
+            #expect(outside.status == 404 && outside.text.contains("window") && outside.text.contains("program_time"), "\(outside.text)")
+            let both = try server.fetch("/live/stream.m3u8/thumbnail.png?latest=true&time=1")
+            #expect(both.status == 400 && both.text.contains("latest") && both.text.contains("time"), "\(both.text)")
+            let malformed = try server.fetch("/live/stream.m3u8/thumbnail.png?program_time=yesterday")
+            #expect(malformed.status == 400 && malformed.text.contains("program_time"), "\(malformed.text)")
+        }
+    }
+
+    @Test("Ended playlists and files: latest is the last frame and caches like a file; program_time needs the date tag")
+    func endedPlaylistsAndFiles() throws {
+        try ServeInProcessTests.withServer { server, root in
+            for (name, flags) in [("dated", ["-hls_flags", "program_date_time"]), ("plain", [])] {
+                let made = try Child.tool("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+                                                     "-t", "3", "-c:v", "libx264", "-g", "25", "-f", "hls", "-hls_time", "1",
+                                                     "-hls_playlist_type", "vod"] + flags + [root + "/\(name).m3u8"])
+                #expect(made.status == 0, "\(made.stderr)")
+            }
+            let segments = Self.segments(of: try String(contentsOfFile: root + "/dated.m3u8", encoding: .utf8))
+            #expect(segments.count == 3)
+            // latest: the last frame of the last segment, cached as a file is.
+            let latest = try server.fetch("/dated.m3u8/thumbnail.png?latest=true&width=320&height=240")
+            #expect(latest.status == 200, "\(latest.text)")
+            #expect(latest.headers["cache-control"]?.contains("immutable") == true)
+            let last = try Oracle.frames(of: root + "/" + segments[2].name, filter: Self.exact, size: Self.size)
+            let lastMatch = Compare.best(try Self.picture(latest.body), among: last)
+            #expect(lastMatch.index == last.count - 1 && lastMatch.psnr > 30, "frame \(lastMatch.index) at \(lastMatch.psnr) dB")
+            // program_time works on an ended playlist with dates.
+            let time = try Self.programTime(try #require(segments[1].date), plus: 0.5)
+            let dated = try server.fetch("/dated.m3u8/thumbnail.png?width=320&height=240&program_time=" + Self.encoded(time))
+            #expect(dated.status == 200, "\(dated.text)")
+            let middle = try Oracle.frames(of: root + "/" + segments[1].name, filter: Self.exact, size: Self.size)
+            let middleMatch = Compare.best(try Self.picture(dated.body), among: middle)
+            #expect(middleMatch.index == 12 && middleMatch.psnr > 30, "frame \(middleMatch.index) at \(middleMatch.psnr) dB")
+            // Without the tag: a 400 saying so.
+            let plain = try server.fetch("/plain.m3u8/thumbnail.png?program_time=2026-12-07T03:00:00Z")
+            #expect(plain.status == 400 && plain.text.contains("EXT-X-PROGRAM-DATE-TIME"), "\(plain.text)")
+            // A file: latest is its last frame.
+            let file = try server.fetch("/landscape.mp4/thumbnail.png?latest=true&width=400&height=300")
+            #expect(file.status == 200, "\(file.text)")
+            let fileFrames = try Oracle.frames(of: root + "/landscape.mp4", filter: Self.exact, size: Size(width: 400, height: 300))
+            let fileMatch = Compare.best(try Self.picture(file.body, size: Size(width: 400, height: 300)), among: fileFrames)
+            #expect(fileMatch.index == fileFrames.count - 1 && fileMatch.psnr > 30, "frame \(fileMatch.index) at \(fileMatch.psnr) dB")
+            // A file has no wall clock.
+            let undated = try server.fetch("/landscape.mp4/thumbnail.png?program_time=2026-12-07T03:00:00Z")
+            #expect(undated.status == 400, "\(undated.text)")
+        }
+    }
+
+    @Test("A playlist's segment outside the root is never read")
+    func segmentOutsideTheRoot() throws {
+        try ServeInProcessTests.withServer { server, root in
+            let outside = TestPaths.fixture("landscape.mp4")
+            for (name, uri) in [("absolute", outside), ("climbing", "../../../../../../.." + outside), ("url", "file://" + outside),
+                                ("remote", "http://127.0.0.1:9/a.ts")] {
+                let text = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PROGRAM-DATE-TIME:2026-12-07T03:00:00Z\n#EXTINF:4,\n\(uri)\n"
+                try text.write(toFile: root + "/\(name).m3u8", atomically: true, encoding: .utf8)
+                for query in ["latest=true", "program_time=2026-12-07T03:00:01Z"] {
+                    let reply = try server.fetch("/\(name).m3u8/thumbnail.png?" + query)
+                    #expect(reply.status == 404 || reply.status == 413, "\(name) \(query): \(reply.status) \(reply.text)")
+                    #expect(!reply.text.contains(outside), "\(name): \(reply.text)")
+                }
+            }
+        }
+    }
+}
