@@ -18,8 +18,17 @@ package struct ServeCommand: Equatable, Sendable {
     @Option(ServeCommand.memoryCache, folded: true) var memoryCacheOption = ServeCommand.memoryCache.defaultValue
     /// The in-memory response cache's cap in bytes (`--memory-cache`).
     package var memoryCacheBytes = ServeCommand.memoryCache.defaultValue << 20
-    /// The folder of the disk cache (`--cache`); `nil` keeps no disk cache.
-    @Option(ServeCommand.cache) package var cacheDirectory = ServeCommand.cache.defaultValue
+    /// `--cache` as typed (the last one), which with the others becomes ``cacheDirectory`` and
+    /// ``sharedCache``.
+    @Option(ServeCommand.cache, folded: true) var cacheOption: String? = nil
+    /// The folder of the disk cache (a `--cache` that is not `s3://`); `nil` keeps no disk cache.
+    package var cacheDirectory: String?
+    /// The bucket and prefix of the shared cache (`--cache s3://BUCKET/PREFIX/`); `nil` keeps none.
+    package var sharedCache: SharedCacheLocation?
+    /// Seconds a shared-cache lookup may take before the request renders instead (`--shared-cache-timeout`).
+    @Option(ServeCommand.sharedCacheTimeout) package var sharedCacheTimeout = ServeCommand.sharedCacheTimeout.defaultValue
+    /// Whether `/readyz` says not ready while the shared cache cannot be reached (`--require-shared-cache`).
+    @Flag(ServeCommand.requireSharedCache) package var requiresSharedCache = false
     /// The disk cache's cap in bytes (`--cache-size`).
     @Option(ServeCommand.cacheSize) package var cacheSizeBytes = ServeCommand.cacheSize.defaultValue
     /// `--max-memory` as typed, in MiB, which becomes ``memoryBudget``.
@@ -107,11 +116,22 @@ package struct ServeCommand: Equatable, Sendable {
     static let memoryCache = ValueOption<Int>.integer(
         "memory-cache", value: "MiB", help: "The cap of the in-memory cache of rendered responses, least recently used "
             + "evicted first; 0 turns it off.", default: 256, in: 0...1_048_576)
-    /// `--cache <dir>`.
+    /// `--cache <dir>`, repeatable: one folder and one `s3://` location at most.
     package static let cache = ValueOption<String?>.path(
         "cache", value: "dir", help: "Keep rendered responses on disk in this folder (made if absent; else empty or an "
-            + "earlier cache, marked by its CACHEDIR.TAG), shared safely by several servers and kept across restarts.",
+            + "earlier cache, marked by its CACHEDIR.TAG), shared safely by several servers and kept across restarts. "
+            + "s3://BUCKET/PREFIX/ (or s3://BUCKET/) keeps them in a bucket shared by every server pointed at it, "
+            + "looked up after memory and disk (credentials and endpoint as for s3:// inputs). May be given twice: "
+            + "one folder and one s3:// location.",
         completing: .directory)
+    /// `--shared-cache-timeout <time>`.
+    static let sharedCacheTimeout = ValueOption<Double>.seconds(
+        "shared-cache-timeout", help: "How long a lookup in the s3:// cache may take before the request is rendered "
+            + "instead.", default: 1, showing: "1", allowsZero: false)
+    /// `--require-shared-cache`.
+    package static let requireSharedCache = FlagOption(
+        "require-shared-cache", help: "Answer /readyz with 503 while the s3:// cache cannot be reached (requests are "
+            + "still answered, by rendering).")
     /// `--cache-size <size>`.
     static let cacheSize = ValueOption<Int>.byteSize(
         "cache-size", help: "The cap of the disk cache, least recently used evicted first.",
@@ -221,6 +241,34 @@ package struct ServeCommand: Equatable, Sendable {
             throw UsageError(.missingOption("root"), subcommand: Self.subcommand, "Missing '--root <dir>': the folder of videos to serve.")
         }
         self.root = root
+        cacheDirectory = nil
+        sharedCache = nil
+        for location in try arguments.all(Self.cache) {
+            let shown = Format.oneLine(location)
+            guard location.lowercased().hasPrefix("s3://") else {
+                guard cacheDirectory == nil else {
+                    throw UsageError(.conflictingOptions("cache", "cache"), subcommand: Self.subcommand,
+                                     "'--cache \(shown)': a second cache folder; give one folder and at most one s3:// location.")
+                }
+                cacheDirectory = location
+                continue
+            }
+            guard sharedCache == nil else {
+                throw UsageError(.conflictingOptions("cache", "cache"), subcommand: Self.subcommand,
+                                 "'--cache \(shown)': a second s3:// cache; give one folder and at most one s3:// location.")
+            }
+            switch SharedCacheLocation.parse(location) {
+            case .success(let parsed): sharedCache = parsed
+            case .failure(let reason):
+                throw UsageError(.invalidValue(option: "cache", value: location), subcommand: Self.subcommand,
+                                 "Invalid value '\(shown)' for '--cache': \(reason).")
+            }
+        }
+        let sharedOptions: [any OptionDeclaration] = [Self.sharedCacheTimeout, Self.requireSharedCache]
+        if sharedCache == nil, let given = sharedOptions.first(where: { arguments.isGiven($0) }) {
+            throw UsageError(.conflictingOptions(given.spec.name, "cache"), subcommand: Self.subcommand,
+                             "'\(given.spec.longSpelling)' sets up the shared cache; give '--cache s3://BUCKET/PREFIX/' too.")
+        }
         memoryCacheBytes = try arguments.value(Self.memoryCache) << 20
         memoryBudget = try arguments.value(Self.maxMemory) << 20
         animationCaps = AnimationCaps(seconds: try arguments.value(Self.animatedMaxLength),
@@ -306,6 +354,56 @@ extension ServeCommand: ParsableCommand {
         }
         return serve(self)
     }
+}
+
+/// Where the shared cache lives: `--cache s3://BUCKET/PREFIX/`.
+package struct SharedCacheLocation: Equatable, Sendable, CustomStringConvertible {
+    /// The bucket, named by S3's rules.
+    package var bucket: String
+    /// Empty (the whole bucket) or a prefix ending with `/`.
+    package var prefix: String
+
+    package init(bucket: String, prefix: String) {
+        self.bucket = bucket
+        self.prefix = prefix
+    }
+
+    /// `s3://BUCKET/PREFIX/` read, or why it is not a cache location: a bucket named by S3's rules (3 to
+    /// 63 lowercase letters, digits, dots and hyphens, a letter or digit at each end, no `..`, not an IP
+    /// address) and a prefix that ends with `/` (or none), with no empty, `.` or `..` component.
+    package static func parse(_ text: String) -> Result<SharedCacheLocation, SharedCacheLocationError> {
+        guard text.lowercased().hasPrefix("s3://") else { return .failure(.init("expected s3://BUCKET/PREFIX/")) }
+        let rest = text.dropFirst(5)
+        let bucket = String(rest.prefix { $0 != "/" })
+        let prefix = String(rest.dropFirst(bucket.count + 1))
+        let allowed = bucket.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-" }
+        let isAlphanumeric = { (c: Character?) in c.map { $0.isASCII && ($0.isLowercase || $0.isNumber) } ?? false }
+        let looksLikeAddress = bucket.split(separator: ".", omittingEmptySubsequences: false).count == 4
+            && bucket.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
+        guard (3...63).contains(bucket.count), allowed, isAlphanumeric(bucket.first), isAlphanumeric(bucket.last),
+              !bucket.contains(".."), !looksLikeAddress else {
+            return .failure(.init("'\(Format.oneLine(bucket))' is not a bucket name (3 to 63 lowercase letters, digits, dots and "
+                + "hyphens, a letter or digit at each end)"))
+        }
+        guard prefix.isEmpty || prefix.hasSuffix("/") else {
+            return .failure(.init("not a prefix: end it with / (s3://\(bucket)/\(Format.oneLine(prefix))/)"))
+        }
+        for component in prefix.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+            guard !component.isEmpty, component != ".", component != ".." else {
+                return .failure(.init("the prefix has an empty, . or .. component"))
+            }
+        }
+        return .success(SharedCacheLocation(bucket: bucket, prefix: prefix))
+    }
+
+    /// `s3://BUCKET/PREFIX/`.
+    package var description: String { "s3://\(bucket)/\(prefix)" }
+}
+
+/// Why a `--cache s3://…` location was refused.
+package struct SharedCacheLocationError: Error, Equatable {
+    package var reason: String
+    init(_ reason: String) { self.reason = reason }
 }
 
 /// An IPv4 address and a TCP port, as `--listen` takes them.

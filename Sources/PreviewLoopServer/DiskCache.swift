@@ -319,6 +319,15 @@ enum EntryHead {
     static func read(_ descriptor: Int32) -> (length: Int, headers: [(name: String, value: String)])? {
         var buffer = [UInt8](repeating: 0, count: maximumLength)
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        return parse(buffer[..<count])
+    }
+
+    /// The head at the start of `bytes` (an entry read whole, or its first ``maximumLength`` bytes):
+    /// its length and headers; `nil` when they do not start with one.
+    static func parse(_ bytes: some Collection<UInt8>) -> (length: Int, headers: [(name: String, value: String)])? {
+        let buffer = Array(bytes.prefix(maximumLength))
+        let count = buffer.count
         guard count >= marker.count + 1, buffer.starts(with: marker) else { return nil }
         var headers: [(name: String, value: String)] = []
         var start = marker.count

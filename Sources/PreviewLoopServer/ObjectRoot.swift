@@ -59,7 +59,7 @@ final class ObjectRoot: Sendable {
     }
 
     /// This process's environment.
-    private static func environment() -> [String: String] {
+    static func environment() -> [String: String] {
         var values: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {

@@ -35,6 +35,7 @@ public final class PreviewServer: Sendable {
                                     connectionTimeout: options.connectionTimeout, responder: core.chain(accessLog: accessLog))
         } catch {
             core.queue.stop(within: .seconds(1))
+            core.shared?.stop()
             core.scratch.remove()
             throw error
         }
@@ -55,6 +56,7 @@ public final class PreviewServer: Sendable {
         core.queue.stop(within: .milliseconds(500))
         while core.openExchanges > 0 && ContinuousClock.now < end { usleep(10_000) }
         daemon.stop()
+        core.shared?.stop()
         core.scratch.remove()
     }
 
@@ -83,6 +85,7 @@ public final class PreviewServer: Sendable {
         return (InProcessClient(core.chain(accessLog: accessLog)), {
             core.isAccepting = false
             core.queue.stop(within: .seconds(5))
+            core.shared?.stop()
             core.scratch.remove()
         })
     }
@@ -95,8 +98,10 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
     let root: String
     let metrics = ServerMetrics()
     let cache: ResponseCache
-    /// The disk cache, with `--cache`.
+    /// The disk cache, with `--cache DIR`.
     let disk: DiskCache?
+    /// The shared cache in a bucket, with `--cache s3://BUCKET/PREFIX/`.
+    let shared: SharedCache?
     let queue: RenderQueue
     /// Where animations are written before they are read back.
     let scratch: ScratchFolder
@@ -159,6 +164,11 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         } else {
             disk = nil
         }
+        if let location = options.sharedCache {
+            shared = try SharedCache(location: location, timeout: options.sharedCacheTimeout, tls: options.tls, metrics: metrics)
+        } else {
+            shared = nil
+        }
         scratch = try ScratchFolder()
         queue = try RenderQueue(workers: options.workers, queueLimit: options.queue, memoryBudget: options.memoryBudget,
                                 cache: cache, metrics: metrics)
@@ -181,7 +191,9 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         case "/healthz":
             return .now(Self.text(200, "ok\n"))
         case "/readyz":
-            return .now(isAccepting && queue.hasRoom ? Self.text(200, "ready\n") : Self.text(503, "not ready\n"))
+            // With --require-shared-cache, a store that cannot be reached makes the server not ready.
+            let sharedReady = !options.requiresSharedCache || shared?.checkReadiness() != false
+            return .now(isAccepting && queue.hasRoom && sharedReady ? Self.text(200, "ready\n") : Self.text(503, "not ready\n"))
         case "/metrics":
             var response = Self.text(200, metrics.exposition())
             response.headers = [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")]
@@ -344,7 +356,8 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         return cacheable ? .validated(validators: finalValidators, body: body) : body()
     }
 
-    /// The body of `job`'s response: from the memory or disk cache now, or later from a render.
+    /// The body of `job`'s response: from the memory or disk cache now, or later from the shared cache
+    /// or a render.
     private func body(of job: PreviewJob, source: ResolvedSource, tag: String, validators: [(name: String, value: String)],
                       for exchange: HTTPExchange, remoteURL: String?, expires: String?) -> HTTPReply {
         let cacheable = source.isCacheable
@@ -365,6 +378,35 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
                                      entityHeaders: hit.headers))
         }
         exchange.suspend()
+        // The shared cache is asked on a lookup thread, never on the daemon's; when it is skipped (every
+        // lookup thread busy, the store paused) or misses, the request renders.
+        if cacheable, let shared {
+            let contentType = job.contentType, disk = self.disk, cache = self.cache
+            let asked = shared.lookUp(entryName, found: { entry in
+                guard let entry else {
+                    self.render(job, source: source, tag: tag, entryName: entryName, validators: validators, for: exchange,
+                                remoteURL: remoteURL, expires: expires)
+                    return
+                }
+                exchange.cacheOutcome = "shared"
+                cache.insert(entry, for: tag)
+                disk?.store(entry, as: entryName)
+                exchange.answer(Self.success(.bytes(entry.body), contentType: entry.contentType, validators: validators,
+                                             entityHeaders: entry.headers))
+            }, contentType: contentType)
+            if asked { return .later }
+        }
+        render(job, source: source, tag: tag, entryName: entryName, validators: validators, for: exchange, remoteURL: remoteURL,
+               expires: expires)
+        return .later
+    }
+
+    /// Renders `job` for a suspended `exchange` (coalesced with the same render in flight) and answers
+    /// it; the result is kept by the caches.
+    private func render(_ job: PreviewJob, source: ResolvedSource, tag: String, entryName: String,
+                        validators: [(name: String, value: String)], for exchange: HTTPExchange, remoteURL: String?,
+                        expires: String?) {
+        let cacheable = source.isCacheable
         let deadline = exchange.arrival + .milliseconds(Int64(options.requestDeadline * 1000))
         let path = source.path, scratch = self.scratch.path, root = self.root, finalJob = job
         // What the same render also makes (a storyboard's picture and indexes, a thumbnail's placeholder),
@@ -393,11 +435,16 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         work.isCacheable = cacheable
         work.siblings = siblings.map { sibling in
             var kept = RenderWork.Sibling(key: sibling.tag, contentType: sibling.job.contentType)
-            // On disk only a storyboard's parts, which players ask for together; a thumbnail's placeholder
-            // stays in memory (one more file for every thumbnail would double the folder's files).
-            if cacheable, let disk, sibling.job.route.hasPrefix("storyboard.") {
+            // On disk and in the shared cache only a storyboard's parts, which players ask for together; a
+            // thumbnail's placeholder stays in memory (one more file for every thumbnail would double the
+            // folder's files).
+            if cacheable, disk != nil || shared != nil, sibling.job.route.hasPrefix("storyboard.") {
                 let entry = DiskCache.entryName(tag: sibling.tag, route: sibling.job.route)
-                kept.keep = { @Sendable body in disk.store(body, as: entry) }
+                let disk = self.disk, shared = self.shared
+                kept.keep = { @Sendable body in
+                    disk?.store(body, as: entry)
+                    shared?.upload(body, as: entry)
+                }
             }
             return kept
         }
@@ -407,7 +454,13 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
             let sizes = self.sourceSizes
             work.refinedEstimate = { sizes.frameBytes(of: source).map { finalJob.memoryEstimate(frameBytes: $0) } }
         }
-        if cacheable, let disk { work.keep = { body in disk.store(body, as: entryName) } }
+        if cacheable, disk != nil || shared != nil {
+            let disk = self.disk, shared = self.shared
+            work.keep = { body in
+                disk?.store(body, as: entryName)
+                shared?.upload(body, as: entryName)
+            }
+        }
         let admission = queue.submit(key: tag, work: work, deadline: deadline, isGone: { exchange.isClientGone }) { result in
             switch result {
             case .success(let body):
@@ -429,7 +482,6 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
         case .tooLarge:
             exchange.answer(Problem.response(RenderQueue.tooLarge))
         }
-        return .later
     }
 
     private func remember(_ job: RememberedJob, as key: String) {

@@ -7,6 +7,9 @@ final class ServerMetrics: @unchecked Sendable {
     /// The latency histogram's upper bounds, in seconds.
     static let latencyBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
+    /// The shared-cache lookup histogram's upper bounds, in seconds.
+    static let lookupBounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
     private let lock = ConditionLock()
     private struct RequestKey: Hashable {
         var route: String
@@ -18,6 +21,11 @@ final class ServerMetrics: @unchecked Sendable {
     private var latencyCount = 0
     private var cacheHits = 0, cacheMisses = 0, cacheBytes = 0, cacheEvictions = 0
     private var diskHits = 0, diskBytes = 0, diskEvictions = 0, diskWriteFailures = 0
+    private var sharedHits = 0, sharedMisses = 0, sharedReachable = 0
+    private var sharedErrors: [String: Int] = [:], sharedSkipped: [String: Int] = [:], sharedUploads: [String: Int] = [:]
+    private var lookupCounts = [Int](repeating: 0, count: ServerMetrics.lookupBounds.count)
+    private var lookupSum = 0.0
+    private var lookupCount = 0
     private var rendersInFlight = 0, queueDepth = 0
     private var coalesced = 0, refusedBusy = 0, timedOut = 0, renders = 0, renderFailures = 0, rendersCancelled = 0
 
@@ -37,6 +45,20 @@ final class ServerMetrics: @unchecked Sendable {
     func diskCacheHit() { lock.withLock { diskHits += 1 } }
     func diskCacheChanged(bytes: Int, evictions: Int) { lock.withLock { diskBytes = bytes; diskEvictions += evictions } }
     func diskCacheWriteFailed() { lock.withLock { diskWriteFailures += 1 } }
+    func sharedCacheHit() { lock.withLock { sharedHits += 1 } }
+    func sharedCacheMiss() { lock.withLock { sharedMisses += 1 } }
+    func sharedCacheError(kind: String) { lock.withLock { sharedErrors[kind, default: 0] += 1 } }
+    func sharedCacheSkipped(reason: String) { lock.withLock { sharedSkipped[reason, default: 0] += 1 } }
+    func sharedCacheUpload(outcome: String) { lock.withLock { sharedUploads[outcome, default: 0] += 1 } }
+    func sharedCacheReachable(_ reachable: Bool) { lock.withLock { sharedReachable = reachable ? 1 : 0 } }
+    /// A shared-cache lookup that took `seconds` (a hit, a miss or a failure).
+    func sharedCacheLookup(seconds: Double) {
+        lock.withLock {
+            for (index, bound) in Self.lookupBounds.enumerated() where seconds <= bound { lookupCounts[index] += 1 }
+            lookupSum += seconds
+            lookupCount += 1
+        }
+    }
     func coalescedRequest() { lock.withLock { coalesced += 1 } }
     func refused() { lock.withLock { refusedBusy += 1 } }
     func deadlinePassed() { lock.withLock { timedOut += 1 } }
@@ -74,6 +96,8 @@ final class ServerMetrics: @unchecked Sendable {
                 ("previewloop_disk_cache_evictions_total", "Entries this server evicted from the disk cache.", diskEvictions),
                 ("previewloop_disk_cache_write_failures_total", "Responses not written to the disk cache (a full disk, say).",
                  diskWriteFailures),
+                ("previewloop_shared_cache_hits_total", "Responses served from the shared cache (--cache s3://).", sharedHits),
+                ("previewloop_shared_cache_misses_total", "Shared-cache lookups that found no entry.", sharedMisses),
                 ("previewloop_coalesced_requests_total", "Requests answered by a render another request started.", coalesced),
                 ("previewloop_refused_requests_total", "Requests refused with 503 because the queue was full.", refusedBusy),
                 ("previewloop_deadline_exceeded_total", "Requests answered 504 at the request deadline.", timedOut),
@@ -86,9 +110,33 @@ final class ServerMetrics: @unchecked Sendable {
                 family(name, "counter", help)
                 text += "\(name) \(value)\n"
             }
+            family("previewloop_shared_cache_errors_total", "counter",
+                   "Shared-cache (--cache s3://) requests that failed, by kind (transport, timeout, refused, not_found, malformed).")
+            for (kind, count) in sharedErrors.sorted(by: { $0.key < $1.key }) {
+                text += "previewloop_shared_cache_errors_total{kind=\"\(kind)\"} \(count)\n"
+            }
+            family("previewloop_shared_cache_skipped_lookups_total", "counter",
+                   "Shared-cache lookups not made: every lookup thread busy (busy) or the store paused after failures (paused).")
+            for (reason, count) in sharedSkipped.sorted(by: { $0.key < $1.key }) {
+                text += "previewloop_shared_cache_skipped_lookups_total{reason=\"\(reason)\"} \(count)\n"
+            }
+            family("previewloop_shared_cache_uploads_total", "counter",
+                   "Rendered responses offered to the shared cache, by outcome (stored, exists, skipped, failed).")
+            for (outcome, count) in sharedUploads.sorted(by: { $0.key < $1.key }) {
+                text += "previewloop_shared_cache_uploads_total{outcome=\"\(outcome)\"} \(count)\n"
+            }
+            family("previewloop_shared_cache_lookup_duration_seconds", "histogram", "Time a shared-cache lookup took.")
+            for (index, bound) in Self.lookupBounds.enumerated() {
+                text += "previewloop_shared_cache_lookup_duration_seconds_bucket{le=\"\(bound)\"} \(lookupCounts[index])\n"
+            }
+            text += "previewloop_shared_cache_lookup_duration_seconds_bucket{le=\"+Inf\"} \(lookupCount)\n"
+            text += "previewloop_shared_cache_lookup_duration_seconds_sum \(lookupSum)\n"
+            text += "previewloop_shared_cache_lookup_duration_seconds_count \(lookupCount)\n"
             let gauges: [(String, String, Int)] = [
                 ("previewloop_cache_bytes", "Bytes held by the memory cache.", cacheBytes),
                 ("previewloop_disk_cache_bytes", "Bytes in the disk cache as this server last read it.", diskBytes),
+                ("previewloop_shared_cache_reachable", "1 when the shared cache answered the last time it was asked, else 0.",
+                 sharedReachable),
                 ("previewloop_renders_in_flight", "Renders running now.", rendersInFlight),
                 ("previewloop_queue_depth", "Renders waiting for a worker.", queueDepth),
             ]
