@@ -368,23 +368,14 @@ package struct SharedCacheLocation: Equatable, Sendable, CustomStringConvertible
         self.prefix = prefix
     }
 
-    /// `s3://BUCKET/PREFIX/` read, or why it is not a cache location: a bucket named by S3's rules (3 to
-    /// 63 lowercase letters, digits, dots and hyphens, a letter or digit at each end, no `..`, not an IP
-    /// address) and a prefix that ends with `/` (or none), with no empty, `.` or `..` component.
+    /// `s3://BUCKET/PREFIX/` read, or why it is not a cache location: a bucket named by S3's rules
+    /// (``ObjectOutput/bucketProblem(in:)``) and a prefix that ends with `/` (or none), with no empty, `.` or `..` component.
     package static func parse(_ text: String) -> Result<SharedCacheLocation, SharedCacheLocationError> {
         guard text.lowercased().hasPrefix("s3://") else { return .failure(.init("expected s3://BUCKET/PREFIX/")) }
         let rest = text.dropFirst(5)
         let bucket = String(rest.prefix { $0 != "/" })
         let prefix = String(rest.dropFirst(bucket.count + 1))
-        let allowed = bucket.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "-" }
-        let isAlphanumeric = { (c: Character?) in c.map { $0.isASCII && ($0.isLowercase || $0.isNumber) } ?? false }
-        let looksLikeAddress = bucket.split(separator: ".", omittingEmptySubsequences: false).count == 4
-            && bucket.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
-        guard (3...63).contains(bucket.count), allowed, isAlphanumeric(bucket.first), isAlphanumeric(bucket.last),
-              !bucket.contains(".."), !looksLikeAddress else {
-            return .failure(.init("'\(Format.oneLine(bucket))' is not a bucket name (3 to 63 lowercase letters, digits, dots and "
-                + "hyphens, a letter or digit at each end)"))
-        }
+        if let problem = ObjectOutput.bucketProblem(in: text) { return .failure(.init(problem)) }
         guard prefix.isEmpty || prefix.hasSuffix("/") else {
             return .failure(.init("not a prefix: end it with / (s3://\(bucket)/\(Format.oneLine(prefix))/)"))
         }

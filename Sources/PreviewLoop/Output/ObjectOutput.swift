@@ -21,7 +21,7 @@ package enum ObjectOutput {
         let rest = argument.dropFirst(5)
         let bucket = String(rest.prefix { $0 != "/" })
         guard let problem = S3Object.bucketNameProblem(bucket) else { return nil }
-        return "'\(bucket)' is not a valid bucket name: \(problem)"
+        return "'\(RemoteValidators.printable(bucket))' is not a valid bucket name: \(problem)"
     }
 
     /// Whether `path` names an object (`s3://…`, the scheme in any case) rather than a file.
