@@ -67,7 +67,7 @@ extension ThumbCommand {
         }
         var options = source.sourceOptions
         options.allowedFormats = MediaPlaylist.segmentFormats(options.allowedFormats)
-        return LiveFrameSource(source: .file(try segmentPath(chosen.uri, input: input)), options: options, offset: offset, note: note)
+        return LiveFrameSource(source: .file(try source.segmentPath(chosen.uri, input: input)), options: options, offset: offset, note: note)
     }
 
     /// The playlist in the file at `path`, or `nil` when the file does not begin as one.
@@ -83,7 +83,9 @@ extension ThumbCommand {
         let bytes = try FileSystem.readRegularFile(path, limit: playlistLimit, what: "playlist")
         return try MediaPlaylist(text: String(decoding: bytes, as: UTF8.self), name: name)
     }
+}
 
+extension InputOptions {
     /// The local path of a segment the playlist `input` names as `uri`: relative to the playlist's
     /// folder, never another protocol, and inside ``InputOptions/confinement`` when set.
     func segmentPath(_ uri: String, input: String) throws(PreviewLoopError) -> String {
@@ -99,7 +101,7 @@ extension ThumbCommand {
             let folder = absolute.lastIndex(of: "/").map { String(absolute[..<$0]) } ?? "."
             path = folder + "/" + path
         }
-        if let root = source.confinement {
+        if let root = confinement {
             guard let real = FileSystem.resolvedPath(path), real.hasPrefix(root == "/" ? "/" : root + "/") else {
                 throw PreviewLoopError(.inputNotFound, "\(input): a segment the playlist names is not a file inside the served folder")
             }
@@ -121,5 +123,65 @@ extension ThumbCommand {
             return String(rest[slash...])
         }
         return text
+    }
+
+    /// On a server (``confinement`` set, the input read from ``opened``): when the input is an HLS
+    /// media playlist, a copy of it in `scratch` to read instead, every segment (and `#EXT-X-MAP`) named by
+    /// its real path, checked to lie inside the served folder, and closed with `#EXT-X-ENDLIST` (a live
+    /// playlist is read as it stands now, never waited on). The opened descriptor's path has no folder
+    /// its segments could be found relative to. `nil` for anything that is not a playlist.
+    ///
+    /// - Throws: `.notMediaFile` for a multivariant playlist, `.refusedByPolicy` for an encrypted one or
+    ///   a segment that is not a local file, `.inputNotFound` for a segment outside the folder.
+    func confinedPlaylistCopy(in scratch: String, serial: Int) throws(PreviewLoopError) -> String? {
+        // Read through the playlist reader first: a multivariant playlist is refused there.
+        guard confinement != nil, let opened, try ThumbCommand.playlist(at: opened, name: input) != nil else { return nil }
+        let text = String(decoding: try FileSystem.readRegularFile(opened, limit: ThumbCommand.playlistLimit, what: "playlist"), as: UTF8.self)
+        func local(_ uri: String) throws(PreviewLoopError) -> String {
+            let path = try segmentPath(uri, input: input)
+            guard !path.contains(where: { $0.isNewline || $0 == "\"" }) else {
+                throw PreviewLoopError(.refusedByPolicy, "\(input): a segment's path holds a line break or a quote")
+            }
+            return path
+        }
+        var lines: [String] = []
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = MediaPlaylist.trimmed(raw)
+            if line.isEmpty || line == "#EXT-X-ENDLIST" { continue }
+            if !line.hasPrefix("#") {
+                lines.append(try local(line))
+            } else if let valueStart = Self.end(of: "URI=\"", in: line) {
+                let tag = String(line.prefix { $0 != ":" })
+                guard tag == "#EXT-X-MAP", let valueEnd = line[valueStart...].firstIndex(of: "\"") else {
+                    throw PreviewLoopError(.notMediaFile, "\(input): \(tag.prefix(40)) names another file; only plain media playlists are served")
+                }
+                let path = try local(String(line[valueStart..<valueEnd]))
+                let before = String(line[..<valueStart]), after = String(line[valueEnd...])
+                lines.append(before + path + after)
+            } else {
+                lines.append(line)
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let path = scratch + "/playlist-\(getpid())-\(serial).m3u8"
+        let descriptor = FileSystem.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw PreviewLoopError(.outputNotWritable, "\(input): the playlist's copy could not be written in the scratch folder") }
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let status = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
+        guard close(descriptor) == 0, status == 0 else {
+            FileSystem.unlink(path)
+            throw PreviewLoopError(.outputNotWritable, "\(input): the playlist's copy could not be written in the scratch folder")
+        }
+        return path
+    }
+
+    /// Where the first `needle` in `line` ends, if it is there.
+    private static func end(of needle: String, in line: String) -> String.Index? {
+        var index = line.startIndex
+        while index < line.endIndex {
+            if line[index...].hasPrefix(needle) { return line.index(index, offsetBy: needle.count) }
+            index = line.index(after: index)
+        }
+        return nil
     }
 }

@@ -72,6 +72,10 @@ package struct PreviewJob: Sendable {
             command.source.requestHeaders = remote.requestHeaders
             command.source.tls = remote.tls
         }
+        // A playlist on a server is read from a copy naming its segments by their checked real paths.
+        let playlistCopy = try command.source.confinedPlaylistCopy(in: scratch, serial: Self.renders.add(1, ordering: .relaxed).newValue)
+        defer { if let playlistCopy { FileSystem.unlink(playlistCopy) } }
+        if let playlistCopy { command.source.opened = playlistCopy }
         return try command.body(for: self, scratch: scratch, siblings: siblings)
     }
 

@@ -225,11 +225,42 @@ struct ServeLiveTests {
                                 ("remote", "http://127.0.0.1:9/a.ts")] {
                 let text = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PROGRAM-DATE-TIME:2026-12-07T03:00:00Z\n#EXTINF:4,\n\(uri)\n"
                 try text.write(toFile: root + "/\(name).m3u8", atomically: true, encoding: .utf8)
-                for query in ["latest=true", "program_time=2026-12-07T03:00:01Z"] {
+                for query in ["latest=true", "program_time=2026-12-07T03:00:01Z", "time=1"] {
                     let reply = try server.fetch("/\(name).m3u8/thumbnail.png?" + query)
                     #expect(reply.status == 404 || reply.status == 413, "\(name) \(query): \(reply.status) \(reply.text)")
                     #expect(!reply.text.contains(outside), "\(name): \(reply.text)")
                 }
+            }
+        }
+    }
+
+    @Test("Every route on a playlist under the root: the CLI's bytes (segments found beside the playlist); a key or a variant playlist refused")
+    func ordinaryRoutesOnPlaylists() throws {
+        try ServeInProcessTests.withServer { server, root in
+            try FileManager.default.createDirectory(atPath: root + "/hls", withIntermediateDirectories: true)
+            let made = try Child.tool("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+                                                 "-t", "4", "-c:v", "libx264", "-g", "25", "-f", "hls", "-hls_time", "1",
+                                                 "-hls_playlist_type", "vod", root + "/hls/vod.m3u8"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let served = try server.fetch("/hls/vod.m3u8/thumbnail.jpg?time=2&width=320&height=240")
+            #expect(served.status == 200, "\(served.text)")
+            let written = TestPaths.temporaryDirectory() + "/thumb.jpg"
+            defer { try? FileManager.default.removeItem(atPath: (written as NSString).deletingLastPathComponent) }
+            let cli = try Child.run(TestPaths.cliBinary, ["thumb", root + "/hls/vod.m3u8", "-o", written, "--at", "2", "--size", "320x240"])
+            #expect(cli.status == 0, "\(cli.stderr)")
+            #expect(served.body == (try Data(contentsOf: URL(fileURLWithPath: written))), "the served thumbnail differs from the CLI's")
+            for route in ["animated.webp?start=1&end=3&width=160", "storyboard.vtt", "placeholder.json?time=1"] {
+                let reply = try server.fetch("/hls/vod.m3u8/" + route)
+                #expect(reply.status == 200, "\(route): \(reply.status) \(reply.text)")
+            }
+            // An encrypted playlist names a key file; a variant playlist names other playlists: neither is read.
+            try "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-KEY:METHOD=AES-128,URI=\"/etc/hostname\"\n#EXTINF:1,\nvod0.ts\n#EXT-X-ENDLIST\n"
+                .write(toFile: root + "/hls/key.m3u8", atomically: true, encoding: .utf8)
+            try "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nvod.m3u8\n".write(toFile: root + "/hls/variants.m3u8", atomically: true, encoding: .utf8)
+            for name in ["key", "variants"] {
+                let reply = try server.fetch("/hls/\(name).m3u8/thumbnail.jpg?time=0")
+                #expect(reply.status == 415, "\(name): \(reply.status) \(reply.text)")
+                #expect(!reply.text.contains("/etc/hostname"), "\(name): \(reply.text)")
             }
         }
     }

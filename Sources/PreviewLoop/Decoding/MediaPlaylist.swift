@@ -85,7 +85,7 @@ package struct MediaPlaylist: Sendable, Hashable {
     }
 
     /// `text` without spaces, tabs and carriage returns around it.
-    static func trimmed(_ text: some StringProtocol) -> String {
+    package static func trimmed(_ text: some StringProtocol) -> String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
         guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return "" }
         return String(text[first...last])
