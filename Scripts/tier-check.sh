@@ -407,9 +407,10 @@ spawn timeout 45 python3 "$scratch/client.py" "$scratch" "$front_port" "$start" 
 client_group=$!
 while [ "$(date +%s)" -lt $((start + 10)) ]; do sleep 0.05; done
 snapshot at-kill
+# Disowned first, so the shell prints no notice of its death.
+disown "$victim_pid" 2>/dev/null || true
 kill -KILL "$victim_pid"
 kill_time=$(date +%s.%N)
-{ wait "$victim_pid"; } 2>/dev/null || true
 wait "$wrk_group" || true
 wait "$client_group" || true
 snapshot after
