@@ -16,7 +16,7 @@
 #     window (the kill's second and the next: a refused connection is retried on the next server at
 #     once, one not accepted in proxy_connect_timeout, 1 s, too), and every 200 body is byte for byte
 #     what `preview-loop thumb --at T --size W` writes for it. The dead server's URLs asked after the
-#     kill are rendered by the survivors (their renders from /metrics before and after are printed).
+#     kill are answered by the survivors (their renders from /metrics before and after are printed).
 # Prints a summary table; exits 1 with a one-line reason on any failed check. Bounded: every wait has a
 # timeout and a watchdog stops the whole run after 170 s. Everything it starts runs in its own process
 # group, which the EXIT trap kills; its scratch folder is removed (KEEP_SCRATCH=1 keeps it).
@@ -474,7 +474,7 @@ printf '%-22s %s\n' "consistent hashing" "${results[hash]}"
 printf '%-22s %s\n' "load (wrk -c8 30 s)" "$(get total) answers: $(get "', '.join(f'{n} x {c}' for c, n in sorted(by_status.items()))"); socket errors $(get "', '.join(f'{k} {v}' for k, v in errors.items() if k != 'status')"); 200 bodies not a reference: $(get unknown)"
 printf '%-22s %s\n' "checking client" "$(get client) answers: $(get "', '.join(f'{n} x {c}' for c, n in sorted(client_status.items()))"); 200 bodies differing from preview-loop thumb's: $(get differ)"
 printf '%-22s %s\n' "failover" "server $victim (:$victim_port) killed -9 at $(get kill_second) s; statuses other than 200/304/503 outside the window ($(get kill_second)-$(get kill_second+1) s): wrk $(get bad_wrk), client $(get bad_client); inside: $(get in_window)"
-printf '%-22s %s\n' "dead server's keys" "$(get dead_keys) of its URLs asked after the kill, rendered by the survivors ($(get "', '.join(f'{n} on :{s.split(\":\")[1]}' for s, n in per_survivor.items())"); $(get moved_as_ring) on the ring's next server)"
+printf '%-22s %s\n' "dead server's keys" "$(get dead_keys) of its URLs asked after the kill, answered by the survivors ($(get "', '.join(f'{n} on :{s.split(\":\")[1]}' for s, n in per_survivor.items())"); $(get moved_as_ring) on the ring's next server)"
 printf '%-22s %s\n' "renders (/metrics)" "before load / at kill / after: a $renders_a0/$renders_a1/$renders_a2, b $renders_b0/$renders_b1/killed, c $renders_c0/$renders_c1/$renders_c2"
 
 [ "$(get bad_wrk)" = 0 ] || fail "wrk saw $(get bad_wrk) statuses other than 200/304/503 outside the failover window"
