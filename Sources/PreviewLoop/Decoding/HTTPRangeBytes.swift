@@ -13,33 +13,18 @@ import FoundationEssentials
 /// error status, no answer, a refused hop, a playlist by its extension, content type or first bytes)
 /// leaves the input to FFmpeg's protocol, which then reads it as before: forward through a server
 /// without ranges, and with the same errors for a refused, missing or unreachable input.
-final class HTTPRangeBytes: RandomAccessBytes {
+final class HTTPRangeBytes: RangedBytes {
     /// The URL read, after redirects.
     let url: String
     /// The URL as given, for messages.
     private let name: String
-    private let reader: RangeReader
-    /// Why the last read failed.
-    private(set) var failure: RemoteFailure?
+    let reader: RangeReader
+    var failure: RemoteFailure?
 
     private init(url: String, name: String, reader: RangeReader) {
         self.url = url
         self.name = name
         self.reader = reader
-    }
-
-    var byteSize: Int64 { reader.size }
-    var wasStopped: Bool { failure?.kind == .stopped }
-    /// What reading cost so far, as a record carries it.
-    var reads: RemoteReads { RemoteReads(bytesFetched: reader.bytesReceived, requests: reader.requests) }
-
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        do {
-            return try reader.read(at: offset, into: buffer)
-        } catch {
-            failure = error
-            return nil
-        }
     }
 
     /// The last read's failure as the library's error, if a read failed for a reason of the server's.

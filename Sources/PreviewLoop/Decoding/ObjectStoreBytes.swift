@@ -7,11 +7,10 @@ import Glibc
 /// through its custom I/O. The first window is fetched when it is made, so a missing object, a refused
 /// key or a bad signature fails the open in one line naming the object and the store's own reason.
 /// Kept for the input's life, so opening the input again reads what was already fetched.
-final class ObjectStoreBytes: RandomAccessBytes {
+final class ObjectStoreBytes: RangedBytes {
     let object: S3Object
-    private let reader: RangeReader
-    /// Why the last read failed.
-    private(set) var failure: RemoteFailure?
+    let reader: RangeReader
+    var failure: RemoteFailure?
 
     init(object: S3Object, options: SourceOptions, interrupter: Interrupter,
          configuration: AWSConfiguration = .fromProcess) throws(PreviewLoopError) {
@@ -33,22 +32,9 @@ final class ObjectStoreBytes: RandomAccessBytes {
         do { try reader.open() } catch { throw Self.error(error, object: object) }
     }
 
-    var byteSize: Int64 { reader.size }
-    var wasStopped: Bool { failure?.kind == .stopped }
     /// Bytes received and requests made so far.
     var bytesReceived: Int64 { reader.bytesReceived }
     var requests: Int { reader.requests }
-    /// Both, as a record carries them.
-    var reads: RemoteReads { RemoteReads(bytesFetched: reader.bytesReceived, requests: reader.requests) }
-
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        do {
-            return try reader.read(at: offset, into: buffer)
-        } catch {
-            failure = error
-            return nil
-        }
-    }
 
     /// The last read's failure as the library's error, if a read failed for a reason of the store's.
     var readError: PreviewLoopError? {
