@@ -214,7 +214,7 @@ final class ServerCore: HTTPResponder, @unchecked Sendable {
             return onOwnThread(exchange) { .now(self.feedResponse(query: query, expires: expires, request: request)) }
         }
         let noSource = PreviewRequestError(status: 404, detail: "No such source.")
-        guard var (components, route) = SourcePath.split(request.path) else { return .now(Problem.response(noSource)) }
+        guard case (let components, var route)? = SourcePath.split(request.path) else { return .now(Problem.response(noSource)) }
         // `thumbnail` without an extension: the format the request's Accept prefers.
         var varies = false
         do {

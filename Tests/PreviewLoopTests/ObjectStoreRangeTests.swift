@@ -70,7 +70,8 @@ final class ObjectStoreRangeTests {
         // pictures in its first megabytes.
         let nullPacket: [UInt8] = [0x47, 0x1F, 0xFF, 0x10] + [UInt8](repeating: 0xFF, count: 184)
         let chunk = Data((0..<5578).flatMap { _ in nullPacket })
-        FileManager.default.createFile(atPath: large, contents: try Data(contentsOf: URL(fileURLWithPath: clip)))
+        let start = try Data(contentsOf: URL(fileURLWithPath: clip))
+        #expect(FileManager.default.createFile(atPath: large, contents: start))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: large))
         try handle.seekToEnd()
         for _ in 0..<1024 { try handle.write(contentsOf: chunk) }
