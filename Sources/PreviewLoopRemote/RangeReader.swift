@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Reads a remote object in bounded byte ranges (`Range: bytes=A-B`, never open-ended) over one reused
 /// connection: a read-ahead window that doubles while reads run forward; after a seek, only what the
@@ -8,6 +9,11 @@ import Glibc
 /// the first answer (`If-Match` with its strong `ETag`, else `If-Unmodified-Since` with its
 /// `Last-Modified`). Counts the bytes and requests it spent. Used from one thread at a time.
 package final class RangeReader {
+    /// Body bytes received and requests sent by every range reader in this process (a server's
+    /// `/metrics`), retries and error bodies included.
+    package static let processBytesReceived = Atomic<Int64>(0)
+    package static let processRequests = Atomic<Int>(0)
+
     /// The request for some bytes: URL and header lines, given the `Range` value and the `If-Match`
     /// validator (signed afresh for each request, so a signature's time is always now).
     package typealias RequestMaker = (_ range: String, _ ifMatch: String?) -> (url: String, headers: [String])
@@ -117,10 +123,9 @@ package final class RangeReader {
             if shouldStop() { throw RemoteFailure(.stopped, "stopped") }
             var request = makeRequest(range, validator)
             if validator == nil, let lastModified { request.headers.append("If-Unmodified-Since: \(lastModified)") }
-            requests += 1
             let response = transfer.get(url: request.url, headers: request.headers, bodyLimit: Int(last - offset + 1),
                                         shouldStop: shouldStop)
-            bytesReceived += Int64(response.body.count)
+            tally(response)
             if response.wasStopped { throw RemoteFailure(.stopped, "stopped") }
             do {
                 return try accept(response, offset: offset, last: last)
@@ -185,9 +190,16 @@ package final class RangeReader {
     /// Takes the answer to a first request made by the caller (`Range: bytes=0-(count-1)`, sent to find
     /// where redirects lead) as this reader's own first window, counting it.
     package func adopt(_ response: HTTPTransfer.Response, count: Int) throws(RemoteFailure) {
+        tally(response)
+        _ = try accept(response, offset: 0, last: Int64(count) - 1)
+    }
+
+    /// Counts a request and its body, here and in the process's totals.
+    private func tally(_ response: HTTPTransfer.Response) {
         requests += 1
         bytesReceived += Int64(response.body.count)
-        _ = try accept(response, offset: 0, last: Int64(count) - 1)
+        Self.processRequests.add(1, ordering: .relaxed)
+        Self.processBytesReceived.add(Int64(response.body.count), ordering: .relaxed)
     }
 
     private func keep(offset: Int64, bytes: [UInt8]) {

@@ -1,4 +1,5 @@
 import PreviewLoop
+import PreviewLoopRemote
 
 /// The server's counters, read by `/metrics` in Prometheus's text exposition format (version 0.0.4).
 ///
@@ -105,6 +106,10 @@ final class ServerMetrics: @unchecked Sendable {
                 ("previewloop_render_failures_total", "Renders that failed (not counting those cancelled).", renderFailures),
                 ("previewloop_renders_cancelled_total", "Renders cancelled because every client waiting for them had gone.",
                  rendersCancelled),
+                ("previewloop_source_requests_total", "Range requests sent for remote sources (http(s) and s3:// inputs), retries included.",
+                 RangeReader.processRequests.load(ordering: .relaxed)),
+                ("previewloop_source_bytes_fetched_total", "Body bytes received for remote sources (http(s) and s3:// inputs).",
+                 Int(RangeReader.processBytesReceived.load(ordering: .relaxed))),
             ]
             for (name, help, value) in counters {
                 family(name, "counter", help)

@@ -53,8 +53,15 @@ final class ServeObjectRootTests {
     @Test("A thumbnail of an object is byte for byte `thumb s3://…` and `thumb` of the local file; the key may need escapes")
     func sameBytes() throws {
         try withServer { base in
+            let requestsBefore = try SharedCacheSupport.metric(base, "previewloop_source_requests_total")
+            #expect(try SharedCacheSupport.metric(base, "previewloop_source_bytes_fetched_total") == 0)
             let reply = try ServeTests.fetch("\(base)/landscape.mp4/thumbnail.jpg?width=320&height=180&time=1")
             #expect(reply.status == 200, "\(reply.text)")
+            // The render's range reads are counted: some bytes, never more than the object.
+            let size = Double(try FileManager.default.attributesOfItem(atPath: clip)[.size] as? Int ?? 0)
+            let fetched = try SharedCacheSupport.metric(base, "previewloop_source_bytes_fetched_total")
+            #expect(fetched > 0 && fetched <= size, "fetched \(fetched) of \(size) bytes")
+            #expect(try SharedCacheSupport.metric(base, "previewloop_source_requests_total") > requestsBefore)
             #expect(reply.body == (try thumb("s3://videos/clips/landscape.mp4")))
             #expect(reply.body == (try thumb(clip)))
             #expect(reply.headers["etag"] != nil && reply.headers["cache-control"]?.contains("immutable") == true)
