@@ -5,11 +5,32 @@ import PreviewLoopRemote
 ///
 /// Invariant: every field is touched only under `lock`.
 final class ServerMetrics: @unchecked Sendable {
-    /// The latency histogram's upper bounds, in seconds.
-    static let latencyBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+    /// A Prometheus histogram: how many observations fell at or below each upper bound (cumulative, as
+    /// the format's buckets are), their sum and their count.
+    private struct Histogram {
+        let bounds: [Double]
+        private var counts: [Int]
+        private var sum = 0.0
+        private var count = 0
 
-    /// The shared-cache lookup histogram's upper bounds, in seconds.
-    static let lookupBounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+        init(bounds: [Double]) {
+            self.bounds = bounds
+            counts = [Int](repeating: 0, count: bounds.count)
+        }
+
+        mutating func observe(_ value: Double) {
+            for (index, bound) in bounds.enumerated() where value <= bound { counts[index] += 1 }
+            sum += value
+            count += 1
+        }
+
+        /// The `NAME_bucket{le="…"}` lines, the `+Inf` bucket, `NAME_sum` and `NAME_count`.
+        func samples(_ name: String) -> String {
+            var text = ""
+            for (index, bound) in bounds.enumerated() { text += "\(name)_bucket{le=\"\(bound)\"} \(counts[index])\n" }
+            return text + "\(name)_bucket{le=\"+Inf\"} \(count)\n\(name)_sum \(sum)\n\(name)_count \(count)\n"
+        }
+    }
 
     private let lock = ConditionLock()
     private struct RequestKey: Hashable {
@@ -17,16 +38,14 @@ final class ServerMetrics: @unchecked Sendable {
         var status: Int
     }
     private var requests: [RequestKey: Int] = [:]
-    private var latencyCounts = [Int](repeating: 0, count: ServerMetrics.latencyBounds.count)
-    private var latencySum = 0.0
-    private var latencyCount = 0
+    /// Request latency, in seconds.
+    private var latency = Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
     private var cacheHits = 0, cacheMisses = 0, cacheBytes = 0, cacheEvictions = 0
     private var diskHits = 0, diskBytes = 0, diskEvictions = 0, diskWriteFailures = 0
     private var sharedHits = 0, sharedMisses = 0, sharedReachable = 0
     private var sharedErrors: [String: Int] = [:], sharedSkipped: [String: Int] = [:], sharedUploads: [String: Int] = [:]
-    private var lookupCounts = [Int](repeating: 0, count: ServerMetrics.lookupBounds.count)
-    private var lookupSum = 0.0
-    private var lookupCount = 0
+    /// Shared-cache lookup time, in seconds.
+    private var lookup = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
     private var rendersInFlight = 0, queueDepth = 0
     private var coalesced = 0, refusedBusy = 0, timedOut = 0, renders = 0, renderFailures = 0, rendersCancelled = 0
 
@@ -34,9 +53,7 @@ final class ServerMetrics: @unchecked Sendable {
     func requestFinished(route: String, status: Int, seconds: Double) {
         lock.withLock {
             requests[RequestKey(route: route, status: status), default: 0] += 1
-            for (index, bound) in Self.latencyBounds.enumerated() where seconds <= bound { latencyCounts[index] += 1 }
-            latencySum += seconds
-            latencyCount += 1
+            latency.observe(seconds)
         }
     }
 
@@ -53,13 +70,7 @@ final class ServerMetrics: @unchecked Sendable {
     func sharedCacheUpload(outcome: String) { lock.withLock { sharedUploads[outcome, default: 0] += 1 } }
     func sharedCacheReachable(_ reachable: Bool) { lock.withLock { sharedReachable = reachable ? 1 : 0 } }
     /// A shared-cache lookup that took `seconds` (a hit, a miss or a failure).
-    func sharedCacheLookup(seconds: Double) {
-        lock.withLock {
-            for (index, bound) in Self.lookupBounds.enumerated() where seconds <= bound { lookupCounts[index] += 1 }
-            lookupSum += seconds
-            lookupCount += 1
-        }
-    }
+    func sharedCacheLookup(seconds: Double) { lock.withLock { lookup.observe(seconds) } }
     func coalescedRequest() { lock.withLock { coalesced += 1 } }
     func refused() { lock.withLock { refusedBusy += 1 } }
     func deadlinePassed() { lock.withLock { timedOut += 1 } }
@@ -78,18 +89,30 @@ final class ServerMetrics: @unchecked Sendable {
             func family(_ name: String, _ type: String, _ help: String) {
                 text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             }
+            /// One family of one sample each: (name, help, value).
+            func unlabelled(_ type: String, _ families: [(String, String, Int)]) {
+                for (name, help, value) in families {
+                    family(name, type, help)
+                    text += "\(name) \(value)\n"
+                }
+            }
+            /// A counter with one sample per value of its one label, in the values' order.
+            func labelled(_ name: String, _ help: String, by label: String, _ counts: [String: Int]) {
+                family(name, "counter", help)
+                for (value, count) in counts.sorted(by: { $0.key < $1.key }) {
+                    text += "\(name){\(label)=\"\(value)\"} \(count)\n"
+                }
+            }
+            func histogram(_ name: String, _ help: String, _ values: Histogram) {
+                family(name, "histogram", help)
+                text += values.samples(name)
+            }
             family("previewloop_http_requests_total", "counter", "Requests answered, by route and status.")
             for (key, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
                 text += "previewloop_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)\n"
             }
-            family("previewloop_http_request_duration_seconds", "histogram", "Time from a request's arrival to its answer.")
-            for (index, bound) in Self.latencyBounds.enumerated() {
-                text += "previewloop_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(latencyCounts[index])\n"
-            }
-            text += "previewloop_http_request_duration_seconds_bucket{le=\"+Inf\"} \(latencyCount)\n"
-            text += "previewloop_http_request_duration_seconds_sum \(latencySum)\n"
-            text += "previewloop_http_request_duration_seconds_count \(latencyCount)\n"
-            let counters: [(String, String, Int)] = [
+            histogram("previewloop_http_request_duration_seconds", "Time from a request's arrival to its answer.", latency)
+            unlabelled("counter", [
                 ("previewloop_cache_hits_total", "Responses served from the memory cache.", cacheHits),
                 ("previewloop_cache_misses_total", "Responses not in the memory cache (rendered or coalesced).", cacheMisses),
                 ("previewloop_cache_evictions_total", "Entries evicted from the memory cache.", cacheEvictions),
@@ -110,45 +133,25 @@ final class ServerMetrics: @unchecked Sendable {
                  RangeReader.processRequests.load(ordering: .relaxed)),
                 ("previewloop_source_bytes_fetched_total", "Body bytes received for remote sources (http(s) and s3:// inputs).",
                  Int(RangeReader.processBytesReceived.load(ordering: .relaxed))),
-            ]
-            for (name, help, value) in counters {
-                family(name, "counter", help)
-                text += "\(name) \(value)\n"
-            }
-            family("previewloop_shared_cache_errors_total", "counter",
-                   "Shared-cache (--cache s3://) requests that failed, by kind (transport, timeout, refused, not_found, malformed).")
-            for (kind, count) in sharedErrors.sorted(by: { $0.key < $1.key }) {
-                text += "previewloop_shared_cache_errors_total{kind=\"\(kind)\"} \(count)\n"
-            }
-            family("previewloop_shared_cache_skipped_lookups_total", "counter",
-                   "Shared-cache lookups not made: every lookup thread busy (busy) or the store paused after failures (paused).")
-            for (reason, count) in sharedSkipped.sorted(by: { $0.key < $1.key }) {
-                text += "previewloop_shared_cache_skipped_lookups_total{reason=\"\(reason)\"} \(count)\n"
-            }
-            family("previewloop_shared_cache_uploads_total", "counter",
-                   "Rendered responses offered to the shared cache, by outcome (stored, exists, skipped, failed).")
-            for (outcome, count) in sharedUploads.sorted(by: { $0.key < $1.key }) {
-                text += "previewloop_shared_cache_uploads_total{outcome=\"\(outcome)\"} \(count)\n"
-            }
-            family("previewloop_shared_cache_lookup_duration_seconds", "histogram", "Time a shared-cache lookup took.")
-            for (index, bound) in Self.lookupBounds.enumerated() {
-                text += "previewloop_shared_cache_lookup_duration_seconds_bucket{le=\"\(bound)\"} \(lookupCounts[index])\n"
-            }
-            text += "previewloop_shared_cache_lookup_duration_seconds_bucket{le=\"+Inf\"} \(lookupCount)\n"
-            text += "previewloop_shared_cache_lookup_duration_seconds_sum \(lookupSum)\n"
-            text += "previewloop_shared_cache_lookup_duration_seconds_count \(lookupCount)\n"
-            let gauges: [(String, String, Int)] = [
+            ])
+            labelled("previewloop_shared_cache_errors_total",
+                     "Shared-cache (--cache s3://) requests that failed, by kind (transport, timeout, refused, not_found, malformed).",
+                     by: "kind", sharedErrors)
+            labelled("previewloop_shared_cache_skipped_lookups_total",
+                     "Shared-cache lookups not made: every lookup thread busy (busy) or the store paused after failures (paused).",
+                     by: "reason", sharedSkipped)
+            labelled("previewloop_shared_cache_uploads_total",
+                     "Rendered responses offered to the shared cache, by outcome (stored, exists, skipped, failed).",
+                     by: "outcome", sharedUploads)
+            histogram("previewloop_shared_cache_lookup_duration_seconds", "Time a shared-cache lookup took.", lookup)
+            unlabelled("gauge", [
                 ("previewloop_cache_bytes", "Bytes held by the memory cache.", cacheBytes),
                 ("previewloop_disk_cache_bytes", "Bytes in the disk cache as this server last read it.", diskBytes),
                 ("previewloop_shared_cache_reachable", "1 when the shared cache answered the last time it was asked, else 0.",
                  sharedReachable),
                 ("previewloop_renders_in_flight", "Renders running now.", rendersInFlight),
                 ("previewloop_queue_depth", "Renders waiting for a worker.", queueDepth),
-            ]
-            for (name, help, value) in gauges {
-                family(name, "gauge", help)
-                text += "\(name) \(value)\n"
-            }
+            ])
             return text
         }
     }

@@ -110,13 +110,11 @@ public final class PreviewCard {
     ///   opening the source.
     public init(source: Source, style: CardStyle = CardStyle(), windowStart: TimePosition = .zero, windowLength: TimePosition = 15,
                 posterTime: TimePosition? = nil, threads: Int = DecodingDefaults.threads, sourceOptions: SourceOptions = .init()) throws(PreviewLoopError) {
+        // The hover video is a loop of this window: it is checked, resolved and refused as the loop's is.
+        let loopWindow = LoopPlayer.Configuration(windowStart: windowStart, windowLength: windowLength)
         try style.validate()
-        try windowStart.validate("the window's start")
-        try windowLength.validate("the window's length")
+        try loopWindow.validate()
         try posterTime?.validate("the poster's time")
-        if case .seconds(let length) = windowLength, length <= 0 {
-            throw PreviewLoopError(.invalidArgument, "the loop window needs a length > 0")
-        }
         if case .standardInput = source {
             throw PreviewLoopError(.invalidArgument, "a card reads its clip twice (poster, then video): give a file or URL, not standard input")
         }
@@ -127,23 +125,15 @@ public final class PreviewCard {
         compositor = try CardCompositor(style: style)
         sampler = try FrameSampler(source: source, threads: threads, options: sourceOptions)
         let info = sampler.info
-        let start: Double, length: Double, poster: Double?
+        let window = try loopWindow.resolvedWindow(source: source, info: info)
+        let poster: Double?
         do throws(PreviewLoopError) {
-            start = try windowStart.resolved(duration: info.duration, "the window's start")
-            length = try windowLength.resolved(duration: info.duration, "the window's length")
             poster = try posterTime?.resolved(duration: info.duration, "the poster's time")
         } catch {
             throw PreviewLoopError(error.code, "\(source): \(error.message)")
         }
-        guard length > 0 else {
-            throw PreviewLoopError(.invalidArgument, "\(source): the loop window is empty")
-        }
-        if let duration = info.duration, start >= duration, !info.isStillPicture {
-            throw PreviewLoopError(.invalidArgument, "\(source): the window starts at \(DecimalText.fixed(start, 3)) s, "
-                                   + "past the end of the clip (\(DecimalText.fixed(duration, 3)) s)")
-        }
-        self.windowStart = start
-        self.windowLength = length
+        self.windowStart = window.start
+        self.windowLength = window.length
         self.posterTime = poster
     }
 

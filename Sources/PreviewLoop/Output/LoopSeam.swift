@@ -159,8 +159,7 @@ public enum LoopEnd: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .length: "length"
         case .auto: "auto"
-        case .at(.seconds(let seconds)): "\(seconds)"
-        case .at(.percent(let percent)): "\(percent)%"
+        case .at(let time): time.description
         }
     }
 }

@@ -23,8 +23,7 @@ public enum HoverStart: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .poster: "poster"
-        case .at(.seconds(let seconds)): "\(seconds)"
-        case .at(.percent(let percent)): "\(percent)%"
+        case .at(let time): time.description
         }
     }
 }

@@ -24,8 +24,7 @@ public enum PosterTime: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .auto: "auto"
         case .best: "best"
-        case .at(.seconds(let seconds)): "\(seconds)"
-        case .at(.percent(let percent)): "\(percent)%"
+        case .at(let time): time.description
         }
     }
 }
