@@ -134,9 +134,18 @@ extension InputOptions {
     /// - Throws: `.notMediaFile` for a multivariant playlist, `.refusedByPolicy` for an encrypted one or
     ///   a segment that is not a local file, `.inputNotFound` for a segment outside the folder.
     func confinedPlaylistCopy(in scratch: String, serial: Int) throws(PreviewLoopError) -> String? {
+        guard confinement != nil, opened != nil else { return nil }
+        return try endedPlaylistCopy(in: scratch, serial: serial)
+    }
+
+    /// When the input (or ``opened``) is an HLS media playlist, a copy of it in `folder` naming every
+    /// segment by its path (checked to lie inside ``confinement`` when set) and closed with
+    /// `#EXT-X-ENDLIST`: read as it stands now, never waited on. `nil` for anything that is not a playlist.
+    func endedPlaylistCopy(in folder: String, serial: Int) throws(PreviewLoopError) -> String? {
+        let readable = opened ?? input
         // Read through the playlist reader first: a multivariant playlist is refused there.
-        guard confinement != nil, let opened, try ThumbCommand.playlist(at: opened, name: input) != nil else { return nil }
-        let text = String(decoding: try FileSystem.readRegularFile(opened, limit: ThumbCommand.playlistLimit, what: "playlist"), as: UTF8.self)
+        guard try ThumbCommand.playlist(at: readable, name: input) != nil else { return nil }
+        let text = String(decoding: try FileSystem.readRegularFile(readable, limit: ThumbCommand.playlistLimit, what: "playlist"), as: UTF8.self)
         func local(_ uri: String) throws(PreviewLoopError) -> String {
             let path = try segmentPath(uri, input: input)
             guard !path.contains(where: { $0.isNewline || $0 == "\"" }) else {
@@ -163,14 +172,14 @@ extension InputOptions {
             }
         }
         lines.append("#EXT-X-ENDLIST")
-        let path = scratch + "/playlist-\(getpid())-\(serial).m3u8"
+        let path = folder + "/playlist-\(getpid())-\(serial).m3u8"
         let descriptor = FileSystem.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw PreviewLoopError(.outputNotWritable, "\(input): the playlist's copy could not be written in the scratch folder") }
+        guard descriptor >= 0 else { throw PreviewLoopError(.outputNotWritable, "\(input): the playlist's copy could not be written in \(folder)") }
         let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
         let status = bytes.withUnsafeBytes { FileSystem.writeAll($0, to: descriptor) }
         guard close(descriptor) == 0, status == 0 else {
             FileSystem.unlink(path)
-            throw PreviewLoopError(.outputNotWritable, "\(input): the playlist's copy could not be written in the scratch folder")
+            throw PreviewLoopError(.outputNotWritable, "\(input): the playlist's copy could not be written in \(folder)")
         }
         return path
     }
@@ -183,5 +192,60 @@ extension InputOptions {
             index = line.index(after: index)
         }
         return nil
+    }
+}
+
+extension RenderRun {
+    /// With `render --latest`: the window as the input's newest `--length` seconds, found from the
+    /// input's duration. On the command line a playlist is first copied, closed with `#EXT-X-ENDLIST`,
+    /// into a folder of its own (returned, for the caller to remove), so a live one is read as it stands
+    /// now and never waited on; on a server the input already is such a copy. The folder is registered
+    /// with ``TemporaryFiles``: the caller removes it with ``removeLatestFolder(_:)``.
+    static func latestWindow(_ options: inout RenderCommand, source: inout Source, limits: SourceOptions) throws -> String? {
+        var folder: String?
+        func removeFolder() {
+            guard let folder else { return }
+            FileSystem.removeTree(folder)
+            TemporaryFiles.unregister(folder)
+        }
+        if options.source.opened == nil, case .file = source {
+            var base = getenv("TMPDIR").map { FilePathBytes.decode(cString: $0) } ?? "/tmp"
+            if !base.hasPrefix("/") { base = "/tmp" }
+            let made = (base.hasSuffix("/") ? base : base + "/") + ".preview-loop-latest.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+            let status = TemporaryFiles.register(made, creatingWith: { FileSystem.mkdir(made, 0o700) == 0 ? 0 : errno }, created: { $0 == 0 })
+            guard status == 0 else {
+                throw PreviewLoopError(.outputNotWritable, "\(options.source.input): cannot make a folder for the playlist's copy in \(base): "
+                                       + String(cString: strerror(status)))
+            }
+            folder = made
+            do {
+                if let copy = try options.source.endedPlaylistCopy(in: made, serial: 0) { source = .file(copy) }
+            } catch {
+                removeFolder()
+                throw error
+            }
+        }
+        do {
+            let info = try MediaProbe.probe(source, options: limits)
+            guard let duration = info.duration, duration > 0 else {
+                throw PreviewLoopError(.invalidArgument, "\(options.source.input): --latest needs the input's duration, which it does not give")
+            }
+            let length = switch options.length {
+            case .seconds(let seconds): seconds
+            case .percent(let percent): duration * percent / 100
+            }
+            options.start = .seconds(max(0, duration - length))
+        } catch {
+            removeFolder()
+            throw error
+        }
+        return folder
+    }
+
+    /// Removes what ``latestWindow(_:source:limits:)`` made.
+    static func removeLatestFolder(_ folder: String?) {
+        guard let folder else { return }
+        FileSystem.removeTree(folder)
+        TemporaryFiles.unregister(folder)
     }
 }

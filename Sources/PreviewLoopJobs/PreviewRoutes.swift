@@ -192,6 +192,8 @@ package enum PreviewRequests {
             "start": "Where the animation starts: poster (where the poster frame is), seconds, mm:ss or N%.",
             "length": "How long it lasts (within the server's cap).", "fps": "Frames per second (within the server's cap).",
             "quality": "Lossy quality (WebP, MP4).",
+            "latest": "true: the newest length seconds instead of start: of a live HLS playlist, the segments it lists now "
+                + "(of a file, its end).",
             "loop_point": "auto: end on the frame that best matches the first, or a time after start.",
             "seam": "cut, crossfade or crossfade=T.",
             "flash_safety": "check (the default): analyse the loop for photosensitive flashes and say the verdict "

@@ -23,6 +23,8 @@ struct RenderCommand: Equatable, Sendable {
     var startsAtPoster = false
     /// How long the window lasts (`--length`).
     @Option(RenderCommand.length) var length = RenderCommand.length.defaultValue
+    /// Whether the window is the input's newest `--length` seconds (`--latest`).
+    @Flag(RenderCommand.latest) var latest = false
     /// The size without `--size`, turned for a portrait source.
     static let defaultBox = Size(width: 480, height: 270)
     /// The picture size (`-s`, `--size`); even for MP4.
@@ -76,6 +78,10 @@ extension RenderCommand {
         completing: .choices(["poster"])) { HoverStart(parsing: $0) }.parameter()
     /// `--length <time>` (3 s).
     static let length = WindowOptions.length(default: 3).parameter()
+    /// `--latest`: the window is the newest `--length` seconds.
+    static let latest = FlagOption(
+        "latest", help: "Take the window from the newest of the input instead of --start: its last --length seconds; for an "
+            + "HLS media playlist, of the segments it lists now (a live playlist is read as it stands, never waited on).").parameter()
     /// `-s, --size <WxH>`.
     static let size = PictureOptions.size(
         default: defaultBox,
@@ -109,6 +115,18 @@ extension RenderCommand {
 
     /// Whether the values, each valid on its own, go together.
     func validate() throws(UsageError) {
+        if latest {
+            var conflicting: (any OptionDeclaration)?
+            if $startOption.isGiven { conflicting = Self.start } else if case .at? = loopPoint { conflicting = Self.loopPoint }
+            if let conflicting {
+                throw UsageError(.conflictingOptions(Self.latest.spec.name, conflicting.spec.name), subcommand: Self.subcommand,
+                                 "'--latest' places the window at the input's end; '\(conflicting.spec.longSpelling)' cannot be given with it.")
+            }
+            if source.input == "-" {
+                throw UsageError(.conflictingOptions(Self.latest.spec.name, "input"), subcommand: Self.subcommand,
+                                 "'--latest' needs the input's duration before reading it; standard input can be read once: save it to a file first.")
+            }
+        }
         if startsAtPoster, source.input == "-" {
             throw UsageError(.conflictingOptions("start", "input"), subcommand: Self.subcommand,
                              "'--start poster' reads the input twice (the poster's search, then the window); "
@@ -221,9 +239,11 @@ struct RenderRun {
     /// Opens the input, renders the window to `options.output` (whole or not at all) and returns
     /// what it made; prints nothing. `serve` answers an animated request with this file's bytes.
     func render() throws -> Rendered {
-        let source = options.source.source
+        var source = options.source.source
         let limits = options.source.sourceOptions
         var options = options
+        let latestFolder = options.latest ? try Self.latestWindow(&options, source: &source, limits: limits) : nil
+        defer { Self.removeLatestFolder(latestFolder) }
         if options.startsAtPoster {
             // As `thumb` with its defaults: the first good frame of the first 15 s, judged at thumb's size.
             let sampler = try FrameSampler(source: source, threads: options.source.threads, options: limits)

@@ -156,6 +156,67 @@ struct ServeLiveTests {
         }
     }
 
+    /// Every frame of an animation (an MP4 at quality 100: FFmpeg 5.1 decodes no animated WebP) as ffmpeg decodes it.
+    static func animationFrames(_ body: Data) throws -> [RGBImage] {
+        let path = TestPaths.temporaryDirectory() + "/animation.mp4"
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try body.write(to: URL(fileURLWithPath: path))
+        return try Oracle.frames(of: path, filter: exact, size: size)
+    }
+
+    /// Checks that `frames` (an animation at the writer's 25 fps) end at the live edge: its last frame is one of the
+    /// segments from `newestBefore` − 1 on (within two segment durations of the writer's newest when the
+    /// request was sent), and its frames run on, one source frame each, as the writer's do.
+    static func expectAtTheLiveEdge(_ frames: [RGBImage], newestBefore: Int, writer: LiveWriter, _ what: String) throws {
+        let recent = writer.segments().map(\.name).filter { number($0) >= newestBefore - 1 }
+        let candidates = try Self.frames(of: recent, in: writer.folder)
+        let last = try #require(frames.last, "\(what): no frames")
+        let match = Compare.best(last, among: candidates.map(\.image))
+        #expect(match.psnr > 30, "\(what): the last frame is none of segments \(recent) (\(match.psnr) dB)")
+        // The frame before it is the writer's frame before (the animation runs on at the source's rate).
+        if frames.count >= 2, match.index > 0 {
+            let before = Compare.best(frames[frames.count - 2], among: candidates.map(\.image))
+            #expect(before.index == match.index - 1, "\(what): frames out of order (\(before.index), \(match.index))")
+        }
+    }
+
+    @Test("latest=true on animated.*, and render --latest: the newest seconds of a live playlist, never waited on")
+    func latestAnimation() throws {
+        try ServeInProcessTests.withServer { server, root in
+            let writer = try LiveWriter(folder: root + "/live")
+            defer { writer.stop() }
+            try writer.wait { $0.count >= 4 }
+            let newestBefore = try #require(writer.segments().last.map { Self.number($0.name) })
+            let reply = try server.fetch("/live/stream.m3u8/animated.mp4?latest=true&length=2&fps=25&quality=100&width=320&height=240")
+            #expect(reply.status == 200, "\(reply.text)")
+            let cacheControl = reply.headers["cache-control"] ?? ""
+            #expect(cacheControl.hasPrefix("public, max-age=") && !cacheControl.contains("immutable"), "\(cacheControl)")
+            let served = try Self.animationFrames(reply.body)
+            #expect(served.count == 50, "\(served.count) frames")
+            try Self.expectAtTheLiveEdge(served, newestBefore: newestBefore, writer: writer, "animated.mp4")
+
+            // The command line: a live playlist is copied and closed, so the render ends rather than waiting.
+            let folder = TestPaths.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let cliBefore = try #require(writer.segments().last.map { Self.number($0.name) })
+            let cli = try Child.run(TestPaths.cliBinary, ["render", writer.playlistPath, "--latest", "--length", "2", "--fps", "25",
+                                                          "-q", "100", "--size", "320x240", "-o", folder + "/latest.mp4"])
+            #expect(cli.status == 0, "\(cli.stderr)")
+            let written = try Self.animationFrames(try Data(contentsOf: URL(fileURLWithPath: folder + "/latest.mp4")))
+            try Self.expectAtTheLiveEdge(written, newestBefore: cliBefore, writer: writer, "render --latest")
+            // Its copy of the playlist is gone.
+            let tmp = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: tmp))?.filter { $0.hasPrefix(".preview-loop-latest.") } ?? []
+            #expect(left.isEmpty, "\(left)")
+
+            // latest places the window: start with it is refused, naming the parameter.
+            let refused = try server.fetch("/live/stream.m3u8/animated.webp?latest=true&start=1")
+            #expect(refused.status == 400 && refused.text.contains("start"), "\(refused.status) \(refused.text)")
+            let usage = try Child.run(TestPaths.cliBinary, ["render", writer.playlistPath, "--latest", "--start", "1", "-o", folder + "/x.webp"])
+            #expect(usage.status == 64 && usage.stderr.contains("--latest"), "\(usage.status) \(usage.stderr)")
+        }
+    }
+
     @Test("program_time on a live playlist: the frame at that offset of the segment dated before it; outside the window a 404")
     func programTimeOnALivePlaylist() throws {
         try ServeInProcessTests.withServer { server, root in
