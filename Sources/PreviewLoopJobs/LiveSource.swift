@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import PreviewLoop
 
@@ -33,10 +34,23 @@ extension ThumbCommand {
         guard latest || programTime != nil else { return nil }
         let input = source.input
         let readable = source.opened ?? input
-        guard case .file = Source(argument: input) else {
-            throw PreviewLoopError(.invalidArgument, "\(input): --latest and --program-time read local files and playlists only")
+        // An http(s) playlist: its text read whole, its segment read as a remote input.
+        var remoteBase: String?
+        let playlist: MediaPlaylist?
+        switch Source(argument: input) {
+        case .file:
+            playlist = try Self.playlist(at: readable, name: input)
+        case .url(let url) where ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil:
+            let (body, base) = try RemoteDocument.fetch(input, options: source.sourceOptions, limit: Self.playlistLimit)
+            guard MediaPlaylist.looksLikePlaylist(body.prefix(16)) else {
+                throw PreviewLoopError(.invalidArgument, "\(input): --latest and --program-time read HLS playlists over http(s); this is not one")
+            }
+            playlist = try MediaPlaylist(text: String(decoding: body, as: UTF8.self), name: input)
+            remoteBase = base
+        default:
+            throw PreviewLoopError(.invalidArgument, "\(input): --latest and --program-time read local files and playlists, and http(s) playlists")
         }
-        guard let playlist = try Self.playlist(at: readable, name: input) else {
+        guard let playlist else {
             // Not a playlist: a file's last frame; a file has no wall clock.
             if programTime != nil {
                 throw PreviewLoopError(.invalidArgument, "\(input): not an HLS playlist, so it has no EXT-X-PROGRAM-DATE-TIME timeline for --program-time")
@@ -67,6 +81,14 @@ extension ThumbCommand {
         }
         var options = source.sourceOptions
         options.allowedFormats = MediaPlaylist.segmentFormats(options.allowedFormats)
+        if let remoteBase {
+            guard let url = RemoteDocument.resolve(chosen.uri, against: remoteBase), let parsed = URL(string: url) else {
+                throw PreviewLoopError(.refusedByPolicy, "\(input): a segment is not an http(s) URL (\(chosen.uri.prefix(80)))")
+            }
+            // The playlist's version pin is the playlist's: the segment is another resource.
+            options.requestHeaders = options.requestHeaders.filter { !["if-match", "if-unmodified-since"].contains($0.key.lowercased()) }
+            return LiveFrameSource(source: .url(parsed), options: options, offset: offset, note: note)
+        }
         return LiveFrameSource(source: .file(try source.segmentPath(chosen.uri, input: input)), options: options, offset: offset, note: note)
     }
 
