@@ -61,6 +61,8 @@ enum RecipeValue: Decodable {
     case string(String)
     case object([String: RecipeValue])
     case array
+    /// A number no number type holds (`1e400`).
+    case outOfRange
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -76,8 +78,10 @@ enum RecipeValue: Decodable {
             self = .string(text)
         } else if let object = try? container.decode([String: RecipeValue].self) {
             self = .object(object)
-        } else {
+        } else if (try? container.decode([RecipeValue].self)) != nil {
             self = .array
+        } else {
+            self = .outOfRange
         }
     }
 
@@ -100,6 +104,7 @@ enum RecipeValue: Decodable {
                 : String(reflecting: String(text.prefix(80)))
         case .object: "an object"
         case .array: "an array"
+        case .outOfRange: "a number out of range"
         }
     }
 }
@@ -223,9 +228,13 @@ struct BatchRecipeSection: Sendable {
         case .conflictingOptions(let first, let second):
             let named = [first, second].filter { key($0).map(given.contains) ?? false }
             let latest = named.max { (order.firstIndex(of: $0) ?? 0) < (order.firstIndex(of: $1) ?? 0) }
-            return refusal((latest ?? first).flatMap(key), message)
+            return refusal(key(latest ?? first), message)
         case .overLimit(let option):
-            return refusal(key(option), message)
+            // A work limit (`--max-memory`) is not a key: the recipe holds the commands' default, so the
+            // size asked is what is over it.
+            let limit = #/\(raise it with --[a-z-]+ <[^>]*>, at most [0-9]+\)/#
+            return refusal(key(option) ?? (keyed.contains { $0.key == "size" } ? "size" : nil),
+                           message.replacing(limit, with: "(the commands' default, which a recipe keeps)"))
         default: break
         }
         return refusal(nil, message)
