@@ -116,6 +116,8 @@ struct BatchRecipeSection: Sendable {
     var name: String
     /// The job whose declarations read the section.
     var command: any ParsableCommand.Type
+    /// The job as the section is made by it, for the reference (`strip --span all`).
+    var commandLine: String
     /// The file the job is told to write, without its extension (`poster`): the batch's file name.
     var output: String
     /// The extensions the recipe-only key `format` chooses among, the default first; one: no `format` key.
@@ -147,6 +149,15 @@ struct BatchRecipeSection: Sendable {
 
     /// Every key the section takes, the job's in its order, then `format`.
     var keys: [String] { keyed.map(\.key) + (formats.count > 1 ? ["format"] : []) }
+
+    /// Every section with its command and keys, for `batch --recipe`'s help and the manual page:
+    /// `poster (thumb -o poster.EXT): at, start, …; strip (strip --span all): count, …`.
+    static var reference: String {
+        all.map { section in
+            let format = section.formats.count > 1 ? " (" + section.formats.joined(separator: ", ") + ")" : ""
+            return "\(section.name) (\(section.commandLine)): " + section.keys.joined(separator: ", ") + format
+        }.joined(separator: "; ")
+    }
 
     /// The stand-in input the job is typed with (no clip is opened while a recipe is read).
     static let input = "clip.mp4"

@@ -8,7 +8,7 @@ import PreviewLoop
 extension BatchRecipeSection {
     /// `poster`: `thumb -o poster.EXT` (JPEG by default).
     static let poster = BatchRecipeSection(
-        name: "poster", command: ThumbCommand.self, output: "poster", formats: ["jpg", "webp", "avif", "png"],
+        name: "poster", command: ThumbCommand.self, commandLine: "thumb -o poster.EXT", output: "poster", formats: ["jpg", "webp", "avif", "png"],
         formatAliases: ["jpeg": "jpg"],
         // A batch's poster is the first good frame of its window, the best of the clip or the exact frame
         // at a time, of the file as a whole, without overlays: no keyframe accuracy, live-playlist choice
@@ -28,7 +28,7 @@ extension BatchRecipeSection {
 
     /// `strip`: `strip --span all -o strip.jpg`.
     static let strip = BatchRecipeSection(
-        name: "strip", command: StripCommand.self, output: "strip", formats: ["jpg"],
+        name: "strip", command: StripCommand.self, commandLine: "strip --span all", output: "strip", formats: ["jpg"],
         // A batch's strip is of the whole clip, each tile chosen as `--accuracy auto` does.
         leftOut: ["span", "start", "length", "accuracy"]) { job, _, recipe throws(RecipeRefusal) in
         let command = job as! StripCommand
@@ -45,7 +45,8 @@ extension BatchRecipeSection {
     }
 
     /// `sheet`: `sheet -o contact-sheet.jpg`, its configuration the one the command builds.
-    static let sheet = BatchRecipeSection(name: "sheet", command: SheetCommand.self, output: "contact-sheet", formats: ["jpg"]) {
+    static let sheet = BatchRecipeSection(
+        name: "sheet", command: SheetCommand.self, commandLine: "sheet", output: "contact-sheet", formats: ["jpg"]) {
         job, given, recipe throws(RecipeRefusal) in
         let command = job as! SheetCommand
         var sheet = BatchRecipe.Sheet()
@@ -64,7 +65,7 @@ extension BatchRecipeSection {
 
     /// `sprites`: `sprites -o DIR`, JPEG sheets and their WebVTT track.
     static let sprites = BatchRecipeSection(
-        name: "sprites", command: SpritesCommand.self, output: "sprites", formats: [""],
+        name: "sprites", command: SpritesCommand.self, commandLine: "sprites -o DIR", output: "sprites", formats: [""],
         // A batch's sprite sheets are JPEG (`sprites-N.jpg`, which its record and the feed page name),
         // each tile the frame `--accuracy auto` takes at its interval's middle.
         leftOut: ["format", "accuracy", "pick"]) { job, _, recipe throws(RecipeRefusal) in
@@ -81,7 +82,7 @@ extension BatchRecipeSection {
 
     /// `hover`: `render -o hover.EXT` (MP4 by default), starting at the poster unless told.
     static let hover = BatchRecipeSection(
-        name: "hover", command: RenderCommand.self, output: "hover", formats: AnimationFormat.allCases.map(\.rawValue),
+        name: "hover", command: RenderCommand.self, commandLine: "render -o hover.EXT", output: "hover", formats: AnimationFormat.allCases.map(\.rawValue),
         defaults: ["start": "poster"]) { job, _, recipe throws(RecipeRefusal) in
         let render = job as! RenderCommand
         var hover = BatchRecipe.Hover()

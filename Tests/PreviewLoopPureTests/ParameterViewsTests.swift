@@ -127,8 +127,14 @@ struct ParameterViewsTests {
         #expect(checked >= 35, "the check reached \(checked) recipe keys")
     }
 
-    @Test("The batch guide's recipe section names every key of every recipe section")
+    @Test("batch's help, its manual page and the batch guide name every key of every recipe section")
     func recipeKeysDocumented() throws {
+        let help = try #require(BatchCommand.options.first { $0.spec.name == "recipe" }).spec.abstract
+        let manual = ManualPage.text
+        for section in BatchRecipeSection.all {
+            let entry = "\(section.name) (\(section.commandLine)): " + section.keys.joined(separator: ", ")
+            #expect(help.contains(entry) && manual.contains(ManualPage.escape(entry)), "batch --recipe's help lacks \(entry)")
+        }
         let guide = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Docs/batch.md"), encoding: .utf8)
         let recipe = guide.components(separatedBy: "\n## Recipe").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
         #expect(!recipe.isEmpty)
