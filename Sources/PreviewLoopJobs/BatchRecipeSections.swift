@@ -8,7 +8,8 @@ import PreviewLoop
 extension BatchRecipeSection {
     /// `poster`: `thumb -o poster.EXT` (JPEG by default).
     static let poster = BatchRecipeSection(
-        name: "poster", command: ThumbCommand.self, commandLine: "thumb -o poster.EXT", output: "poster", formats: ["jpg", "webp", "avif", "png"],
+        name: "poster", command: ThumbCommand.self, commandLine: "thumb -o poster.EXT", output: "poster",
+        formats: ["jpg", "webp", "avif", "png"],
         formatAliases: ["jpeg": "jpg"],
         // A batch's poster is the first good frame of its window, the best of the clip or the exact frame
         // at a time, of the file as a whole, without overlays: no keyframe accuracy, live-playlist choice
@@ -82,7 +83,8 @@ extension BatchRecipeSection {
 
     /// `hover`: `render -o hover.EXT` (MP4 by default), starting at the poster unless told.
     static let hover = BatchRecipeSection(
-        name: "hover", command: RenderCommand.self, commandLine: "render -o hover.EXT", output: "hover", formats: AnimationFormat.allCases.map(\.rawValue),
+        name: "hover", command: RenderCommand.self, commandLine: "render -o hover.EXT", output: "hover",
+        formats: AnimationFormat.allCases.map(\.rawValue),
         defaults: ["start": "poster"]) { job, _, recipe throws(RecipeRefusal) in
         let render = job as! RenderCommand
         var hover = BatchRecipe.Hover()
