@@ -388,9 +388,8 @@ extension BatchCommand {
     static let recipe = ValueOption<String?>.path(
         "recipe", value: "file",
         help: "A JSON recipe: {\"poster\": {…}, \"strip\": {…}, \"sheet\": {…}, \"sprites\": {…}, \"hover\": {…}}, each "
-            + "with the single-clip command's options (poster \"at\" as thumb --at and \"format\" (jpg, webp, avif, png) as thumb -o poster.EXT; strip \"pick\", \"gap\", \"timestamps\"; "
-            + "sheet \"grid\", \"width\"/\"tile_width\", \"gap\", \"margin\", \"header\", \"timestamps\", \"pick\"; hover "
-            + "\"loop_point\", \"seam\" and \"format\" (mp4, webp, gif) as render). Unknown keys and values out of range are usage errors. See Docs/batch.md.",
+            + "section the single-clip command that makes it, its keys that command's options, each value as the option takes it: "
+            + BatchRecipeSection.reference + ". Unknown keys and values the command refuses are usage errors. See Docs/batch.md.",
         showing: "poster+sprites+hover")
     static let jobs = ValueOption<Int>.integer("jobs", short: "j", help: "Clips at a time, 1 to 256.",
                                           default: BatchOptions.processorCount, in: 1...256, showing: "cores")

@@ -80,6 +80,27 @@ extension FlagOption {
     }
 }
 
+extension ValueOption {
+    /// The option as a key of its job's section of a batch recipe as well (a parameter is one already):
+    /// `name`, by default the long name with `_` for `-`, with this declaration's conversion and checks.
+    package func recipeKey(_ name: String? = nil) -> Self {
+        var option = self
+        option.spec.recipeKey = name ?? spec.name.replacing("-", with: "_")
+        return option
+    }
+}
+
+extension FlagOption {
+    /// The flag as a key of its job's section of a batch recipe, `true` turning it on, or with
+    /// `inverted`, `false` (`"header": false` for `--no-header`).
+    package func recipeKey(_ name: String, inverted: Bool = false) -> Self {
+        var option = self
+        option.spec.recipeKey = name
+        option.spec.recipeKeyInverts = inverted
+        return option
+    }
+}
+
 extension ValueOption where Value == Int {
     /// A decimal integer within `range`; help shows the default unless `showing` says otherwise.
     static func integer(_ name: String, short: Character? = nil, value valueName: String = "n", help: String,

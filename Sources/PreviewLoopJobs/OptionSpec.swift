@@ -28,6 +28,17 @@ package struct OptionSpec: Sendable {
     /// only the command line has (files, processes, reporting). Set with `.parameter()` where the option
     /// is declared.
     package var parameter: String?
+    /// The key the batch recipe's section of the job takes the option under when the option is not a
+    /// parameter or its key is spelled otherwise (`at`, `size`, `header`); `nil` for the parameter's
+    /// name. Set with `.recipeKey()` where the option is declared (``BatchRecipeSection``).
+    package var recipeKey: String?
+    /// For a flag with a ``recipeKey``: whether the key's `false` turns the flag on (`"header": false`
+    /// gives `--no-header`).
+    package var recipeKeyInverts = false
+
+    /// The key a batch recipe's section takes the option under: its ``recipeKey``, else its
+    /// ``parameter``; `nil` for an option no front end but the command line has.
+    package var recipeName: String? { recipeKey ?? parameter }
 
     /// Whether the option takes a value.
     package var takesValue: Bool { valueName != nil }

@@ -87,7 +87,7 @@ extension RenderCommand {
         default: defaultBox,
         help: "The picture size in pixels, 1 to 16384 a side: WxH, one side keeping the "
             + "source's shape (480, x270) or source; even for .mp4 (H.264 4:2:0), an odd side given "
-            + "is a usage error, a computed one is rounded to even. \(PictureOptions.encoderLimits)")
+            + "is a usage error, a computed one is rounded to even. \(PictureOptions.encoderLimits)").recipeKey()
     /// `--fps <n>`.
     static let fps = ValueOption<Int>.integer("fps", help: "Frames per second, \(ValueRanges.framesPerSecond.inWords): each frame is the one shown at its instant.",
                                          default: 15, in: ValueRanges.framesPerSecond).parameter()

@@ -111,9 +111,9 @@ extension SheetCommand {
             + "Sans Mono (times) from Debian's fonts-dejavu-core.")
     /// `--no-header`.
     static let noHeader = FlagOption("no-header", help: "Leave out the header (file name; duration, display size, codec, frame rate, bit "
-                                   + "rate, file size).")
+                                   + "rate, file size).").recipeKey("header", inverted: true)
     /// `--no-timestamps`.
-    static let noTimestamps = FlagOption("no-timestamps", help: "Leave out the times on the tiles.")
+    static let noTimestamps = FlagOption("no-timestamps", help: "Leave out the times on the tiles.").recipeKey("timestamps", inverted: true)
     /// `--accuracy <accuracy>`.
     static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",

@@ -76,14 +76,14 @@ extension SpritesCommand {
         "count", short: "n", help: "This many thumbnails spread evenly over the clip, \(ValueRanges.spriteCount.inWords) (never closer than "
             + "one frame). Not with --every.", in: ValueRanges.spriteCount).parameter()
     /// `-s, --size <WxH>` of each tile.
-    static let size = PictureOptions.size(default: defaultBox, tile: true)
+    static let size = PictureOptions.size(default: defaultBox, tile: true).recipeKey()
     /// `--grid <CxR>`.
     static let grid = ValueOption<Size>(
         "grid", value: "CxR", help: "Tiles per sheet: C columns by R rows, each \(ValueRanges.spriteGrid.inWords).",
         default: Size(width: 10, height: 10), showing: "10x10",
         expecting: "COLUMNSxROWS, each \(ValueRanges.spriteGrid.inWords), for example 10x10") { text in
         Size(parsing: text).flatMap { ValueRanges.spriteGrid.contains($0.width) && ValueRanges.spriteGrid.contains($0.height) ? $0 : nil }
-    }
+    }.recipeKey()
     /// `--format <format>`.
     static let format = ValueOption<SheetFormat>.choice("format", value: "format", help: "The sheets' image format: jpg or webp.",
                                                    default: .jpg).parameter()

@@ -71,7 +71,7 @@ extension StripCommand {
         "columns", short: "c", help: "Frames per row, \(ValueRanges.stripColumns.inWords); more than --count is reduced to --count.",
         in: ValueRanges.stripColumns, showing: "--count, one row").parameter()
     /// `-s, --size <WxH>` of each tile.
-    static let size = PictureOptions.size(default: defaultBox, tile: true)
+    static let size = PictureOptions.size(default: defaultBox, tile: true).recipeKey()
     /// `--span <span>`.
     static let span = ValueOption<StripSpan>.choice(
         "span", value: "span",

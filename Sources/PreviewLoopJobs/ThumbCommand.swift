@@ -80,7 +80,7 @@ extension ThumbCommand {
         default: .auto, showing: "auto",
         expecting: "auto, best, seconds (12.5), mm:ss, hh:mm:ss.ms or a percentage from 0 to 100 (10%)") { text in
         PosterTime(parsing: text)
-    }
+    }.recipeKey()
     /// `--latest`: the newest frame of a live HLS playlist.
     static let latest = FlagOption(
         "latest", help: "Take the newest frame instead of --at: for an HLS media playlist, the last frame of the newest "
@@ -107,7 +107,7 @@ extension ThumbCommand {
             + "Must be above 0. Only with --at auto.",
         default: WindowOptions.length.defaultValue, showing: WindowOptions.length.spec.defaultValue!, positive: true).parameter()
     /// `-s, --size <WxH>`.
-    static let size = PictureOptions.size(default: defaultBox)
+    static let size = PictureOptions.size(default: defaultBox).recipeKey()
     /// `--accuracy <accuracy>`.
     static let accuracy = ValueOption<SeekAccuracy>.choice(
         "accuracy", value: "accuracy",

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PreviewLoop
+import PreviewLoopJobs
 import PreviewLoopTestSupport
 
 /// The cues of a WebVTT file.

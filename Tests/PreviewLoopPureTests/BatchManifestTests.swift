@@ -1,5 +1,6 @@
 import Foundation
 @testable import PreviewLoop
+import PreviewLoopJobs
 import Synchronization
 import Testing
 

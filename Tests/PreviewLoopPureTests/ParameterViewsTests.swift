@@ -1,4 +1,6 @@
+import Foundation
 import PreviewLoop
+import PreviewLoopTestSupport
 @testable import PreviewLoopCLI
 @testable import PreviewLoopJobs
 import Testing
@@ -7,8 +9,8 @@ import Testing
 /// that declaration: for every such option of every job the image API serves, the option is in the
 /// command's help, its manual page section and all three completion scripts, and it is a query parameter
 /// of each of the job's routes (unless the route leaves it out by name) whose values the option's own
-/// conversion judges.
-@Suite("jobs: every parameter declared once shows in help, the manual page, completions and the HTTP query")
+/// conversion judges; and it is a key of the job's section of a batch recipe, or left out of it by name.
+@Suite("jobs: every parameter declared once shows in help, the manual page, completions, the HTTP query and the batch recipe")
 struct ParameterViewsTests {
     /// The served jobs and their routes.
     private var jobs: [(command: any ServedJob.Type, routes: [PreviewRoute])] {
@@ -71,5 +73,75 @@ struct ParameterViewsTests {
             }
         }
         #expect(checked > 50, "the check reached \(checked) route parameters")
+    }
+
+    /// Values to try for an option that is neither a flag, a choice nor a whole number, by its value name.
+    private let recipeSamples: [String: [String]] = [
+        "time": ["2", "0:02"], "WxH": ["64x36"], "CxR": ["2x2"], "color": ["#336699"], "auto|time": ["auto", "2"],
+        "poster|time": ["1"], "cut|crossfade[=T]": ["crossfade=0.25"], "date": ["2026-12-07T03:00:00Z"], "degrees": ["90"],
+        "px": ["4"], "seconds": ["2"],
+    ]
+
+    /// JSON values for `option` that its declaration takes: a flag's `true` (`false` for one the key turns
+    /// on that way), every choice, a whole number's ends and middle, else ``recipeSamples``.
+    private func recipeValues(for option: any OptionDeclaration) -> [String] {
+        let spec = option.spec
+        guard spec.takesValue else { return [spec.recipeKeyInverts ? "false" : "true"] }
+        if case .choices(let names) = spec.completion { return names.map { "\"\($0)\"" } + (recipeSamples[spec.valueName ?? ""] ?? []).map { "\"\($0)\"" } }
+        if let range = spec.integerRange {
+            return [range.lowerBound, range.lowerBound + 1, range.lowerBound / 2 + range.upperBound / 2, range.upperBound].map { "\($0)" }
+        }
+        return (recipeSamples[spec.valueName ?? ""] ?? []).map { "\"\($0)\"" }
+    }
+
+    @Test("each parameter of each batch recipe section's job is a key of that section, typed and checked by its declaration")
+    func everyRecipeKey() throws {
+        var checked = 0
+        for section in BatchRecipeSection.all {
+            func recipe(_ members: String) throws(PreviewLoopError) -> BatchRecipe {
+                try BatchRecipe.parse(json: Array("{\"\(section.name)\": {\(members)}}".utf8), name: "r.json")
+            }
+            let defaults = try recipe("")
+            for option in section.command.options {
+                guard let key = option.spec.recipeName else { continue }
+                if BatchRecipeSection.leftOutEverywhere.contains(key) || section.leftOut.contains(key) {
+                    // Left out by name, with why, where the section is declared: refused as unknown.
+                    #expect(throws: PreviewLoopError.self, "\(section.name).\(key) is left out") { try recipe("\"\(key)\": true") }
+                    continue
+                }
+                // A value the option's declaration refuses is refused naming the section and the key.
+                do {
+                    _ = try recipe("\"\(key)\": \"\\u007fbad\"")
+                    Issue.record("\(section.name).\(key) took a bad value")
+                } catch {
+                    #expect(error.message.hasPrefix("r.json: \"\(section.name)\".\"\(key)\": ") && !error.message.contains("\n"),
+                            "\(section.name).\(key): \(error.message)")
+                }
+                // A value it takes is accepted and changes the output the section makes.
+                let values = recipeValues(for: option)
+                let taken = values.first { value in (try? recipe("\"\(key)\": \(value)")).map { $0 != defaults } ?? false }
+                #expect(taken != nil, "\(section.name).\(key): none of \(values) was taken and changed the output")
+                checked += 1
+            }
+        }
+        #expect(checked >= 35, "the check reached \(checked) recipe keys")
+    }
+
+    @Test("batch's help, its manual page and the batch guide name every key of every recipe section")
+    func recipeKeysDocumented() throws {
+        let help = try #require(BatchCommand.options.first { $0.spec.name == "recipe" }).spec.abstract
+        let manual = ManualPage.text
+        for section in BatchRecipeSection.all {
+            let entry = "\(section.name) (\(section.commandLine)): " + section.keys.joined(separator: ", ")
+            #expect(help.contains(entry) && manual.contains(ManualPage.escape(entry)), "batch --recipe's help lacks \(entry)")
+        }
+        let guide = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Docs/batch.md"), encoding: .utf8)
+        let recipe = guide.components(separatedBy: "\n## Recipe").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+        #expect(!recipe.isEmpty)
+        for section in BatchRecipeSection.all {
+            for key in section.keys {
+                #expect(recipe.contains("\"\(key)\"") || recipe.contains("`\(key)`"), "Docs/batch.md's recipe does not name \(section.name).\(key)")
+            }
+        }
     }
 }

@@ -86,13 +86,13 @@ extension BatchClipJob {
     /// A hover with a loop point or a seam: made by the call `render --loop-point … --seam …` makes
     /// (``LoopPlayer`` on the clip, opened again, and its ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``
     /// with render's defaults), so the file is the one `render` writes with the same options. The frames
-    /// held to find the seam are bounded by ``DecodedRecipe/seamedHoverBytes``.
+    /// held to find the seam are bounded by ``BatchRecipe/seamedHoverBytes``.
     func renderHover(_ hover: BatchRecipe.Hover, start: Double, entry: BatchRecord.Output) throws(PreviewLoopError) -> BatchRecord.Output {
         let player = try LoopPlayer(source: Source(argument: clip.input), configuration: .init(
             size: hover.size, windowStart: .seconds(start), windowLength: .seconds(hover.length),
             windowEnd: hover.loopPoint?.windowEnd, threads: min(threads, 16), sourceOptions: sourceOptions))
         let summary = try player.render(to: staging + "/" + hover.fileName, format: hover.format, framesPerSecond: hover.framesPerSecond, quality: hover.quality,
-                                        maxFrames: max(1, DecodedRecipe.seamedHoverBytes / max(1, hover.size.area * 3)),
+                                        maxFrames: max(1, BatchRecipe.seamedHoverBytes / max(1, hover.size.area * 3)),
                                         loopPoint: hover.loopPoint?.loopPoint ?? .length, seam: hover.seam,
                                         flashSafety: hover.flashSafety)
         try checkStop()

@@ -198,7 +198,8 @@ public enum BatchManifest {
         }
     }
 
-    static func reason(_ error: any Error) -> String {
+    /// Why JSON could not be decoded, on one line (a recipe's reader says it too).
+    package static func reason(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _): "no \"\(key.stringValue)\""
         case DecodingError.typeMismatch(_, let context): "wrong type at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""

@@ -11,7 +11,9 @@ import FoundationEssentials
 /// "size": "160x90", "grid": "10x10", "quality": 85}, "hover": {"start": "poster", "length": 3, "size":
 /// "480x270", "fps": 15, "quality": 75, "loop_point": "auto", "seam": "crossfade=0.5"}}` (the sheet may
 /// give `tile_width` instead of `width`); an empty object `{}` takes every default of that output;
-/// unknown keys and values out of range are refused, naming the key.
+/// unknown keys and values out of range are refused, naming the key. The `preview-loop batch --recipe`
+/// command reads that file: each section is the single-clip command that makes its output, its keys
+/// that command's options (Docs/batch.md lists them); in Swift, build the recipe's values directly.
 public struct BatchRecipe: Sendable, Hashable {
     /// The poster, as JPEG (or WebP, AVIF, PNG): by default the first good frame of a window (as `thumb --at auto`).
     public struct Poster: Sendable, Hashable {
@@ -167,10 +169,15 @@ public struct BatchRecipe: Sendable, Hashable {
         }
         if let s = sheet {
             let c = s.configuration
+            // The colours and accuracy named only when not their defaults, so sheets made before stay complete.
+            let style = ContactSheetStyle()
+            let extra = (c.style.background == style.background ? "" : ",bg\(c.style.background)")
+                + (c.style.textColor == style.textColor ? "" : ",text\(c.style.textColor)")
+                + (c.accuracy == .exact ? "" : ",\(c.accuracy.rawValue)")
             // Named after its file, contact-sheet.jpg (clips made when it was sheet.jpg are redone).
             parts.append("contact-sheet(\(c.columns)x\(c.rows),\(c.tileWidth.map { "tile\($0)" } ?? "width\(c.sheetWidth)"),gap\(c.gap),"
                          + "margin\(c.margin),\(c.showsHeader ? "header" : "no-header"),\(c.style.showsTimestamps ? "times" : "no-times"),"
-                         + "\(c.pick.rawValue),q\(s.quality))")
+                         + "\(c.pick.rawValue),q\(s.quality)\(extra))")
         }
         if let s = sprites { parts.append("sprites(\(s.every),\(Self.canonical(s.sizeRequest)),\(s.columns)x\(s.rows),q\(s.quality))") }
         if let h = hover {
@@ -181,6 +188,10 @@ public struct BatchRecipe: Sendable, Hashable {
         }
         return parts.joined(separator: ";")
     }
+
+    /// The most bytes of frames a seamed hover may hold until its out point is known (as `render`'s
+    /// default `--max-memory`, 1024 MB): a recipe over it is refused, a percentage loop point bounded while rendering.
+    package static let seamedHoverBytes = 1 << 30
 
     /// A size request in ``canonical``: `320x180` exactly, `320x180~` for the box turned for portrait
     /// clips, `320x-1`, `-1x180`, `source`.
@@ -209,7 +220,7 @@ public struct BatchRecipe: Sendable, Hashable {
     /// The first output whose size the encoders' or the memory rules refuse (``OutputLimits``): the
     /// recipe key that sets it and why; `nil` when every output can be made. Checked when a recipe is
     /// read (with the sizes known then) and again for each clip once its sizes are resolved.
-    func sizeRefusal() -> (key: String, reason: String)? {
+    package func sizeRefusal() -> (key: String, reason: String)? {
         let limit = Double(OutputLimits.defaultMemoryBytes)
         func megabytes(_ bytes: Double) -> Int { Int(bytes / 1_048_576) }
         /// A still (JPEG unless told): one the encoder takes, within the memory a command holds by default.
@@ -249,20 +260,5 @@ public struct BatchRecipe: Sendable, Hashable {
             }
         }
         return nil
-    }
-
-    /// Parses a recipe file's JSON.
-    ///
-    /// - Throws: ``PreviewLoopError/Code/invalidArgument`` naming the key for anything unknown or out of range.
-    public static func parse(json: [UInt8], name: String = "recipe") throws(PreviewLoopError) -> BatchRecipe {
-        do {
-            let recipe = try JSONDecoder().decode(DecodedRecipe.self, from: Data(json)).recipe
-            guard !recipe.isEmpty else { throw RecipeError(message: "names no output (poster, strip, sheet, sprites, hover)") }
-            return recipe
-        } catch let error as RecipeError {
-            throw PreviewLoopError(.invalidArgument, "\(name): \(error.message)")
-        } catch {
-            throw PreviewLoopError(.invalidArgument, "\(name): not a JSON recipe object (\(BatchManifest.reason(error)))")
-        }
     }
 }

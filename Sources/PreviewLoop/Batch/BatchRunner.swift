@@ -307,7 +307,7 @@ public final class BatchRunner: Sendable {
             if hover.isSeamed {
                 var seconds = hover.length * (hover.loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1)
                 if case .crossfade(let fade) = hover.seam { seconds += fade.seconds }
-                let held = Int(min(Double(DecodedRecipe.seamedHoverBytes), (seconds * Double(hover.framesPerSecond)).rounded(.up) * Double(hover.size.area * 3)))
+                let held = Int(min(Double(BatchRecipe.seamedHoverBytes), (seconds * Double(hover.framesPerSecond)).rounded(.up) * Double(hover.size.area * 3)))
                 total += held + frame * (16 + 2 * threads)
             }
         }
