@@ -236,9 +236,10 @@ struct RenderRun {
         return ExitStatus.success
     }
 
-    /// Opens the input, renders the window to `options.output` (whole or not at all) and returns
-    /// what it made; prints nothing. `serve` answers an animated request with this file's bytes.
-    func render() throws -> Rendered {
+    /// Opens the input, renders the window to `options.output` (whole or not at all), or to memory
+    /// with `inMemory` (the summary's `bytes`: what the file gets), and returns what it made; prints
+    /// nothing. `serve` answers an animated request with the bytes rendered in memory.
+    func render(inMemory: Bool = false) throws -> Rendered {
         var source = options.source.source
         let limits = options.source.sourceOptions
         var options = options
@@ -281,7 +282,7 @@ struct RenderRun {
         }
         let display = ProgressDisplay(label: "render", unit: "frames", rateUnit: "fps", style: options.reporting.progressStyle)
         defer { display.abandon() }
-        let summary = try loop.render(to: options.output, format: options.format,
+        let summary = try loop.render(to: inMemory ? .memory : .file(options.output), format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
                                       maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint?.loopPoint ?? .length,
                                       seam: options.seam, flashSafety: options.flashSafety) { completed, total in
@@ -378,14 +379,11 @@ extension RenderCommand: ServedJob {
         return Int(Self.bytes(frames: frames, size: box, format: format) + heldBytes(frames: frames, size: box))
     }
 
-    /// The animation, written to a file of its own in `scratch`, read back and removed, with its flash
-    /// verdict (and where an avoided window starts).
+    /// The animation, rendered in memory (the bytes `render -o` writes), with its flash verdict (and
+    /// where an avoided window starts).
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        let (rendered, bytes) = try PreviewJob.throughScratchFile(in: scratch, kind: "render", fileExtension: format.rawValue) { path in
-            var options = self
-            options.output = path
-            return try RenderRun(options: options).render()
-        }
-        return RenderedBody(body: bytes, flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
+        let rendered = try RenderRun(options: self).render(inMemory: true)
+        return RenderedBody(body: rendered.summary.bytes ?? [], flashes: rendered.summary.flashes,
+                            avoidance: rendered.summary.flashAvoidance)
     }
 }

@@ -6,6 +6,11 @@ public enum OutputLimits {
     /// outputs are held to it too).
     public static let defaultMemoryBytes = 1 << 30
 
+    /// The most bytes an animation written to memory (``AnimationDestination/memory``) may reach unless
+    /// told otherwise (``AnimationWriter/maxBytes``): 1 GiB. A file that grows past it stops with
+    /// ``PreviewLoopError/Code/tooLarge`` instead of taking more memory.
+    public static let defaultAnimationBytes = 1 << 30
+
     /// FFmpeg's `av_image_check_size`: (W+128)×(H+128) must stay below INT_MAX / 8.
     public static let ffmpegAreaLimit = 268_435_456.0
 
