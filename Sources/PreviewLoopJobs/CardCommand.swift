@@ -392,7 +392,8 @@ extension CardCommand: ServedJob {
         given.give("output", request.fileName)
     }
 
-    /// Within the server's caps: the compositor's layers, a GIF's frames held for its palette, the encoder.
+    /// Within the server's caps: the compositor's layers, a GIF's frames held for its palette, the encoder
+    /// and the file it makes in memory.
     mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
         let caps = request.caps
         isQuiet = true
@@ -410,8 +411,11 @@ extension CardCommand: ServedJob {
                 throw PreviewRequestError(status: 413, parameter: "aspect",
                                           detail: "At most \(caps.side) pixels a side for an animation on this server.")
             }
-            if animation == .gif { frames = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: framesPerSecond)) }
+            let count = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: framesPerSecond))
+            if animation == .gif { frames = count }
+            // The encoder, and the file it makes in memory.
             encoder = OutputLimits.encoderBytes(size, format: animation)
+                + OutputLimits.encodedAnimationBytes(frames: count, size: size, format: animation)
         }
         return Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
     }

@@ -364,7 +364,7 @@ extension RenderCommand: ServedJob {
     }
 
     /// Within the server's caps: the frames of the longest window at the size asked (the caps' square when
-    /// it follows the source), as encoded, and what the render holds besides.
+    /// it follows the source), as encoded, what the render holds besides, and the file it makes in memory.
     mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
         let caps = request.caps
         try Self.checkFramesPerSecond(framesPerSecond, caps: caps)
@@ -376,7 +376,8 @@ extension RenderCommand: ServedJob {
         reporting.isQuiet = true
         let box = size.knownSizes.first ?? Size(width: caps.side, height: caps.side)
         let frames = (caps.seconds * (1 + LoopEnd.searchFraction) + 1) * Double(framesPerSecond)
-        return Int(Self.bytes(frames: frames, size: box, format: format) + heldBytes(frames: frames, size: box))
+        return Int(Self.bytes(frames: frames, size: box, format: format) + heldBytes(frames: frames, size: box)
+                   + OutputLimits.encodedAnimationBytes(frames: frames, size: box, format: format))
     }
 
     /// The animation, rendered in memory (the bytes `render -o` writes), with its flash verdict (and
