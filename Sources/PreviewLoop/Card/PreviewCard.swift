@@ -295,34 +295,30 @@ public final class PreviewCard {
             return try renderAnimation(to: .file(path), format: format, framesPerSecond: framesPerSecond, quality: quality,
                                        maxFrames: maxFrames, flashSafety: flashSafety)
         }
-        var written = 0
-        do {
-            // Built beside the destination and swapped in whole: the old frames stay until the new set is complete.
-            let staged = try StagedDirectory(replacing: path) { StagedDirectory.isNumbered($0, prefix: "card-", suffix: ".png") }
-            var names: [String] = []
-            do throws(PreviewLoopError) {
-                try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
-                    guard names.count < maxFrames else {
-                        throw PreviewLoopError(.tooLarge, "\(path): the card reached its limit of \(maxFrames) frames")
-                    }
-                    let name = "card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png"
-                    try staged.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), named: name)
-                    names.append(name)
+        // Built beside the destination and swapped in whole: the old frames stay until the new set is complete.
+        let staged = try StagedDirectory(replacing: path) { StagedDirectory.isNumbered($0, prefix: "card-", suffix: ".png") }
+        var names: [String] = []
+        do throws(PreviewLoopError) {
+            try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
+                guard names.count < maxFrames else {
+                    throw PreviewLoopError(.tooLarge, "\(path): the card reached its limit of \(maxFrames) frames")
                 }
-                try staged.commit()
-            } catch {
-                staged.discard()
-                throw error
+                let name = "card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png"
+                try staged.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), named: name)
+                names.append(name)
             }
-            written = names.count
+            try staged.commit()
+        } catch {
+            staged.discard()
+            throw error
         }
         return CardSummary(path: path, format: nil, size: style.size, framesPerSecond: framesPerSecond,
-                           frameCount: written, duration: timeline.duration, posterTime: try poster().frame.sourceTime,
+                           frameCount: names.count, duration: timeline.duration, posterTime: try poster().frame.sourceTime,
                            videoStart: try poster().videoStart, flashes: nil)
     }
 
-    /// Writes the sequence as an animation to a file or to memory; see
-    /// ``render(to:framesPerSecond:quality:maxFrames:flashSafety:)-(String,_,_,_,_)``.
+    /// Writes the sequence as an animation to a file or to memory; see `render(to:framesPerSecond:…)`
+    /// with a path.
     ///
     /// With ``AnimationDestination/memory``, ``CardSummary/bytes`` hold the animation: the bytes a file
     /// of the same format gets.
@@ -330,6 +326,10 @@ public final class PreviewCard {
     /// - Parameters:
     ///   - destination: the animation's file or memory.
     ///   - format: MP4, animated WebP or GIF; `nil` takes it from a file's extension (required for memory).
+    ///   - framesPerSecond: the frame rate, 1–120 (default 30).
+    ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
+    ///   - maxFrames: the most pictures the sequence may have; more throws ``PreviewLoopError/Code/tooLarge``.
+    ///   - flashSafety: ``FlashSafety/check`` fills ``CardSummary/flashes``; `avoid` is refused, as with a path.
     /// - Throws: as the render to a path; ``PreviewLoopError/Code/invalidArgument`` without a format for
     ///   memory or a file whose extension names none; ``PreviewLoopError/Code/tooLarge`` when the file in
     ///   memory would pass ``OutputLimits/defaultAnimationBytes``.

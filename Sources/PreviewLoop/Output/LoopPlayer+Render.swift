@@ -1,4 +1,4 @@
-/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)`` wrote.
+/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)-(String,_,_,_,_,_,_,_,_,_)`` wrote.
 public struct RenderSummary: Sendable, Hashable {
     /// The file written; empty for ``AnimationDestination/memory``.
     public var path: String
@@ -91,8 +91,8 @@ extension LoopPlayer {
                    maxFrames: maxFrames, loopPoint: loopPoint, seam: seam, flashSafety: flashSafety, progress: progress)
     }
 
-    /// Renders one pass of the loop window to a file or to memory; see
-    /// ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)-(String,_,_,_,_,_,_,_,_,_)``.
+    /// Renders one pass of the loop window to a file or to memory; see `render(to:format:…)` with a path
+    /// for what the file holds and every parameter.
     ///
     /// With ``AnimationDestination/memory`` the summary's ``RenderSummary/bytes`` hold the file, the same
     /// bytes a file destination gets; `format` is then required.

@@ -1,6 +1,6 @@
 extension LoopPlayer {
     /// Renders one pass of the window as a looping file, off the calling thread; a cancelled render
-    /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``.
+    /// leaves no file. See ``render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)-(String,_,_,_,_,_,_,_,_,_)``.
     @discardableResult
     public func render(to path: String, format: AnimationFormat? = nil, framesPerSecond: Int = 15, quality: Int? = nil,
                        encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopEnd = .length,
