@@ -49,10 +49,15 @@ final class MemoryFile {
         return available
     }
 
-    /// Hands the bytes over, leaving the file empty.
+    /// Hands the bytes over, leaving the file empty. The buffer grew by doubling, so up to half of it
+    /// may be spare: the bytes are then copied into one of their own size, so that a cache keeping
+    /// them holds what it counts.
     func takeBytes() -> [UInt8] {
         defer { bytes = [] }
-        return bytes
+        guard bytes.capacity - bytes.count > bytes.count / 8 else { return bytes }
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = bytes.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
+        }
     }
 }
 
