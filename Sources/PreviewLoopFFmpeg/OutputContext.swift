@@ -1,9 +1,10 @@
 import CFFmpeg
 
 /// Owns an output `AVFormatContext` muxing one video stream into the file at `path` (or into memory);
-/// ``finish()`` writes the trailer and closes it (``finishInMemory()`` hands the bytes back). Where the file lives is the caller's business: the library writes a
-/// temporary beside the destination and renames it once finished, so readers see the whole file or
-/// nothing. `deinit` closes an unfinished file (it does not remove it). Used from one thread.
+/// ``finish()`` writes the trailer and closes it (``finishInMemory()`` hands the bytes back). Where the
+/// file lives is the caller's business: the library writes a temporary beside the destination and
+/// renames it once finished, so readers see the whole file or nothing. `deinit` closes an unfinished
+/// file (it does not remove it). Used from one thread.
 package final class OutputContext {
     private let liveToken = LiveObjects.Token()
     let pointer: UnsafeMutablePointer<AVFormatContext>
@@ -48,8 +49,40 @@ package final class OutputContext {
         }
     }
 
+    /// Opens `muxer` writing into a file in memory of at most `limit` bytes (``MemoryFile``), which
+    /// the muxer may seek in and read back as it does a file on disk (MP4's `+faststart`): the bytes
+    /// ``finishInMemory()`` returns are those ``init(path:displayName:muxer:)`` writes to a file.
+    ///
+    /// - Throws: `encodingFailed` when this FFmpeg build has no such muxer; `tooLarge` when out of memory.
+    package init(memory displayName: String, muxer: String, limit: Int) throws(FFmpegFailure) {
+        FFmpegLogging.applyDefault
+        self.displayName = displayName
+        let context = try Self.allocate(muxer: muxer, path: nil, displayName: displayName)
+        pointer = context
+        let file = MemoryFile(limit: limit)
+        memoryFile = file
+        guard let pb = MemoryCursor(file: file).makeContext(writable: true) else {
+            throw FFmpegFailure(.tooLarge, "\(displayName): out of memory starting the file", operation: "avio_alloc_context")
+        }
+        context.pointee.pb = pb
+        context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        // A second opening (MP4's trailer reading its data back to move it) reads the same bytes.
+        context.pointee.opaque = Unmanaged.passUnretained(file).toOpaque()
+        context.pointee.io_open = MemoryCursor.openForReading
+        context.pointee.io_close2 = MemoryCursor.close
+    }
+
     /// Whether the output is a buffer in memory (closed with `avio_close_dyn_buf`) rather than a file.
     private var isInMemory = false
+    /// The file in memory of ``init(memory:muxer:limit:)``; `nil` for the other outputs.
+    private var memoryFile: MemoryFile?
+
+    /// The most bytes a file in memory (``init(memory:muxer:limit:)``) may reach; more fails the write
+    /// with `tooLarge`.
+    package var memoryLimit: Int {
+        get { memoryFile?.limit ?? .max }
+        set { memoryFile?.limit = newValue }
+    }
 
     /// A new output context for `muxer`, naming the file `path` (`nil` for a buffer in memory).
     private static func allocate(muxer: String, path: [CChar]?, displayName: String) throws(FFmpegFailure) -> UnsafeMutablePointer<AVFormatContext> {
@@ -64,6 +97,10 @@ package final class OutputContext {
     }
 
     deinit {
+        if let pb = pointer.pointee.pb, memoryFile != nil {
+            MemoryCursor.freeContext(pb)
+            pointer.pointee.pb = nil
+        }
         if pointer.pointee.pb != nil {
             if isInMemory {
                 var buffer: UnsafeMutablePointer<UInt8>?
@@ -109,8 +146,21 @@ package final class OutputContext {
         guard let stream else { preconditionFailure("start(with:options:) comes first") }
         packet.pointer.pointee.stream_index = stream.pointee.index
         av_packet_rescale_ts(packet.pointer, encoder.timeBase, stream.pointee.time_base)
-        try check(av_interleaved_write_frame(pointer, packet.pointer), "av_interleaved_write_frame",
-                  code: .outputNotWritable, "\(displayName): cannot write")
+        let written = av_interleaved_write_frame(pointer, packet.pointer)
+        try checkMemoryLimit(written)
+        try check(written, "av_interleaved_write_frame", code: .outputNotWritable, "\(displayName): cannot write")
+    }
+
+    /// Throws `tooLarge` when `result` failed because the file in memory reached its limit.
+    private func checkMemoryLimit(_ result: Int32) throws(FFmpegFailure) {
+        guard result < 0, let memoryFile, memoryFile.isOverLimit else { return }
+        throw FFmpegFailure(.tooLarge, "\(displayName): the file would pass its limit of \(Self.megabytes(memoryFile.limit)) in memory",
+                            operation: "avio_write", ffmpegCode: result, ffmpegMessage: FFmpegError.text(result))
+    }
+
+    /// `512 MB`, `1.5 KB`: a byte count for an error message.
+    private static func megabytes(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MB" : bytes >= 1 << 10 ? "\(bytes >> 10) KB" : "\(bytes) bytes"
     }
 
     /// Writes the trailer and closes the file.
@@ -120,8 +170,19 @@ package final class OutputContext {
         try check(closed, "avio_closep", code: .outputNotWritable, "\(displayName): cannot write")
     }
 
-    /// Writes the trailer and returns the bytes of a file muxed ``init(inMemory:muxer:)``.
+    /// Writes the trailer and returns the bytes of a file muxed in memory (``init(inMemory:muxer:)``,
+    /// ``init(memory:muxer:limit:)``).
     package func finishInMemory() throws(FFmpegFailure) -> [UInt8] {
+        if let memoryFile {
+            let finished = av_write_trailer(pointer)
+            try checkMemoryLimit(finished)
+            try check(finished, "av_write_trailer", code: .encodingFailed, "\(displayName): cannot finish the file")
+            if let pb = pointer.pointee.pb {
+                MemoryCursor.freeContext(pb)
+                pointer.pointee.pb = nil
+            }
+            return memoryFile.takeBytes()
+        }
         precondition(isInMemory, "the file is written to a path; finish() closes it")
         try check(av_write_trailer(pointer), "av_write_trailer", code: .encodingFailed, "\(displayName): cannot finish the file")
         var buffer: UnsafeMutablePointer<UInt8>?

@@ -269,8 +269,9 @@ struct CardRun {
     }
 
     /// Renders the card: a still is encoded in memory; an animation or frame directory is written to
-    /// `options.output`. Returns the poster too. Prints nothing.
-    func render() throws -> (poster: CardPoster, rendered: Rendered) {
+    /// `options.output`, or an animation to memory with `inMemory` (the summary's `bytes`: what the
+    /// file gets). Returns the poster too. Prints nothing.
+    func render(inMemory: Bool = false) throws -> (poster: CardPoster, rendered: Rendered) {
         let source = options.source.source
         let limits = options.source.sourceOptions
         // The window and poster time as given: the library resolves percentages from the input it opens.
@@ -287,6 +288,10 @@ struct CardRun {
                                                 background: options.style.opaqueBackground(for: nil))
             return (poster, .still(bytes: bytes, time: still.time, phase: still.phase,
                                    picture: image.flattened(on: options.style.opaqueBackground(for: nil))))
+        case .animation(let format) where inMemory:
+            return (poster, .sequence(try card.render(to: .memory, format: format, framesPerSecond: options.framesPerSecond,
+                                                      quality: options.quality, maxFrames: options.budget.maxFrames,
+                                                      flashSafety: options.flashSafety)))
         case .animation, .directory:
             // An s3:// animation is rendered into a staging folder, then uploaded.
             let summary = try FileOutput.writing(options.output) { path in
@@ -387,7 +392,8 @@ extension CardCommand: ServedJob {
         given.give("output", request.fileName)
     }
 
-    /// Within the server's caps: the compositor's layers, a GIF's frames held for its palette, the encoder.
+    /// Within the server's caps: the compositor's layers, a GIF's frames held for its palette, the encoder
+    /// and the file it makes in memory.
     mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
         let caps = request.caps
         isQuiet = true
@@ -405,31 +411,23 @@ extension CardCommand: ServedJob {
                 throw PreviewRequestError(status: 413, parameter: "aspect",
                                           detail: "At most \(caps.side) pixels a side for an animation on this server.")
             }
-            if animation == .gif { frames = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: framesPerSecond)) }
+            let count = Double(PreviewCard.frameCount(duration: duration, framesPerSecond: framesPerSecond))
+            if animation == .gif { frames = count }
+            // The encoder, and the file it makes in memory.
             encoder = OutputLimits.encoderBytes(size, format: animation)
+                + OutputLimits.encodedAnimationBytes(frames: count, size: size, format: animation)
         }
         return Int(8 * WorkBudget.rgba(size) + frames * WorkBudget.rgb(size) + encoder)
     }
 
-    /// A still with its placeholder headers, or the sequence written to a file of its own in `scratch`,
-    /// read back and removed, with its flash verdict.
+    /// A still with its placeholder headers, or the sequence rendered in memory (the bytes `card -o`
+    /// writes) with its flash verdict.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        let rendered: CardRun.Rendered, sequence: [UInt8]
-        if case .animation = destination {
-            let fileExtension = job.route.split(separator: ".").last.map(String.init) ?? "webp"
-            (rendered, sequence) = try PreviewJob.throughScratchFile(in: scratch, kind: "card", fileExtension: fileExtension) { path in
-                var options = self
-                options.output = path
-                return try CardRun(options: options).render().rendered
-            }
-        } else {
-            (rendered, sequence) = (try CardRun(options: self).render().rendered, [])
-        }
-        switch rendered {
+        switch try CardRun(options: self).render(inMemory: true).rendered {
         case .still(let bytes, _, _, let picture):
             return RenderedBody(body: bytes, headers: PreviewRequests.headers(of: ImagePlaceholder(picture)))
         case .sequence(let summary):
-            return RenderedBody(body: sequence, flashes: summary.flashes)
+            return RenderedBody(body: summary.bytes ?? [], flashes: summary.flashes)
         }
     }
 }

@@ -49,8 +49,9 @@ package struct PreviewJob: Sendable {
     }
 
     /// Renders the response body: the bytes the matching command writes, with the headers that go with
-    /// them (a thumbnail's or card still's placeholder). An animation is written to a file of its own in
-    /// `scratch` (a folder only the server writes to), read back and removed.
+    /// them (a thumbnail's or card still's placeholder). Every body is made in memory (an animation too,
+    /// byte for byte what the command writes to a file); `scratch`, a folder only the server writes to,
+    /// holds a playlist's checked copy while it is read.
     ///
     /// With `opened`, the source is read from that path instead (see ``InputOptions/opened``); with
     /// `confinedTo`, every file the source names (a playlist's segments) must be inside that folder; with
@@ -79,18 +80,8 @@ package struct PreviewJob: Sendable {
         return try command.body(for: self, scratch: scratch, siblings: siblings)
     }
 
-    /// Renders started in this process, numbering their scratch files.
+    /// Renders started in this process, numbering their playlist copies in the scratch folder.
     private static let renders = Atomic<Int>(0)
-
-    /// Runs `render` with the path of a file of its own in `scratch` (named `kind-N.fileExtension`), then
-    /// reads the file back and removes it: what the render returned and the file's bytes.
-    static func throughScratchFile<Result>(in scratch: String, kind: String, fileExtension: String,
-                                           _ render: (String) throws -> Result) throws -> (Result, [UInt8]) {
-        let path = scratch + "/\(kind)-\(renders.add(1, ordering: .relaxed).newValue).\(fileExtension)"
-        defer { FileSystem.unlink(path) }
-        let result = try render(path)
-        return (result, try BatchFiles.readFile(path, limit: 1 << 30))
-    }
 
     /// This job's body made from a storyboard: the index (`.vtt`, `.json`) pointing at its picture, or
     /// the picture.

@@ -236,9 +236,10 @@ struct RenderRun {
         return ExitStatus.success
     }
 
-    /// Opens the input, renders the window to `options.output` (whole or not at all) and returns
-    /// what it made; prints nothing. `serve` answers an animated request with this file's bytes.
-    func render() throws -> Rendered {
+    /// Opens the input, renders the window to `options.output` (whole or not at all), or to memory
+    /// with `inMemory` (the summary's `bytes`: what the file gets), and returns what it made; prints
+    /// nothing. `serve` answers an animated request with the bytes rendered in memory.
+    func render(inMemory: Bool = false) throws -> Rendered {
         var source = options.source.source
         let limits = options.source.sourceOptions
         var options = options
@@ -281,7 +282,7 @@ struct RenderRun {
         }
         let display = ProgressDisplay(label: "render", unit: "frames", rateUnit: "fps", style: options.reporting.progressStyle)
         defer { display.abandon() }
-        let summary = try loop.render(to: options.output, format: options.format,
+        let summary = try loop.render(to: inMemory ? .memory : .file(options.output), format: options.format,
                                       framesPerSecond: options.framesPerSecond, quality: options.quality,
                                       maxFrames: options.budget.maxFrames, loopPoint: options.loopPoint?.loopPoint ?? .length,
                                       seam: options.seam, flashSafety: options.flashSafety) { completed, total in
@@ -363,7 +364,7 @@ extension RenderCommand: ServedJob {
     }
 
     /// Within the server's caps: the frames of the longest window at the size asked (the caps' square when
-    /// it follows the source), as encoded, and what the render holds besides.
+    /// it follows the source), as encoded, what the render holds besides, and the file it makes in memory.
     mutating func prepareToServe(_ request: ServingRequest) throws(PreviewRequestError) -> Int {
         let caps = request.caps
         try Self.checkFramesPerSecond(framesPerSecond, caps: caps)
@@ -375,17 +376,15 @@ extension RenderCommand: ServedJob {
         reporting.isQuiet = true
         let box = size.knownSizes.first ?? Size(width: caps.side, height: caps.side)
         let frames = (caps.seconds * (1 + LoopEnd.searchFraction) + 1) * Double(framesPerSecond)
-        return Int(Self.bytes(frames: frames, size: box, format: format) + heldBytes(frames: frames, size: box))
+        return Int(Self.bytes(frames: frames, size: box, format: format) + heldBytes(frames: frames, size: box)
+                   + OutputLimits.encodedAnimationBytes(frames: frames, size: box, format: format))
     }
 
-    /// The animation, written to a file of its own in `scratch`, read back and removed, with its flash
-    /// verdict (and where an avoided window starts).
+    /// The animation, rendered in memory (the bytes `render -o` writes), with its flash verdict (and
+    /// where an avoided window starts).
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        let (rendered, bytes) = try PreviewJob.throughScratchFile(in: scratch, kind: "render", fileExtension: format.rawValue) { path in
-            var options = self
-            options.output = path
-            return try RenderRun(options: options).render()
-        }
-        return RenderedBody(body: bytes, flashes: rendered.summary.flashes, avoidance: rendered.summary.flashAvoidance)
+        let rendered = try RenderRun(options: self).render(inMemory: true)
+        return RenderedBody(body: rendered.summary.bytes ?? [], flashes: rendered.summary.flashes,
+                            avoidance: rendered.summary.flashAvoidance)
     }
 }

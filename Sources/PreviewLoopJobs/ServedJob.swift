@@ -39,7 +39,7 @@ protocol ServedJob: ClipCommand {
     /// Multiplies the picture's default size by a device pixel ratio (`dpr` without `width` or `height`).
     mutating func scaleDefaultSize(by factor: Double)
     /// Renders `job`'s body, with the bodies of `siblings` (``PreviewJob/siblingRequests``) when the
-    /// same render makes them. An animation is written to a file in `scratch` and read back.
+    /// same render makes them. An animation is rendered in memory; `scratch` holds a playlist's copy.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody
     /// The routes one render of `job` also makes (``PreviewJob/siblingRequests``).
     func siblingRequests(of job: PreviewJob) -> [(route: String, query: [(name: String, value: String)])]

@@ -84,7 +84,7 @@ extension BatchClipJob {
     }
 
     /// A hover with a loop point or a seam: made by the call `render --loop-point … --seam …` makes
-    /// (``LoopPlayer`` on the clip, opened again, and its ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``
+    /// (``LoopPlayer`` on the clip, opened again, and its ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)-(String,_,_,_,_,_,_,_,_,_)``
     /// with render's defaults), so the file is the one `render` writes with the same options. The frames
     /// held to find the seam are bounded by ``BatchRecipe/seamedHoverBytes``.
     func renderHover(_ hover: BatchRecipe.Hover, start: Double, entry: BatchRecord.Output) throws(PreviewLoopError) -> BatchRecord.Output {

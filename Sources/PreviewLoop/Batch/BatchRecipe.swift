@@ -83,7 +83,7 @@ public struct BatchRecipe: Sendable, Hashable {
     /// A muted hover preview that loops: H.264 MP4 of a window (as `render`).
     ///
     /// With a ``loopPoint`` or a seam other than ``LoopSeam/cut`` it is made by the same library call as
-    /// `render --loop-point … --seam …` (``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``,
+    /// `render --loop-point … --seam …` (``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)-(String,_,_,_,_,_,_,_,_,_)``,
     /// which opens the clip a second time), and its record carries the loop point and the seam measure.
     public struct Hover: Sendable, Hashable {
         /// Where the window starts: by default at the poster (the recipe's poster when it has one, else

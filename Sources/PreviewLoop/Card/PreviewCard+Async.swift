@@ -48,4 +48,15 @@ extension PreviewCard {
             try card.render(to: path, framesPerSecond: framesPerSecond, quality: quality, maxFrames: maxFrames, flashSafety: flashSafety)
         }
     }
+
+    /// Writes the sequence as an animation to a file or to memory, off the calling thread; see the
+    /// blocking `render(to:format:…)` with an ``AnimationDestination``.
+    @discardableResult
+    public func render(to destination: AnimationDestination, format: AnimationFormat? = nil, framesPerSecond: Int = 30,
+                       quality: Int? = nil, maxFrames: Int = .max, flashSafety: FlashSafety = .off) async throws(PreviewLoopError) -> CardSummary {
+        try await detached { card throws(PreviewLoopError) in
+            try card.render(to: destination, format: format, framesPerSecond: framesPerSecond, quality: quality, maxFrames: maxFrames,
+                            flashSafety: flashSafety)
+        }
+    }
 }

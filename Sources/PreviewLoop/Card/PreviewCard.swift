@@ -48,6 +48,9 @@ public struct CardSummary: Sendable, Hashable {
     /// as a player repeats them (the jump from the last picture back to the poster included); `nil` for
     /// a directory of PNG frames or with ``FlashSafety/off``.
     public var flashes: FlashReport?
+    /// With ``AnimationDestination/memory``: the animation's bytes (what a file gets); `nil` for a file
+    /// or a directory.
+    public var bytes: [UInt8]? = nil
 }
 
 /// A preview card rendered headless: the poster (the window's first good frame) with a play button,
@@ -288,50 +291,89 @@ public final class PreviewCard {
             throw PreviewLoopError(.invalidArgument, "a card plays from its poster: it has no loop window to move clear of "
                                    + "flashes; check them instead")
         }
-        let lastDuration = lastFrameDuration(framesPerSecond: framesPerSecond)
-        var written = 0
-        var flashes: FlashReport?
         if let format = AnimationFormat(path: path) {
-            var check = flashSafety == .check ? LoopFlashCheck(framesPerSecond: framesPerSecond) : nil
-            let writer = try AnimationWriter(path: path, format: format, size: style.size, framesPerSecond: framesPerSecond,
-                                             quality: quality, background: style.opaqueBackground(for: format),
-                                             keepsGIFTransparency: style.background == nil)
-            writer.maxFrames = maxFrames
-            try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
-                if format == .webp || (format == .gif && style.background == nil) {
-                    try writer.append(compositor.withBackground(frame.image))
-                    check?.add(compositor.flattened(frame.image))
-                } else {
-                    let flat = compositor.flattened(frame.image, for: format)
-                    try writer.append(flat)
-                    check?.add(flat)
-                }
-            }
-            try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
-            written = writer.frameCount
-            flashes = check?.report(playTime: Double(written - 1) / Double(framesPerSecond) + lastDuration)
-        } else {
-            // Built beside the destination and swapped in whole: the old frames stay until the new set is complete.
-            let staged = try StagedDirectory(replacing: path) { StagedDirectory.isNumbered($0, prefix: "card-", suffix: ".png") }
-            var names: [String] = []
-            do throws(PreviewLoopError) {
-                try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
-                    guard names.count < maxFrames else {
-                        throw PreviewLoopError(.tooLarge, "\(path): the card reached its limit of \(maxFrames) frames")
-                    }
-                    let name = "card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png"
-                    try staged.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), named: name)
-                    names.append(name)
-                }
-                try staged.commit()
-            } catch {
-                staged.discard()
-                throw error
-            }
-            written = names.count
+            return try renderAnimation(to: .file(path), format: format, framesPerSecond: framesPerSecond, quality: quality,
+                                       maxFrames: maxFrames, flashSafety: flashSafety)
         }
-        return CardSummary(path: path, format: AnimationFormat(path: path), size: style.size, framesPerSecond: framesPerSecond,
+        // Built beside the destination and swapped in whole: the old frames stay until the new set is complete.
+        let staged = try StagedDirectory(replacing: path) { StagedDirectory.isNumbered($0, prefix: "card-", suffix: ".png") }
+        var names: [String] = []
+        do throws(PreviewLoopError) {
+            try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
+                guard names.count < maxFrames else {
+                    throw PreviewLoopError(.tooLarge, "\(path): the card reached its limit of \(maxFrames) frames")
+                }
+                let name = "card-\(DecimalText.zeroPadded(frame.index + 1, 5)).png"
+                try staged.write(try ImageEncoder.encode(compositor.withBackground(frame.image), as: .png), named: name)
+                names.append(name)
+            }
+            try staged.commit()
+        } catch {
+            staged.discard()
+            throw error
+        }
+        return CardSummary(path: path, format: nil, size: style.size, framesPerSecond: framesPerSecond,
+                           frameCount: names.count, duration: timeline.duration, posterTime: try poster().frame.sourceTime,
+                           videoStart: try poster().videoStart, flashes: nil)
+    }
+
+    /// Writes the sequence as an animation to a file or to memory; see `render(to:framesPerSecond:…)`
+    /// with a path.
+    ///
+    /// With ``AnimationDestination/memory``, ``CardSummary/bytes`` hold the animation: the bytes a file
+    /// of the same format gets.
+    ///
+    /// - Parameters:
+    ///   - destination: the animation's file or memory.
+    ///   - format: MP4, animated WebP or GIF; `nil` takes it from a file's extension (required for memory).
+    ///   - framesPerSecond: the frame rate, 1–120 (default 30).
+    ///   - quality: 0–100, or `nil` for the format's default; see ``AnimationWriter``.
+    ///   - maxFrames: the most pictures the sequence may have; more throws ``PreviewLoopError/Code/tooLarge``.
+    ///   - flashSafety: ``FlashSafety/check`` fills ``CardSummary/flashes``; `avoid` is refused, as with a path.
+    /// - Throws: as the render to a path; ``PreviewLoopError/Code/invalidArgument`` without a format for
+    ///   memory or a file whose extension names none; ``PreviewLoopError/Code/tooLarge`` when the file in
+    ///   memory would pass ``OutputLimits/defaultAnimationBytes``.
+    @discardableResult
+    public func render(to destination: AnimationDestination, format: AnimationFormat? = nil, framesPerSecond: Int = 30,
+                       quality: Int? = nil, maxFrames: Int = .max, flashSafety: FlashSafety = .off) throws(PreviewLoopError) -> CardSummary {
+        guard flashSafety != .avoid else {
+            throw PreviewLoopError(.invalidArgument, "a card plays from its poster: it has no loop window to move clear of "
+                                   + "flashes; check them instead")
+        }
+        var resolved = format
+        if resolved == nil, case .file(let path) = destination { resolved = AnimationFormat(path: path) }
+        guard let resolved else {
+            let name = if case .file(let path) = destination { path } else { "a card rendered to memory" }
+            throw PreviewLoopError(.invalidArgument, "\(name): give the animation's format (mp4, webp or gif)")
+        }
+        return try renderAnimation(to: destination, format: resolved, framesPerSecond: framesPerSecond, quality: quality,
+                                   maxFrames: maxFrames, flashSafety: flashSafety)
+    }
+
+    /// The animation of ``render(to:format:framesPerSecond:quality:maxFrames:flashSafety:)``.
+    private func renderAnimation(to destination: AnimationDestination, format: AnimationFormat, framesPerSecond: Int, quality: Int?,
+                                 maxFrames: Int, flashSafety: FlashSafety) throws(PreviewLoopError) -> CardSummary {
+        let lastDuration = lastFrameDuration(framesPerSecond: framesPerSecond)
+        var check = flashSafety == .check ? LoopFlashCheck(framesPerSecond: framesPerSecond) : nil
+        let writer = try AnimationWriter(to: destination, format: format, size: style.size, framesPerSecond: framesPerSecond,
+                                         quality: quality, background: style.opaqueBackground(for: format),
+                                         keepsGIFTransparency: style.background == nil)
+        writer.maxFrames = maxFrames
+        try frames(framesPerSecond: framesPerSecond) { frame throws(PreviewLoopError) in
+            if format == .webp || (format == .gif && style.background == nil) {
+                try writer.append(compositor.withBackground(frame.image))
+                check?.add(compositor.flattened(frame.image))
+            } else {
+                let flat = compositor.flattened(frame.image, for: format)
+                try writer.append(flat)
+                check?.add(flat)
+            }
+        }
+        try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
+        let written = writer.frameCount
+        let flashes = check?.report(playTime: Double(written - 1) / Double(framesPerSecond) + lastDuration)
+        return CardSummary(path: writer.path, format: format, size: style.size, framesPerSecond: framesPerSecond,
                            frameCount: written, duration: timeline.duration, posterTime: try poster().frame.sourceTime,
-                           videoStart: try poster().videoStart, flashes: flashes)
+                           videoStart: try poster().videoStart, flashes: flashes, bytes: writer.bytes)
     }
 }

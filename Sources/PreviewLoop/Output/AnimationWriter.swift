@@ -5,7 +5,8 @@ internal import PreviewLoopFFmpeg
 /// Frame `k` is shown at `k / framesPerSecond` seconds and lasts `1 / framesPerSecond`, except the last,
 /// whose duration ``finish(lastFrameDuration:)`` may set, so that a browser repeating the file loops at
 /// the right moment. The file is written to a temporary name beside `path` and renamed over it by
-/// `finish`; a failure, or a writer released without `finish`, leaves nothing behind.
+/// `finish`; a failure, or a writer released without `finish`, leaves nothing behind. Written to
+/// ``AnimationDestination/memory`` instead, the same bytes are in ``bytes`` once finished.
 ///
 /// Not thread-safe: use from one thread.
 ///
@@ -16,8 +17,20 @@ internal import PreviewLoopFFmpeg
 /// try writer.finish()
 /// ```
 public final class AnimationWriter {
-    /// The file being written.
+    /// The file being written; empty when the destination is ``AnimationDestination/memory``.
     public let path: String
+    /// Where the animation goes: a file (``path``), or memory (``bytes``).
+    public let destination: AnimationDestination
+    /// With ``AnimationDestination/memory``: the finished file's bytes, the same as written to a file,
+    /// once ``finish(lastFrameDuration:)`` returned; `nil` before, or for a file.
+    public private(set) var bytes: [UInt8]?
+    /// With ``AnimationDestination/memory``: the most bytes the file may reach (by default
+    /// ``OutputLimits/defaultAnimationBytes``); growing past it throws ``PreviewLoopError/Code/tooLarge``.
+    public var maxBytes = OutputLimits.defaultAnimationBytes {
+        didSet { stream?.output.memoryLimit = maxBytes }
+    }
+    /// How errors name the output: the path, or the animation in memory.
+    let name: String
     /// Its format.
     public let format: AnimationFormat
     /// The size every picture must have.
@@ -63,6 +76,8 @@ public final class AnimationWriter {
 
     /// Prepares a writer; nothing is visible at `path` until ``finish(lastFrameDuration:)``.
     ///
+    /// The same as `init(to: .file(path), …)`.
+    ///
     /// - Parameters:
     ///   - path: the file to write; its directory must exist and be writable.
     ///   - format: MP4, animated WebP or GIF (not taken from `path`'s extension).
@@ -82,20 +97,37 @@ public final class AnimationWriter {
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` for a frame rate outside 1–120, a quality
     ///   outside 0–100, an odd size for MP4 or a size over 16383 for WebP;
     ///   ``PreviewLoopError/Code/outputNotWritable`` when the directory cannot be written.
-    public init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
+    public convenience init(path: String, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
+                            threads: Int = AnimationWriter.defaultThreads, background: RGBAColor = .white,
+                            keepsGIFTransparency: Bool = false) throws(PreviewLoopError) {
+        try self.init(to: .file(path), format: format, size: size, framesPerSecond: framesPerSecond, quality: quality,
+                      threads: threads, background: background, keepsGIFTransparency: keepsGIFTransparency)
+    }
+
+    /// Prepares a writer to a file or to memory; see ``init(path:format:size:framesPerSecond:quality:threads:background:keepsGIFTransparency:)``.
+    ///
+    /// With ``AnimationDestination/memory``, ``finish(lastFrameDuration:)`` leaves the file's bytes in
+    /// ``bytes``: the bytes a file destination gets, byte for byte, held in memory up to ``maxBytes``.
+    ///
+    /// - Throws: as ``init(path:format:size:framesPerSecond:quality:threads:background:keepsGIFTransparency:)``.
+    public init(to destination: AnimationDestination, format: AnimationFormat, size: Size, framesPerSecond: Int, quality: Int? = nil,
                 threads: Int = AnimationWriter.defaultThreads, background: RGBAColor = .white, keepsGIFTransparency: Bool = false) throws(PreviewLoopError) {
+        let name = destination.name(format: format)
+        let path = if case .file(let file) = destination { file } else { "" }
         try ValueRanges.check(framesPerSecond: framesPerSecond)
         guard size.width > 0, size.height > 0 else { throw PreviewLoopError(.invalidArgument, "the size \(size) must be positive") }
         if format.needsEvenSize && (size.width % 2 != 0 || size.height % 2 != 0) {
-            throw PreviewLoopError(.invalidArgument, "\(path): H.264 in 4:2:0 needs an even width and height, not \(size)")
+            throw PreviewLoopError(.invalidArgument, "\(name): H.264 in 4:2:0 needs an even width and height, not \(size)")
         }
         if format == .webp && (size.width > ImageFileFormat.maxWebPSide || size.height > ImageFileFormat.maxWebPSide) {
-            throw PreviewLoopError(.invalidArgument, "\(path): WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(size)")
+            throw PreviewLoopError(.invalidArgument, "\(name): WebP pictures are at most \(ImageFileFormat.maxWebPSide) pixels a side, not \(size)")
         }
         if let quality, !ValueRanges.quality.contains(quality) {
             throw PreviewLoopError(.invalidArgument, "quality must be between 0 and 100, not \(quality)")
         }
         self.path = path
+        self.destination = destination
+        self.name = name
         self.format = format
         self.size = size
         self.framesPerSecond = framesPerSecond
@@ -141,17 +173,17 @@ public final class AnimationWriter {
 
     /// Throws ``PreviewLoopError/Code/cancelled`` once the call's task is cancelled.
     private func checkCancelled() throws(PreviewLoopError) {
-        if scope?.isCancelled == true { throw PreviewLoopError(.cancelled, "\(path): cancelled") }
+        if scope?.isCancelled == true { throw PreviewLoopError(.cancelled, "\(name): cancelled") }
     }
 
     private func append(_ picture: HeldPicture) throws(PreviewLoopError) {
         try checkCancelled()
         guard picture.size == size else {
-            throw PreviewLoopError(.invalidArgument, "\(path): every picture must be \(size), not \(picture.size)")
+            throw PreviewLoopError(.invalidArgument, "\(name): every picture must be \(size), not \(picture.size)")
         }
-        guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
+        guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(name): the animation is already finished") }
         guard frameCount < maxFrames else {
-            throw PreviewLoopError(.tooLarge, "\(path): the animation reached its limit of \(maxFrames) frames")
+            throw PreviewLoopError(.tooLarge, "\(name): the animation reached its limit of \(maxFrames) frames")
         }
         if format == .gif, case .opaque(let image) = picture {
             gifImages.append(image)
@@ -163,7 +195,8 @@ public final class AnimationWriter {
         frameCount += 1
     }
 
-    /// Encodes what is left, writes the file and renames it into place.
+    /// Encodes what is left, writes the file and renames it into place (or, for memory, leaves its
+    /// bytes in ``bytes``).
     ///
     /// - Parameter lastFrameDuration: how long the last picture is shown, at most one frame interval
     ///   (`nil`: a whole interval). MP4 and GIF honour it (GIF to the hundredth of a second); animated
@@ -171,17 +204,17 @@ public final class AnimationWriter {
     /// - Throws: ``PreviewLoopError/Code/invalidArgument`` when no picture was appended or `finish` ran
     ///   before.
     public func finish(lastFrameDuration: Duration? = nil) throws(PreviewLoopError) {
-        guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(path): the animation is already finished") }
+        guard !isFinished else { throw PreviewLoopError(.invalidArgument, "\(name): the animation is already finished") }
         isFinished = true
         try checkCancelled()
-        guard let last = held else { throw PreviewLoopError(.invalidArgument, "\(path): an animation needs at least one picture") }
+        guard let last = held else { throw PreviewLoopError(.invalidArgument, "\(name): an animation needs at least one picture") }
         let interval = 1 / Double(framesPerSecond)
         let lastSeconds = min(interval, max(0.001, lastFrameDuration?.seconds ?? interval))
         if format == .gif {
             try writeGIF(finalDelay: max(1, Int((lastSeconds * 100).rounded())))
         } else {
             try encode(last, index: frameCount - 1, duration: max(1, Int64((lastSeconds * Double(ticksPerSecond)).rounded())))
-            try stream?.finish()
+            bytes = try stream?.finish()
         }
         held = nil
     }
@@ -237,7 +270,7 @@ public final class AnimationWriter {
         }
         gifImages = []
         gifMasks = []
-        try stream.finish()
+        bytes = try stream.finish()
     }
 
     /// The encoder and muxer settings for this writer's format.
@@ -285,11 +318,12 @@ private enum HeldPicture {
     }
 }
 
-/// An opened encoder feeding an opened muxer, with each frame's display duration by timestamp. The
-/// muxer writes a temporary file beside the destination (``PendingFile``), renamed over it
-/// by ``finish()``; released unfinished, the temporary is removed.
+/// An opened encoder feeding an opened muxer, with each frame's display duration by timestamp. For a
+/// file, the muxer writes a temporary beside the destination (``PendingFile``), renamed over it by
+/// ``finish()``; released unfinished, the temporary is removed. For memory, it writes a file in memory
+/// whose bytes ``finish()`` returns.
 private final class EncodedStream {
-    let file: PendingFile
+    let file: PendingFile?
     let encoder: EncoderContext
     let output: OutputContext
     /// Display durations in the encoder's time base, by presentation timestamp.
@@ -297,10 +331,18 @@ private final class EncodedStream {
 
     init(writer: AnimationWriter, finalDelay: Int?) throws(PreviewLoopError) {
         let muxer = writer.settings(needsGlobalHeader: false).muxer
-        let file = try PendingFile(path: writer.path)
-        self.file = file
-        output = try ffmpeg { () throws(FFmpegFailure) in
-            try OutputContext(path: FilePathBytes.cString(file.temporaryPath), displayName: writer.path, muxer: muxer)
+        switch writer.destination {
+        case .file(let path):
+            let file = try PendingFile(path: path)
+            self.file = file
+            output = try ffmpeg { () throws(FFmpegFailure) in
+                try OutputContext(path: FilePathBytes.cString(file.temporaryPath), displayName: path, muxer: muxer)
+            }
+        case .memory:
+            file = nil
+            output = try ffmpeg { () throws(FFmpegFailure) in
+                try OutputContext(memory: writer.name, muxer: muxer, limit: writer.maxBytes)
+            }
         }
         var (settings, _, options) = writer.settings(needsGlobalHeader: output.needsGlobalHeader)
         encoder = try ffmpeg { () throws(FFmpegFailure) in try EncoderContext(settings) }
@@ -317,9 +359,14 @@ private final class EncodedStream {
         }
     }
 
-    func finish() throws(PreviewLoopError) {
+    /// Flushes the encoder and finishes the file: renamed into place, or its bytes returned (memory).
+    func finish() throws(PreviewLoopError) -> [UInt8]? {
         try encode(nil)
+        guard let file else {
+            return try ffmpeg { () throws(FFmpegFailure) in try output.finishInMemory() }
+        }
         try ffmpeg { () throws(FFmpegFailure) in try output.finish() }
         try file.commit()
+        return nil
     }
 }

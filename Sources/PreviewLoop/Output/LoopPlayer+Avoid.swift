@@ -6,10 +6,11 @@ extension LoopPlayer {
     /// The frames a candidate may still become are held in memory, as output pictures (at most the
     /// search's reach on both sides plus a window, usually a window and a step); they count against
     /// `maxFrames`.
-    func renderAvoidingFlashes(to path: String, format: AnimationFormat, framesPerSecond: Int, quality: Int?,
+    func renderAvoidingFlashes(to destination: AnimationDestination, format: AnimationFormat, framesPerSecond: Int, quality: Int?,
                                encoderThreads: Int, maxFrames: Int, loopPoint: LoopEnd, fade: Double,
                                progress: (_ completed: Int, _ total: Int) -> Void) throws(PreviewLoopError) -> RenderSummary {
         try ValueRanges.check(framesPerSecond: framesPerSecond)
+        let path = destination.name(format: format)
         let fps = Double(framesPerSecond)
         let window = windowLength.seconds
         let requestedStart = windowStart.seconds
@@ -95,7 +96,7 @@ extension LoopPlayer {
         // A window that ends before the last frame made lasts whole frames.
         if chosen + frames.count < made { lastDuration = 1 / fps }
         let start = searchStart + Double(chosen) / fps
-        let writer = try AnimationWriter(path: path, format: format, size: configuration.size,
+        let writer = try AnimationWriter(to: destination, format: format, size: configuration.size,
                                          framesPerSecond: framesPerSecond, quality: quality, threads: encoderThreads)
         writer.maxFrames = maxFrames
         var meter = SeamMeter()
@@ -112,9 +113,10 @@ extension LoopPlayer {
         try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
         progress(writer.frameCount, writer.frameCount)
         let playTime = Double(writer.frameCount - 1) / fps + lastDuration
-        var summary = RenderSummary(path: path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
+        var summary = RenderSummary(path: writer.path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
                                     frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count,
                                     seam: meter.measure, crossfade: .fromSeconds(Double(plan.crossfadeFrames) / fps))
+        summary.bytes = writer.bytes
         summary.flashes = check.report(playTime: playTime)
         summary.flashAvoidance = FlashAvoidance(requestedStart: windowStart, start: chosen == before ? windowStart : .fromSeconds(start),
                                                 windowsChecked: search.windowsChecked)

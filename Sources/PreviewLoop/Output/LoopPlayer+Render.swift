@@ -1,7 +1,9 @@
-/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)`` wrote.
+/// What ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)-(String,_,_,_,_,_,_,_,_,_)`` wrote.
 public struct RenderSummary: Sendable, Hashable {
-    /// The file written.
+    /// The file written; empty for ``AnimationDestination/memory``.
     public var path: String
+    /// With ``AnimationDestination/memory``: the animation's bytes (what a file gets); `nil` for a file.
+    public var bytes: [UInt8]?
     /// Its format.
     public var format: AnimationFormat
     /// The picture size.
@@ -85,6 +87,33 @@ extension LoopPlayer {
                        encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max, loopPoint: LoopEnd = .length, seam: LoopSeam = .cut,
                        flashSafety: FlashSafety = .off,
                        progress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws(PreviewLoopError) -> RenderSummary {
+        try render(to: .file(path), format: format, framesPerSecond: framesPerSecond, quality: quality, encoderThreads: encoderThreads,
+                   maxFrames: maxFrames, loopPoint: loopPoint, seam: seam, flashSafety: flashSafety, progress: progress)
+    }
+
+    /// Renders one pass of the loop window to a file or to memory; see `render(to:format:…)` with a path
+    /// for what the file holds and every parameter.
+    ///
+    /// With ``AnimationDestination/memory`` the summary's ``RenderSummary/bytes`` hold the file, the same
+    /// bytes a file destination gets; `format` is then required.
+    ///
+    /// - Throws: as the render to a path; ``PreviewLoopError/Code/invalidArgument`` for memory without a
+    ///   format; ``PreviewLoopError/Code/tooLarge`` when the file in memory would pass
+    ///   ``OutputLimits/defaultAnimationBytes``.
+    @discardableResult
+    public func render(to destination: AnimationDestination, format: AnimationFormat? = nil, framesPerSecond: Int = 15,
+                       quality: Int? = nil, encoderThreads: Int = AnimationWriter.defaultThreads, maxFrames: Int = .max,
+                       loopPoint: LoopEnd = .length, seam: LoopSeam = .cut, flashSafety: FlashSafety = .off,
+                       progress: (_ completed: Int, _ total: Int) -> Void = { _, _ in }) throws(PreviewLoopError) -> RenderSummary {
+        let path: String
+        switch destination {
+        case .file(let file): path = file
+        case .memory:
+            guard let format else {
+                throw PreviewLoopError(.invalidArgument, "an animation rendered to memory needs its format (mp4, webp or gif)")
+            }
+            path = destination.name(format: format)
+        }
         guard let format = format ?? AnimationFormat(path: path) else {
             throw PreviewLoopError(.invalidArgument, "\(path): cannot tell a video format from the extension; use "
                 + AnimationFormat.allCases.flatMap(\.fileExtensions).map { "." + $0 }.joined(separator: ", "))
@@ -103,13 +132,13 @@ extension LoopPlayer {
             }
         }
         if flashSafety == .avoid {
-            return try renderAvoidingFlashes(to: path, format: format, framesPerSecond: framesPerSecond, quality: quality,
+            return try renderAvoidingFlashes(to: destination, format: format, framesPerSecond: framesPerSecond, quality: quality,
                                              encoderThreads: encoderThreads, maxFrames: maxFrames, loopPoint: loopPoint,
                                              fade: fade, progress: progress)
         }
         let isSeamed = loopPoint == .auto || fade > 0
         let decodeLength = isSeamed ? window * (loopPoint == .auto ? 1 + LoopEnd.searchFraction : 1) + fade : window
-        let writer = try AnimationWriter(path: path, format: format, size: configuration.size,
+        let writer = try AnimationWriter(to: destination, format: format, size: configuration.size,
                                          framesPerSecond: framesPerSecond, quality: quality, threads: encoderThreads)
         writer.maxFrames = maxFrames
         var resampler = ConstantRateResampler(framesPerSecond: framesPerSecond)
@@ -173,9 +202,10 @@ extension LoopPlayer {
         try writer.finish(lastFrameDuration: .fromSeconds(lastDuration))
         progress(writer.frameCount, writer.frameCount)
         let playTime = Double(writer.frameCount - 1) / Double(framesPerSecond) + lastDuration
-        var summary = RenderSummary(path: path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
+        var summary = RenderSummary(path: writer.path, format: format, size: configuration.size, framesPerSecond: framesPerSecond,
                                     frameCount: writer.frameCount, duration: .fromSeconds(playTime), sourceFrameCount: times.count,
                                     seam: meter.measure, crossfade: crossfade)
+        summary.bytes = writer.bytes
         summary.flashes = flashCheck?.report(playTime: playTime)
         return summary
     }

@@ -145,7 +145,7 @@ public enum LoopEnd: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The loop end ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)``
+    /// The loop end ``LoopPlayer/render(to:format:framesPerSecond:quality:encoderThreads:maxFrames:loopPoint:seam:flashSafety:progress:)-(String,_,_,_,_,_,_,_,_,_)``
     /// takes: ``auto``, or ``length`` for the others (a time has become the window's end, ``windowEnd``).
     public var loopPoint: LoopEnd { self == .auto ? .auto : .length }
 

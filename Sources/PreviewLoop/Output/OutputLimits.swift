@@ -6,6 +6,11 @@ public enum OutputLimits {
     /// outputs are held to it too).
     public static let defaultMemoryBytes = 1 << 30
 
+    /// The most bytes an animation written to memory (``AnimationDestination/memory``) may reach unless
+    /// told otherwise (``AnimationWriter/maxBytes``): 1 GiB. A file that grows past it stops with
+    /// ``PreviewLoopError/Code/tooLarge`` instead of taking more memory.
+    public static let defaultAnimationBytes = 1 << 30
+
     /// FFmpeg's `av_image_check_size`: (W+128)×(H+128) must stay below INT_MAX / 8.
     public static let ffmpegAreaLimit = 268_435_456.0
 
@@ -53,6 +58,21 @@ public enum OutputLimits {
         case .webp: return 24 * area
         case .gif: return 0
         }
+    }
+
+    /// Bytes an animation of `frames` frames at `size` takes once encoded, at most, at its format's
+    /// default quality: what a render to ``AnimationDestination/memory`` holds besides its pictures and
+    /// encoder. Measured on the worst picture for the encoders, grey noise (`Benchmarks/animation-size.sh`):
+    /// 640x640 at 30 fps for 10 s made 20.4 MB of MP4, 54.5 MB of WebP and 95.2 MB of GIF, that is
+    /// 0.17, 0.44 and 0.77 bytes a pixel a frame; this allows 0.25, 0.6 and 0.8. Real clips take far
+    /// less, and a higher quality on noise more, up to ``defaultAnimationBytes``.
+    public static func encodedAnimationBytes(frames: Double, size: Size, format: AnimationFormat) -> Double {
+        let perPixel = switch format {
+        case .mp4: 0.25
+        case .webp: 0.6
+        case .gif: 0.8
+        }
+        return perPixel * frames * Double(size.width) * Double(size.height)
     }
 
     /// Bytes of the pictures a render of `frames` frames at `size` holds besides its encoder: six RGBA
