@@ -85,7 +85,9 @@ extension BatchRecipeSection {
     static let hover = BatchRecipeSection(
         name: "hover", command: RenderCommand.self, commandLine: "render -o hover.EXT", output: "hover",
         formats: AnimationFormat.allCases.map(\.rawValue),
-        defaults: ["start": "poster"]) { job, _, recipe throws(RecipeRefusal) in
+        defaults: ["start": "poster"],
+        // A batch's hover is a window of the file as it is: no live playlist's newest seconds to hold.
+        leftOut: ["latest"]) { job, _, recipe throws(RecipeRefusal) in
         let render = job as! RenderCommand
         var hover = BatchRecipe.Hover()
         hover.start = render.startsAtPoster ? .poster : .at(render.start)
