@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 import PreviewLoop
 import PreviewLoopJobs
@@ -10,8 +11,16 @@ final class RemoteSources: Sendable {
     let allowedURLs: URLAllowList
     let tls: TLSOptions
     let checkInterval: Double
-    /// Validators by URL, with when they were asked; at most `remembered`.
-    private let known = Mutex<[String: (validators: RemoteValidators, at: ContinuousClock.Instant)]>([:])
+    /// A remote live HLS playlist's newest segment (sequence number and URI) and the seconds its answers
+    /// may be cached, read from its text when its validators are asked.
+    struct LiveEdge: Sendable {
+        var sequence: Int
+        var uri: String
+        var maxAge: Int
+    }
+
+    /// Validators by URL (with a live playlist's edge), with when they were asked; at most `remembered`.
+    private let known = Mutex<[String: (validators: RemoteValidators, live: LiveEdge?, at: ContinuousClock.Instant)]>([:])
     static let remembered = 4096
 
     /// Seconds the video's server has to answer a `HEAD`.
@@ -47,8 +56,10 @@ final class RemoteSources: Sendable {
             return .refused(PreviewRequestError(status: 403, parameter: "url",
                                                 detail: "The URL is not under a source prefix this server may read (--allow-source)."))
         }
-        if let entry = known.withLock({ $0[normal] }), ContinuousClock.now - entry.at < .milliseconds(Int64(checkInterval * 1000)) {
-            return .known(Self.source(entry.validators))
+        // A live playlist's edge moves on every segment: what is known of it lasts its cache time at most.
+        if let entry = known.withLock({ $0[normal] }),
+           ContinuousClock.now - entry.at < .milliseconds(Int64(min(checkInterval, Double(entry.live?.maxAge ?? Int.max)) * 1000)) {
+            return .known(Self.source(entry.validators, live: entry.live))
         }
         let starts: Bool? = waiting.withLock { waiting in
             if waiting[normal] != nil {
@@ -65,11 +76,12 @@ final class RemoteSources: Sendable {
         do {
             try NamedThread.detach(name: "serve-head") { [self] in
                 let result = self.validators(of: normal).map { validators in
+                    let live = self.liveEdge(of: validators)
                     known.withLock { known in
                         if known.count >= Self.remembered { known.removeAll(keepingCapacity: true) }
-                        known[normal] = (validators, ContinuousClock.now)
+                        known[normal] = (validators, live, ContinuousClock.now)
                     }
-                    return Self.source(validators)
+                    return Self.source(validators, live: live)
                 }
                 for waiter in waiting.withLock({ $0.removeValue(forKey: normal) ?? [] }) { waiter(result) }
             }
@@ -102,9 +114,31 @@ final class RemoteSources: Sendable {
         RemoteReading(allowedURLs: allowedURLs, tls: tls, requestHeaders: preconditions)
     }
 
-    /// A remote video as a resolved source: its URL after redirects, identified by its validators.
-    static func source(_ validators: RemoteValidators) -> ResolvedSource {
-        ResolvedSource(path: validators.url, identity: "remote\n" + validators.identity, remote: validators)
+    /// A remote video as a resolved source: its URL after redirects, identified by its validators; a
+    /// live playlist's also by its newest segment, and cached briefly (as a live playlist under the root).
+    static func source(_ validators: RemoteValidators, live: LiveEdge? = nil) -> ResolvedSource {
+        var source = ResolvedSource(path: validators.url, identity: "remote\n" + validators.identity, remote: validators)
+        if let live {
+            source.version += "\nlive\n\(live.sequence)\n\(live.uri)"
+            source.liveMaxAge = live.maxAge
+        }
+        return source
+    }
+
+    /// For a URL named as a playlist (`.m3u8`, `.m3u`) whose text is a media playlist without
+    /// `#EXT-X-ENDLIST`: its live edge; `nil` for anything else or when the text cannot be read (the
+    /// render then says why).
+    func liveEdge(of validators: RemoteValidators) -> LiveEdge? {
+        guard let path = URL(string: validators.url)?.path, LivePlaylists.isPlaylistPath(path) else { return nil }
+        var options = reading(validators.url, preconditions: [:]).sourceOptions
+        options.openTimeout = timeout
+        options.readTimeout = timeout
+        guard let (body, _) = try? RemoteDocument.fetch(validators.url, options: options, limit: LivePlaylists.limit),
+              let playlist = try? MediaPlaylist(text: String(decoding: body, as: UTF8.self), name: validators.url),
+              playlist.isLive else { return nil }
+        let newest = playlist.newest
+        return LiveEdge(sequence: newest?.sequenceNumber ?? playlist.mediaSequence, uri: newest?.uri ?? "",
+                        maxAge: min(10, max(1, Int((playlist.targetDuration ?? 1).rounded(.down)))))
     }
 
     /// The problem for a failure to reach a remote source, naming no URL.

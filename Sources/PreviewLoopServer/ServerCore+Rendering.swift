@@ -22,7 +22,8 @@ extension ServerCore {
                 return try objectRoot.render(finalJob, siblings: siblingJobs, source: source, scratch: scratch)
             }
             if let validated = source.remote, let remoteSources = self.remoteSources {
-                return try Self.renderRemote(finalJob, siblings: siblingJobs, validated: validated, from: remoteSources, scratch: scratch)
+                return try Self.renderRemote(finalJob, siblings: siblingJobs, validated: validated, pinned: !source.isLive,
+                                             from: remoteSources, scratch: scratch)
             }
             // Opened and checked now, and read through its descriptor: a swap since the request resolved
             // the path cannot make the render read another file.
@@ -127,14 +128,15 @@ extension ServerCore {
 
     /// Renders `job` from a remote source, reading the version `validated` names (the preconditions
     /// make the server refuse another). A failed render whose source has changed since is 503, so the
-    /// client asks again and gets the new version under new validators.
-    static func renderRemote(_ job: PreviewJob, siblings: [PreviewJob] = [], validated: RemoteValidators, from remoteSources: RemoteSources,
-                             scratch: String) throws(PreviewRequestError) -> RenderedBody {
+    /// client asks again and gets the new version under new validators. A live playlist (`pinned`
+    /// false) is read as it stands when the render runs: it changes with every segment.
+    static func renderRemote(_ job: PreviewJob, siblings: [PreviewJob] = [], validated: RemoteValidators, pinned: Bool = true,
+                             from remoteSources: RemoteSources, scratch: String) throws(PreviewRequestError) -> RenderedBody {
         do {
-            return try job.render(scratch: scratch, remote: remoteSources.reading(validated.url, preconditions: validated.preconditions),
+            return try job.render(scratch: scratch, remote: remoteSources.reading(validated.url, preconditions: pinned ? validated.preconditions : [:]),
                                   siblings: siblings)
         } catch {
-            if case .success(let now) = remoteSources.validators(of: validated.url),
+            if pinned, case .success(let now) = remoteSources.validators(of: validated.url),
                (now.entityTag, now.lastModified, now.contentLength) != (validated.entityTag, validated.lastModified, validated.contentLength) {
                 remoteSources.forget(validatedAt: validated.url)
                 throw PreviewRequestError(status: 503, detail: "The source changed while the request waited; retry.")

@@ -217,6 +217,49 @@ struct ServeLiveTests {
         }
     }
 
+    /// Checks that `picture` is the last frame of one of the writer's segments from `newestBefore` on.
+    static func expectNewestSegmentsLastFrame(_ picture: RGBImage, newestBefore: Int, writer: LiveWriter, _ what: String) throws {
+        let recent = writer.segments().map(\.name).filter { number($0) >= newestBefore }
+        #expect(!recent.isEmpty, "\(what): nothing listed from segment \(newestBefore)")
+        let candidates = try frames(of: recent, in: writer.folder)
+        let match = Compare.best(picture, among: candidates.map(\.image))
+        let matched = candidates[match.index]
+        #expect(match.psnr > 30, "\(what): \(match.psnr) dB")
+        #expect(matched.index == candidates.filter { $0.segment == matched.segment }.count - 1, "\(what): frame \(matched.index) of \(matched.segment)")
+    }
+
+    @Test("latest=true on a live playlist under an allowed remote prefix, and thumb --latest over http: the newest segment's last frame")
+    func latestOverHTTP() throws {
+        let top = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: top) }
+        let writer = try LiveWriter(folder: top + "/live")
+        defer { writer.stop() }
+        let origin = try HTTPTestServer(directory: writer.folder)
+        defer { origin.stop() }
+        try writer.wait { $0.count >= 3 }
+        let base = "http://127.0.0.1:\(origin.port)/live/"
+        let allowed = try URLAllowList([base])
+        try ServeInProcessTests.withServer({ $0.allowedSources = allowed }) { server, _ in
+            let newestBefore = try #require(writer.segments().last.map { Self.number($0.name) })
+            let reply = try server.fetch("/thumbnail.png?latest=true&width=320&height=240&url=" + Self.encoded(base + "stream.m3u8"))
+            #expect(reply.status == 200, "\(reply.text)")
+            let cacheControl = reply.headers["cache-control"] ?? ""
+            #expect(cacheControl.hasPrefix("public, max-age=") && !cacheControl.contains("immutable"), "\(cacheControl)")
+            try Self.expectNewestSegmentsLastFrame(try Self.picture(reply.body), newestBefore: newestBefore, writer: writer, "serve")
+            // A segment outside the allowed prefix is never read.
+            try "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nhttp://localhost:\(origin.port)/elsewhere/stream0.ts\n"
+                .write(toFile: writer.folder + "/away.m3u8", atomically: true, encoding: .utf8)
+            let away = try server.fetch("/thumbnail.png?latest=true&url=" + Self.encoded(base + "away.m3u8"))
+            #expect(away.status == 403 || away.status == 502, "\(away.status) \(away.text)")
+        }
+        let output = top + "/latest.png"
+        let cliBefore = try #require(writer.segments().last.map { Self.number($0.name) })
+        let cli = try Child.run(TestPaths.cliBinary, ["thumb", base + "stream.m3u8", "--latest", "--size", "320x240", "-o", output])
+        #expect(cli.status == 0, "\(cli.stderr)")
+        try Self.expectNewestSegmentsLastFrame(try Self.picture(try Data(contentsOf: URL(fileURLWithPath: output))),
+                                               newestBefore: cliBefore, writer: writer, "thumb --latest")
+    }
+
     @Test("program_time on a live playlist: the frame at that offset of the segment dated before it; outside the window a 404")
     func programTimeOnALivePlaylist() throws {
         try ServeInProcessTests.withServer { server, root in
