@@ -12,6 +12,8 @@
 #   hevc-4k-key0    8 s 4K HEVC whose only keyframe is its first frame, 25 fps
 #   vp9-cues-end    10 s 1080p VP9 WebM, keyint 60, the cues at the end (ffmpeg's default), Opus
 #   h264-dense      5 s 720p H.264, keyint 12: a short clip with dense keyframes
+#   black-leader    2 s of black, then the picture: 12 s 1080p H.264, 25 fps, a streaming encode's
+#                   fixed 2 s GOP (keyint 50, no scene-cut keyframes), noise, AAC
 #
 # For each clip, in alternating order (odd rounds preview-loop first, even rounds the peer first),
 # after one untimed warm-up of each: `preview-loop thumb CLIP -o p.jpg` (the default poster: the
@@ -29,8 +31,8 @@
 # --clips DIR keeps the clips in DIR and reuses them (default: a temporary folder, removed at the end;
 # making them takes about 2 minutes on 2 cores). --only NAME measures one clip. --best adds `thumb
 # --at best` on a 30-minute 1080p clip against one `ffmpegthumbnailer -t 10%` run.
-# --batch adds a poster-only `batch --jobs 2` over the clips, each three times under its own id (21
-# clips), against GNU parallel -j2 running one ffmpegthumbnailer per clip (the same 21), alternating
+# --batch adds a poster-only `batch --jobs 2` over the clips, each three times under its own id (24
+# clips), against GNU parallel -j2 running one ffmpegthumbnailer per clip (the same 24), alternating
 # which goes first, median of RUNS; each batch run starts from an empty output folder.
 # On the shared machine run it alone: `flock /tmp/previewloop-build.lock Benchmarks/poster.sh`.
 set -euo pipefail
@@ -116,6 +118,10 @@ clip vp9-cues-end vp9-cues-end.webm -f lavfi -i "testsrc2=size=1920x1080:rate=25
   -g 60 -pix_fmt yuv420p -c:a libopus -b:a 64k -shortest -f webm
 clip h264-dense h264-dense.mp4 -f lavfi -i "testsrc2=size=1280x720:rate=25:duration=5,$GRAIN" \
   -c:v libx264 -preset veryfast -crf 23 -g 12 -pix_fmt yuv420p -f mp4
+clip black-leader black-leader.mp4 -f lavfi -i "color=black:size=1920x1080:rate=25:duration=2" \
+  -f lavfi -i "testsrc2=size=1920x1080:rate=25:duration=10,$GRAIN" -f lavfi -i "sine=frequency=440:duration=12" \
+  -filter_complex "[0:v][1:v]concat=n=2:v=1:a=0,format=yuv420p[v]" -map "[v]" -map 2:a \
+  -c:v libx264 -preset veryfast -crf 23 -g 50 -keyint_min 50 -sc_threshold 0 -c:a aac -b:a 96k -f mp4
 if [ "$BEST" = 1 ] && [ ! -s "$CLIPS/h264-1080p-30min.mp4" ]; then
   log "making $CLIPS/h264-1080p-30min.mp4"
   ffmpeg -v error -nostdin -y -f lavfi -i "testsrc2=size=1920x1080:rate=25:duration=60" \
@@ -163,7 +169,7 @@ echo "$(ffmpegthumbnailer -v 2>&1 | head -1); $(nproc) cores; load $(cut -d' ' -
 printf "%-14s | %-17s | %-17s | %-17s | %-23s | %s\n" clip "default" "floor (keyframe 0)" "ffmpegthumbnailer" \
   "default ÷ ftn: time RSS" "floor ÷ ftn, default ÷ floor"
 SUMLOG=0; COUNT=0; FLOORLOG=0; WORST=0; RSS_OK=1; CHOICES=""
-for name in phone-fade hdr10-sdr-tag hlg-chart h264-gop250 hevc-4k-key0 vp9-cues-end h264-dense; do
+for name in phone-fade hdr10-sdr-tag hlg-chart h264-gop250 hevc-4k-key0 vp9-cues-end h264-dense black-leader; do
   wanted "$name" || continue
   file=$(cd "$CLIPS" && ls "$name".* | grep -v '^part\.' | head -1)
   [ "$name" = phone-fade ] && file=phone.mp4
@@ -206,7 +212,7 @@ if [ "$BEST" = 1 ]; then
 fi
 if [ "$BATCH" = 1 ]; then
   rm -f "$WORK"/*.t "$WORK"/*.m "$WORK/manifest.jsonl" "$WORK/inputs.txt"
-  for name in phone-fade hdr10-sdr-tag hlg-chart h264-gop250 hevc-4k-key0 vp9-cues-end h264-dense; do
+  for name in phone-fade hdr10-sdr-tag hlg-chart h264-gop250 hevc-4k-key0 vp9-cues-end h264-dense black-leader; do
     wanted "$name" || continue
     file=$(cd "$CLIPS" && ls "$name".* | grep -v '^part\.' | head -1)
     [ "$name" = phone-fade ] && file=phone.mp4

@@ -133,7 +133,7 @@ struct ReproducibleBytesTests {
             for (name, bytes) in runs[0] { #expect(run[name] == bytes, "\(name) differs between batch runs") }
         }
         // The hover is the file `render --start poster` writes with the same options (batch's hover starts
-        // at the poster by default; title-card.mp4's is 1.28 s in). The recipe's default size: the
+        // at the poster by default; title-card.mp4's is 2 s in). The recipe's default size: the
         // orientation-aware one render also picks for these clips is not assumed; the size is read back).
         // vp9.webm is shorter than the window and its container says 0.994 s while its last frame shows
         // until 1.000 s: the pass ends where render ends it. offset.ts starts at 11.4 s (MPEG-TS).

@@ -127,9 +127,10 @@ struct PosterLaterKeyframeTests {
         let directory = TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let clip = directory + "/fade-cut.mp4"
-        // Black 0.5 s, testsrc2 to 1.6 s, then SMPTE bars; keyframes every second (x264, 25 fps).
+        // testsrc2 blurred for 0.5 s (bad against what follows, not on its own, so no keyframe step),
+        // sharp to 1.6 s, then SMPTE bars; keyframes every second (x264, 25 fps).
         let made = try Child.tool("ffmpeg", ["-v", "error", "-nostdin", "-y",
-            "-f", "lavfi", "-i", "color=black:size=320x180:rate=25:duration=0.5",
+            "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=0.5,gblur=sigma=12",
             "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=1.1",
             "-f", "lavfi", "-i", "smptebars=size=320x180:rate=25:duration=2.4",
             "-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1:a=0,format=yuv420p[v]", "-map", "[v]",

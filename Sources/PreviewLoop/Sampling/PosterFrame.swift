@@ -258,8 +258,20 @@ extension FrameSampler {
                            presentationTime: .fromSeconds(max(0, timed.time - start)), index: 0, since: started)
         }
         var kept: [Int: VideoFrame] = [:]
-        func offer(_ timed: TimedFrame) throws(PreviewLoopError) {
-            search.add(try analyse(timed))
+        /// A frame on its way into the search: its analysis, and the frame itself (or, from a pipe,
+        /// its poster already) while it may still be needed.
+        struct Arrival {
+            var analysis: PosterAnalysis
+            var timed: TimedFrame?
+            var poster: VideoFrame?
+        }
+        func arrival(_ timed: TimedFrame) throws(PreviewLoopError) -> Arrival {
+            // From a pipe a candidate cannot be decoded again: its poster is made as it comes.
+            Arrival(analysis: try analyse(timed), timed: timed, poster: retention == .undecided ? try poster(timed) : nil)
+        }
+        // Adds a candidate; says whether it has a flaw of its own inside the window (a step begins).
+        func offer(_ arrival: Arrival) throws(PreviewLoopError) -> Bool {
+            search.add(arrival.analysis)
             let index = search.candidates.count - 1
             let undecided = search.undecided, provisional = retention == .likely ? search.provisional : nil
             func keeps(_ index: Int) -> Bool {
@@ -271,11 +283,28 @@ extension FrameSampler {
                 }
             }
             kept = kept.filter { index, _ in keeps(index) }
-            if keeps(index) { kept[index] = try poster(timed) }
+            if keeps(index) {
+                if let made = arrival.poster {
+                    kept[index] = made
+                } else if let timed = arrival.timed {
+                    kept[index] = try poster(timed)
+                }
+            }
+            return search.isInWindow(arrival.analysis.time) && PosterRules.flaw(of: arrival.analysis.scores) != nil
+        }
+        // A held candidate keeps no decoded picture (it would hold a buffer of the decoder's pool); from
+        // a pipe its poster is already made, otherwise it is decoded again if it becomes the poster.
+        let hold: (Arrival) -> Arrival = { Arrival(analysis: $0.analysis, timed: nil, poster: $0.poster) }
+        var steps = PosterKeyframeSteps<Arrival>()
+        func take(_ timed: TimedFrame, isCandidate: Bool) throws(PreviewLoopError) {
+            let isKeyframe = timed.isKeyframe && search.isInWindow(timed.time)
+            guard isCandidate || (isKeyframe && steps.since != nil) else { return }
+            try steps.take(.init(time: timed.time, isKeyframe: isKeyframe, isCandidate: isCandidate, item: try arrival(timed)),
+                           hold: hold, accept: offer)
         }
 
         try passing(first)
-        try offer(first)
+        try take(first, isCandidate: true)
         // A clip that starts well costs two frames instead of a second of them: the first frame and a
         // keyframe a second or more later, decoded alone. Otherwise the search goes on frame by frame
         // from the first frame, decoded again in order.
@@ -288,13 +317,10 @@ extension FrameSampler {
             isPositioned = false
             _ = search.confirmFirst(by: try analyse(key))
         }
-        if search.needsMore && !isPositioned {
-            guard let again = try decoder.frameDisplayed(at: start, current: nil), abs(again.time - first.time) < 1e-6 else {
-                throw PreviewLoopError(.corruptData, "\(decoder.source): the frame at \(start) s could not be decoded again")
-            }
-            last = again
-            isPositioned = true
-        }
+        // On an input that can seek, a step over a leader goes straight to the keyframe the index lists
+        // (decoded alone), not through the frames before it; the frames from a pipe are held instead.
+        let stepsByIndex = !decodesEveryFrame && decoder.isSeekable
+        var lookedUp: Double?
         var grid = PosterCandidateGrid(start: start)
         do {
             // Frames that are neither candidates nor referred to by another frame need no decoding.
@@ -304,20 +330,52 @@ extension FrameSampler {
             }
             // Every frame from here on is exact again (the chosen frame may be decoded once more below).
             defer { decoder.wantedTimes = nil }
-            while search.needsMore, let next = try decoder.nextFrame() {
+            while search.needsMore {
+                if stepsByIndex, let since = steps.since, lookedUp != since {
+                    lookedUp = since
+                    let reach = (since + decoder.frameInterval / 2)...(since + PosterRules.keyframeStepReach)
+                    if let time = decoder.indexedKeyframeTime(in: reach), search.isInWindow(time) {
+                        isPositioned = false
+                    }
+                    if !isPositioned, let key = try decoder.indexedKeyframe(in: reach), search.isInWindow(key.time) {
+                        last = key
+                        try take(key, isCandidate: grid.takes(key.time))
+                        if steps.since != nil { continue }
+                        // The keyframe passed on its own: settled by a later keyframe as a good start is,
+                        // or by the frames of its second, decoded in order from it.
+                        let keyReach = (key.time + PosterRules.lookAhead)...(key.time + PosterRules.lookAhead + PosterRules.confirmingKeyframeReach)
+                        if confirmsWithKeyframe, !hasTriedKeyframe, let index = search.candidates.indices.last,
+                           decoder.indexedKeyframeTime(in: keyReach) != nil {
+                            hasTriedKeyframe = true
+                            if let later = try decoder.indexedKeyframe(in: keyReach), search.confirm(index, by: try analyse(later)) { break }
+                        }
+                        guard search.needsMore else { break }
+                    }
+                }
+                if !isPositioned {
+                    guard let again = try decoder.frameDisplayed(at: last.time, current: nil), abs(again.time - last.time) < 1e-6 else {
+                        throw PreviewLoopError(.corruptData, "\(decoder.source): the frame at \(last.time) s could not be decoded again")
+                    }
+                    last = again
+                    isPositioned = true
+                }
+                guard let next = try decoder.nextFrame() else { break }
                 guard next.time <= search.horizon else {
                     decoder.pushBack(next)
                     break
                 }
                 last = next
                 try passing(next)
-                guard grid.takes(next.time) else { continue }
-                try offer(next)
+                let isCandidate = grid.takes(next.time)
+                let candidates = search.candidates.count
+                try take(next, isCandidate: isCandidate)
+                guard search.candidates.count > candidates else { continue }
                 // After a leader, fade or blur: the first candidate that has passed against the ones after
                 // it so far is settled by a keyframe a second or more later, as a good start is, instead
                 // of by the rest of its second. When the keyframe does not settle it, decoding resumes
                 // where it was.
-                guard confirmsWithKeyframe, decoder.isSeekable, !hasTriedKeyframe, let settled = search.settledSoFar else { continue }
+                guard confirmsWithKeyframe, decoder.isSeekable, !hasTriedKeyframe, steps.since == nil,
+                      let settled = search.settledSoFar else { continue }
                 let time = search.candidates[settled].time
                 let reach = (time + PosterRules.lookAhead)...(time + PosterRules.lookAhead + PosterRules.confirmingKeyframeReach)
                 guard decoder.indexedKeyframeTime(in: reach) != nil else { continue }
@@ -326,12 +384,10 @@ extension FrameSampler {
                     isPositioned = false
                     break
                 }
-                guard let again = try decoder.frameDisplayed(at: last.time, current: nil), abs(again.time - last.time) < 1e-6 else {
-                    throw PreviewLoopError(.corruptData, "\(decoder.source): the frame at \(last.time) s could not be decoded again")
-                }
-                last = again
+                isPositioned = false
             }
         }
+        if search.needsMore { try steps.finish(hold: hold, accept: offer) }
         search.finish()
         // A skipped frame is gone from the decoder, a confirming keyframe moved it: the next read must
         // not continue from here.

@@ -19,6 +19,10 @@ enum PosterRules {
     /// cover streaming encodes (1–4 s) and x264's default GOP at 25 fps and up (250 frames). A keyframe
     /// that shows another scene settles nothing, and the search decodes the second after the frame.
     static let confirmingKeyframeReach = 9.0
+    /// How far after a candidate bad on its own the next keyframe may lie and still be stepped to
+    /// (``PosterKeyframeSteps``): streaming encodes put keyframes 2 s apart, phones 1 s; the poster after
+    /// a leader then lands at most this much later than the first good ⅛ s step would.
+    static let keyframeStepReach = 2.0
 
     /// Below this contrast (luma standard deviation, about 5 levels of 255) a picture is one colour:
     /// compression noise and film grain stay under it, a dim scene with anything in it goes above.
@@ -130,3 +134,75 @@ struct PosterCandidateGrid {
     }
 }
 
+
+/// Keyframe steps: after a candidate with a flaw of its own (black, white, flat, a title card), when the
+/// next keyframe comes within ``PosterRules/keyframeStepReach`` of it and inside the window, the candidates
+/// before that keyframe are skipped and the keyframe is the next candidate. A leader on a clip with
+/// dense keyframes (phones and streaming encodes put them a second apart) is then stepped over a
+/// keyframe at a time, each decoded alone, instead of decoded frame by frame; where no keyframe comes
+/// within that reach, the candidates count as they came.
+///
+/// Frames are taken in display order, and the outcome depends only on which frames are candidates and
+/// which are keyframes, so a search that decodes every frame (a pipe) and one that seeks to the
+/// keyframes the index lists make the same choice. Pure: `accept` does the judging.
+struct PosterKeyframeSteps<Item> {
+    /// A frame that is a candidate on the grid, a keyframe inside the window, or both.
+    struct Entry {
+        var time: Double
+        var isKeyframe: Bool
+        var isCandidate: Bool
+        var item: Item
+    }
+
+    /// The time of the last candidate accepted with a flaw of its own, while no keyframe has followed
+    /// it: the candidates since are held until one comes or the look-ahead has passed.
+    private(set) var since: Double?
+    /// The candidates held since then, in time order.
+    private(set) var held: [Entry] = []
+
+    /// The first time a keyframe may no longer end the current step.
+    var reach: Double? { since.map { $0 + PosterRules.keyframeStepReach } }
+
+    /// Takes the next frame in display order. `accept` judges an item and says whether it has a flaw
+    /// of its own (and so begins a step); `hold` trims an item that waits (drops a decoded picture).
+    mutating func take<E: Error>(_ entry: Entry, hold: (Item) -> Item,
+                                 accept: (Item) throws(E) -> Bool) throws(E) {
+        if let reach {
+            if entry.time <= reach + 1e-9 {
+                if entry.isKeyframe {
+                    // The first keyframe within reach: the candidates before it are skipped.
+                    held.removeAll()
+                    since = nil
+                    if try accept(entry.item) { since = entry.time }
+                } else if entry.isCandidate {
+                    var waiting = entry
+                    waiting.item = hold(entry.item)
+                    held.append(waiting)
+                }
+                return
+            }
+            // No keyframe within reach: what was held counts after all, then this frame.
+            try release(hold: hold, accept: accept)
+            try take(entry, hold: hold, accept: accept)
+            return
+        }
+        guard entry.isCandidate else { return }
+        if try accept(entry.item) { since = entry.time }
+    }
+
+    /// The frames ended (or the search stopped reading): every held candidate counts, in order.
+    mutating func finish<E: Error>(hold: (Item) -> Item, accept: (Item) throws(E) -> Bool) throws(E) {
+        while since != nil || !held.isEmpty {
+            try release(hold: hold, accept: accept)
+        }
+    }
+
+    private mutating func release<E: Error>(hold: (Item) -> Item, accept: (Item) throws(E) -> Bool) throws(E) {
+        since = nil
+        let waiting = held
+        held = []
+        for entry in waiting {
+            try take(entry, hold: hold, accept: accept)
+        }
+    }
+}
