@@ -58,6 +58,8 @@ final class VideoDecoder {
     /// The time of the first frame decoded from the start of the input, once seen.
     private var firstFrameTime: Double?
     private var reopenedForStart = false
+    /// The presentation times of the index's keyframes decoded by ``indexedKeyframe(in:)``, by entry.
+    private var shownKeyframeTimes: [Int: Double] = [:]
     private lazy var keyframeIndex: [Double] = {
         let times = input.indexedKeyframeTimes()
         // Matroska and WebM write their cues (the index) after the clusters by default, and FFmpeg's
@@ -327,9 +329,12 @@ final class VideoDecoder {
 
     private func indexedKeyframeEntry(in range: ClosedRange<Double>) -> Int? {
         let early = range.lowerBound - 4 * frameInterval - 1e-6
-        guard let entry = keyframeIndex.firstIndex(where: { $0 >= early }), keyframeIndex[entry] <= range.upperBound + 1e-6 else {
-            return nil
+        guard var entry = keyframeIndex.firstIndex(where: { $0 >= early }) else { return nil }
+        // Keyframes already decoded once are known to be displayed too early: not decoded again.
+        while entry < keyframeIndex.count, let shown = shownKeyframeTimes[entry], shown < range.lowerBound - 1e-6 {
+            entry += 1
         }
+        guard entry < keyframeIndex.count, keyframeIndex[entry] <= range.upperBound + 1e-6 else { return nil }
         return entry
     }
 
@@ -343,6 +348,7 @@ final class VideoDecoder {
             // Past its presentation time, short of the next keyframe: `keyframe(atOrBefore:)` lands on this one.
             let following = entry + 1 < keyframeIndex.count ? keyframeIndex[entry + 1] : time + 1
             guard let frame = try keyframe(atOrBefore: time + min(0.5, (following - time) / 2)) else { return nil }
+            shownKeyframeTimes[entry] = frame.time
             if frame.time >= range.lowerBound - 1e-6 { return frame.time <= range.upperBound + 1e-6 ? frame : nil }
             entry += 1
         }

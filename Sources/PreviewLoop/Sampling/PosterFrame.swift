@@ -229,7 +229,7 @@ extension FrameSampler {
         // Whether decoding continues right after `first` (not when it was decoded alone).
         var isPositioned = true
         var decodedAlone: TimedFrame?         // the first frame, however decoded
-        if mayConfirm, current == nil, let key = try decoder.keyframe(atOrBefore: start), abs(key.time - start) < 1e-6 {
+        if mayConfirm, current == nil, let key = try decoder.indexedKeyframe(in: start...start) {
             decodedAlone = key
             isPositioned = false
         }
@@ -237,7 +237,15 @@ extension FrameSampler {
         guard let first = decodedAlone else {
             throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")
         }
-        var last = first
+        decodedAlone = nil
+        // Where decoding in order resumes (the last frame reached); the frame itself only when the
+        // sampler continues from it (a decoded frame held keeps a buffer of the decoder's pool busy).
+        var lastTime = first.time
+        var last: TimedFrame? = decodesEveryFrame ? first : nil
+        func reached(_ frame: TimedFrame) {
+            lastTime = frame.time
+            if decodesEveryFrame { last = frame }
+        }
         if first.time + first.duration < start - 1e-6 {
             // Only when the duration is unknown: the stream may have ended before the window.
             guard let next = try decoder.nextFrame() else {
@@ -292,15 +300,22 @@ extension FrameSampler {
             }
             return search.isInWindow(arrival.analysis.time) && PosterRules.flaw(of: arrival.analysis.scores) != nil
         }
-        // A held candidate keeps no decoded picture (it would hold a buffer of the decoder's pool); from
-        // a pipe its poster is already made, otherwise it is decoded again if it becomes the poster.
-        let hold: (Arrival) -> Arrival = { Arrival(analysis: $0.analysis, timed: nil, poster: $0.poster) }
         var steps = PosterKeyframeSteps<Arrival>()
+        let judge = PosterKeyframeSteps<Arrival>.Judge<PreviewLoopError>(
+            accept: { (arrival: Arrival, _: Bool) throws(PreviewLoopError) -> Bool in try offer(arrival) },
+            // A keyframe stepped to is rejected when the next keyframe shows it fading, blurred or dark.
+            rejects: { stepped, key in
+                guard let flaw = PosterRules.flaw(of: stepped.analysis, followedBy: [key.analysis]) else { return false }
+                search.reject(search.candidates.count - 1, as: flaw)
+                return true
+            },
+            // A held candidate keeps no decoded picture (it would hold a buffer of the decoder's pool);
+            // from a pipe its poster is already made, otherwise it is decoded again if it becomes the poster.
+            hold: { Arrival(analysis: $0.analysis, timed: nil, poster: $0.poster) })
         func take(_ timed: TimedFrame, isCandidate: Bool) throws(PreviewLoopError) {
             let isKeyframe = timed.isKeyframe && search.isInWindow(timed.time)
-            guard isCandidate || (isKeyframe && steps.since != nil) else { return }
-            try steps.take(.init(time: timed.time, isKeyframe: isKeyframe, isCandidate: isCandidate, item: try arrival(timed)),
-                           hold: hold, accept: offer)
+            guard isCandidate || (isKeyframe && steps.mode != nil) else { return }
+            try steps.take(.init(time: timed.time, isKeyframe: isKeyframe, isCandidate: isCandidate, item: try arrival(timed)), judge)
         }
 
         try passing(first)
@@ -330,33 +345,50 @@ extension FrameSampler {
             }
             // Every frame from here on is exact again (the chosen frame may be decoded once more below).
             defer { decoder.wantedTimes = nil }
-            while search.needsMore {
-                if stepsByIndex, let since = steps.since, lookedUp != since {
+            searching: while search.needsMore {
+                if stepsByIndex, let mode = steps.mode, let since = steps.since, lookedUp != since {
                     lookedUp = since
-                    let reach = (since + decoder.frameInterval / 2)...(since + PosterRules.keyframeStepReach)
-                    if let time = decoder.indexedKeyframeTime(in: reach), search.isInWindow(time) {
-                        isPositioned = false
-                    }
-                    if !isPositioned, let key = try decoder.indexedKeyframe(in: reach), search.isInWindow(key.time) {
-                        last = key
-                        try take(key, isCandidate: grid.takes(key.time))
-                        if steps.since != nil { continue }
-                        // The keyframe passed on its own: settled by a later keyframe as a good start is,
-                        // or by the frames of its second, decoded in order from it.
-                        let keyReach = (key.time + PosterRules.lookAhead)...(key.time + PosterRules.lookAhead + PosterRules.confirmingKeyframeReach)
-                        if confirmsWithKeyframe, !hasTriedKeyframe, let index = search.candidates.indices.last,
-                           decoder.indexedKeyframeTime(in: keyReach) != nil {
-                            hasTriedKeyframe = true
-                            if let later = try decoder.indexedKeyframe(in: keyReach), search.confirm(index, by: try analyse(later)) { break }
+                    switch mode {
+                    case .step:
+                        // Straight to the next keyframe the index lists within reach, decoded alone.
+                        let reach = (since + decoder.frameInterval / 2)...(since + PosterRules.keyframeStepReach)
+                        if let time = decoder.indexedKeyframeTime(in: reach), search.isInWindow(time) {
+                            isPositioned = false
                         }
-                        guard search.needsMore else { break }
+                        if !isPositioned, let key = try decoder.indexedKeyframe(in: reach), search.isInWindow(key.time) {
+                            reached(key)
+                            try take(key, isCandidate: grid.takes(key.time))
+                            if steps.mode != nil { continue }
+                        }
+                    case .check(_, let stepped):
+                        // The keyframe stepped to passed on its own: the first keyframe 1–10 s after it,
+                        // decoded alone, may show it fading, blurred or dark (within 2 s: a step on),
+                        // or settle it as a good start is; otherwise its second is decoded in order.
+                        let keyReach = (since + PosterRules.lookAhead)...(since + PosterRules.lookAhead + PosterRules.confirmingKeyframeReach)
+                        if decoder.indexedKeyframeTime(in: keyReach) != nil {
+                            isPositioned = false
+                            if let key = try decoder.indexedKeyframe(in: keyReach) {
+                                let keyAnalysis = try analyse(key)
+                                if key.time <= since + PosterRules.keyframeStepReach + 1e-9, search.isInWindow(key.time),
+                                   PosterRules.flaw(of: stepped.analysis, followedBy: [keyAnalysis]) != nil {
+                                    reached(key)
+                                    try take(key, isCandidate: grid.takes(key.time))
+                                    continue
+                                }
+                                if confirmsWithKeyframe, !hasTriedKeyframe, let index = search.candidates.indices.last {
+                                    hasTriedKeyframe = true
+                                    if search.confirm(index, by: keyAnalysis) { break searching }
+                                }
+                            }
+                        }
+                        guard search.needsMore else { break searching }
                     }
                 }
                 if !isPositioned {
-                    guard let again = try decoder.frameDisplayed(at: last.time, current: nil), abs(again.time - last.time) < 1e-6 else {
-                        throw PreviewLoopError(.corruptData, "\(decoder.source): the frame at \(last.time) s could not be decoded again")
+                    guard let again = try decoder.frameDisplayed(at: lastTime, current: nil), abs(again.time - lastTime) < 1e-6 else {
+                        throw PreviewLoopError(.corruptData, "\(decoder.source): the frame at \(lastTime) s could not be decoded again")
                     }
-                    last = again
+                    reached(again)
                     isPositioned = true
                 }
                 guard let next = try decoder.nextFrame() else { break }
@@ -364,7 +396,7 @@ extension FrameSampler {
                     decoder.pushBack(next)
                     break
                 }
-                last = next
+                reached(next)
                 try passing(next)
                 let isCandidate = grid.takes(next.time)
                 let candidates = search.candidates.count
@@ -387,7 +419,7 @@ extension FrameSampler {
                 isPositioned = false
             }
         }
-        if search.needsMore { try steps.finish(hold: hold, accept: offer) }
+        if search.needsMore { try steps.finish(judge) }
         search.finish()
         // A skipped frame is gone from the decoder, a confirming keyframe moved it: the next read must
         // not continue from here.

@@ -136,15 +136,16 @@ struct PosterCandidateGrid {
 
 
 /// Keyframe steps: after a candidate with a flaw of its own (black, white, flat, a title card), when the
-/// next keyframe comes within ``PosterRules/keyframeStepReach`` of it and inside the window, the candidates
-/// before that keyframe are skipped and the keyframe is the next candidate. A leader on a clip with
-/// dense keyframes (phones and streaming encodes put them a second apart) is then stepped over a
-/// keyframe at a time, each decoded alone, instead of decoded frame by frame; where no keyframe comes
-/// within that reach, the candidates count as they came.
+/// next keyframe comes within ``PosterRules/keyframeStepReach`` of it and inside the window, the
+/// candidates before that keyframe are skipped and the keyframe is the next candidate. A keyframe
+/// reached so that passes on its own is first compared with the first keyframe 1–2 s after it: when
+/// that one shows it fading, blurred or dark, it is rejected for that and the step goes on to that
+/// keyframe. A leader, and a fade after it, is then crossed a keyframe at a time, each decoded alone,
+/// instead of frame by frame; where no keyframe comes within reach, the candidates count as they came.
 ///
 /// Frames are taken in display order, and the outcome depends only on which frames are candidates and
 /// which are keyframes, so a search that decodes every frame (a pipe) and one that seeks to the
-/// keyframes the index lists make the same choice. Pure: `accept` does the judging.
+/// keyframes the index lists make the same choice. Pure: the closures do the judging.
 struct PosterKeyframeSteps<Item> {
     /// A frame that is a candidate on the grid, a keyframe inside the window, or both.
     struct Entry {
@@ -154,55 +155,106 @@ struct PosterKeyframeSteps<Item> {
         var item: Item
     }
 
-    /// The time of the last candidate accepted with a flaw of its own, while no keyframe has followed
-    /// it: the candidates since are held until one comes or the look-ahead has passed.
-    private(set) var since: Double?
-    /// The candidates held since then, in time order.
+    /// What the steps wait for.
+    enum Mode {
+        /// After a candidate with a flaw of its own (at `since`): the next keyframe within
+        /// ``PosterRules/keyframeStepReach``.
+        case step(since: Double)
+        /// After a keyframe stepped to that passed on its own (at `since`): the first keyframe at least
+        /// ``PosterRules/lookAhead`` and at most ``PosterRules/keyframeStepReach`` after it, to compare
+        /// it with (keyframes before are frames like any other).
+        case check(since: Double, stepped: Item)
+    }
+
+    /// The closures the steps call, in display order.
+    struct Judge<E: Error> {
+        /// Adds an item to the search as a candidate (`stepped`: reached by a step); returns whether
+        /// it has a flaw of its own.
+        var accept: (_ item: Item, _ stepped: Bool) throws(E) -> Bool
+        /// Whether `keyframe` shows `stepped` (the last candidate accepted) fading, blurred or dark;
+        /// if so the search records that rejection.
+        var rejects: (_ stepped: Item, _ keyframe: Item) throws(E) -> Bool
+        /// Trims an item that waits (drops a decoded picture).
+        var hold: (Item) -> Item
+    }
+
+    /// What the steps wait for, if anything; while they wait, later candidates are held.
+    private(set) var mode: Mode?
+    /// The candidates held meanwhile, in time order.
     private(set) var held: [Entry] = []
 
-    /// The first time a keyframe may no longer end the current step.
+    /// The time the current wait began.
+    var since: Double? {
+        switch mode {
+        case .step(let since)?, .check(let since, _)?: since
+        case nil: nil
+        }
+    }
+
+    /// The last time a keyframe may end the current wait.
     var reach: Double? { since.map { $0 + PosterRules.keyframeStepReach } }
 
-    /// Takes the next frame in display order. `accept` judges an item and says whether it has a flaw
-    /// of its own (and so begins a step); `hold` trims an item that waits (drops a decoded picture).
-    mutating func take<E: Error>(_ entry: Entry, hold: (Item) -> Item,
-                                 accept: (Item) throws(E) -> Bool) throws(E) {
-        if let reach {
+    /// Whether a keyframe at `time` ends the current wait (when within ``reach``).
+    private func ends(at time: Double) -> Bool {
+        switch mode {
+        case .step?: true
+        case .check(let since, _)?: time >= since + PosterRules.lookAhead - 1e-9
+        case nil: false
+        }
+    }
+
+    /// Takes the next frame in display order.
+    mutating func take<E: Error>(_ entry: Entry, _ judge: Judge<E>) throws(E) {
+        if let mode, let reach {
             if entry.time <= reach + 1e-9 {
-                if entry.isKeyframe {
-                    // The first keyframe within reach: the candidates before it are skipped.
-                    held.removeAll()
-                    since = nil
-                    if try accept(entry.item) { since = entry.time }
+                if entry.isKeyframe && ends(at: entry.time) {
+                    switch mode {
+                    case .step:
+                        // The first keyframe within reach: the candidates before it are skipped.
+                        held.removeAll()
+                        try admitStepped(entry, judge)
+                    case .check(_, let stepped):
+                        if try judge.rejects(stepped, entry.item) {
+                            held.removeAll()
+                            try admitStepped(entry, judge)
+                        } else {
+                            try release(judge)
+                            try take(entry, judge)
+                        }
+                    }
                 } else if entry.isCandidate {
                     var waiting = entry
-                    waiting.item = hold(entry.item)
+                    waiting.item = judge.hold(entry.item)
                     held.append(waiting)
                 }
                 return
             }
             // No keyframe within reach: what was held counts after all, then this frame.
-            try release(hold: hold, accept: accept)
-            try take(entry, hold: hold, accept: accept)
+            try release(judge)
+            try take(entry, judge)
             return
         }
         guard entry.isCandidate else { return }
-        if try accept(entry.item) { since = entry.time }
+        if try judge.accept(entry.item, false) { mode = .step(since: entry.time) }
     }
 
     /// The frames ended (or the search stopped reading): every held candidate counts, in order.
-    mutating func finish<E: Error>(hold: (Item) -> Item, accept: (Item) throws(E) -> Bool) throws(E) {
-        while since != nil || !held.isEmpty {
-            try release(hold: hold, accept: accept)
+    mutating func finish<E: Error>(_ judge: Judge<E>) throws(E) {
+        while mode != nil || !held.isEmpty {
+            try release(judge)
         }
     }
 
-    private mutating func release<E: Error>(hold: (Item) -> Item, accept: (Item) throws(E) -> Bool) throws(E) {
-        since = nil
+    private mutating func admitStepped<E: Error>(_ entry: Entry, _ judge: Judge<E>) throws(E) {
+        mode = try judge.accept(entry.item, true) ? .step(since: entry.time) : .check(since: entry.time, stepped: judge.hold(entry.item))
+    }
+
+    private mutating func release<E: Error>(_ judge: Judge<E>) throws(E) {
+        mode = nil
         let waiting = held
         held = []
         for entry in waiting {
-            try take(entry, hold: hold, accept: accept)
+            try take(entry, judge)
         }
     }
 }

@@ -17,6 +17,9 @@ struct PosterSearch {
     /// The first window candidate not yet judged.
     private(set) var head = 0
     private var hasEnded = false
+    /// Rejections decided before the look-ahead is in (a keyframe step's comparison with the next
+    /// keyframe, ``PosterKeyframeSteps``), by index.
+    private var decided: [Int: PosterRejection] = [:]
 
     /// A search over `window`.
     init(window: Range<Double>) {
@@ -75,7 +78,7 @@ struct PosterSearch {
         guard chosen == nil else { return nil }
         for index in candidates.indices.dropFirst(head) where isInWindow(candidates[index].time) {
             let candidate = candidates[index]
-            guard PosterRules.flaw(of: candidate.scores) == nil else { continue }
+            guard decided[index] == nil, PosterRules.flaw(of: candidate.scores) == nil else { continue }
             let followers = followers(of: index)
             guard PosterRules.flaw(of: candidate, followedBy: followers) == nil else { continue }
             return !followers.isEmpty && PosterRules.isSteady(candidate, followedBy: followers) ? index : nil
@@ -91,13 +94,13 @@ struct PosterSearch {
     mutating func confirm(_ index: Int, by later: PosterAnalysis) -> Bool {
         guard chosen == nil, index >= head, index < candidates.count, isInWindow(candidates[index].time) else { return false }
         let candidate = candidates[index]
-        guard later.time >= candidate.time + PosterRules.lookAhead - 1e-9,
+        guard later.time >= candidate.time + PosterRules.lookAhead - 1e-9, decided[index] == nil,
               PosterRules.flaw(of: candidate.scores) == nil,
               candidate.showsSameScene(as: later, threshold: PosterRules.sameSceneCorrelation),
               PosterRules.flaw(of: candidate, followedBy: followers(of: index) + [later]) == nil else { return false }
         var earlier: [Int: PosterRejection] = [:]
         for before in head..<index where isInWindow(candidates[before].time) {
-            guard let flaw = PosterRules.flaw(of: candidates[before].scores)
+            guard let flaw = decided[before] ?? PosterRules.flaw(of: candidates[before].scores)
                     ?? PosterRules.flaw(of: candidates[before], followedBy: followers(of: before)) else { return false }
             earlier[before] = flaw
         }
@@ -113,6 +116,14 @@ struct PosterSearch {
         return Array(candidates[(index + 1)...].prefix { $0.time <= reach + 1e-9 })
     }
 
+    /// Rejects the unjudged candidate `index` for `flaw` shown by a frame outside the candidates (a
+    /// keyframe stepped to, compared with the next keyframe).
+    mutating func reject(_ index: Int, as flaw: PosterRejection) {
+        guard chosen == nil, index >= head, index < candidates.count else { return }
+        decided[index] = flaw
+        judge()
+    }
+
     /// The input ended (or the horizon was reached): judges the rest with the frames there are.
     mutating func finish() {
         hasEnded = true
@@ -124,7 +135,7 @@ struct PosterSearch {
     private mutating func judge() {
         while chosen == nil, head < candidates.count, isInWindow(candidates[head].time) {
             let candidate = candidates[head]
-            if let flaw = PosterRules.flaw(of: candidate.scores) {
+            if let flaw = decided[head] ?? PosterRules.flaw(of: candidate.scores) {
                 rejections[head] = flaw
                 head += 1
                 continue
@@ -144,7 +155,7 @@ struct PosterSearch {
     /// The indices whose frames may still become the poster: the unjudged window candidates and the
     /// best so far.
     var undecided: Set<Int> {
-        var indices = Set(candidates.indices.dropFirst(head).filter { isInWindow(candidates[$0].time) })
+        var indices = Set(candidates.indices.dropFirst(head).filter { isInWindow(candidates[$0].time) && decided[$0] == nil })
         if let chosen { indices = [chosen] }
         if let best, chosen == nil { indices.insert(best) }
         return indices
@@ -158,7 +169,7 @@ struct PosterSearch {
         guard chosen == nil else { return nil }
         for index in candidates.indices.dropFirst(head + 1) where isInWindow(candidates[index].time) {
             let candidate = candidates[index]
-            guard PosterRules.flaw(of: candidate.scores) == nil else { continue }
+            guard decided[index] == nil, PosterRules.flaw(of: candidate.scores) == nil else { continue }
             let reach = candidate.time + PosterRules.lookAhead
             let followers = candidates[(index + 1)...].prefix { $0.time <= reach + 1e-9 }
             if PosterRules.flaw(of: candidate, followedBy: followers) == nil { return index }
