@@ -167,6 +167,23 @@ extension FormatContext {
         return stamps
     }
 
+    /// The keyframes the demuxer's index lists for stream `index` with where their packets lie: timestamp
+    /// (stream ticks), byte offset and size, in index order; only entries that give a position and a
+    /// size (an MP4's samples; not Matroska's cue points, nor anything without an index).
+    package func indexedKeyframePackets(stream index: Int32) -> [(timestamp: Int64, offset: Int64, size: Int)] {
+        guard index >= 0, Int(index) < streamCount, let stream = pointer.pointee.streams[Int(index)] else { return [] }
+        let count = avformat_index_get_entries_count(stream)
+        guard count > 0 else { return [] }
+        var packets: [(timestamp: Int64, offset: Int64, size: Int)] = []
+        for position in 0..<count {
+            guard let entry = avformat_index_get_entry(stream, position)?.pointee else { continue }
+            if entry.flags & AVINDEX_KEYFRAME != 0, entry.pos >= 0, entry.size > 0 {
+                packets.append((entry.timestamp, entry.pos, Int(entry.size)))
+            }
+        }
+        return packets
+    }
+
     /// Opens a decoder for stream `index` (see ``CodecContext/init(parameters:decoder:threads:lowDelay:maxPixels:displayName:)``):
     /// FFmpeg's default one for the codec, or the one that keeps the stream's alpha (``alphaDecoder(for:)``).
     package func openDecoder(stream index: Int32, threads: Int, lowDelay: Bool = false, maxPixels: Int,

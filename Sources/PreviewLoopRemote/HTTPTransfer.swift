@@ -5,7 +5,7 @@ import CCurl
 /// pool (``ObjectStore``) can hand an idle one to the next thread, never to two at once.
 package final class HTTPTransfer: @unchecked Sendable {
     /// What one request got back.
-    package struct Response {
+    package struct Response: Sendable {
         /// The HTTP status (0 when no response came).
         package var status: Int
         package var body: [UInt8]
@@ -66,6 +66,11 @@ package final class HTTPTransfer: @unchecked Sendable {
     }
 
     deinit { curl_easy_cleanup(handle) }
+
+    /// Another transfer under the same limits, with a connection of its own (for ranges fetched at once).
+    package func sibling() throws(RemoteFailure) -> HTTPTransfer {
+        try HTTPTransfer(limits: limits)
+    }
 
     /// libcurl's global state, made once before the first handle (it is not thread-safe to race).
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()

@@ -7,7 +7,9 @@ import Synchronization
 /// small window, so a keyframe seek fetches the packets it decodes and little more; a few recent windows
 /// kept for reads that go back; a failed range retried with back-off; the object's version pinned after
 /// the first answer (`If-Match` with its strong `ETag`, else `If-Unmodified-Since` with its
-/// `Last-Modified`). Counts the bytes and requests it spent. Used from one thread at a time.
+/// `Last-Modified`); byte ranges known in advance (a sampler's keyframe packets, from the container's
+/// index) fetched ahead on up to four connections at once (``prefetch(_:)``). Counts the bytes and
+/// requests it spent. Used from one thread at a time (the parallel part runs inside one call).
 package final class RangeReader {
     /// Body bytes received and requests sent by every range reader in this process (a server's
     /// `/metrics`), retries and error bodies included.
@@ -57,6 +59,11 @@ package final class RangeReader {
     package private(set) var bytesReceived: Int64 = 0
     /// HTTP requests sent, retries included.
     package private(set) var requests = 0
+    /// Byte ranges fetched by ``prefetch(_:)`` (each once, however many tries it took).
+    package private(set) var prefetchedRanges = 0
+    /// The transfers ``prefetch(_:)`` runs at once, each with a connection of its own; made at the first
+    /// prefetch that needs them and kept, so later batches reuse their connections.
+    private var helpers: [HTTPTransfer] = []
 
     /// - Parameter pinnedTo: an entity tag the object must still have from the first request on
     ///   (`If-Match`); another version is a ``RemoteFailure/Kind/changed`` failure. Without it, the
@@ -121,8 +128,7 @@ package final class RangeReader {
         var attempt = 0
         while true {
             if shouldStop() { throw RemoteFailure(.stopped, "stopped") }
-            var request = makeRequest(range, validator)
-            if validator == nil, let lastModified { request.headers.append("If-Unmodified-Since: \(lastModified)") }
+            let request = request(range: range)
             let response = transfer.get(url: request.url, headers: request.headers, bodyLimit: Int(last - offset + 1),
                                         shouldStop: shouldStop)
             tally(response)
@@ -134,6 +140,13 @@ package final class RangeReader {
                 try RemoteFailure.pauseBeforeRetry(attempt, shouldStop: shouldStop)
             }
         }
+    }
+
+    /// The request for `range`, pinned to the version read so far.
+    private func request(range: String) -> (url: String, headers: [String]) {
+        var request = makeRequest(range, validator)
+        if validator == nil, let lastModified { request.headers.append("If-Unmodified-Since: \(lastModified)") }
+        return request
     }
 
     private func accept(_ response: HTTPTransfer.Response, offset: Int64, last: Int64) throws(RemoteFailure) -> Int {
@@ -211,5 +224,158 @@ package final class RangeReader {
         while blocks.count > 1, keptBytes > Self.keptLimit || blocks.count > 256 {
             keptBytes -= blocks.removeFirst().bytes.count
         }
+    }
+}
+
+extension RangeReader {
+    /// Connections a prefetch uses at once.
+    package static let prefetchConnections = 4
+    /// The most bytes one prefetch fetches: half of what is kept, so that a batch is still kept when the
+    /// reads reach it, with room for the windows those reads add.
+    package static let prefetchBatchBytes = keptLimit / 2
+    /// Ranges this close (a gap of at most 64 KiB) are fetched as one.
+    private static let prefetchMergeGap: Int64 = 64 << 10
+
+    /// Fetches byte ranges that reads will ask for soon (`offset`, `count`), up to
+    /// ``prefetchConnections`` at once on connections of their own, and keeps them with the windows, so
+    /// those reads are served from memory: ranges already kept are skipped, close ones merged, each
+    /// fetched range bounded by the window maximum, the batch by ``prefetchBatchBytes``. Each request
+    /// is pinned to the version read so far, counted in ``bytesReceived`` and ``requests`` and the
+    /// process's totals, and retried with back-off as a read is (a cut-off range, no answer, a server
+    /// error). Best effort: a range that still fails, or a stop (``shouldStop``, polled while the
+    /// batch runs), is left to the read that wants it, which fails or fetches it then.
+    ///
+    /// - Returns: how many of `ranges`, from the first, are now fetched or kept (the batch ends at the
+    ///   byte limit); ask again from there when the reads reach them.
+    @discardableResult
+    package func prefetch(_ ranges: [(offset: Int64, count: Int)]) -> Int {
+        guard size > 0, !shouldStop() else { return 0 }
+        var wanted: [(first: Int64, last: Int64)] = []
+        var budget = Self.prefetchBatchBytes
+        var taken = 0
+        for range in ranges {
+            let first = max(0, range.offset), last = min(size, range.offset + Int64(max(0, range.count))) - 1
+            if first <= last, !isKept(first: first, last: last) {
+                let count = Int(last - first + 1)
+                if count > budget, !wanted.isEmpty { break }
+                budget -= count
+                wanted.append((first, last))
+            }
+            taken += 1
+        }
+        guard !wanted.isEmpty else { return taken }
+        let pieces = Self.pieces(of: wanted, maximum: Int64(window.maximum))
+        let requests = pieces.map { request(range: "bytes=\($0.first)-\($0.last)") }
+        let counts = pieces.map { Int($0.last - $0.first + 1) }
+        let batch = PrefetchBatch(requests: requests, counts: counts, retries: retries)
+        let connections = min(Self.prefetchConnections, pieces.count)
+        while helpers.count < connections, pieces.count > 1, let helper = try? transfer.sibling() { helpers.append(helper) }
+        var threads: [pthread_t] = []
+        if pieces.count > 1 {
+            for helper in helpers.prefix(connections) {
+                guard let thread = PrefetchBatch.start({ batch.work(on: helper) { batch.isStopped } }) else { break }
+                threads.append(thread)
+            }
+        }
+        if threads.isEmpty {
+            // One range, or no thread to spare: fetched here, on the reader's own connection.
+            batch.work(on: transfer, shouldStop: shouldStop)
+        } else {
+            // The threads see only the batch's flag; ``shouldStop`` is asked here, on the reader's thread.
+            while batch.finished.load(ordering: .acquiring) < threads.count {
+                if shouldStop() { batch.stop() }
+                usleep(2_000)
+            }
+            for thread in threads { pthread_join(thread, nil) }
+        }
+        for (index, attempts) in batch.outcomes.withLock({ $0 }).enumerated() {
+            for response in attempts { tally(response) }
+            guard let last = attempts.last, !last.wasStopped else { continue }
+            if (try? accept(last, offset: pieces[index].first, last: pieces[index].last)) != nil { prefetchedRanges += 1 }
+        }
+        return taken
+    }
+
+    /// Whether one kept block holds all of `[first, last]`.
+    private func isKept(first: Int64, last: Int64) -> Bool {
+        blocks.contains { first >= $0.offset && last < $0.offset + Int64($0.bytes.count) }
+    }
+
+    /// `ranges` in offset order, merged when close and split into pieces of at most `maximum` bytes.
+    private static func pieces(of ranges: [(first: Int64, last: Int64)], maximum: Int64) -> [(first: Int64, last: Int64)] {
+        var merged: [(first: Int64, last: Int64)] = []
+        for range in ranges.sorted(by: { $0.first < $1.first }) {
+            if let previous = merged.last, range.first - previous.last - 1 <= prefetchMergeGap {
+                merged[merged.count - 1].last = max(previous.last, range.last)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged.flatMap { range in
+            stride(from: range.first, through: range.last, by: Int(maximum)).map { ($0, min(range.last, $0 + maximum - 1)) }
+        }
+    }
+}
+
+/// The requests of one prefetch, shared by the threads that run them: each takes the next request,
+/// runs it (with retries) on its own transfer, and files the answers under the request's place.
+private final class PrefetchBatch: @unchecked Sendable {
+    let requests: [(url: String, headers: [String])]
+    let counts: [Int]
+    let retries: Int
+    private let next = Atomic<Int>(0)
+    /// Threads that have run out of requests.
+    let finished = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
+    /// Each request's answers, the last one final (earlier ones were retried).
+    let outcomes: Mutex<[[HTTPTransfer.Response]]>
+
+    init(requests: [(url: String, headers: [String])], counts: [Int], retries: Int) {
+        self.requests = requests
+        self.counts = counts
+        self.retries = retries
+        outcomes = Mutex(Array(repeating: [], count: requests.count))
+    }
+
+    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    /// Runs requests until none is left or `shouldStop` says so.
+    func work(on transfer: HTTPTransfer, shouldStop: @escaping () -> Bool) {
+        defer { finished.add(1, ordering: .releasing) }
+        while !shouldStop() {
+            let index = next.add(1, ordering: .relaxed).oldValue
+            guard index < requests.count else { return }
+            var attempts: [HTTPTransfer.Response] = []
+            var attempt = 0
+            while true {
+                let response = transfer.get(url: requests[index].url, headers: requests[index].headers, bodyLimit: counts[index],
+                                            shouldStop: shouldStop)
+                attempts.append(response)
+                // A range cut off, no answer, or a server error is asked again (as a read's range is).
+                let whole = response.status == 206 && response.failure == nil && response.body.count == counts[index]
+                let transient = response.status == 0 || response.status == 206 || response.status >= 500
+                guard !whole, transient, !response.wasStopped, attempt < retries else { break }
+                attempt += 1
+                guard (try? RemoteFailure.pauseBeforeRetry(attempt, shouldStop: shouldStop)) != nil else { break }
+            }
+            outcomes.withLock { $0[index] = attempts }
+        }
+    }
+
+    /// Starts `body` on a new joinable thread; `nil` when the system refuses one.
+    static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+        final class Start { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+        let context = Unmanaged.passRetained(Start(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            Unmanaged<Start>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<Start>.fromOpaque(context).release()
+            return nil
+        }
+        return thread
     }
 }

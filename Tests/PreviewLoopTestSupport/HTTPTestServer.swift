@@ -25,14 +25,18 @@ package final class HTTPTestServer {
     ///   every other response to it off halfway, closing the connection (a store that drops a connection
     ///   mid-range).
     /// - Parameter requestLog: a file to which the `.byteRanges` server appends one line per request,
-    ///   `NAME RANGE` (the `Range` header as sent, `-` without one), before it answers.
-    package init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:], requestLog: String? = nil) throws {
+    ///   `NAME PORT BUSY RANGE` (the client's port, one per connection; how many requests are being
+    ///   answered, this one included; the `Range` header as sent, `-` without one), before it answers.
+    /// - Parameter answerDelay: seconds the `.byteRanges` server waits before answering each request
+    ///   (a slow link), so that requests sent at once are seen at once.
+    package init(directory: String, flavour: Flavour = .byteRanges, redirects: [String: String] = [:], requestLog: String? = nil,
+                 answerDelay: Double = 0) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         switch flavour {
         case .byteRanges:
             process.arguments = ["-u", "-c", Self.unblockSignals + "\n" + Self.rangeServerScript, directory]
-                + redirects.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + (requestLog.map { ["!log=\($0)"] } ?? [])
+                + redirects.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + (requestLog.map { ["!log=\($0)"] } ?? []) + ["!delay=\(answerDelay)"]
         case .plain:
             // `python3 -m http.server 0 --bind 127.0.0.1 --directory DIR`, after unblocking the signals.
             process.arguments = ["-u", "-c", Self.unblockSignals + "import runpy; runpy.run_module('http.server', run_name='__main__')",
@@ -104,10 +108,12 @@ package final class HTTPTestServer {
     /// A minimal static file server with single byte-range support (`bytes=A-B`, `bytes=A-`), a strong
     /// `ETag` (size and modification time) with `Last-Modified`, and `If-Match` (412 for another tag).
     private static let rangeServerScript = #"""
-import http.server, os, re, socket, sys
+import http.server, os, re, socket, sys, threading, time
 root = sys.argv[1]
+busy, busy_lock = [0], threading.Lock()
 redirects = dict(argument.split('=', 1) for argument in sys.argv[2:])
 request_log = redirects.pop('!log', None)
+delay = float(redirects.pop('!delay', '0'))
 answered = {}
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
@@ -115,9 +121,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_HEAD(self): self.respond(False)
     def do_GET(self): self.respond(True)
     def respond(self, with_body):
+        with busy_lock: busy[0] += 1
+        try: self.answer(with_body)
+        finally:
+            with busy_lock: busy[0] -= 1
+    def answer(self, with_body):
         name = os.path.basename(self.path.split('?')[0])
         if request_log:
-            with open(request_log, 'a') as log: log.write('%s %s\n' % (name, self.headers.get('Range', '-')))
+            with busy_lock: now = busy[0]
+            with open(request_log, 'a') as log:
+                log.write('%s %d %d %s\n' % (name, self.client_address[1], now, self.headers.get('Range', '-')))
+        if delay > 0: time.sleep(delay)
         dropping = redirects.get(name) == '!drop'
         if name in redirects and not dropping:
             self.send_response(302); self.send_header('Location', redirects[name])

@@ -5,7 +5,8 @@ import PreviewLoopTestSupport
 
 /// http(s) inputs read in bounded byte ranges: keyframe samples of an MP4 whose index is at its end
 /// fetch a small part of it, never with an open-ended `bytes=N-`; a server that ignores `Range` is still
-/// read; a server that drops connections mid-range is asked again; and every picture is the local file's.
+/// read; a server that drops connections mid-range is asked again; the key packets of keyframe samples
+/// are fetched on several connections at once; and every picture is the local file's.
 @Suite("http(s) inputs read in bounded ranges", .serialized, .timeLimit(.minutes(10)), .tags(.network))
 final class HTTPRangeReadTests {
     let folder = TestPaths.temporaryDirectory()
@@ -53,6 +54,28 @@ final class HTTPRangeReadTests {
         }
         print("4 keyframe samples of a \(fileSize)-byte MP4 over http: \(fetched) bytes asked for in \(ranges.count) requests")
         #expect(fetched < fileSize / 5, "\(fetched) of \(fileSize) bytes asked for: \(ranges)")
+    }
+
+    @Test("Keyframe samples fetch their key packets on several connections at once, and give the local file's pictures")
+    func parallelRanges() throws {
+        let clip = try makeClip("parallel.mp4")
+        let log = folder + "/parallel.log"
+        // Each answer waits 50 ms (a slow link), so ranges sent at once are answered at once.
+        let server = try HTTPTestServer(directory: folder, requestLog: log, answerDelay: 0.05)
+        defer { server.stop() }
+        let sampler = try FrameSampler(source: .url(server.url(for: "parallel.mp4")))
+        let remote = try sampler.frames(at: times, size: size, accuracy: .keyframe, interval: 10)
+        #expect(remote.map(\.image) == (try samples(.file(clip))).map(\.image))
+        // `NAME PORT BUSY RANGE`: the client's port names the connection; BUSY counts the requests the
+        // server was answering when this one came, itself included.
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ") }
+        let connections = Set(lines.map { $0[1] })
+        let mostAtOnce = lines.compactMap { Int($0[2]) }.max() ?? 0
+        print("4 keyframe samples over http: \(lines.count) requests on \(connections.count) connections, at most \(mostAtOnce) at once")
+        #expect(connections.count > 1, "every range on one connection: \(lines)")
+        #expect(mostAtOnce > 1, "no two ranges answered at once: \(lines)")
+        let reads = try #require(sampler.remoteReads)
+        #expect(reads.requests == lines.count, "\(reads.requests) requests counted, \(lines.count) logged by the server")
     }
 
     @Test("A server that ignores Range is still read (forward, by FFmpeg's protocol), and gives the local file's pictures")

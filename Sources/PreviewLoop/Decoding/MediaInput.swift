@@ -22,6 +22,17 @@ final class MediaInput {
     let webBytes: HTTPRangeBytes?
     /// What reading a remote input (`s3://` or http(s) in ranges) cost so far; `nil` for anything else.
     var remoteReads: RemoteReads? { objectBytes?.reads ?? webBytes?.reads }
+    /// A remote input's bytes read in ranges (`s3://`, http(s) with ranges); `nil` for anything else.
+    var rangedBytes: (any RangedBytes)? { objectBytes ?? webBytes }
+
+    /// For an input read in ranges, the keyframes its index lists with where their packets lie (decode
+    /// time in seconds, byte offset, size), in time order; empty for any other input, or without an
+    /// index that gives packet positions (Matroska's cues, MPEG-TS).
+    func indexedKeyframePackets() -> [(time: Double, offset: Int64, size: Int)] {
+        guard rangedBytes != nil else { return [] }
+        return format.indexedKeyframePackets(stream: streamIndex).map { (seconds(fromTimestamp: $0.timestamp), $0.offset, $0.size) }
+            .sorted { $0.time < $1.time }
+    }
 
     /// Opens `source` and selects its best video stream.
     init(source: Source, options: SourceOptions = .init(), interrupter: Interrupter = .forCurrentCall()) throws(PreviewLoopError) {

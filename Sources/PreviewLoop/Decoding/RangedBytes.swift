@@ -16,6 +16,10 @@ extension RangedBytes {
     /// What reading cost so far, as a record carries it.
     var reads: RemoteReads { RemoteReads(bytesFetched: reader.bytesReceived, requests: reader.requests) }
 
+    /// Fetches byte ranges that reads will ask for soon, several at once (``RangeReader/prefetch(_:)``);
+    /// how many of them, from the first, are now fetched.
+    func prefetch(_ ranges: [(offset: Int64, count: Int)]) -> Int { reader.prefetch(ranges) }
+
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         do {
             return try reader.read(at: offset, into: buffer)

@@ -68,6 +68,12 @@ public final class FrameSampler {
         var results = [VideoFrame?](repeating: nil, count: times.count)
         var completed = 0
         var plans = [SamplePlan](repeating: .exact, count: times.count)
+        if accuracy != .exact, decoder.isSeekable {
+            // An input read in ranges fetches the key packets these samples read several at once
+            // (with `.auto`, the keyframes on either side that the plans look for).
+            let reach = accuracy == .auto ? interval / 2 + 1e-6 : 0
+            decoder.planKeyframeReads(atOrBefore: times.flatMap { [max(0, $0), max(0, $0) + reach] })
+        }
         for (index, time) in times.enumerated() { plans[index] = try plan(at: max(0, time), accuracy: accuracy, interval: interval) }
         func convert(_ timed: TimedFrame, index: Int) throws(PreviewLoopError) {
             results[index] = try VideoFrame(converting: timed, with: scaler, sampleAspectRatio: info.sampleAspectRatio,
