@@ -50,6 +50,7 @@ final class FrameScaler {
         self.outputSize = outputSize
         self.mode = mode
         self.orientation = orientation
+        if mode == .smartCrop { FaceCascade.readAhead() }
     }
 
     /// The layout for a decoded picture of `source` size (cached: sizes rarely change mid-stream).

@@ -49,6 +49,14 @@ struct FaceCascade: Sendable {
         return try? FaceCascade(xml: bytes)
     }()
 
+    /// Starts reading ``frontalFace`` on another thread, once per process, so that the file is read
+    /// while the first frame decodes; the first face search waits for it if it is not done.
+    static func readAhead() { _ = readingAhead }
+
+    private static let readingAhead: Void = {
+        Task.detached(priority: .userInitiated) { _ = frontalFace }
+    }()
+
     /// Why a cascade file was refused.
     struct FormatError: Error, Equatable, CustomStringConvertible {
         var description: String
