@@ -56,7 +56,7 @@ struct FaceCascadeTests {
         #expect(cascade.faces(in: try Self.astronaut()) == faces)
     }
 
-    @Test("Flat, noisy and test-pattern pictures have no faces")
+    @Test("Flat and test-pattern pictures have no faces")
     func noFalseFaces() throws {
         let cascade = try #require(FaceCascade.frontalFace, "run `make deps` (opencv-data)")
         let size = Size(width: 256, height: 144)
