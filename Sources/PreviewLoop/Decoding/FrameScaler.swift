@@ -50,6 +50,7 @@ final class FrameScaler {
         self.outputSize = outputSize
         self.mode = mode
         self.orientation = orientation
+        if mode == .smartCrop { FaceCascade.readAhead() }
     }
 
     /// The layout for a decoded picture of `source` size (cached: sizes rarely change mid-stream).
@@ -113,7 +114,8 @@ final class FrameScaler {
                                              output: analysisSize, mode: .stretch)
             var picture = RGBImage(uncheckedWidth: analysisSize.width, height: analysisSize.height)
             try draw(frame, layout: analysisLayout, into: &picture, with: analysisContext)
-            if let origin = SmartCrop.origin(for: centred.uprightCrop.size, upright: upright, choosingOn: picture) {
+            if let origin = SmartCrop.origin(for: centred.uprightCrop.size, upright: upright, choosingOn: picture,
+                                             faces: { FaceCascade.frontalFace?.faces(in: $0) ?? [] }) {
                 layout = centred.movingCrop(x: origin.x, y: origin.y, source: source)
             }
         }

@@ -9,6 +9,10 @@
 /// its edge; every position is scored from one summed-area table, in time proportional to the
 /// picture's pixels. Windows within 1/64 of the best score count as equal and the one nearest the
 /// centre wins, so a flat picture, or one whose interest is spread evenly, keeps the centre crop.
+///
+/// Faces, when a detector is installed (``FaceCascade/frontalFace``), outweigh all the rest: the
+/// pixels of each face box share twice the score of the whole picture without faces, plus one each,
+/// so a window that holds a face beats every window that holds none.
 struct SmartCrop {
     /// The analysis picture's width and height.
     let width: Int, height: Int
@@ -27,8 +31,8 @@ struct SmartCrop {
     /// Windows scoring within `best / tieDivisor` of the best are equally good.
     static let tieDivisor = 64
 
-    /// Scores every pixel of `image`.
-    init(_ image: RGBImage) {
+    /// Scores every pixel of `image`, with the boxes of the faces found in it (in its pixels).
+    init(_ image: RGBImage, faces: [Rect] = []) {
         width = image.width
         height = image.height
         let pixels = image.pixels
@@ -58,6 +62,15 @@ struct SmartCrop {
                     - (luma[above + left] + 2 * luma[above + x] + luma[above + right])
                 scores[row + x] += max(0, abs(gx) + abs(gy) - Self.edgeFloor) / 8
             }
+        }
+        // Each face: twice the picture's score, spread over its box, and at least 1 a pixel.
+        let rest = scores.reduce(0, +)
+        for face in faces {
+            let left = max(0, face.x), top = max(0, face.y)
+            let right = min(w, face.x + face.width), bottom = min(h, face.y + face.height)
+            guard left < right, top < bottom else { continue }
+            let share = 2 * rest / ((right - left) * (bottom - top)) + 1
+            for y in top..<bottom { for x in left..<right { scores[y * w + x] += share } }
         }
         self.scores = scores
     }
@@ -123,11 +136,13 @@ struct SmartCrop {
     /// Where a crop of `crop` size goes in an upright picture of `upright` size, chosen on `image` (the
     /// whole upright picture, smaller): the crop's top-left corner in upright pixels, or `nil` when the
     /// centred crop is the choice. On an axis where the choice is the centre, the corner is exactly the
-    /// centred crop's, not its rounding through the analysis picture.
-    static func origin(for crop: Size, upright: Size, choosingOn image: RGBImage) -> (x: Int, y: Int)? {
+    /// centred crop's, not its rounding through the analysis picture. `faces` finds the faces in
+    /// `image` (``FaceCascade/frontalFace`` when it is installed); it runs only when the crop can move.
+    static func origin(for crop: Size, upright: Size, choosingOn image: RGBImage,
+                       faces: (RGBImage) -> [Rect] = { _ in [] }) -> (x: Int, y: Int)? {
         let slackX = upright.width - crop.width, slackY = upright.height - crop.height
         guard slackX > 0 || slackY > 0 else { return nil }
-        let map = SmartCrop(image)
+        let map = SmartCrop(image, faces: faces(image))
         // The window in analysis pixels: the crop scaled, rounded to the nearest.
         let window = Size(width: (crop.width * image.width * 2 + upright.width) / (upright.width * 2),
                           height: (crop.height * image.height * 2 + upright.height) / (upright.height * 2))
