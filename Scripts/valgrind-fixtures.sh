@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the debug CLI on every fixture under valgrind's memcheck — `thumb`, `strip` and a one-pass
+# Runs the debug CLI on every fixture under valgrind's memcheck — `thumb` (to JPEG), `strip` and a one-pass
 # `loop` — and `thumb` on every input of the bad-input catalogue (Fixtures/make-bad-inputs.sh:
 # damaged, truncated, hostile and odd files, made into .build/valgrind/bad), and summarises each run: memcheck errors (invalid reads and writes, uses of uninitialised
 # values, bad frees, and definite leaks), bytes definitely lost, bytes possibly lost after the
@@ -30,7 +30,8 @@ Fixtures/make-bad-inputs.sh "$LOGS/bad" >/dev/null
 runs() {
   for fixture in Fixtures/*.mp4 Fixtures/*.ts Fixtures/*.webm Fixtures/*.m4a Fixtures/*.txt; do
     name="$(basename "$fixture")"
-    printf '%s\t%s\n' "thumb:$name" "thumb $fixture -o $LOGS/out/$name.thumb.ppm --at 50%"
+    # JPEG: the RGB → YCbCr conversion before the encoder is exercised too (PPM is written as is).
+    printf '%s\t%s\n' "thumb:$name" "thumb $fixture -o $LOGS/out/$name.thumb.jpg --at 50%"
     printf '%s\t%s\n' "strip:$name" "strip $fixture -o $LOGS/out/$name.strip.ppm --count 4 --columns 4"
     printf '%s\t%s\n' "loop:$name" "loop $fixture --loops 1 --length 1 --frames $LOGS/out/$name.frames"
   done

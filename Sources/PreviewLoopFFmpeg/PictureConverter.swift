@@ -29,6 +29,9 @@ package struct ConversionTarget: Equatable, Sendable {
 package final class PictureConverter {
     private let context: OpaquePointer
     private let width: Int, height: Int
+    /// The picture copied with `AV_INPUT_BUFFER_PADDING_SIZE` bytes after it: swscale's packed-RGB
+    /// readers load whole words and run a few bytes past the last pixel of the last row.
+    private var padded: [UInt8] = []
 
     /// Creates the converter for pictures of `size`.
     ///
@@ -60,7 +63,14 @@ package final class PictureConverter {
     package func convert(rgb pixels: [UInt8], bytesPerRow: Int, width: Int, height: Int, into frame: DecodedFrame) throws(FFmpegFailure) {
         precondition(width == self.width && height == self.height, "the picture's size changed")
         let stride = [Int32(bytesPerRow)]
-        let rows = pixels.withUnsafeBufferPointer { pixels -> Int32 in
+        let used = bytesPerRow * height
+        precondition(pixels.count >= used, "the picture is shorter than its rows")
+        let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        if padded.count != used + padding { padded = [UInt8](repeating: 0, count: used + padding) }
+        padded.withUnsafeMutableBufferPointer { copy in
+            pixels.withUnsafeBufferPointer { copy.baseAddress!.update(from: $0.baseAddress!, count: used) }
+        }
+        let rows = padded.withUnsafeBufferPointer { pixels -> Int32 in
             var source: [UnsafePointer<UInt8>?] = [pixels.baseAddress, nil, nil, nil]
             return withUnsafeMutablePointer(to: &frame.pointer.pointee.data) { data in
                 data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { planes in
