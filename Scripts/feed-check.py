@@ -5,10 +5,12 @@ runs this under a timeout; every process started here is stopped on the way out.
 
 Each check compares the page with an outside oracle: the card's reveal with `preview-loop card --at`,
 the storyboard tile with the server's own WebVTT index, the capture with `preview-loop thumb --at`
-(PSNR by the ffmpeg CLI), the bytes with the browser's performance entries. Waits are polls with
+(PSNR by the ffmpeg CLI), the bytes with the browser's performance entries, the reduced-motion still
+with ffprobe's frame count of the body the browser got. Waits are polls with
 generous limits (renders on a loaded machine take seconds); times are the ones the page reports.
 """
 import argparse
+import base64
 import functools
 import http.server
 import json
@@ -77,14 +79,16 @@ def start_server(binary, root, extra=()):
     return "http://127.0.0.1:%d" % port
 
 
-def browser(downloads):
+def browser(downloads, network_log=False, extra=()):
+    """Headless Chromium with its own profile; with `network_log`, its DevTools Network events are kept for
+    `driver.get_log("performance")` (the headers a request really carried, where its answer came from)."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--mute-audio",
                      "--window-size=1280,900", "--force-device-scale-factor=1", "--hide-scrollbars",
-                     "--no-first-run", "--disable-extensions", "--user-data-dir=" + downloads + "-profile"]:
+                     "--no-first-run", "--disable-extensions", "--user-data-dir=" + downloads + "-profile", *extra]:
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", **({"performance": "ALL"} if network_log else {})})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     processes.append(driver)
     driver.set_script_timeout(60)
@@ -264,6 +268,115 @@ def check_reduced_motion(driver):
     driver.execute_script("arguments[0].querySelector('.pl-stage').getAnimations().forEach(a => a.play())", card)
     close_card(driver, card)
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "no-preference"}]})
+
+
+def network_exchanges(driver):
+    """The requests the browser made since the last call, from its DevTools Network events: for each, its
+    URL, resource type, the headers it really carried (`requestWillBeSentExtraInfo`, client hints included),
+    its response (status, headers, whether from the disk cache) and whether Blink's memory cache served it."""
+    exchanges = {}
+    for entry in driver.get_log("performance"):
+        event = json.loads(entry["message"])["message"]
+        params = event.get("params", {})
+        if "requestId" not in params:
+            continue
+        exchange = exchanges.setdefault(params["requestId"], {"id": params["requestId"], "sent": {}, "response": None,
+                                                              "memory_cache": False, "finished": False})
+        method = event.get("method")
+        if method == "Network.requestWillBeSent":
+            exchange["url"] = params["request"]["url"]
+            exchange["type"] = params.get("type")
+        elif method == "Network.requestWillBeSentExtraInfo":
+            exchange["sent"] = {name.lower(): value for name, value in params.get("headers", {}).items()}
+        elif method == "Network.responseReceived":
+            response = params["response"]
+            exchange["response"] = {"status": response.get("status"), "from_disk_cache": response.get("fromDiskCache", False),
+                                    "headers": {name.lower(): value for name, value in response.get("headers", {}).items()}}
+        elif method == "Network.requestServedFromCache":
+            exchange["memory_cache"] = True
+        elif method == "Network.loadingFinished":
+            exchange["finished"] = True
+    return [exchange for exchange in exchanges.values() if "url" in exchange]
+
+
+def frames(path):
+    """A picture's codec and decoded frame count, by the ffmpeg CLI's ffprobe."""
+    stream = json.loads(run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                             "stream=codec_name,nb_read_frames", "-of", "json", path]).stdout)["streams"][0]
+    return stream["codec_name"], int(stream.get("nb_read_frames", 0))
+
+
+def check_reduced_motion_still(base, downloads, work, reduce_switch="--force-prefers-reduced-motion"):
+    """`animated.gif` as an <img> of the feed page, in one browser profile opened twice (its Network events
+    kept): first with no preference, then with reduced motion (`reduce_switch`, Chromium's own setting, as a
+    user's system setting gives it; `prefers-reduced-motion` is emulated to match). Each time the image
+    request itself carries `Sec-CH-Prefers-Reduced-Motion` with the browser's preference (the fresh profile
+    sends it only because the page asked for it in Accept-CH), and the body the image got, read back from
+    the browser and decoded by ffprobe, is a GIF of several frames for no-preference and a one-frame PNG,
+    smaller, for reduce. The second browser finds the first one's disk cache (the posters come from it),
+    and the animation cached there under `Vary: Sec-CH-Prefers-Reduced-Motion` is not what the reduce
+    request gets.
+
+    Chromium applies an emulated prefers-reduced-motion (`Emulation.setEmulatedMedia`) to media queries and
+    to navigations' client hints, but not to its subresources' hints: with emulation alone an <img> still
+    says no-preference, and gets the animation. Hence the switch."""
+    path = "/motion.mp4/animated.gif?width=160&length=1"
+    answers = []
+    for visit, (preference, extra) in enumerate((("no-preference", []), ("reduce", [reduce_switch] if reduce_switch else []))):
+        driver = browser(downloads + "-motion", network_log=True, extra=extra)
+        try:
+            driver.set_script_timeout(RENDER_WAIT)      # the image's onload waits for a render
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                   {"features": [{"name": "prefers-reduced-motion", "value": preference}]})
+            driver.get(base + "/")
+            wait_posters(driver)
+            loaded = driver.execute_async_script("""
+                const [path, done] = arguments;
+                const image = new Image();
+                image.onload = () => done({width: image.naturalWidth, plays: document.querySelectorAll('.pl-play').length,
+                                           matches: matchMedia('(prefers-reduced-motion: reduce)').matches});
+                image.onerror = () => done(null);
+                image.src = path;
+                document.body.append(image);""", path)
+            exchanges = network_exchanges(driver)
+            posters = [exchange for exchange in exchanges if "/thumbnail.jpg" in exchange["url"] and exchange["response"]]
+            mine = [exchange for exchange in exchanges if exchange["url"] == base + path]
+            if visit == 1:
+                cached = sum(1 for exchange in posters if exchange["response"]["from_disk_cache"])
+                check(cached > 0, "reduce: the second browser finds the first one's disk cache (%d of %d posters from it)"
+                      % (cached, len(posters)))
+            if not check(loaded is not None and len(mine) == 1 and mine[0]["response"] is not None,
+                         "%s: the <img> of %s loads through one request (%s, %d requests)" % (preference, path, loaded, len(mine))):
+                answers.append(None)
+                continue
+            exchange = mine[0]
+            body = driver.execute_cdp_cmd("Network.getResponseBody", {"requestId": exchange["id"]})
+        finally:
+            driver.quit()
+            processes.remove(driver)
+        data = base64.b64decode(body["body"]) if body.get("base64Encoded") else body["body"].encode()
+        file = os.path.join(work, "motion-%d.bin" % visit)
+        with open(file, "wb") as handle:
+            handle.write(data)
+        codec, count = frames(file)
+        headers = exchange["response"]["headers"]
+        answers.append(data)
+        source = ("the memory cache" if exchange["memory_cache"] else "the disk cache" if exchange["response"]["from_disk_cache"]
+                  else "the network")
+        sent = exchange["sent"].get("sec-ch-prefers-reduced-motion")
+        check(loaded["matches"] == (preference == "reduce") and (loaded["plays"] == 0) == (preference == "reduce"),
+              "%s: the page follows it (matchMedia reduce %s; %d play buttons)" % (preference, loaded["matches"], loaded["plays"]))
+        check(sent == preference, "%s: the image request carries Sec-CH-Prefers-Reduced-Motion: %s (sent %s)"
+              % (preference, preference, sent))
+        vary = [name.strip().lower() for name in headers.get("vary", "").split(",")]
+        expected = ("image/png", "png") if preference == "reduce" else ("image/gif", "gif")
+        check(headers.get("content-type") == expected[0] and codec == expected[1] and (count == 1) == (preference == "reduce")
+              and count >= 1 and "sec-ch-prefers-reduced-motion" in vary,
+              "%s: the image got %s, %d bytes, %s with %d frame(s) by ffprobe, Vary: %s (from %s)"
+              % (preference, headers.get("content-type"), len(data), codec, count, headers.get("vary"), source))
+    if None not in answers:
+        check(len(answers[0]) > len(answers[1]),
+              "the animation (%d bytes) is larger than the still (%d bytes)" % (len(answers[0]), len(answers[1])))
 
 
 def check_video_loop(driver):
@@ -760,6 +873,7 @@ def main():
         check(posters == 4, "every poster loads (natural size > 0): %d of 4" % posters)
         check_reveal(driver, binary, root, work)
         check_reduced_motion(driver)
+        check_reduced_motion_still(base, downloads, work)
         check_video_loop(driver)
         check_capture(driver, binary, root, work, downloads)
         check_keyboard(driver)
@@ -793,8 +907,8 @@ def main():
                 pass
         if not arguments.keep:
             shutil.rmtree(work, ignore_errors=True)
-            for suffix in ("-profile", "-hundred", "-hundred-profile", "-export", "-export-profile", "-shapes",
-                           "-shapes-profile", "-default", "-default-profile"):
+            for suffix in ("-profile", "-motion", "-motion-profile", "-hundred", "-hundred-profile", "-export",
+                           "-export-profile", "-shapes", "-shapes-profile", "-default", "-default-profile"):
                 shutil.rmtree(downloads + suffix, ignore_errors=True)
     print("feed-check: %s" % ("%d failed: %s" % (len(failures), "; ".join(failures)) if failures else "all passed"))
     return 1 if failures else 0
