@@ -1,17 +1,5 @@
 internal import PreviewLoopFFmpeg
 
-/// A decoded picture with its time: seconds from the stream's start and how long it is shown.
-struct TimedFrame {
-    let frame: DecodedFrame
-    /// Seconds from the stream's start (presentation time).
-    let time: Double
-    /// How long the frame is displayed, in seconds (from the packet, or one frame interval).
-    let duration: Double
-    let isKeyframe: Bool
-    /// Time spent reading and decoding to produce this frame.
-    let decodeTime: Duration
-}
-
 /// One video packet as the demuxer gives it, nothing decoded (``VideoDecoder/packetSummaries(from:to:limit:)``):
 /// what the scene search reads first.
 struct PacketSummary: Hashable, Sendable {
@@ -73,13 +61,8 @@ final class VideoDecoder {
         }
         return input.indexedKeyframeTimes()
     }()
-    /// For an input read in byte ranges: the index's keyframe packets that planned keyframe samples
-    /// read (``planKeyframeReads(atOrBefore:)``), in time order, and which of them the last prefetch
-    /// fetched.
-    private var keyframeReadPlan: [(time: Double, offset: Int64, size: Int)] = []
-    private var prefetchedPlan = 0..<0
-    /// The read-ahead past a key packet that its read fetches (the demuxer's I/O buffer).
-    private static let keyPacketSlack = 64 << 10
+    /// For an input read in byte ranges: the key packets planned keyframe samples read.
+    private var keyframeReadPlan = KeyframeReadPlan()
     /// A reference to the last frame ``nextFrame()`` produced since the last seek, while the frames are
     /// ones the deinterlacer will take: the next frame's ``DecodedFrame/predecessor``.
     private var lastDecoded: DecodedFrame?
@@ -440,35 +423,15 @@ final class VideoDecoder {
     }
 
     /// Notes the times whose keyframes are about to be read (keyframe samples), so that an input read
-    /// in byte ranges fetches their key packets (from the container's index) several at once, in
-    /// batches ahead of the reads, instead of one round trip per seek. Nothing for any other input, or
-    /// one whose index gives no packet positions.
+    /// in byte ranges fetches their key packets several at once (``KeyframeReadPlan``). Nothing for any
+    /// other input, or one whose index gives no packet positions.
     func planKeyframeReads(atOrBefore times: [Double]) {
-        keyframeReadPlan = []
-        prefetchedPlan = 0..<0
-        guard input.isSeekable else { return }
-        let packets = input.indexedKeyframePackets()
-        guard !packets.isEmpty else { return }
-        var chosen = Set<Int>()
-        for time in times {
-            if let last = packets.lastIndex(where: { $0.time <= time + 1e-6 }) { chosen.insert(last) }
-        }
-        keyframeReadPlan = chosen.sorted().map { packets[$0] }
-    }
-
-    /// Before a seek to the keyframe at or before `seconds`: when its planned key packet is not among
-    /// those last prefetched, prefetches the next batch of the plan from it.
-    private func prefetchPlannedKeyframe(atOrBefore seconds: Double) {
-        guard !keyframeReadPlan.isEmpty, let bytes = input.rangedBytes,
-              let needed = keyframeReadPlan.lastIndex(where: { $0.time <= seconds + 1e-6 }),
-              !prefetchedPlan.contains(needed) else { return }
-        let ranges = keyframeReadPlan[needed...].map { (offset: $0.offset, count: $0.size + Self.keyPacketSlack) }
-        prefetchedPlan = needed..<(needed + max(1, bytes.prefetch(ranges)))
+        keyframeReadPlan = input.isSeekable ? KeyframeReadPlan(times: times, indexedPackets: input.indexedKeyframePackets()) : KeyframeReadPlan()
     }
 
     /// Demuxes (without decoding) to the last key packet of the stream at or before `seconds`.
     private func keyPacket(atOrBefore seconds: Double) throws(PreviewLoopError) -> (packet: Packet, time: Double)? {
-        prefetchPlannedKeyframe(atOrBefore: seconds)
+        if let bytes = input.rangedBytes { keyframeReadPlan.prefetch(atOrBefore: seconds, from: bytes) }
         var backoff = 0.0
         while true {
             let target = max(0, seconds - backoff)
