@@ -29,4 +29,25 @@ struct PosterCandidateGridTests {
         if interval >= PosterRules.candidateStep { #expect(kept == times.count) }
         if rate >= 29 { #expect(kept < times.count / 2, "\(kept) of \(times.count)") }
     }
+
+    @Test("A skipping decoder keeps the start's frame, no frame before the first step, and at most two frames a step",
+          arguments: [(25.0, 0.0), (30000.0 / 1001, 0.0), (60.0, 0.5), (24.0, 1.37)] as [(Double, Double)])
+    func skipsBetweenSteps(rate: Double, start: Double) {
+        let interval = 1 / rate
+        let times = (0..<Int(rate * 3)).map { start + Double($0) * interval }
+        let check = PosterCandidateGrid(start: start)
+        #expect(check.mayTake(start, interval: interval))
+        // Between the start's frame and the first step: frames a decoder holds back before it gives out the first.
+        for time in times.dropFirst() where time < start + PosterRules.candidateStep - 1e-6 {
+            #expect(!check.mayTake(time, interval: interval), "\(time) at \(rate) fps")
+        }
+        var perStep: [Int: Int] = [:]
+        for time in times.dropFirst() where check.mayTake(time, interval: interval) {
+            let step = Int(((time - start + 1e-6) / PosterRules.candidateStep).rounded(.down))
+            let since = time - start - Double(step) * PosterRules.candidateStep
+            #expect(since < PosterCandidateGrid.intervalAllowance * interval, "\(time) at \(rate) fps")
+            perStep[step, default: 0] += 1
+        }
+        #expect(perStep.values.allSatisfy { $0 <= 2 }, "\(perStep) at \(rate) fps")
+    }
 }

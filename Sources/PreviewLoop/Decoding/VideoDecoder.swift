@@ -37,9 +37,10 @@ final class VideoDecoder {
     private let clock = ContinuousClock()
     /// While positioning on a later time: that time (frames shown long before it may be skipped).
     private var decodingToward: Double?
-    /// When set (and not positioning): which presentation times are wanted while decoding forward.
-    /// A frame at another time is skipped when no other frame refers to it (`AVDISCARD_NONREF`), so
-    /// every frame still decoded is exact; `nil` decodes everything.
+    /// When set: which presentation times are wanted while decoding forward (and, while positioning,
+    /// after the frames well before the target). A frame at another time is skipped when no other
+    /// frame refers to it (`AVDISCARD_NONREF`), so every frame still decoded is exact; `nil` decodes
+    /// everything.
     var wantedTimes: ((Double) -> Bool)? {
         didSet { if wantedTimes == nil { codec.skipsNonReferenceFrames = false } }
     }
@@ -148,13 +149,18 @@ final class VideoDecoder {
                 return
             }
             if codec.keyframesOnly && !packet.isKeyframe { continue }
-            if let target = decodingToward {
-                // Frames shown well before the target are not wanted; unreferenced ones need no decoding.
-                codec.skipsNonReferenceFrames = packet.presentationTimestamp
-                    .map { input.seconds(fromTimestamp: $0) < target - 2 * frameInterval } ?? false
-            } else if let wantedTimes {
-                codec.skipsNonReferenceFrames = packet.presentationTimestamp
-                    .map { !wantedTimes(input.seconds(fromTimestamp: $0)) } ?? false
+            // Frames shown well before a target positioned on are not wanted, nor (when set) frames at
+            // times ``wantedTimes`` does not want; unreferenced ones need no decoding.
+            if let time = packet.presentationTimestamp.map({ input.seconds(fromTimestamp: $0) }) {
+                if let target = decodingToward, time < target - 2 * frameInterval {
+                    codec.skipsNonReferenceFrames = true
+                } else if let wantedTimes {
+                    codec.skipsNonReferenceFrames = !wantedTimes(time)
+                } else if decodingToward != nil {
+                    codec.skipsNonReferenceFrames = false
+                }
+            } else if decodingToward != nil || wantedTimes != nil {
+                codec.skipsNonReferenceFrames = false
             }
             do {
                 if try ffmpeg({ () throws(FFmpegFailure) in try codec.send(packet) }) {

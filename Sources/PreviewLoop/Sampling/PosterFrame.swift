@@ -233,6 +233,14 @@ extension FrameSampler {
             decodedAlone = key
             isPositioned = false
         }
+        // Frames that are neither candidates nor referred to by another frame need no decoding, from
+        // the first frame's own positioning on (the frames the decoder takes in after it, before it gives
+        // it out, included).
+        if !decodesEveryFrame {
+            let interval = decoder.frameInterval, skipGrid = PosterCandidateGrid(start: start)
+            decoder.wantedTimes = { time in skipGrid.mayTake(time, interval: interval) }
+        }
+        defer { decoder.wantedTimes = nil }
         if decodedAlone == nil { decodedAlone = try decoder.frameDisplayed(at: start, current: current) }
         guard let first = decodedAlone else {
             throw PreviewLoopError(.corruptData, "\(decoder.source): no frame could be decoded at \(start) s")
@@ -338,12 +346,7 @@ extension FrameSampler {
         var lookedUp: Double?
         var grid = PosterCandidateGrid(start: start)
         do {
-            // Frames that are neither candidates nor referred to by another frame need no decoding.
-            if !decodesEveryFrame {
-                let interval = decoder.frameInterval, skipGrid = grid
-                decoder.wantedTimes = { time in skipGrid.mayTake(time, interval: interval) }
-            }
-            // Every frame from here on is exact again (the chosen frame may be decoded once more below).
+            // Every frame after this block is exact again (the chosen frame may be decoded once more below).
             defer { decoder.wantedTimes = nil }
             searching: while search.needsMore {
                 if stepsByIndex, let mode = steps.mode, let since = steps.since, lookedUp != since {

@@ -125,12 +125,22 @@ struct PosterCandidateGrid {
         return true
     }
 
-    /// Whether a frame at `time` could be taken, for frames `interval` apart: only one within an
-    /// interval and a half after a step can be the first at or after it (over-including is harmless).
+    /// How much later than one frame interval after a step a frame may come and still count as the
+    /// first at or after it: timestamps rounded to a container's time base, and frame rates a little
+    /// uneven, stay well inside a quarter of an interval.
+    static let intervalAllowance = 1.25
+
+    /// Whether a frame at `time` could be taken, for frames `interval` apart: the frame displayed at
+    /// the start, and after it only one within an interval (and ``intervalAllowance``) after a step
+    /// can be the first at or after it; the second frame after a step is left out unless the first came
+    /// within a quarter interval of it (over-including is harmless). The frames after the start
+    /// before the first step are never candidates (step 0 is the start's own frame).
     func mayTake(_ time: Double, interval: Double) -> Bool {
         guard time - start > 1e-6 else { return true }
-        let sinceStep = time - start - Double(steps(through: time)) * PosterRules.candidateStep
-        return sinceStep < 1.5 * interval
+        let step = steps(through: time)
+        guard step > 0 else { return false }
+        let sinceStep = time - start - Double(step) * PosterRules.candidateStep
+        return sinceStep < Self.intervalAllowance * interval
     }
 }
 
