@@ -116,16 +116,13 @@ enum ManualPage {
     /// it can be copied), characters outside ASCII as `\[uXXXX]`, and a leading `.` or `'` (which roff
     /// would read as a request) guarded by `\&`.
     static func escape(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
+        let escaped = text.replacingScalars { scalar in
             switch scalar {
-            case "\\": escaped += "\\e"
-            case "-": escaped += "\\-"
-            case "\u{A0}": escaped += "\\ "
-            case _ where scalar.isASCII: escaped.unicodeScalars.append(scalar)
-            default:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+            case "\\": "\\e"
+            case "-": "\\-"
+            case "\u{A0}": "\\ "
+            case _ where scalar.isASCII: nil
+            default: "\\[u" + scalar.hexDigits(uppercase: true) + "]"
             }
         }
         return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped

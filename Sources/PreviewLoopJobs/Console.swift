@@ -101,25 +101,20 @@ package enum Format {
     /// terminal raw: `\n`, `\r`, `\t` as such, others as `\u{1B}`; so are the bidirectional
     /// overrides. A trailing newline FFmpeg adds is dropped first.
     package static func oneLine(_ text: String) -> String {
-        var result = ""
         var trimmed = Substring(text)
         while let last = trimmed.last, last == "\n" || last == "\r" { trimmed = trimmed.dropLast() }
-        for scalar in trimmed.unicodeScalars {
+        return trimmed.replacingScalars { scalar in
+            let value = scalar.value
             switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                let value = scalar.value
-                if value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-                    || (0x2066...0x2069).contains(value) || value == 0x2028 || value == 0x2029 {
-                    result += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
+            case "\n": return "\\n"
+            case "\r": return "\\r"
+            case "\t": return "\\t"
+            case _ where value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+                    || (0x2066...0x2069).contains(value) || value == 0x2028 || value == 0x2029:
+                return "\\u{" + String(value, radix: 16, uppercase: true) + "}"
+            default: return nil
             }
         }
-        return result
     }
 
     /// `errno`'s `strerror` text.

@@ -224,26 +224,20 @@ package struct FeedPage: Sendable, Equatable {
     /// character, a bidirectional control (``isBidiControl(_:)``, which could show `clip\u{202E}4pm.exe`
     /// as `clipexe.mp4`) or a file name's undecodable byte (``FilePathBytes``' escape) as U+FFFD.
     package static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
+        text.replacingScalars { scalar in
             switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            case "\t", "\n": result.unicodeScalars.append(" ")
-            default:
-                if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || (0xF780...0xF7FF).contains(scalar.value)
-                    || isBidiControl(scalar) {
-                    result.unicodeScalars.append("\u{FFFD}")
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
+            case "&": "&amp;"
+            case "<": "&lt;"
+            case ">": "&gt;"
+            case "\"": "&quot;"
+            case "'": "&#39;"
+            case "\t", "\n": " "
+            case _ where scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) || FilePathBytes.escapeRange.contains(scalar.value)
+                    || isBidiControl(scalar):
+                "\u{FFFD}"
+            default: nil
             }
         }
-        return result
     }
 
     /// The `id` of the `<script type="application/json">` element carrying the cards' storyboard tracks:
@@ -256,20 +250,7 @@ package struct FeedPage: Sendable, Equatable {
     /// and `JSON.parse` of the element's text gives back `value`. (Those characters occur in JSON text
     /// only inside strings, where the escape means the same character.)
     package static func scriptData(_ value: JSONValue) -> String {
-        let json = value.text(.compact)
-        var result = ""
-        result.reserveCapacity(json.utf8.count)
-        for scalar in json.unicodeScalars {
-            switch scalar {
-            case "<": result += "\\u003c"
-            case ">": result += "\\u003e"
-            case "&": result += "\\u0026"
-            case "\u{2028}": result += "\\u2028"
-            case "\u{2029}": result += "\\u2029"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        value.text(.compact).replacingScalars { "<>&\u{2028}\u{2029}".unicodeScalars.contains($0) ? "\\u" + $0.hexDigits() : nil }
     }
 
     /// Whether `scalar` changes the direction text is shown in: the embeddings and overrides U+202A–U+202E,

@@ -55,6 +55,15 @@ struct InputOptions: Equatable, Sendable, OptionGroup {
 
     /// The input as the library opens it.
     var source: Source { Source(argument: opened ?? input) }
+
+    /// A sampler over the input, opened with these options; its colour warning printed and, when there
+    /// is a report, its opening recorded there.
+    func openSampler(report: ClipReport?) throws -> FrameSampler {
+        let sampler = try FrameSampler(source: source, threads: threads, options: sourceOptions)
+        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
+        report?.opened(sampler.info)
+        return sampler
+    }
 }
 
 extension InputOptions {

@@ -8,7 +8,7 @@ import PreviewLoop
 /// An option or flag as a subcommand's table lists it.
 package protocol OptionDeclaration: Sendable {
     /// Its spellings and help, for the scanner and the help text.
-    var spec: OptionSpec { get }
+    var spec: OptionSpec { get set }
     /// What a valid value looks like, for errors; `nil` for a flag.
     var valueExpectation: String? { get }
 }
@@ -61,32 +61,33 @@ package struct FlagOption: OptionDeclaration {
     }
 }
 
-extension ValueOption {
+extension OptionDeclaration {
     /// The option as a parameter of its job as well: the image API's routes of the job take it as
-    /// `name` (by default the long name with `_` for `-`), with this declaration's conversion and checks.
+    /// `name` (by default ``OptionSpec/keyName``), with this declaration's conversion and checks (a
+    /// flag's `true` turns it on, `false` leaves it off).
     package func parameter(_ name: String? = nil) -> Self {
+        changingSpec { $0.parameter = name ?? $0.keyName }
+    }
+
+    /// A copy of the declaration with `change` made to its spec.
+    func changingSpec(_ change: (inout OptionSpec) -> Void) -> Self {
         var option = self
-        option.spec.parameter = name ?? spec.name.replacing("-", with: "_")
+        change(&option.spec)
         return option
     }
 }
 
-extension FlagOption {
-    /// The flag as a parameter of its job as well: `true` turns it on, `false` leaves it off.
-    package func parameter(_ name: String? = nil) -> Self {
-        var option = self
-        option.spec.parameter = name ?? spec.name.replacing("-", with: "_")
-        return option
-    }
+extension OptionSpec {
+    /// The name the image API's parameters and a batch recipe's keys take an option under unless its
+    /// declaration names another: the long name with `_` for `-`.
+    var keyName: String { name.replacing("-", with: "_") }
 }
 
 extension ValueOption {
     /// The option as a key of its job's section of a batch recipe as well (a parameter is one already):
-    /// `name`, by default the long name with `_` for `-`, with this declaration's conversion and checks.
+    /// `name`, by default ``OptionSpec/keyName``, with this declaration's conversion and checks.
     package func recipeKey(_ name: String? = nil) -> Self {
-        var option = self
-        option.spec.recipeKey = name ?? spec.name.replacing("-", with: "_")
-        return option
+        changingSpec { $0.recipeKey = name ?? $0.keyName }
     }
 }
 
@@ -94,10 +95,10 @@ extension FlagOption {
     /// The flag as a key of its job's section of a batch recipe, `true` turning it on, or with
     /// `inverted`, `false` (`"header": false` for `--no-header`).
     package func recipeKey(_ name: String, inverted: Bool = false) -> Self {
-        var option = self
-        option.spec.recipeKey = name
-        option.spec.recipeKeyInverts = inverted
-        return option
+        changingSpec {
+            $0.recipeKey = name
+            $0.recipeKeyInverts = inverted
+        }
     }
 }
 

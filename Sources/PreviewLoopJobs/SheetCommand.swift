@@ -204,11 +204,8 @@ struct SheetRun {
         let tiles = frames.map { ContactSheetTile(image: $0.image, time: $0.sourceTime) }
         try ImageDestination.write(bytes, to: options.output)
         if let report {
-            var output = ClipReport.output("sheet", options.output, width: sheet.width, height: sheet.height)
-            output.tiles = frames.count
-            output.time = frames.first?.sourceTime
-            output.plan = TilePlanReport(plan)
-            output.tilePhashes = frames.map { PerceptualHash($0.image).description }
+            var output = ClipReport.output("sheet", options.output)
+            output.describeTiles(of: sheet, plan: plan)
             report.add(output, timing: "sheet")
             try report.print()
             return ExitStatus.success
@@ -230,10 +227,7 @@ struct SheetRun {
     func render() throws -> (bytes: [UInt8], sheet: ClipContactSheet) {
         // The fonts first: a missing font is refused before any decoding.
         let drawer = try ContactSheet(style: options.style, hasHeader: options.showsHeader)
-        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
-                                       options: options.source.sourceOptions)
-        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
-        report?.opened(sampler.info)
+        let sampler = try options.source.openSampler(report: report)
         // Progress counts the tiles taken; a scene pick's scan and refills are not counted (it shows
         // only the final line).
         let display = ProgressDisplay(label: "sheet", unit: "frames", rateUnit: "frames/s", style: options.reporting.progressStyle)

@@ -192,10 +192,7 @@ struct SpritesRun {
             let existing = try ObjectOutput.ownNames(under: options.outputDirectory, ownsName: ownsName)
             upload = (try ObjectStaging(), try ObjectOutput.prefixURL(options.outputDirectory), existing)
         }
-        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
-                                       options: options.source.sourceOptions)
-        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
-        report?.opened(sampler.info)
+        let sampler = try options.source.openSampler(report: report)
         let size = options.size.resolved(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))
         let every = options.every.seconds(duration: sampler.info.duration, frameInterval: sampler.info.frameInterval)

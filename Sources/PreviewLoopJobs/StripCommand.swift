@@ -146,11 +146,8 @@ struct StripRun {
         let sheet = strip.image
         try ImageDestination.write(bytes, to: options.output)
         if let report {
-            var output = ClipReport.output("strip", options.output, width: sheet.width, height: sheet.height)
-            output.tiles = strip.plan.frames.count
-            output.time = strip.plan.frames.first?.sourceTime
-            output.plan = TilePlanReport(strip.plan)
-            output.tilePhashes = strip.plan.frames.map { PerceptualHash($0.image).description }
+            var output = ClipReport.output("strip", options.output)
+            output.describeTiles(of: sheet, plan: strip.plan)
             report.add(output, timing: "strip")
             try report.print()
             return ExitStatus.success
@@ -168,10 +165,7 @@ struct StripRun {
         // The font (with --timestamps) and the configuration are checked before the input is opened.
         try configuration.validate()
         if configuration.style.showsTimestamps { _ = try ContactSheet(style: configuration.style, hasHeader: false) }
-        let sampler = try FrameSampler(source: options.source.source, threads: options.source.threads,
-                                       options: options.source.sourceOptions)
-        if let warning = sampler.info.colorWarning { Console.writeWarning(warning) }
-        report?.opened(sampler.info)
+        let sampler = try options.source.openSampler(report: report)
         let size = configuration.tileSize(display: sampler.info.displaySize)
         try WorkLimitError.check(options.sizeRefusal(size))
         // Progress counts the tiles taken; a scene pick's scan and refills are not counted (it shows

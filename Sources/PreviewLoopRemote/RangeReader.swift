@@ -273,7 +273,7 @@ extension RangeReader {
         var threads: [pthread_t] = []
         if pieces.count > 1 {
             for helper in helpers.prefix(connections) {
-                guard let thread = PrefetchBatch.start({ batch.work(on: helper) { batch.isStopped } }) else { break }
+                guard let thread = JoinableThread.start({ batch.work(on: helper) { batch.isStopped } }) else { break }
                 threads.append(thread)
             }
         }
@@ -361,21 +361,5 @@ private final class PrefetchBatch: @unchecked Sendable {
             }
             outcomes.withLock { $0[index] = attempts }
         }
-    }
-
-    /// Starts `body` on a new joinable thread; `nil` when the system refuses one.
-    static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
-        final class Start { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
-        let context = Unmanaged.passRetained(Start(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<Start>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<Start>.fromOpaque(context).release()
-            return nil
-        }
-        return thread
     }
 }

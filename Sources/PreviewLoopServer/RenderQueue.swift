@@ -1,6 +1,7 @@
 import Glibc
 import PreviewLoop
 import PreviewLoopJobs
+import PreviewLoopRemote
 
 /// A render's result for the requests waiting on it.
 typealias RenderResult = Result<CachedBody, PreviewRequestError>
@@ -285,19 +286,8 @@ final class RenderQueue: @unchecked Sendable {
         metrics.queue(depth: depth, inFlight: inFlight)
     }
 
-    private func spawn(_ body: @escaping () -> Void) -> Bool {
-        final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        guard created == 0 else {
-            Unmanaged<AnyObject>.fromOpaque(box).release()
-            return false
-        }
+    private func spawn(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard let thread = JoinableThread.start(body) else { return false }
         threads.append(thread)
         return true
     }

@@ -1,4 +1,5 @@
 import Glibc
+import PreviewLoopRemote
 import Synchronization
 
 /// Closes connections whose request has not arrived whole within its deadline, however slowly it
@@ -34,16 +35,8 @@ final class RequestDeadlines: @unchecked Sendable {
 
     /// Starts the sweeping thread; `false` when it could not be started.
     func start() -> Bool {
-        final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
-        let box = Unmanaged.passRetained(Box { [self] in sweep() }).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, box)
-        guard created == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            return false
-        }
+        guard let thread = JoinableThread.start({ [self] in sweep() }) else { return false }
+        self.thread = thread
         isRunning = true
         return true
     }

@@ -202,16 +202,23 @@ final class BatchClipJob {
         track.duration = cues.cues.last?.end
         return [track] + sheets
     }
-
-    /// A strip's or sheet's entry: its picture's size and the tiles it shows.
+    /// A strip's or sheet's entry, with its picture's size and the tiles it shows.
     private func tiled(_ entry: BatchRecord.Output, image: RGBImage, plan: TilePlan) -> BatchRecord.Output {
         var entry = entry
-        entry.width = image.width
-        entry.height = image.height
-        entry.tiles = plan.frames.count
-        entry.time = plan.frames.first?.sourceTime
-        entry.plan = TilePlanReport(plan)
-        entry.tilePhashes = plan.frames.map { PerceptualHash($0.image).description }
+        entry.describeTiles(of: image, plan: plan)
         return entry
+    }
+}
+
+extension BatchRecord.Output {
+    /// Records a strip's or sheet's picture size and the tiles it shows: how many, the first one's
+    /// time, the plan that chose them and each tile's perceptual hash.
+    package mutating func describeTiles(of image: RGBImage, plan: TilePlan) {
+        width = image.width
+        height = image.height
+        tiles = plan.frames.count
+        time = plan.frames.first?.sourceTime
+        self.plan = TilePlanReport(plan)
+        tilePhashes = plan.frames.map { PerceptualHash($0.image).description }
     }
 }

@@ -19,7 +19,6 @@ package enum RemoteDocument {
             throw PreviewLoopError(.invalidArgument, "\(name): not an http(s) URL")
         }
         let policy = try options.ffmpegInput(for: .url(parsed)).policy
-        if let refusal = policy.refusal(for: url) { throw PreviewLoopError(.refusedByPolicy, "\(name): \(refusal)") }
         let limits = HTTPTransfer.Limits(connectTimeout: options.openTimeout, stallTimeout: options.readTimeout,
                                          verifiesCertificates: options.verifiesCertificates,
                                          certificateAuthorities: options.certificateAuthorities)
@@ -27,8 +26,7 @@ package enum RemoteDocument {
         do { transfer = try HTTPTransfer(limits: limits) } catch { throw PreviewLoopError(.inputNotReadable, "\(name): \(error.reason)") }
         let headers = ["User-Agent: preview-loop"] + options.requestHeaders.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         let deadline = ContinuousClock.now + .milliseconds(Int64(options.openTimeout * 1000))
-        var target = url
-        for _ in 0...OpenGate.maxRedirects {
+        return try policy.followingRedirects(from: url, name: name) { target throws(PreviewLoopError) in
             let response = transfer.get(url: target, headers: headers, bodyLimit: limit + 1, shouldStop: { ContinuousClock.now > deadline })
             RangeReader.processRequests.add(1, ordering: .relaxed)
             RangeReader.processBytesReceived.add(Int64(response.body.count), ordering: .relaxed)
@@ -38,26 +36,13 @@ package enum RemoteDocument {
                 guard response.body.count <= limit else {
                     throw PreviewLoopError(.tooLarge, "\(name): more than \(limit >> 20) MB; a playlist is far smaller")
                 }
-                return (response.body, target)
-            case 301, 302, 303, 307, 308:
-                guard let location = response.headers["location"],
-                      let next = RedirectProbe.redirectTarget(inHeader: "HTTP/1.1 \(response.status) Redirect\r\nLocation: \(location)\r\n\r\n",
-                                                              relativeTo: target) else {
-                    throw PreviewLoopError(.inputNotReadable, "\(name): a redirect without a usable Location")
-                }
-                if let refusal = policy.refusal(forRedirectTo: next, ofInput: true) {
-                    throw PreviewLoopError(.refusedByPolicy, "\(name): \(refusal)")
-                }
-                target = next
-            case 404, 410:
-                throw PreviewLoopError(.inputNotFound, "\(name): the server answered \(response.status)")
+                return .answered((response.body, target))
             case 0:
                 throw PreviewLoopError(.inputNotReadable, "\(name): no HTTP answer (\(response.failure ?? "the connection failed"))")
             default:
-                throw PreviewLoopError(.inputNotReadable, "\(name): the server answered \(response.status)")
+                return .status(response.status, location: response.headers["location"])
             }
         }
-        throw PreviewLoopError(.refusedByPolicy, "\(name): more than \(OpenGate.maxRedirects) redirects")
     }
 
     /// `reference` (a segment's URI in a playlist read from `base`) as an absolute http(s) URL; `nil` for

@@ -57,14 +57,10 @@ public struct RemoteValidators: Sendable, Hashable {
             throw PreviewLoopError(.invalidArgument, "\(Self.printable(url)): not a URL")
         }
         let (_, _, policy) = try options.ffmpegInput(for: .url(parsed))
-        if let refusal = policy.refusal(for: url) {
-            throw PreviewLoopError(.refusedByPolicy, "\(Self.printable(url)): \(refusal)")
-        }
         let interrupter = Interrupter()
         interrupter.setDeadline(after: options.openTimeout)
         let readTimeout = String(Int(options.readTimeout * 1_000_000))
-        var target = url
-        for _ in 0...OpenGate.maxRedirects {
+        return try policy.followingRedirects(from: url, name: Self.printable(url)) { target throws(PreviewLoopError) in
             guard let text = RedirectProbe.responseHead(of: target, method: "HEAD", headers: options.requestHeaders.sorted { $0.key < $1.key },
                                                         interrupt: interrupter.callback, readTimeout: readTimeout, tls: options.tlsOptions),
                   let head = HTTPResponseHead(parsing: text) else {
@@ -74,25 +70,10 @@ public struct RemoteValidators: Sendable, Hashable {
                 throw PreviewLoopError(.inputNotReadable, "\(Self.printable(url)): no HTTP answer (connection refused or closed, "
                                        + "or the TLS handshake or certificate check failed)")
             }
-            switch head.status {
-            case 200...299:
-                return RemoteValidators(url: target, entityTag: head["etag"], lastModified: head["last-modified"],
-                                        contentLength: head["content-length"].flatMap { Int($0) })
-            case 301, 302, 303, 307, 308:
-                guard let next = RedirectProbe.redirectTarget(inHeader: text, relativeTo: target) else {
-                    throw PreviewLoopError(.inputNotReadable, "\(Self.printable(url)): a redirect without a usable Location")
-                }
-                if let refusal = policy.refusal(forRedirectTo: next, ofInput: true) {
-                    throw PreviewLoopError(.refusedByPolicy, "\(Self.printable(url)): \(refusal)")
-                }
-                target = next
-            case 404, 410:
-                throw PreviewLoopError(.inputNotFound, "\(Self.printable(url)): the server answered \(head.status)")
-            default:
-                throw PreviewLoopError(.inputNotReadable, "\(Self.printable(url)): the server answered \(head.status)")
-            }
+            guard (200...299).contains(head.status) else { return .status(head.status, location: head["location"]) }
+            return .answered(RemoteValidators(url: target, entityTag: head["etag"], lastModified: head["last-modified"],
+                                              contentLength: head["content-length"].flatMap { Int($0) }))
         }
-        throw PreviewLoopError(.refusedByPolicy, "\(Self.printable(url)): more than \(OpenGate.maxRedirects) redirects")
     }
 
     /// A URL for a message: one line, at most 200 characters.

@@ -115,3 +115,52 @@ final class SourcePolicy: Sendable, OpenPolicy {
     /// The first refusal, if any.
     var firstRefusal: String? { refused.withLock { $0 } }
 }
+
+/// What one request of ``SourcePolicy/followingRedirects(from:name:_:)`` came back with.
+enum RedirectHop<Answer> {
+    /// What was asked for.
+    case answered(Answer)
+    /// Another HTTP status, with the answer's `Location` header field when it has one.
+    case status(Int, location: String?)
+}
+
+extension SourcePolicy {
+    /// Asks for `url` with `request`, following the redirects this policy admits for an input (at most
+    /// ``OpenGate/maxRedirects`` hops): the URL and every hop are checked before they are contacted.
+    ///
+    /// - Parameters:
+    ///   - name: the URL as messages show it.
+    ///   - request: makes one request of the URL it is given.
+    /// - Throws: ``PreviewLoopError`` `.refusedByPolicy` for a URL or hop the policy refuses, or one hop
+    ///   too many; `.inputNotFound` for 404 or 410; `.inputNotReadable` for a redirect without a usable
+    ///   `Location` or any other status; what `request` throws.
+    func followingRedirects<Answer>(from url: String, name: String,
+                                    _ request: (String) throws(PreviewLoopError) -> RedirectHop<Answer>) throws(PreviewLoopError) -> Answer {
+        if let refusal = refusal(for: url) { throw PreviewLoopError(.refusedByPolicy, "\(name): \(refusal)") }
+        var target = url
+        for _ in 0...OpenGate.maxRedirects {
+            let status: Int, location: String?
+            switch try request(target) {
+            case .answered(let answer): return answer
+            case .status(let code, let field): (status, location) = (code, field)
+            }
+            switch status {
+            case 301, 302, 303, 307, 308:
+                guard let location,
+                      let next = RedirectProbe.redirectTarget(inHeader: "HTTP/1.1 \(status) Redirect\r\nLocation: \(location)\r\n\r\n",
+                                                              relativeTo: target) else {
+                    throw PreviewLoopError(.inputNotReadable, "\(name): a redirect without a usable Location")
+                }
+                if let refusal = refusal(forRedirectTo: next, ofInput: true) {
+                    throw PreviewLoopError(.refusedByPolicy, "\(name): \(refusal)")
+                }
+                target = next
+            case 404, 410:
+                throw PreviewLoopError(.inputNotFound, "\(name): the server answered \(status)")
+            default:
+                throw PreviewLoopError(.inputNotReadable, "\(name): the server answered \(status)")
+            }
+        }
+        throw PreviewLoopError(.refusedByPolicy, "\(name): more than \(OpenGate.maxRedirects) redirects")
+    }
+}

@@ -24,7 +24,7 @@ public enum FilePathBytes {
     static let escapeBase: UInt32 = 0xF700
 
     /// The escape code points, U+F780…U+F7FF.
-    static let escapeRange: ClosedRange<UInt32> = 0xF780...0xF7FF
+    package static let escapeRange: ClosedRange<UInt32> = 0xF780...0xF7FF
 
     /// The name `bytes` spell, as a `String`: valid UTF-8 as it is, every other byte (and every byte of
     /// a valid U+F780…U+F7FF) as its escape code point.

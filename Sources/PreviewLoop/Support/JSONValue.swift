@@ -117,19 +117,17 @@ package enum JSONValue: Hashable, Sendable {
     /// U+007F on are written as they are.
     private static func writeString(_ value: String, to output: inout String) {
         output += "\""
-        for scalar in value.unicodeScalars {
+        output += value.replacingScalars { scalar in
             switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{8}": output += "\\b"
-            case "\u{c}": output += "\\f"
-            case _ where scalar.value < 0x20 || FilePathBytes.escapeRange.contains(scalar.value):
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+            case "\"": "\\\""
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case "\u{8}": "\\b"
+            case "\u{c}": "\\f"
+            case _ where scalar.value < 0x20 || FilePathBytes.escapeRange.contains(scalar.value): "\\u" + scalar.hexDigits()
+            default: nil
             }
         }
         output += "\""
