@@ -53,6 +53,10 @@ struct InputOptions: Equatable, Sendable, OptionGroup {
     /// a server's root. `nil` on the command line.
     var confinement: String?
 
+    /// For an `s3://` input, the key prefix every object it names (a playlist's segments) must have:
+    /// a server's `s3://` root's prefix (`""` for the whole bucket). `nil` on the command line.
+    var objectKeyPrefix: String?
+
     /// The input as the library opens it.
     var source: Source { Source(argument: opened ?? input) }
 

@@ -34,12 +34,24 @@ extension ThumbCommand {
         guard latest || programTime != nil else { return nil }
         let input = source.input
         let readable = source.opened ?? input
-        // An http(s) playlist: its text read whole, its segment read as a remote input.
+        // An http(s) playlist: its text read whole, its segment read as a remote input; an object's
+        // likewise, its segment another object of the same bucket.
         var remoteBase: String?
+        var objectBase: String?
         let playlist: MediaPlaylist?
         switch Source(argument: input) {
         case .file:
             playlist = try Self.playlist(at: readable, name: input)
+        case .url(let url) where url.scheme?.lowercased() == "s3":
+            // Named as a playlist: read as one; any other object is a file (its last frame).
+            let name = url.path.lowercased()
+            if name.hasSuffix(".m3u8") || name.hasSuffix(".m3u") {
+                let body = try RemoteDocument.fetchObject(input, options: source.sourceOptions, limit: Self.playlistLimit)
+                playlist = try MediaPlaylist(text: String(decoding: body, as: UTF8.self), name: input)
+                objectBase = input
+            } else {
+                playlist = nil
+            }
         case .url(let url) where ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil:
             let (body, base) = try RemoteDocument.fetch(input, options: source.sourceOptions, limit: Self.playlistLimit)
             guard MediaPlaylist.looksLikePlaylist(body.prefix(16)) else {
@@ -48,7 +60,8 @@ extension ThumbCommand {
             playlist = try MediaPlaylist(text: String(decoding: body, as: UTF8.self), name: input)
             remoteBase = base
         default:
-            throw PreviewLoopError(.invalidArgument, "\(input): --latest and --program-time read local files and playlists, and http(s) playlists")
+            throw PreviewLoopError(.invalidArgument, "\(input): --latest and --program-time read local files and playlists, "
+                                   + "http(s) playlists and s3:// objects")
         }
         guard let playlist else {
             // Not a playlist: a file's last frame; a file has no wall clock.
@@ -81,6 +94,16 @@ extension ThumbCommand {
         }
         var options = source.sourceOptions
         options.allowedFormats = MediaPlaylist.segmentFormats(options.allowedFormats)
+        if let objectBase {
+            guard let url = RemoteDocument.resolveObject(chosen.uri, against: objectBase, keyPrefix: source.objectKeyPrefix ?? ""),
+                  let parsed = URL(string: url) else {
+                throw PreviewLoopError(.inputNotFound, "\(input): a segment the playlist names is not an object "
+                                       + (source.objectKeyPrefix == nil ? "in its bucket" : "under the served prefix"))
+            }
+            // The playlist's version pin is the playlist's: the segment is another object.
+            options.requestHeaders = options.requestHeaders.filter { $0.key.lowercased() != "if-match" }
+            return LiveFrameSource(source: .url(parsed), options: options, offset: offset, note: note)
+        }
         if let remoteBase {
             guard let url = RemoteDocument.resolve(chosen.uri, against: remoteBase), let parsed = URL(string: url) else {
                 throw PreviewLoopError(.refusedByPolicy, "\(input): a segment is not an http(s) URL (\(chosen.uri.prefix(80)))")

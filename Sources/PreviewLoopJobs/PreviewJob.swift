@@ -60,12 +60,15 @@ package struct PreviewJob: Sendable {
     ///
     /// `siblings` are jobs of ``siblingRequests``: their bodies come back in the result's `siblings`, in order.
     /// With `pinnedEntityTag`, an `s3://` source is read only while the object still has that entity
-    /// tag (`If-Match` on every range).
+    /// tag (`If-Match` on every range); with `objectKeyPrefix`, every object an `s3://` playlist names
+    /// must have a key that starts with it.
     package func render(scratch: String, opened: String? = nil, confinedTo root: String? = nil, remote: RemoteReading? = nil,
-                        pinnedEntityTag: String? = nil, tls: TLSOptions? = nil, siblings: [PreviewJob] = []) throws -> RenderedBody {
+                        pinnedEntityTag: String? = nil, objectKeyPrefix: String? = nil, tls: TLSOptions? = nil,
+                        siblings: [PreviewJob] = []) throws -> RenderedBody {
         var command = command
         if let opened { command.source.opened = opened }
         if let root { command.source.confinement = root }
+        if let objectKeyPrefix { command.source.objectKeyPrefix = objectKeyPrefix }
         if let pinnedEntityTag { command.source.requestHeaders["If-Match"] = pinnedEntityTag }
         if let tls { command.source.tls = tls }
         if let remote {

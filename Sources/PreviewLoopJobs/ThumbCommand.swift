@@ -220,6 +220,7 @@ struct ThumbRun {
             output.skippedFrames = picture.chosen?.rejected.count
             output.placeholder = ImagePlaceholder(frame.image)
             output.phash = PerceptualHash(frame.image).description
+            output.smartCrop = frame.smartCrop
             if let count = options.candidates { output.candidates = Array(picture.chosen?.ranking.prefix(count) ?? []) }
             report.add(output, timing: picture.chosen == nil ? "frame" : "poster")
             report.fetched(picture.remoteReads)

@@ -215,9 +215,13 @@ package final class ObjectStore: Sendable {
         }
     }
 
-    /// The whole object (at most `limit` bytes: a larger one is a failure).
-    package func get(_ object: S3Object, limit: Int = 256 << 20) throws(RemoteFailure) -> [UInt8] {
-        let response = try send("GET", object, body: nil, bodyLimit: limit + 1)
+    /// The whole object (at most `limit` bytes: a larger one is a failure); with `ifMatch`, only while
+    /// it still has that entity tag (another is a failure of kind `changed`).
+    package func get(_ object: S3Object, limit: Int = 256 << 20, ifMatch: String? = nil) throws(RemoteFailure) -> [UInt8] {
+        let response = try send("GET", object, headers: ifMatch.map { [("If-Match", $0)] } ?? [], body: nil, bodyLimit: limit + 1)
+        if ifMatch != nil, response.status == 412 {
+            throw RemoteFailure(.changed, "the object changed (its ETag no longer matches)", storeCode: "PreconditionFailed")
+        }
         guard response.status == 200 else { throw Self.failure(response, ifAbsent: false) }
         guard response.body.count <= limit else { throw RemoteFailure(.refused, "the object is larger than \(limit) bytes") }
         return response.body

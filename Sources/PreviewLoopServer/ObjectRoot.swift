@@ -80,15 +80,21 @@ final class ObjectRoot: Sendable {
     func resolve(_ components: [String]) -> Result<ResolvedSource, PreviewRequestError> {
         let relative = components.joined(separator: "/")
         let object = S3Object(bucket: bucket, key: prefix + relative)
+        // A live playlist's edge moves on every segment: what is known of it lasts its cache time at most.
         if checkInterval > 0, let entry = known.withLock({ $0[object.key] }),
-           ContinuousClock.now - entry.at < .milliseconds(Int64(checkInterval * 1000)) {
+           ContinuousClock.now - entry.at < .milliseconds(Int64(min(checkInterval, Double(entry.source.liveMaxAge ?? Int.max)) * 1000)) {
             return .success(entry.source)
         }
         do {
             guard let info = try store.head(object) else {
                 return .failure(PreviewRequestError(status: 404, detail: "No such source."))
             }
-            let source = source(relative: relative, info: info)
+            var source = source(relative: relative, info: info)
+            if LivePlaylists.isPlaylistPath(object.key), info.size <= LivePlaylists.limit,
+               let text = try? store.get(object, limit: LivePlaylists.limit, ifMatch: info.etag) {
+                // A live playlist's answers name its newest segment and are cached briefly.
+                source = LivePlaylists.marked(source, playlist: text)
+            }
             if checkInterval > 0 {
                 known.withLock { known in
                     if known.count >= RemoteSources.remembered { known.removeAll(keepingCapacity: true) }
@@ -150,13 +156,16 @@ final class ObjectRoot: Sendable {
         return .success(Array(videos.prefix(FeedPage.maxCards)))
     }
 
-    /// Renders `job` from the object `source` names, reading only the version it was resolved at. A
-    /// render the store refuses because the object changed (or went) since is 503 (ask again: the
-    /// new version gets a new validator); any other store failure is 502 naming the object and the
-    /// store's reason.
+    /// Renders `job` from the object `source` names, reading only the version it was resolved at (a
+    /// live playlist: the version there is when the render reads it, its segments objects under the
+    /// prefix). A render the store refuses because the object changed (or went) since is 503 (ask
+    /// again: the new version gets a new validator); an object it names that is missing while it is
+    /// unchanged (a playlist's segment) is 404; any other store failure is 502 naming the object and
+    /// the store's reason.
     func render(_ job: PreviewJob, siblings: [PreviewJob], source: ResolvedSource, scratch: String) throws(PreviewRequestError) -> RenderedBody {
         do {
-            return try job.render(scratch: scratch, pinnedEntityTag: source.objectEntityTag, tls: tls, siblings: siblings)
+            return try job.render(scratch: scratch, pinnedEntityTag: source.isLive ? nil : source.objectEntityTag,
+                                  objectKeyPrefix: prefix, tls: tls, siblings: siblings)
         } catch {
             let object = S3Object(source.path) ?? S3Object(bucket: bucket, key: prefix)
             guard let failure = error as? PreviewLoopError, failure.code == .inputNotReadable || failure.code == .inputNotFound else {
@@ -168,6 +177,9 @@ final class ObjectRoot: Sendable {
             do { changed = try store.head(object)?.etag != source.objectEntityTag } catch {}
             if changed {
                 throw PreviewRequestError(status: 503, detail: "\(object) changed while it was read; retry.")
+            }
+            if failure.code == .inputNotFound {
+                throw PreviewRequests.problem(forRenderError: error, source: source.path)
             }
             throw PreviewRequestError(status: 502, detail: Format.oneLine(failure.message))
         }

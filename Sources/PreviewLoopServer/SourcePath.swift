@@ -147,8 +147,14 @@ enum LivePlaylists {
     /// duration (1 to 10 seconds). Anything else is returned as is.
     static func marked(_ source: ResolvedSource) -> ResolvedSource {
         guard source.remote == nil, source.objectEntityTag == nil, isPlaylistPath(source.path),
-              let bytes = try? FileSystem.readRegularFile(source.path, limit: limit, what: "playlist"),
-              let playlist = try? MediaPlaylist(text: String(decoding: bytes, as: UTF8.self), name: source.path),
+              let bytes = try? FileSystem.readRegularFile(source.path, limit: limit, what: "playlist") else { return source }
+        return marked(source, playlist: bytes)
+    }
+
+    /// `source` marked live when `bytes` (its text) are a media playlist that has not ended, as
+    /// ``marked(_:)`` says; anything else is returned as is.
+    static func marked(_ source: ResolvedSource, playlist bytes: [UInt8]) -> ResolvedSource {
+        guard let playlist = try? MediaPlaylist(text: String(decoding: bytes, as: UTF8.self), name: source.path),
               playlist.isLive else { return source }
         var marked = source
         let newest = playlist.newest

@@ -36,6 +36,33 @@ struct SmartCropCLITests {
         #expect(Compare.psnr(fill, reference) < 25)
     }
 
+    @Test("thumb --json --fit smartcrop reports the window, which holds the object; without smartcrop, no window")
+    func jsonWindow() throws {
+        let clip = try SmartCropClips.make("object")
+        let folder = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func entry(_ fit: String) throws -> [String: Any] {
+            let result = try Child.cli(["thumb", clip, "--at", "0.45", "--size", "180x180", "--fit", fit,
+                                        "-o", folder + "/\(fit).png", "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let record = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+            let outputs = try #require(record["outputs"] as? [[String: Any]])
+            return try #require(outputs.first)
+        }
+        let smart = try #require(try entry("smartcrop")["smart_crop"] as? [String: Any])
+        let numbers = ["x", "y", "width", "height"].compactMap { smart[$0] as? Int }
+        try #require(numbers.count == 4, "\(smart)")
+        let window = Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+        // The whole height of the 640x360 frame, square, over the object on the right.
+        #expect(window.size == Size(width: 360, height: 360), "\(window)")
+        #expect(SmartCropClips.coverage(of: SmartCropClips.object, by: window) >= 0.9, "\(window)")
+        #expect(smart["chosen_by"] as? String == "interest" || smart["chosen_by"] as? String == "faces", "\(smart)")
+        // The library's window for the same frame.
+        let library = try FrameSampler(source: .file(clip)).frame(at: 0.45, size: Size(width: 180, height: 180), mode: .smartCrop)
+        #expect(library.uprightCrop == window)
+        #expect(try entry("fill")["smart_crop"] == nil)
+    }
+
     @Test("strip, sprites, render and loop take --fit smartcrop", arguments: [
         ["strip", "--count", "3", "--size", "96x96"],
         ["sprites", "--count", "4", "--size", "64x64"],

@@ -23,7 +23,8 @@ import Testing
          "tiles":8,"plan":{"pick":"scenes","tiles":[{"time":0.1,"frame_time":0.08,"reason":"cut","score":0.3333333333333333}],
          "dropped":[{"time":2.5,"frame_time":2.48,"reason":"fill","duplicate_of":0.08,"distance":-0.0}],
          "scan":{"cuts":[{"time":1e16,"score":123456789.125}],"keyframes_decoded":4,"groups":5,"groups_decoded":1,"frames_decoded":30}}},
-         {"kind":"poster","path":"p.jpg","bytes":0,"skipped_frames":2,"choice":"best available","duration":4.0}],
+         {"kind":"poster","path":"p.jpg","bytes":0,"skipped_frames":2,"choice":"best available","duration":4.0,
+         "smart_crop":{"x":140,"y":0,"width":360,"height":360,"chosen_by":"faces","faces":2}}],
          "clip":{"duration":4.0,"width":400,"height":300,"display_width":400,"display_height":300,"codec":"h264","rotation":-90,
          "fps":29.97002997002997,"pixel_format":"yuv420p","format":"mov,mp4","hdr":"SDR"},
          "timings":{"open_ms":15.193,"z_ms":1e21,"a_ms":0.000001,"B_ms":100},"shard":"2/10","finished_at":1796137317.1329775,
@@ -48,6 +49,18 @@ import Testing
         #expect(!plain.jsonLine().contains("shard"), "nil members are left out")
         let summary = BatchSummary(shard: "0/1", records: [record, plain], clips: 3, stoppedBefore: "c", seconds: 0.5)
         #expect(summary.jsonLine() == (try foundation(summary)))
+    }
+
+    @Test func smartCropIsOneFlatMemberOfAnImageEntry() throws {
+        var output = BatchRecord.Output(kind: "frame", path: "f.png", bytes: 1)
+        output.smartCrop = SmartCropChoice(window: Rect(x: 270, y: 0, width: 360, height: 360), basis: .interest)
+        let line = try JSONValue(encoding: output).text(.compact)
+        #expect(line.contains(#""smart_crop":{"chosen_by":"interest","height":360,"width":360,"x":270,"y":0}"#), "\(line)")
+        #expect(try JSONDecoder().decode(BatchRecord.Output.self, from: Data(line.utf8)) == output)
+        output.smartCrop?.faces = 0
+        #expect(try JSONValue(encoding: output).text(.compact).contains(#""faces":0,"height""#))
+        #expect(try awkwardRecord().outputs[1].smartCrop == SmartCropChoice(window: Rect(x: 140, y: 0, width: 360, height: 360),
+                                                                            basis: .faces, faces: 2))
     }
 
     @Test func prettyLayoutIsJSONEncodersPrettyPrinting() throws {

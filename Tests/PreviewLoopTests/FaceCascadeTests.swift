@@ -79,6 +79,7 @@ struct FaceCascadeTests {
         let window = try #require(frame.uprightCrop)
         #expect(window.height == 360 && (202...203).contains(window.width), "\(window)")
         #expect(SmartCropClips.coverage(of: FaceFrames.face, by: window) == 1, "window \(window), face \(FaceFrames.face)")
+        #expect(frame.smartCrop == SmartCropChoice(window: window, basis: .faces, faces: 1), "\(String(describing: frame.smartCrop))")
         // The pixels are the ffmpeg CLI's crop of that window.
         let reference = try Oracle.frames(of: path, filter: SmartCropClips.cropFilter(window, output: output), size: output)
         #expect(Compare.psnr(frame.image, reference[0]) >= 35)

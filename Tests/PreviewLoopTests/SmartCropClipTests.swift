@@ -37,6 +37,10 @@ struct SmartCropClipTests {
         let window = try #require(smart.uprightCrop)
         #expect(window.size == Size(width: 360, height: 360))
         #expect(SmartCropClips.coverage(of: item.object, by: window) >= 0.9, "window \(window), object \(item.object)")
+        // The choice reports the same window, moved by the interest measure (testsrc2 holds no face).
+        let choice = try #require(smart.smartCrop)
+        #expect(choice.window == window && choice.basis == .interest, "\(choice)")
+        #expect(choice.faces == (FaceCascade.frontalFace == nil ? nil : 0))
 
         let times = try Oracle.frameTimes(of: path)
         let index = times.lastIndex { $0 <= 0.45 }!
@@ -73,6 +77,8 @@ struct SmartCropClipTests {
         let centred = try sampler.frame(at: 0.45, size: Self.output, mode: .aspectFill, accuracy: .exact)
         #expect(smart.uprightCrop == centred.uprightCrop)
         #expect(smart.pixels == centred.pixels)
+        #expect(smart.smartCrop?.basis == .centre && smart.smartCrop?.window == smart.uprightCrop)
+        #expect(centred.smartCrop == nil)
     }
 
     @Test("Odd sizes and 1-pixel outputs keep the window inside the frame", arguments: [

@@ -95,6 +95,9 @@ public struct BatchRecord: Sendable, Hashable, Codable {
         /// Poster of `thumb --at best --candidates N`: the top N candidates as the search ranked them,
         /// best first (``PosterChoice/ranking``).
         public var candidates: [PosterRanking]?
+        /// Poster and frame made with `--fit smartcrop`: the window in the upright source picture's
+        /// pixels and what placed it (``VideoFrame/smartCrop``).
+        public var smartCrop: SmartCropChoice?
 
         public init(kind: String, path: String, bytes: Int) {
             self.kind = kind
@@ -119,7 +122,7 @@ public struct BatchRecord: Sendable, Hashable, Codable {
             case kind, path, bytes, width, height, time, choice, tiles, frames, duration, plan, seam, flashes, thumbhash, blurhash
             case phash, candidates
             case skippedFrames = "skipped_frames", loopPoint = "loop_point", timeAsked = "time_asked", dominantColor = "dominant_color"
-            case tilePhashes = "tile_phashes"
+            case tilePhashes = "tile_phashes", smartCrop = "smart_crop"
         }
     }
 

@@ -18,10 +18,12 @@ final class FrameScaler {
     /// Whether a smart crop's window, once chosen on the first frame, is kept for every later frame of
     /// the same size (a loop, which must not wander) rather than chosen on each frame (stills).
     let holdsSmartCrop: Bool
-    /// The window a smart crop chose and holds (with ``holdsSmartCrop``).
-    private var heldLayout: (source: Size, sar: Rational, layout: FrameLayout)?
+    /// The window a smart crop chose and holds (with ``holdsSmartCrop``), and what chose it.
+    private var heldLayout: (source: Size, sar: Rational, layout: FrameLayout, choice: SmartCropChoice)?
     /// The layout of the last frame converted: where its crop was.
     private(set) var lastLayout: FrameLayout?
+    /// With ``ContentMode/smartCrop``: the last frame's window and what placed it; `nil` in other modes.
+    private(set) var lastSmartCrop: SmartCropChoice?
     /// Scales the whole picture small for a smart crop to choose its window on; apart from
     /// ``scaleContext`` so neither rebuilds its scaler for every frame.
     private lazy var analysisContext = ScaleContext()
@@ -101,9 +103,13 @@ final class FrameScaler {
     /// (or the held window of an earlier frame of the same size).
     private func smartLayout(_ frame: DecodedFrame, centred: FrameLayout, source: Size,
                              sampleAspectRatio sar: Rational) throws(PreviewLoopError) -> FrameLayout {
-        if let heldLayout, heldLayout.source == source, heldLayout.sar == sar { return heldLayout.layout }
+        if let heldLayout, heldLayout.source == source, heldLayout.sar == sar {
+            lastSmartCrop = heldLayout.choice
+            return heldLayout.layout
+        }
         let upright = orientation.swapsAxes ? source.transposed : source
         var layout = centred
+        var moved = false, faces: Int?
         if centred.uprightCrop.size != upright {
             // The whole picture in square units, upright, as the analysis sees it.
             let ratio = sar.doubleValue ?? 1
@@ -114,12 +120,18 @@ final class FrameScaler {
                                              output: analysisSize, mode: .stretch)
             var picture = RGBImage(uncheckedWidth: analysisSize.width, height: analysisSize.height)
             try draw(frame, layout: analysisLayout, into: &picture, with: analysisContext)
-            if let origin = SmartCrop.origin(for: centred.uprightCrop.size, upright: upright, choosingOn: picture,
-                                             faces: { FaceCascade.frontalFace?.faces(in: $0) ?? [] }) {
+            let placement = SmartCrop.placement(for: centred.uprightCrop.size, upright: upright, choosingOn: picture,
+                                                faces: { FaceCascade.frontalFace?.faces(in: $0) })
+            faces = placement.faces
+            if let origin = placement.origin {
                 layout = centred.movingCrop(x: origin.x, y: origin.y, source: source)
+                moved = true
             }
         }
-        if holdsSmartCrop { heldLayout = (source, sar, layout) }
+        let basis: SmartCropChoice.Basis = (faces ?? 0) > 0 ? .faces : moved ? .interest : .centre
+        let choice = SmartCropChoice(window: layout.uprightCrop, basis: basis, faces: faces)
+        lastSmartCrop = choice
+        if holdsSmartCrop { heldLayout = (source, sar, layout, choice) }
         return layout
     }
 

@@ -42,6 +42,9 @@ public struct VideoFrame: Sendable {
     /// pixels) that the image shows: the crop of fill and smart crop, the whole picture for fit and
     /// stretch; `nil` for a frame the engine did not convert from a decoded one.
     public var uprightCrop: Rect?
+    /// With ``ContentMode/smartCrop``: the window the smart crop chose (``uprightCrop``) and what placed
+    /// it; `nil` in the other modes.
+    public var smartCrop: SmartCropChoice?
 
     /// Creates a frame.
     public init(image: RGBImage, presentationTime: Duration, sourceTime: Double, loopIndex: Int, index: Int,

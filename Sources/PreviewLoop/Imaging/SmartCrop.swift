@@ -140,17 +140,26 @@ struct SmartCrop {
     /// `image` (``FaceCascade/frontalFace`` when it is installed); it runs only when the crop can move.
     static func origin(for crop: Size, upright: Size, choosingOn image: RGBImage,
                        faces: (RGBImage) -> [Rect] = { _ in [] }) -> (x: Int, y: Int)? {
+        placement(for: crop, upright: upright, choosingOn: image, faces: faces).origin
+    }
+
+    /// ``origin(for:upright:choosingOn:faces:)`` with how many faces were found: `nil` when none were
+    /// looked for (`faces` gives `nil` when no detector is installed; it is not called when the crop
+    /// cannot move).
+    static func placement(for crop: Size, upright: Size, choosingOn image: RGBImage,
+                          faces: (RGBImage) -> [Rect]?) -> (origin: (x: Int, y: Int)?, faces: Int?) {
         let slackX = upright.width - crop.width, slackY = upright.height - crop.height
-        guard slackX > 0 || slackY > 0 else { return nil }
-        let map = SmartCrop(image, faces: faces(image))
+        guard slackX > 0 || slackY > 0 else { return (nil, nil) }
+        let found = faces(image)
+        let map = SmartCrop(image, faces: found ?? [])
         // The window in analysis pixels: the crop scaled, rounded to the nearest.
         let window = Size(width: (crop.width * image.width * 2 + upright.width) / (upright.width * 2),
                           height: (crop.height * image.height * 2 + upright.height) / (upright.height * 2))
         let best = map.bestOrigin(for: window)
-        guard !(best.centredX && best.centredY) else { return nil }
+        guard !(best.centredX && best.centredY) else { return (nil, found?.count) }
         // Back to upright pixels, rounded to the nearest, kept inside the picture.
         let x = best.centredX ? slackX / 2 : (best.x * upright.width * 2 + image.width) / (image.width * 2)
         let y = best.centredY ? slackY / 2 : (best.y * upright.height * 2 + image.height) / (image.height * 2)
-        return (min(max(0, x), slackX), min(max(0, y), slackY))
+        return ((min(max(0, x), slackX), min(max(0, y), slackY)), found?.count)
     }
 }

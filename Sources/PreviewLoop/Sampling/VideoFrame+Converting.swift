@@ -13,5 +13,6 @@ extension VideoFrame {
                                         wallTime: started.duration(to: clock.now), lateness: nil),
                   isKeyframe: timed.isKeyframe)
         uprightCrop = scaler.lastLayout?.uprightCrop
+        smartCrop = scaler.lastSmartCrop
     }
 }
