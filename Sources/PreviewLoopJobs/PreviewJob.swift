@@ -77,7 +77,7 @@ package struct PreviewJob: Sendable {
             command.source.tls = remote.tls
         }
         // A playlist on a server is read from a copy naming its segments by their checked real paths.
-        let playlistCopy = try command.source.confinedPlaylistCopy(in: scratch, serial: Self.renders.add(1, ordering: .relaxed).newValue)
+        let playlistCopy = try command.source.confinedPlaylistCopy(in: scratch, serial: Self.nextRenderSerial())
         defer { if let playlistCopy { FileSystem.unlink(playlistCopy) } }
         if let playlistCopy { command.source.opened = playlistCopy }
         return try command.body(for: self, scratch: scratch, siblings: siblings)
@@ -85,6 +85,9 @@ package struct PreviewJob: Sendable {
 
     /// Renders started in this process, numbering their playlist copies in the scratch folder.
     private static let renders = Atomic<Int>(0)
+
+    /// A number no other render of this process has, for a file of its own in the scratch folder.
+    static func nextRenderSerial() -> Int { renders.add(1, ordering: .relaxed).newValue }
 
     /// This job's body made from a storyboard: the index (`.vtt`, `.json`) pointing at its picture, or
     /// the picture.

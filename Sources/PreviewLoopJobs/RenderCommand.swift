@@ -382,8 +382,19 @@ extension RenderCommand: ServedJob {
 
     /// The animation, rendered in memory (the bytes `render -o` writes), with its flash verdict (and
     /// where an avoided window starts).
+    /// With `latest` on a remote playlist, the render reads the segments of its newest seconds, fetched
+    /// into `scratch` by ``InputOptions/remoteLatestCopy(in:serial:length:)``, from the window's start there.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
-        let rendered = try RenderRun(options: self).render(inMemory: true)
+        var options = self
+        let copy = latest ? try source.remoteLatestCopy(in: scratch, serial: PreviewJob.nextRenderSerial(), length: length) : nil
+        defer { if let copy { FileSystem.unlink(copy.path) } }
+        if let copy {
+            options.source.opened = copy.path
+            options.latest = false
+            options.start = .seconds(copy.start)
+            options.length = .seconds(copy.length)
+        }
+        let rendered = try RenderRun(options: options).render(inMemory: true)
         return RenderedBody(body: rendered.summary.bytes ?? [], flashes: rendered.summary.flashes,
                             avoidance: rendered.summary.flashAvoidance)
     }

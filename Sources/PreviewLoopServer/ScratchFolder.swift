@@ -3,7 +3,8 @@ import PreviewLoop
 import PreviewLoopJobs
 
 /// A private folder the server makes at start (mode 0700, under `$TMPDIR` or `/tmp`) for the files
-/// renders read besides their source (an HLS playlist's checked copy; animations are made in memory),
+/// renders read besides their source (an HLS playlist's checked copy, a remote playlist's newest segments
+/// for `animated.*?latest`; animations are made in memory),
 /// and removes with what is left in it when it stops. It
 /// never touches anything it did not create: the folder is new, named by `mkdtemp`.
 final class ScratchFolder: Sendable {

@@ -115,6 +115,45 @@ final class ServeLiveObjectTests {
         }
     }
 
+    @Test("animated.*?latest=true: the newest seconds' segments fetched as objects, render --latest's frames; outside the prefix a 404")
+    func latestAnimation() throws {
+        try upload(playlist, as: "stream.m3u8")
+        try upload(playlist + "#EXT-X-ENDLIST\n", as: "ended.m3u8")
+        let head = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n\(segments[2].name)\n#EXTINF:1,\n"
+        try upload(head + "../../private/secret.mp4\n", as: "away.m3u8")
+        try withServer { base in
+            let query = "latest=true&length=2&fps=25&width=320&height=240"
+            let reply = try ServeTests.fetch(base + "/live/stream.m3u8/animated.gif?" + query)
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(reply.headers["cache-control"] == "public, max-age=1", "\(reply.headers["cache-control"] ?? "")")
+            #expect(reply.headers["etag"] != nil)
+            // The command line's render of the local playlist: the same frames.
+            let output = folder + "/latest.gif"
+            let cli = try store.cli(["render", live + "/stream.m3u8", "--latest", "--length", "2", "--fps", "25", "--size", "320x240", "-o", output])
+            #expect(cli.status == 0, "\(cli.stderr)")
+            let served = try ServeLiveTests.animationFrames(reply.body, as: "gif")
+            let written = try ServeLiveTests.animationFrames(try Data(contentsOf: URL(fileURLWithPath: output)), as: "gif")
+            #expect(served.count == 50 && served.count == written.count, "\(served.count) and \(written.count) frames")
+            if let last = served.last, let cliLast = written.last { #expect(Compare.psnr(last, cliLast) > 40, "\(Compare.psnr(last, cliLast)) dB") }
+            // The last frame is the newest segment's last.
+            let newest = try Oracle.frames(of: live + "/" + segments[3].name, filter: ServeLiveTests.exact, size: ServeLiveTests.size)
+            if let last = served.last {
+                let match = Compare.best(last, among: newest)
+                #expect(match.index == newest.count - 1 && match.psnr > 30, "frame \(match.index) at \(match.psnr) dB")
+            }
+            // An ended playlist caches as any object does.
+            let ended = try ServeTests.fetch(base + "/live/ended.m3u8/animated.gif?" + query)
+            #expect(ended.status == 200 && ended.headers["cache-control"]?.contains("immutable") == true, "\(ended.status) \(ended.text)")
+            // A segment outside the prefix: a 404 before any segment is read.
+            let fetchedBefore = try SharedCacheSupport.metric(base, "previewloop_source_bytes_fetched_total")
+            let away = try ServeTests.fetch(base + "/live/away.m3u8/animated.gif?" + query)
+            #expect(away.status == 404 && away.headers["content-type"] == "application/problem+json" && away.text.contains("prefix"),
+                    "\(away.status) \(away.text)")
+            let fetched = try SharedCacheSupport.metric(base, "previewloop_source_bytes_fetched_total") - fetchedBefore
+            #expect(fetched < 10_000, "\(fetched) bytes fetched")
+        }
+    }
+
     @Test("program_time: the frame at that offset of the segment dated before it; outside the window a 404")
     func programTime() throws {
         try upload(playlist, as: "stream.m3u8")

@@ -157,8 +157,8 @@ struct ServeLiveTests {
     }
 
     /// Every frame of an animation (an MP4 at quality 100: FFmpeg 5.1 decodes no animated WebP) as ffmpeg decodes it.
-    static func animationFrames(_ body: Data) throws -> [RGBImage] {
-        let path = TestPaths.temporaryDirectory() + "/animation.mp4"
+    static func animationFrames(_ body: Data, as format: String = "mp4") throws -> [RGBImage] {
+        let path = TestPaths.temporaryDirectory() + "/animation." + format
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         try body.write(to: URL(fileURLWithPath: path))
         return try Oracle.frames(of: path, filter: exact, size: size)
@@ -258,6 +258,99 @@ struct ServeLiveTests {
         #expect(cli.status == 0, "\(cli.stderr)")
         try Self.expectNewestSegmentsLastFrame(try Self.picture(try Data(contentsOf: URL(fileURLWithPath: output))),
                                                newestBefore: cliBefore, writer: writer, "thumb --latest")
+    }
+
+    /// A playlist's text frozen: `stream.m3u8` as it is now, written to `name` beside it (its segments stay on disk).
+    static func freeze(_ writer: LiveWriter, as name: String) throws {
+        try String(contentsOfFile: writer.playlistPath, encoding: .utf8).write(toFile: writer.folder + "/" + name, atomically: true, encoding: .utf8)
+    }
+
+    /// The lines a ``HTTPTestServer`` request log holds (none when it was never written).
+    static func logLines(_ path: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test("animated.*?latest=true on a live playlist at an allowed URL: the --root answer's frames; a segment outside the prefix never fetched, too many bytes 413")
+    func latestAnimationOverHTTP() throws {
+        let top = TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: top) }
+        let writer = try LiveWriter(folder: top + "/live")
+        defer { writer.stop() }
+        let originLog = top + "/origin.log", elsewhereLog = top + "/elsewhere.log"
+        let origin = try HTTPTestServer(directory: writer.folder, requestLog: originLog)
+        defer { origin.stop() }
+        let elsewhere = try HTTPTestServer(directory: writer.folder, requestLog: elsewhereLog)
+        defer { elsewhere.stop() }
+        let base = "http://127.0.0.1:\(origin.port)/live/"
+        let allowed = try URLAllowList([base])
+        try ServeInProcessTests.withServer({ $0.allowedSources = allowed }) { server, root in
+            try writer.wait { $0.count >= 4 }
+            // One playlist, as the writer left it a moment ago, read from the URL and, copied with its
+            // segments, from the root.
+            try Self.freeze(writer, as: "frozen.m3u8")
+            let frozen = Self.segments(of: try String(contentsOfFile: writer.folder + "/frozen.m3u8", encoding: .utf8)).map(\.name)
+            try FileManager.default.createDirectory(atPath: root + "/live", withIntermediateDirectories: true)
+            for name in frozen + ["frozen.m3u8"] {
+                try FileManager.default.copyItem(atPath: writer.folder + "/" + name, toPath: root + "/live/" + name)
+            }
+            let query = "latest=true&length=2&fps=25&width=320&height=240"
+            let local = try server.fetch("/live/frozen.m3u8/animated.gif?" + query)
+            #expect(local.status == 200, "\(local.text)")
+            let remote = try server.fetch("/animated.gif?\(query)&url=" + Self.encoded(base + "frozen.m3u8"))
+            #expect(remote.status == 200, "\(remote.text)")
+            let cacheControl = remote.headers["cache-control"] ?? ""
+            #expect(cacheControl.hasPrefix("public, max-age=") && !cacheControl.contains("immutable"), "\(cacheControl)")
+            #expect(remote.headers["etag"] != nil)
+            let localFrames = try Self.animationFrames(local.body, as: "gif")
+            let remoteFrames = try Self.animationFrames(remote.body, as: "gif")
+            #expect(remoteFrames.count == localFrames.count && remoteFrames.count == 50, "\(remoteFrames.count) and \(localFrames.count) frames")
+            if let last = remoteFrames.last, let localLast = localFrames.last {
+                #expect(Compare.psnr(last, localLast) > 40, "\(Compare.psnr(last, localLast)) dB")
+            }
+            // The newest two segments were fetched, each once.
+            let fetched = Self.logLines(originLog).map { String($0.prefix { $0 != " " }) }.filter { $0.hasSuffix(".ts") }
+            #expect(fetched == Array(frozen.suffix(2)), "\(fetched) of \(frozen)")
+
+            // fMP4 segments: the initialization section, then the segments; the last frame the newest segment's last.
+            let made = try Child.tool("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+                                                 "-t", "4", "-c:v", "libx264", "-g", "25", "-f", "hls", "-hls_time", "1",
+                                                 "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "f-init.mp4",
+                                                 "-hls_segment_filename", writer.folder + "/f%d.m4s", "-hls_list_size", "0",
+                                                 "-hls_flags", "omit_endlist", writer.folder + "/fmp4.m3u8"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let fragmented = try server.fetch("/animated.mp4?latest=true&length=2&fps=25&quality=100&width=320&height=240&url="
+                                              + Self.encoded(base + "fmp4.m3u8"))
+            #expect(fragmented.status == 200, "\(fragmented.text)")
+            let fragmentedFrames = try Self.animationFrames(fragmented.body)
+            let newestPath = top + "/newest.mp4"
+            try Data(try Data(contentsOf: URL(fileURLWithPath: writer.folder + "/f-init.mp4"))
+                     + Data(contentsOf: URL(fileURLWithPath: writer.folder + "/f3.m4s"))).write(to: URL(fileURLWithPath: newestPath))
+            let newest = try Oracle.frames(of: newestPath, filter: Self.exact, size: Self.size)
+            #expect(fragmentedFrames.count == 50, "\(fragmentedFrames.count) frames")
+            if let last = fragmentedFrames.last {
+                let match = Compare.best(last, among: newest)
+                #expect(match.index == newest.count - 1 && match.psnr > 30, "frame \(match.index) of \(newest.count) at \(match.psnr) dB")
+            }
+
+            // A segment outside the prefix: refused before any segment is fetched, the other host never asked.
+            let before = Self.logLines(originLog).count
+            try "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n\(frozen[0])\n#EXTINF:1,\nhttp://127.0.0.1:\(elsewhere.port)/live/\(frozen[1])\n"
+                .write(toFile: writer.folder + "/away.m3u8", atomically: true, encoding: .utf8)
+            let away = try server.fetch("/animated.gif?\(query)&url=" + Self.encoded(base + "away.m3u8"))
+            #expect((400..<500).contains(away.status) && away.headers["content-type"] == "application/problem+json", "\(away.status) \(away.text)")
+            #expect(Self.logLines(elsewhereLog).isEmpty, "\(Self.logLines(elsewhereLog))")
+            let asked = Self.logLines(originLog).dropFirst(before).map { String($0.prefix { $0 != " " }) }
+            #expect(asked.allSatisfy { $0 == "away.m3u8" }, "\(asked)")
+
+            // Segments over the byte bound: a 413 problem, after at most the bound.
+            let big = [UInt8](repeating: 0x47, count: 5 << 20)
+            try Data(big).write(to: URL(fileURLWithPath: writer.folder + "/big.ts"))
+            try ("#EXTM3U\n#EXT-X-TARGETDURATION:1\n" + String(repeating: "#EXTINF:0.1,\nbig.ts\n", count: 20))
+                .write(toFile: writer.folder + "/big.m3u8", atomically: true, encoding: .utf8)
+            let over = try server.fetch("/animated.gif?\(query)&url=" + Self.encoded(base + "big.m3u8"))
+            #expect(over.status == 413 && over.headers["content-type"] == "application/problem+json", "\(over.status) \(over.text)")
+            #expect(Self.logLines(originLog).filter { $0.hasPrefix("big.ts ") }.count <= 13)
+        }
     }
 
     @Test("program_time on a live playlist: the frame at that offset of the segment dated before it; outside the window a 404")
