@@ -264,6 +264,13 @@ extension RenderRun {
             }
             folder = made
             do {
+                // Fragmented MP4 segments: the newest of them joined into one file, the window from their durations.
+                if let joined = try options.source.localFragmentedLatestCopy(in: made, serial: 0, length: options.length) {
+                    source = .file(joined.path)
+                    options.start = .seconds(joined.start)
+                    options.length = .seconds(joined.length)
+                    return made
+                }
                 if let copy = try options.source.endedPlaylistCopy(in: made, serial: 0) { source = .file(copy) }
             } catch {
                 removeFolder()

@@ -51,22 +51,6 @@ extension InputOptions {
             text = String(decoding: body, as: UTF8.self)
             base = url
         }
-        let playlist = try MediaPlaylist(text: text, name: input)
-        let maps = try Self.initializationSections(in: text, name: input)
-        guard maps.count == playlist.segments.count else { throw PreviewLoopError(.corruptData, "\(input): the playlist could not be read") }
-        guard let newest = playlist.segments.indices.last else {
-            throw PreviewLoopError(.corruptData, "\(input): the playlist lists no segment")
-        }
-        // Back from the newest until the durations cover the window, within one initialization section.
-        let wanted = switch length {
-        case .seconds(let seconds): seconds
-        case .percent(let percent): playlist.segments.reduce(0) { $0 + $1.duration } * percent / 100
-        }
-        var first = newest, covered = playlist.segments[newest].duration
-        while covered < wanted, first > 0, maps[first - 1] == maps[newest] {
-            first -= 1
-            covered += playlist.segments[first].duration
-        }
         func resolved(_ uri: String) throws(PreviewLoopError) -> String {
             if objectPlaylist {
                 guard let url = RemoteDocument.resolveObject(uri, against: base, keyPrefix: objectKeyPrefix ?? "") else {
@@ -83,8 +67,57 @@ extension InputOptions {
             }
             return url
         }
+        return try Self.latestSegmentsCopy(playlist: text, name: input, length: length, in: folder, serial: serial,
+                                           resolve: resolved) { url, left throws(PreviewLoopError) in
+            objectPlaylist ? try RemoteDocument.fetchObject(url, options: segmentOptions, limit: left)
+                           : try RemoteDocument.fetch(url, options: segmentOptions, limit: left).body
+        }
+    }
+
+    /// For a local HLS media playlist (the input, or on a server its checked copy ``opened``) whose
+    /// segments are fragmented MP4 (`#EXT-X-MAP`): as ``remoteLatestCopy(in:serial:length:)``, its
+    /// newest segments covering `length` written after their initialization section into one new file
+    /// in `folder`, each read as the local file ``segmentPath(_:input:)`` names (inside
+    /// ``confinement`` when set); `nil` for anything else. FFmpeg 5.1's HLS demuxer loses such segments'
+    /// initialization section when it seeks, so a window after the playlist's start is read from one
+    /// fragmented MP4 file instead.
+    func localFragmentedLatestCopy(in folder: String, serial: Int, length: TimePosition) throws(PreviewLoopError) -> (path: String, start: Double, length: Double)? {
+        let readable = opened ?? input
+        guard case .file = Source(argument: input), try ThumbCommand.playlist(at: readable, name: input) != nil else { return nil }
+        let text = String(decoding: try FileSystem.readRegularFile(readable, limit: ThumbCommand.playlistLimit, what: "playlist"), as: UTF8.self)
+        guard try Self.initializationSections(in: text, name: input).contains(where: { $0 != nil }) else { return nil }
+        return try Self.latestSegmentsCopy(playlist: text, name: input, length: length, in: folder, serial: serial,
+                                           resolve: { uri throws(PreviewLoopError) in try segmentPath(uri, input: input) }) { path, left throws(PreviewLoopError) in
+            try FileSystem.readRegularFile(path, limit: left, what: "segment")
+        }
+    }
+
+    /// The segments of the media playlist `text` that cover its newest `length` seconds (by their
+    /// `#EXTINF` durations, within one initialization section), each resolved by `resolve` before any is
+    /// read and then read by `read` (given what is left of ``latestSegmentsLimit``), written one after
+    /// another into a new file in `folder` after their `#EXT-X-MAP` section: the path, and the window
+    /// in it from the durations. No partial file is left behind.
+    private static func latestSegmentsCopy(playlist text: String, name input: String, length: TimePosition, in folder: String, serial: Int,
+                                           resolve: (String) throws(PreviewLoopError) -> String,
+                                           read: (String, Int) throws(PreviewLoopError) -> [UInt8]) throws(PreviewLoopError) -> (path: String, start: Double, length: Double) {
+        let playlist = try MediaPlaylist(text: text, name: input)
+        let maps = try Self.initializationSections(in: text, name: input)
+        guard maps.count == playlist.segments.count else { throw PreviewLoopError(.corruptData, "\(input): the playlist could not be read") }
+        guard let newest = playlist.segments.indices.last else {
+            throw PreviewLoopError(.corruptData, "\(input): the playlist lists no segment")
+        }
+        // Back from the newest until the durations cover the window, within one initialization section.
+        let wanted = switch length {
+        case .seconds(let seconds): seconds
+        case .percent(let percent): playlist.segments.reduce(0) { $0 + $1.duration } * percent / 100
+        }
+        var first = newest, covered = playlist.segments[newest].duration
+        while covered < wanted, first > 0, maps[first - 1] == maps[newest] {
+            first -= 1
+            covered += playlist.segments[first].duration
+        }
         let urls = try ((maps[newest].map { [$0] } ?? []) + playlist.segments[first...newest].map(\.uri)).map { uri throws(PreviewLoopError) in
-            try resolved(uri)
+            try resolve(uri)
         }
         // The container the pieces make: an fMP4 file after its initialization section, else MPEG-TS.
         let path = folder + "/latest-\(getpid())-\(serial)" + (maps[newest] == nil ? ".ts" : ".mp4")
@@ -96,8 +129,7 @@ extension InputOptions {
                 let left = Self.latestSegmentsLimit - written
                 let bytes: [UInt8]
                 do {
-                    bytes = objectPlaylist ? try RemoteDocument.fetchObject(url, options: segmentOptions, limit: left)
-                                           : try RemoteDocument.fetch(url, options: segmentOptions, limit: left).body
+                    bytes = try read(url, left)
                 } catch where error.code == .tooLarge {
                     throw PreviewLoopError(.tooLarge, "\(input): the segments of its newest \(Format.fixed(covered, 3)) s are over "
                                            + "\(Self.latestSegmentsLimit >> 20) MiB, the most fetched for latest")

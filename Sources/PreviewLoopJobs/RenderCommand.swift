@@ -382,11 +382,14 @@ extension RenderCommand: ServedJob {
 
     /// The animation, rendered in memory (the bytes `render -o` writes), with its flash verdict (and
     /// where an avoided window starts).
-    /// With `latest` on a remote playlist, the render reads the segments of its newest seconds, fetched
-    /// into `scratch` by ``InputOptions/remoteLatestCopy(in:serial:length:)``, from the window's start there.
+    /// With `latest` on a remote playlist, or a local one of fragmented MP4 segments, the render reads the
+    /// segments of its newest seconds, copied into `scratch` by ``InputOptions/remoteLatestCopy(in:serial:length:)``
+    /// or ``InputOptions/localFragmentedLatestCopy(in:serial:length:)``, from the window's start there.
     func body(for job: PreviewJob, scratch: String, siblings: [PreviewJob]) throws -> RenderedBody {
         var options = self
-        let copy = latest ? try source.remoteLatestCopy(in: scratch, serial: PreviewJob.nextRenderSerial(), length: length) : nil
+        let serial = PreviewJob.nextRenderSerial()
+        let copy = latest ? try source.remoteLatestCopy(in: scratch, serial: serial, length: length)
+            ?? source.localFragmentedLatestCopy(in: scratch, serial: serial, length: length) : nil
         defer { if let copy { FileSystem.unlink(copy.path) } }
         if let copy {
             options.source.opened = copy.path

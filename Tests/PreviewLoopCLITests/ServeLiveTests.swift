@@ -331,6 +331,25 @@ struct ServeLiveTests {
                 let match = Compare.best(last, among: newest)
                 #expect(match.index == newest.count - 1 && match.psnr > 30, "frame \(match.index) of \(newest.count) at \(match.psnr) dB")
             }
+            // The same fMP4 playlist as a local file, on the command line and under the root: its newest
+            // segments joined too (FFmpeg's HLS demuxer cannot seek into them), the same frames.
+            let localFMP4 = top + "/local-fmp4.mp4"
+            let cliFMP4 = try Child.run(TestPaths.cliBinary, ["render", writer.folder + "/fmp4.m3u8", "--latest", "--length", "2", "--fps", "25",
+                                                              "-q", "100", "--size", "320x240", "-o", localFMP4])
+            #expect(cliFMP4.status == 0, "\(cliFMP4.stderr)")
+            for name in ["fmp4.m3u8", "f-init.mp4"] + (0...3).map({ "f\($0).m4s" }) {
+                try FileManager.default.copyItem(atPath: writer.folder + "/" + name, toPath: root + "/live/" + name)
+            }
+            let rootFMP4 = try server.fetch("/live/fmp4.m3u8/animated.mp4?latest=true&length=2&fps=25&quality=100&width=320&height=240")
+            #expect(rootFMP4.status == 200, "\(rootFMP4.text)")
+            for (what, frames) in [("render --latest", try Self.animationFrames(try Data(contentsOf: URL(fileURLWithPath: localFMP4)))),
+                                   ("--root", try Self.animationFrames(rootFMP4.body))] {
+                #expect(frames.count == 50, "\(what): \(frames.count) frames")
+                if let last = frames.last {
+                    let match = Compare.best(last, among: newest)
+                    #expect(match.index == newest.count - 1 && match.psnr > 30, "\(what): frame \(match.index) of \(newest.count) at \(match.psnr) dB")
+                }
+            }
 
             // A segment outside the prefix: refused before any segment is fetched, the other host never asked.
             let before = Self.logLines(originLog).count
